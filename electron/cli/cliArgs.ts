@@ -1,0 +1,40 @@
+import { homedir } from "node:os";
+import { join } from "node:path";
+import { parseArgs } from "node:util";
+
+export class UsageError extends Error {}
+
+export type CliOptions = Record<string, { type: "string" | "boolean"; multiple?: boolean }>;
+
+/** Strict option parsing: unknown options and stray arguments are usage errors, not ignored. */
+export function parseOptions<T extends CliOptions>(args: string[], options: T) {
+  try {
+    return parseArgs({ args, options, strict: true, allowPositionals: false }).values;
+  } catch (error) {
+    throw new UsageError((error as Error).message);
+  }
+}
+
+/** --data-dir, else KEY_SERVICE_DATA_DIR, else the per-user data folder. */
+export function resolveDataDir(value: string | undefined, env: NodeJS.ProcessEnv): string {
+  if (value !== undefined) {
+    if (value.trim() === "") throw new UsageError("--data-dir must not be empty");
+    return value;
+  }
+  if (env.KEY_SERVICE_DATA_DIR) return env.KEY_SERVICE_DATA_DIR;
+  const base = env.XDG_DATA_HOME || join(homedir(), ".local", "share");
+  return join(base, "keydesk", "key-service");
+}
+
+export function parsePort(value: string | undefined, fallback: number): number {
+  if (value === undefined) return fallback;
+  if (!/^\d{1,5}$/.test(value) || Number(value) > 65535) {
+    throw new UsageError(`--port must be a number from 0 to 65535 (0 picks a free port), not "${value}"`);
+  }
+  return Number(value);
+}
+
+export function requireOption(value: string | undefined, name: string): string {
+  if (value === undefined || value === "") throw new UsageError(`${name} is required`);
+  return value;
+}

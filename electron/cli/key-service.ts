@@ -1,0 +1,34 @@
+import { ACCOUNT_USAGE, accountCommand } from "./accountCommand.ts";
+import { UsageError } from "./cliArgs.ts";
+import { SERVE_USAGE, serveCommand } from "./serveCommand.ts";
+
+/** The headless key service: `key-service serve`, `key-service account ...`. */
+
+const USAGE = `usage:\n  ${SERVE_USAGE}\n  ${ACCOUNT_USAGE.replaceAll("\n", "\n  ")}\n`;
+
+async function main(argv: string[]): Promise<void> {
+  const [command, ...rest] = argv;
+  switch (command) {
+    case "serve":
+      return serveCommand(rest, process.env);
+    case "account":
+      return accountCommand(rest, process.env);
+    case "help":
+    case "--help":
+    case "-h":
+      process.stdout.write(USAGE);
+      return;
+    default:
+      throw new UsageError(command ? `unknown command "${command}"` : "name a command");
+  }
+}
+
+main(process.argv.slice(2)).catch((error: Error) => {
+  if (error instanceof UsageError) {
+    process.stderr.write(`key-service: ${error.message}\n${USAGE}`);
+    process.exitCode = 2;
+  } else {
+    process.stderr.write(`key-service: ${error.message}\n`);
+    process.exitCode = 1;
+  }
+});

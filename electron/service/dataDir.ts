@@ -1,0 +1,67 @@
+import { mkdirSync } from "node:fs";
+import { join } from "node:path";
+import { DataKeyError, decodeDataKey, loadOrCreateKeyFile } from "./crypto/dataKey.ts";
+import { createSecretBox, type SecretBox } from "./crypto/secretBox.ts";
+import { AccountStore } from "./store/accountStore.ts";
+import { ApiKeyStore } from "./store/apiKeyStore.ts";
+import { type Db, openDatabase, readMeta, writeMeta } from "./store/database.ts";
+
+export const DATABASE_FILE = "keydesk.db";
+export const DATA_KEY_FILE = "data.key";
+const KEY_CHECK = "data_key_check";
+
+export interface DataDirOptions {
+  dataDir: string;
+  /** The data key itself (the desktop app takes it from the OS keychain). */
+  dataKey?: Buffer;
+  /** Base64 data key from the environment (KEY_SERVICE_DATA_KEY); used when no dataKey is given. */
+  dataKeyBase64?: string;
+}
+
+export interface DataDir {
+  readonly db: Db;
+  readonly box: SecretBox;
+  readonly accounts: AccountStore;
+  readonly apiKeys: ApiKeyStore;
+  close(): void;
+}
+
+/** Opens the service's data directory: database, data key (checked against the database), stores. */
+export function openDataDir(options: DataDirOptions): DataDir {
+  mkdirSync(options.dataDir, { recursive: true, mode: 0o700 });
+  const db = openDatabase(join(options.dataDir, DATABASE_FILE));
+  try {
+    const storedCheck = readMeta(db, KEY_CHECK);
+    const keyPath = join(options.dataDir, DATA_KEY_FILE);
+    let origin = `the data key file ${keyPath}`;
+    let dataKey: Buffer;
+    if (options.dataKey) {
+      origin = "the data key given by the application";
+      dataKey = options.dataKey;
+    } else if (options.dataKeyBase64 !== undefined) {
+      origin = "KEY_SERVICE_DATA_KEY";
+      dataKey = decodeDataKey(options.dataKeyBase64, origin);
+    } else {
+      dataKey = loadOrCreateKeyFile(keyPath, storedCheck === undefined);
+    }
+    const box = createSecretBox(dataKey);
+    if (storedCheck === undefined) {
+      writeMeta(db, KEY_CHECK, box.checkValue);
+    } else if (storedCheck !== box.checkValue) {
+      throw new DataKeyError(
+        `${origin} is not the data key this database was created with; ` +
+          "use the original key (its publicApiKey values cannot be read with another one)",
+      );
+    }
+    return {
+      db,
+      box,
+      accounts: new AccountStore(db),
+      apiKeys: new ApiKeyStore(db, box),
+      close: () => db.close(),
+    };
+  } catch (error) {
+    db.close();
+    throw error;
+  }
+}

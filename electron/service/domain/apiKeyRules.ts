@@ -1,0 +1,136 @@
+import type { z } from "zod";
+import type { ValidationErrors } from "../../../shared/apiErrors.ts";
+import type {
+  ApiKeyDto,
+  CreateApiKeyRequest,
+  Permission,
+  UpdateApiKeyRequest,
+} from "../../../shared/apiKeys.ts";
+import { PERMISSIONS } from "../../../shared/apiKeys.ts";
+import { formatApiDateTime, parseApiDateTime } from "../../../shared/datetime.ts";
+import { normalizeIpEntry } from "../../../shared/ip.ts";
+
+/** The rules of the API-key resource: plain functions from request data to stored data. */
+
+/** The fields a caller controls. Times are epoch milliseconds; null means "not set". */
+export interface ApiKeyFields {
+  name: string;
+  allowedIPs: string[] | null;
+  permissions: Permission[];
+  validFrom: number | null;
+  validTo: number | null;
+  enabled: boolean;
+}
+
+export interface StoredApiKey extends ApiKeyFields {
+  id: number;
+  key: string;
+  publicApiKey: string;
+  accountId: number;
+  accountKey: string;
+}
+
+export type RuleResult<T> = { ok: true; value: T } | { ok: false; errors: ValidationErrors };
+
+function addError(errors: ValidationErrors, field: string, message: string): void {
+  const list = errors[field] ?? [];
+  if (!list.includes(message)) list.push(message);
+  errors[field] = list;
+}
+
+/** Turns schema issues into per-field messages (unknown fields each get their own entry). */
+export function validationErrorsOf(issues: readonly z.core.$ZodIssue[]): ValidationErrors {
+  const errors: ValidationErrors = {};
+  for (const issue of issues) {
+    if (issue.code === "unrecognized_keys") {
+      for (const key of issue.keys) addError(errors, key, "is not a known field");
+    } else {
+      const field = issue.path.length > 0 ? String(issue.path[0]) : "body";
+      addError(errors, field, issue.message);
+    }
+  }
+  return errors;
+}
+
+/** Unique normalized entries in their given order; an empty list means "no restriction". */
+export function normalizeAllowedIPs(entries: readonly string[] | null | undefined): string[] | null {
+  if (!entries) return null;
+  const normalized = [...new Set(entries.map((entry) => normalizeIpEntry(entry) as string))];
+  return normalized.length === 0 ? null : normalized;
+}
+
+export function normalizePermissions(permissions: readonly Permission[] | undefined): Permission[] {
+  if (!permissions) return ["ALL"];
+  return PERMISSIONS.filter((permission) => permissions.includes(permission));
+}
+
+const toTime = (text: string | null | undefined): number | null =>
+  text === null || text === undefined ? null : (parseApiDateTime(text) as number);
+
+function windowErrors(validFrom: number | null, validTo: number | null): ValidationErrors {
+  const errors: ValidationErrors = {};
+  if (validFrom !== null && validTo !== null && validTo <= validFrom) {
+    addError(errors, "validTo", `must be after validFrom (${formatApiDateTime(validFrom)})`);
+  }
+  return errors;
+}
+
+function result(fields: ApiKeyFields, errors: ValidationErrors): RuleResult<ApiKeyFields> {
+  return Object.keys(errors).length > 0 ? { ok: false, errors } : { ok: true, value: fields };
+}
+
+/** The stored fields of a new key, from a request that already passed the schema. */
+export function fieldsForCreate(request: CreateApiKeyRequest): RuleResult<ApiKeyFields> {
+  const fields: ApiKeyFields = {
+    name: request.name.trim(),
+    allowedIPs: normalizeAllowedIPs(request.allowedIPs),
+    permissions: normalizePermissions(request.permissions),
+    validFrom: toTime(request.validFrom),
+    validTo: toTime(request.validTo),
+    enabled: true,
+  };
+  return result(fields, windowErrors(fields.validFrom, fields.validTo));
+}
+
+/**
+ * The fields after an update: present fields replace stored ones, absent ones are kept,
+ * null clears allowedIPs/validFrom/validTo. Service-assigned fields may only be repeated as they are.
+ */
+export function fieldsAfterUpdate(
+  stored: StoredApiKey,
+  request: UpdateApiKeyRequest,
+): RuleResult<ApiKeyFields> {
+  const fields: ApiKeyFields = {
+    name: request.name === undefined ? stored.name : request.name.trim(),
+    allowedIPs:
+      request.allowedIPs === undefined ? stored.allowedIPs : normalizeAllowedIPs(request.allowedIPs),
+    permissions:
+      request.permissions === undefined ? stored.permissions : normalizePermissions(request.permissions),
+    validFrom: request.validFrom === undefined ? stored.validFrom : toTime(request.validFrom),
+    validTo: request.validTo === undefined ? stored.validTo : toTime(request.validTo),
+    enabled: request.enabled ?? stored.enabled,
+  };
+  const errors = windowErrors(fields.validFrom, fields.validTo);
+  for (const field of ["key", "publicApiKey", "accountKey"] as const) {
+    const sent = request[field];
+    if (sent !== undefined && sent !== stored[field]) {
+      addError(errors, field, "is assigned by the service and cannot be changed");
+    }
+  }
+  return result(fields, errors);
+}
+
+export function toApiKeyDto(stored: StoredApiKey): ApiKeyDto {
+  // Field order follows the spec's description of a key response.
+  return {
+    name: stored.name,
+    key: stored.key,
+    publicApiKey: stored.publicApiKey,
+    accountKey: stored.accountKey,
+    ...(stored.allowedIPs && { allowedIPs: stored.allowedIPs }),
+    permissions: stored.permissions,
+    ...(stored.validFrom !== null && { validFrom: formatApiDateTime(stored.validFrom) }),
+    ...(stored.validTo !== null && { validTo: formatApiDateTime(stored.validTo) }),
+    enabled: stored.enabled,
+  };
+}

@@ -1,0 +1,19 @@
+import { randomBytes, randomUUID } from "node:crypto";
+
+/** `key` and `accountKey`: 128 random bits as 32 uppercase hex digits. */
+export function newKeyId(): string {
+  return randomBytes(16).toString("hex").toUpperCase();
+}
+
+export const newAccountKey = newKeyId;
+
+/**
+ * publicApiKey: 32 hex digits, a dash and a UUID v4 (69 characters, the provider's shape),
+ * together 250 bits from the OS CSPRNG.
+ */
+export function newPublicApiKey(): string {
+  return `${randomBytes(16).toString("hex")}-${randomUUID()}`;
+}
+
+export const PUBLIC_API_KEY_PATTERN =
+  /^[0-9a-f]{32}-[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;

@@ -1,0 +1,29 @@
+import type { MessageId, ServiceException, ValidationErrors } from "../../shared/apiErrors.ts";
+import { STATUS_OF_MESSAGE_ID } from "../../shared/apiErrors.ts";
+
+/** An error the service answers with: status, messageId and a text that says how to fix it. */
+export class ApiError extends Error {
+  readonly status: number;
+  readonly messageId: MessageId;
+  readonly validationErrors: ValidationErrors | undefined;
+  readonly headers: Record<string, string>;
+
+  constructor(messageId: MessageId, text: string, validationErrors?: ValidationErrors, headers = {}) {
+    super(text);
+    this.messageId = messageId;
+    this.status = STATUS_OF_MESSAGE_ID[messageId];
+    this.validationErrors = validationErrors;
+    this.headers = headers;
+  }
+
+  toServiceException(): ServiceException {
+    const exception: ServiceException = { messageId: this.messageId, text: this.message };
+    if (this.validationErrors) exception.validationErrors = this.validationErrors;
+    return exception;
+  }
+}
+
+export const badRequest = (text: string, validationErrors?: ValidationErrors) =>
+  new ApiError("BAD_REQUEST", text, validationErrors);
+export const notFound = (text: string) => new ApiError("NOT_FOUND", text);
+export const forbidden = (text: string) => new ApiError("FORBIDDEN", text);

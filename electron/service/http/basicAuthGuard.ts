@@ -1,0 +1,41 @@
+import type { FastifyRequest } from "fastify";
+import { parseAuthorization } from "../auth/authorizationHeader.ts";
+import type { BasicAuthenticator } from "../auth/basicAuthenticator.ts";
+import { ApiError } from "../errors.ts";
+import type { KeyService } from "../keyService.ts";
+import type { Account } from "../store/accountStore.ts";
+
+const CHALLENGE = { "www-authenticate": 'Basic realm="key-service", charset="UTF-8"' };
+
+const unauthorized = (text: string) => new ApiError("UNAUTHORIZED", text, undefined, CHALLENGE);
+
+/** Management calls take Basic credentials only; an API key is refused even when it is valid. */
+export async function requireBasicAccount(
+  request: FastifyRequest,
+  basic: BasicAuthenticator,
+  keys: KeyService,
+): Promise<Account> {
+  const authorization = parseAuthorization(request.headers.authorization);
+  switch (authorization.scheme) {
+    case "none":
+      throw unauthorized(
+        "this call needs the account's credentials: Authorization: Basic <base64 username:password>",
+      );
+    case "invalid":
+      throw unauthorized(authorization.reason);
+    case "app":
+      if (!keys.findByPublicApiKey(authorization.publicApiKey))
+        throw unauthorized("the API key is not known");
+      throw new ApiError(
+        "FORBIDDEN",
+        "an API key cannot manage API keys; use the account's Basic credentials",
+      );
+    case "basic":
+      try {
+        return await basic.authenticate(authorization.username, authorization.password, request.ip);
+      } catch (error) {
+        if (error instanceof ApiError && error.status === 401) throw unauthorized(error.message);
+        throw error;
+      }
+  }
+}

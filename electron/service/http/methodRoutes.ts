@@ -1,0 +1,37 @@
+import type { FastifyInstance, HTTPMethods, RouteHandlerMethod } from "fastify";
+import { ApiError } from "../errors.ts";
+import { sendApiError } from "./errorReplies.ts";
+
+const METHODS: HTTPMethods[] = ["GET", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"];
+
+/**
+ * Registers the handlers of one path and answers every other method with 405 and an
+ * `Allow` header, so a client sending PATCH learns it should send PUT instead of a bare 404.
+ */
+export function routePath(
+  app: FastifyInstance,
+  url: string,
+  handlers: Partial<Record<"get" | "post" | "put", RouteHandlerMethod>>,
+): void {
+  const entries = Object.entries(handlers) as [string, RouteHandlerMethod][];
+  const allowed = entries.map(([method]) => method.toUpperCase() as HTTPMethods);
+  for (const [method, handler] of entries)
+    app.route({ method: method.toUpperCase() as HTTPMethods, url, handler });
+  const allowHeader = [...allowed, ...(allowed.includes("GET") ? ["HEAD"] : [])].join(", ");
+  app.route({
+    method: METHODS.filter((method) => !allowed.includes(method)),
+    url,
+    handler: (request, reply) =>
+      sendApiError(
+        reply,
+        new ApiError(
+          "METHOD_NOT_ALLOWED",
+          `${request.method} is not allowed here; use ${allowHeader}`,
+          undefined,
+          {
+            allow: allowHeader,
+          },
+        ),
+      ),
+  });
+}

@@ -1,0 +1,200 @@
+import { z } from "zod";
+import { MESSAGE_IDS } from "../../../shared/apiErrors.ts";
+import {
+  createApiKeyRequestSchema,
+  PERMISSIONS,
+  updateApiKeyRequestSchema,
+} from "../../../shared/apiKeys.ts";
+
+/**
+ * The OpenAPI 3.1 description of every route, served at /openapi.json. Request bodies come
+ * from the same zod schemas the service validates with, so the two cannot drift apart.
+ */
+
+const jsonSchemaOf = (schema: z.ZodType) => {
+  const { $schema: _ignored, ...rest } = z.toJSONSchema(schema, {
+    io: "input",
+    unrepresentable: "any",
+  }) as Record<string, unknown>;
+  return rest;
+};
+
+const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
+const json = (schema: object) => ({ "application/json": { schema } });
+const errorResponse = (description: string) => ({ description, content: json(ref("ApiError")) });
+
+const commonErrors = {
+  "400": errorResponse("Invalid input; validationErrors names each field and what is wrong with it"),
+  "401": errorResponse("Missing or wrong Basic credentials"),
+  "403": errorResponse("An API key (App scheme) was used; management takes Basic credentials only"),
+  "404": errorResponse("Unknown account, key or route"),
+  "405": errorResponse("Method not allowed on this path"),
+  "429": errorResponse("Too many failed sign-in attempts from this address; see Retry-After"),
+  "500": errorResponse("The service failed; nothing was written"),
+};
+const bodyErrors = {
+  "413": errorResponse("Request body over 64 KiB"),
+  "415": errorResponse("Request body is not application/json"),
+};
+
+const accountKeyParameter = {
+  name: "accountKey",
+  in: "path",
+  required: true,
+  description: "`_` for the caller's own account, or the accountKey of a sub-account it manages",
+  schema: { type: "string", pattern: "^(_|[0-9A-F]{32})$" },
+};
+const keyParameter = {
+  name: "key",
+  in: "path",
+  required: true,
+  description: "The key's `key` field",
+  schema: { type: "string", pattern: "^[0-9A-F]{32}$" },
+};
+const basicOnly = [{ basic: [] }];
+
+export function buildOpenApiDocument() {
+  return {
+    openapi: "3.1.0",
+    info: {
+      title: "Keydesk key service",
+      version: "1.0.0",
+      description:
+        "API key management (create, list, get, update) and the 2FA key endpoint, as implemented by Keydesk's key service.",
+    },
+    servers: [{ url: "/" }],
+    components: {
+      securitySchemes: {
+        basic: { type: "http", scheme: "basic", description: "The account's username and password" },
+        app: { type: "apiKey", in: "header", name: "Authorization", description: "`App <publicApiKey>`" },
+      },
+      schemas: {
+        ApiKey: {
+          type: "object",
+          required: ["name", "key", "publicApiKey", "accountKey", "permissions", "enabled"],
+          additionalProperties: false,
+          properties: {
+            name: { type: "string", minLength: 1, maxLength: 255 },
+            key: { type: "string", pattern: "^[0-9A-F]{32}$" },
+            publicApiKey: { type: "string" },
+            accountKey: { type: "string", pattern: "^[0-9A-F]{32}$" },
+            allowedIPs: { type: "array", items: { type: "string" }, minItems: 1 },
+            permissions: { type: "array", items: { type: "string", enum: [...PERMISSIONS] }, minItems: 1 },
+            validFrom: { type: "string", description: "yyyy-MM-ddTHH:mm:ss.SSS+0000" },
+            validTo: { type: "string", description: "yyyy-MM-ddTHH:mm:ss.SSS+0000" },
+            enabled: { type: "boolean" },
+          },
+        },
+        ApiKeyList: {
+          type: "object",
+          required: ["apiKeys"],
+          properties: { apiKeys: { type: "array", items: ref("ApiKey") } },
+        },
+        CreateApiKeyRequest: jsonSchemaOf(createApiKeyRequestSchema),
+        UpdateApiKeyRequest: jsonSchemaOf(updateApiKeyRequestSchema),
+        ApiError: {
+          type: "object",
+          required: ["requestError"],
+          properties: {
+            requestError: {
+              type: "object",
+              required: ["serviceException"],
+              properties: {
+                serviceException: {
+                  type: "object",
+                  required: ["messageId", "text"],
+                  properties: {
+                    messageId: { type: "string", enum: [...MESSAGE_IDS] },
+                    text: { type: "string" },
+                    validationErrors: {
+                      type: "object",
+                      additionalProperties: { type: "array", items: { type: "string" } },
+                    },
+                  },
+                },
+              },
+            },
+          },
+        },
+      },
+    },
+    paths: {
+      "/settings/1/accounts/{accountKey}/api-keys": {
+        parameters: [accountKeyParameter],
+        get: {
+          operationId: "listApiKeys",
+          summary: "List the account's keys in creation order, or look one up by name or publicApiKey",
+          security: basicOnly,
+          parameters: [
+            { name: "enabled", in: "query", schema: { type: "string", enum: ["true", "false"] } },
+            {
+              name: "name",
+              in: "query",
+              schema: { type: "string" },
+              description: "Exact name (spaces as +)",
+            },
+            { name: "publicApiKey", in: "query", schema: { type: "string" } },
+          ],
+          responses: {
+            "200": { description: "The matching keys", content: json(ref("ApiKeyList")) },
+            ...commonErrors,
+          },
+        },
+        post: {
+          operationId: "createApiKey",
+          summary: "Create a key; permissions default to [ALL]",
+          security: basicOnly,
+          requestBody: { required: true, content: json(ref("CreateApiKeyRequest")) },
+          responses: {
+            "200": { description: "The new key", content: json(ref("ApiKey")) },
+            ...commonErrors,
+            ...bodyErrors,
+          },
+        },
+      },
+      "/settings/1/accounts/{accountKey}/api-keys/{key}": {
+        parameters: [accountKeyParameter, keyParameter],
+        get: {
+          operationId: "getApiKey",
+          summary: "Get one key",
+          security: basicOnly,
+          responses: { "200": { description: "The key", content: json(ref("ApiKey")) }, ...commonErrors },
+        },
+        put: {
+          operationId: "updateApiKey",
+          summary: "Update a key: sent fields replace stored ones, absent fields are kept, null clears",
+          security: basicOnly,
+          requestBody: { required: true, content: json(ref("UpdateApiKeyRequest")) },
+          responses: {
+            "200": { description: "The key after the update", content: json(ref("ApiKey")) },
+            ...commonErrors,
+            ...bodyErrors,
+          },
+        },
+      },
+      "/2fa/{version}/api-key": {
+        parameters: [
+          { name: "version", in: "path", required: true, schema: { type: "string", enum: ["1", "2"] } },
+        ],
+        post: {
+          operationId: "createTfaApiKey",
+          summary: "Create a key with permissions [TFA] in the caller's account and answer its publicApiKey",
+          security: basicOnly,
+          responses: {
+            "200": { description: "The new key's publicApiKey", content: json({ type: "string" }) },
+            ...commonErrors,
+            ...bodyErrors,
+          },
+        },
+      },
+      "/openapi.json": {
+        get: {
+          operationId: "getOpenApiDocument",
+          summary: "This document",
+          security: [],
+          responses: { "200": { description: "OpenAPI 3.1 document", content: json({ type: "object" }) } },
+        },
+      },
+    },
+  };
+}

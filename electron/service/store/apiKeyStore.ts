@@ -1,0 +1,138 @@
+import type { Permission } from "../../../shared/apiKeys.ts";
+import type { SecretBox } from "../crypto/secretBox.ts";
+import type { ApiKeyFields, StoredApiKey } from "../domain/apiKeyRules.ts";
+import type { Db } from "./database.ts";
+
+interface ApiKeyRow {
+  id: number;
+  key: string;
+  account_id: number;
+  account_key: string;
+  name: string;
+  public_api_key_sealed: Buffer;
+  allowed_ips: string | null;
+  permissions: string;
+  valid_from: number | null;
+  valid_to: number | null;
+  enabled: number;
+}
+
+export interface ApiKeyFilter {
+  enabled?: boolean;
+  name?: string;
+  publicApiKey?: string;
+}
+
+const SELECT = `SELECT k.id, k.key, k.account_id, a.account_key, k.name, k.public_api_key_sealed,
+  k.allowed_ips, k.permissions, k.valid_from, k.valid_to, k.enabled
+  FROM api_keys k JOIN accounts a ON a.id = k.account_id`;
+
+/** API keys in SQLite; publicApiKey only ever stored sealed, found through its keyed digest. */
+export class ApiKeyStore {
+  readonly #db: Db;
+  readonly #box: SecretBox;
+  readonly #insert;
+  readonly #update;
+  readonly #byKey;
+  readonly #byDigest;
+
+  constructor(db: Db, box: SecretBox) {
+    this.#db = db;
+    this.#box = box;
+    this.#insert = db.prepare(
+      `INSERT INTO api_keys (key, account_id, name, public_api_key_digest, public_api_key_sealed, allowed_ips,
+        permissions, valid_from, valid_to, enabled, created_at, updated_at)
+       VALUES (@key, @accountId, @name, @digest, @sealed, @allowedIPs, @permissions, @validFrom, @validTo,
+        @enabled, @now, @now) RETURNING id`,
+    );
+    this.#update = db.prepare(
+      `UPDATE api_keys SET name = @name, allowed_ips = @allowedIPs, permissions = @permissions,
+        valid_from = @validFrom, valid_to = @validTo, enabled = @enabled, updated_at = @now WHERE id = @id`,
+    );
+    this.#byKey = db.prepare<[string, number], ApiKeyRow>(`${SELECT} WHERE k.key = ? AND k.account_id = ?`);
+    this.#byDigest = db.prepare<[Buffer], ApiKeyRow>(`${SELECT} WHERE k.public_api_key_digest = ?`);
+  }
+
+  #toStored(row: ApiKeyRow): StoredApiKey {
+    return {
+      id: row.id,
+      key: row.key,
+      accountId: row.account_id,
+      accountKey: row.account_key,
+      name: row.name,
+      publicApiKey: this.#box.decrypt(row.public_api_key_sealed, row.key),
+      allowedIPs: row.allowed_ips === null ? null : (JSON.parse(row.allowed_ips) as string[]),
+      permissions: JSON.parse(row.permissions) as Permission[],
+      validFrom: row.valid_from,
+      validTo: row.valid_to,
+      enabled: row.enabled === 1,
+    };
+  }
+
+  #columns(fields: ApiKeyFields) {
+    return {
+      name: fields.name,
+      allowedIPs: fields.allowedIPs === null ? null : JSON.stringify(fields.allowedIPs),
+      permissions: JSON.stringify(fields.permissions),
+      validFrom: fields.validFrom,
+      validTo: fields.validTo,
+      enabled: fields.enabled ? 1 : 0,
+    };
+  }
+
+  insert(
+    accountId: number,
+    accountKey: string,
+    identity: { key: string; publicApiKey: string },
+    fields: ApiKeyFields,
+    now: number,
+  ): StoredApiKey {
+    const { id } = this.#insert.get({
+      ...this.#columns(fields),
+      key: identity.key,
+      accountId,
+      digest: this.#box.digest(identity.publicApiKey),
+      sealed: this.#box.encrypt(identity.publicApiKey, identity.key),
+      now,
+    }) as { id: number };
+    return { ...fields, id, accountId, accountKey, ...identity };
+  }
+
+  update(stored: StoredApiKey, fields: ApiKeyFields, now: number): StoredApiKey {
+    this.#update.run({ ...this.#columns(fields), id: stored.id, now });
+    return { ...stored, ...fields };
+  }
+
+  get(accountId: number, key: string): StoredApiKey | undefined {
+    const row = this.#byKey.get(key, accountId);
+    return row && this.#toStored(row);
+  }
+
+  /** The key with this publicApiKey, in any account. */
+  findByPublicApiKey(publicApiKey: string): StoredApiKey | undefined {
+    const row = this.#byDigest.get(this.#box.digest(publicApiKey));
+    return row && this.#toStored(row);
+  }
+
+  /** Keys of one account in creation order, narrowed by every filter given. */
+  list(accountId: number, filter: ApiKeyFilter = {}): StoredApiKey[] {
+    const where = ["k.account_id = @accountId"];
+    const params: Record<string, unknown> = { accountId };
+    if (filter.enabled !== undefined) {
+      where.push("k.enabled = @enabled");
+      params.enabled = filter.enabled ? 1 : 0;
+    }
+    if (filter.name !== undefined) {
+      where.push("k.name = @name");
+      params.name = filter.name;
+    }
+    if (filter.publicApiKey !== undefined) {
+      where.push("k.public_api_key_digest = @digest");
+      params.digest = this.#box.digest(filter.publicApiKey);
+    }
+    const rows = this.#db.prepare<[Record<string, unknown>], ApiKeyRow>(
+      `${SELECT} WHERE ${where.join(" AND ")} ORDER BY k.id`,
+    );
+    return rows.all(params).map((row) => this.#toStored(row));
+  }
+}

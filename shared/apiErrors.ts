@@ -1,0 +1,52 @@
+/** The one error body every response of the key service uses (the shape Infobip clients parse). */
+
+export const MESSAGE_IDS = [
+  "BAD_REQUEST",
+  "UNAUTHORIZED",
+  "FORBIDDEN",
+  "NOT_FOUND",
+  "METHOD_NOT_ALLOWED",
+  "CONFLICT",
+  "PAYLOAD_TOO_LARGE",
+  "UNSUPPORTED_MEDIA_TYPE",
+  "TOO_MANY_REQUESTS",
+  "GENERAL_ERROR",
+] as const;
+
+export type MessageId = (typeof MESSAGE_IDS)[number];
+
+/** Per-field messages, keyed by the request field they concern. */
+export type ValidationErrors = Record<string, string[]>;
+
+export interface ServiceException {
+  messageId: MessageId;
+  text: string;
+  validationErrors?: ValidationErrors;
+}
+
+export interface ApiErrorBody {
+  requestError: { serviceException: ServiceException };
+}
+
+export const STATUS_OF_MESSAGE_ID: Record<MessageId, number> = {
+  BAD_REQUEST: 400,
+  UNAUTHORIZED: 401,
+  FORBIDDEN: 403,
+  NOT_FOUND: 404,
+  METHOD_NOT_ALLOWED: 405,
+  CONFLICT: 409,
+  PAYLOAD_TOO_LARGE: 413,
+  UNSUPPORTED_MEDIA_TYPE: 415,
+  TOO_MANY_REQUESTS: 429,
+  GENERAL_ERROR: 500,
+};
+
+export function isApiErrorBody(value: unknown): value is ApiErrorBody {
+  const exception = (value as ApiErrorBody | null)?.requestError?.serviceException;
+  return (
+    typeof exception === "object" &&
+    exception !== null &&
+    (MESSAGE_IDS as readonly string[]).includes(exception.messageId) &&
+    typeof exception.text === "string"
+  );
+}

@@ -1,0 +1,113 @@
+import { z } from "zod";
+import { DATETIME_FORMAT_HINT, parseApiDateTime } from "./datetime.ts";
+import { MAX_ALLOWED_IPS, normalizeIpEntry } from "./ip.ts";
+
+/** The API-key resource as the key-management API sends it. */
+
+export const PERMISSIONS = ["ALL", "TFA"] as const;
+export type Permission = (typeof PERMISSIONS)[number];
+
+export interface ApiKeyDto {
+  name: string;
+  key: string;
+  publicApiKey: string;
+  accountKey: string;
+  /** Omitted when the key has no IP restriction. */
+  allowedIPs?: string[];
+  permissions: Permission[];
+  validFrom?: string;
+  validTo?: string;
+  enabled: boolean;
+}
+
+export interface ApiKeyListDto {
+  apiKeys: ApiKeyDto[];
+}
+
+export const NAME_MAX_LENGTH = 255;
+export const KEY_ID_PATTERN = /^[0-9A-F]{32}$/;
+export const ACCOUNT_KEY_PATTERN = /^[0-9A-F]{32}$/;
+
+/** Checks a key name; returns the problems found (empty when the name is fine). */
+export function nameProblems(name: string): string[] {
+  const problems: string[] = [];
+  const trimmed = name.trim();
+  if (trimmed.length === 0) problems.push("must not be blank");
+  if ([...trimmed].length > NAME_MAX_LENGTH) problems.push(`must be at most ${NAME_MAX_LENGTH} characters`);
+  if (!name.isWellFormed()) problems.push("must be valid Unicode text (it contains a lone surrogate)");
+  if (/\p{Cc}/u.test(trimmed))
+    problems.push("must not contain control characters such as tabs or line breaks");
+  return problems;
+}
+
+const typeError =
+  (expected: string, nullMessage = `must be ${expected}`) =>
+  (issue: { input?: unknown }) =>
+    issue.input === undefined ? "is required" : issue.input === null ? nullMessage : `must be ${expected}`;
+
+function nameSchema(nullMessage: string) {
+  return z.string({ error: typeError("a string", nullMessage) }).superRefine((value, ctx) => {
+    for (const message of nameProblems(value)) ctx.addIssue({ code: "custom", message });
+  });
+}
+
+const allowedIPsSchema = z
+  .array(z.string({ error: "every entry must be a string" }), {
+    error: typeError("an array of IP addresses or CIDR ranges"),
+  })
+  .max(MAX_ALLOWED_IPS, { error: `must have at most ${MAX_ALLOWED_IPS} entries` })
+  .superRefine((entries, ctx) => {
+    entries.forEach((entry, index) => {
+      if (normalizeIpEntry(entry) === null) {
+        const shown = entry.length > 60 ? `${entry.slice(0, 60)}…` : entry;
+        ctx.addIssue({
+          code: "custom",
+          message: `entry ${index} (${JSON.stringify(shown)}) is not an IPv4 or IPv6 address or CIDR range`,
+        });
+      }
+    });
+  });
+
+const permissionsSchema = z
+  .array(z.enum(PERMISSIONS, { error: `every entry must be one of ${PERMISSIONS.join(", ")}` }), {
+    error: typeError(`an array of permission groups (${PERMISSIONS.join(", ")})`),
+  })
+  .min(1, { error: "must name at least one permission group (ALL or TFA)" });
+
+const dateTimeSchema = z
+  .string({ error: typeError(`a datetime string (${DATETIME_FORMAT_HINT})`) })
+  .refine((value) => parseApiDateTime(value) !== null, {
+    error: `must be a valid datetime in the form ${DATETIME_FORMAT_HINT}`,
+  });
+
+/** Fields the service assigns; an update may repeat them only unchanged. */
+const assignedField = z.string({ error: "must be a string" });
+
+export const createApiKeyRequestSchema = z.strictObject(
+  {
+    name: nameSchema("is required"),
+    allowedIPs: allowedIPsSchema.nullable().optional(),
+    permissions: permissionsSchema.optional(),
+    validFrom: dateTimeSchema.nullable().optional(),
+    validTo: dateTimeSchema.nullable().optional(),
+  },
+  { error: "the request body must be a JSON object" },
+);
+
+export const updateApiKeyRequestSchema = z.strictObject(
+  {
+    name: nameSchema("cannot be cleared").optional(),
+    allowedIPs: allowedIPsSchema.nullable().optional(),
+    permissions: permissionsSchema.optional(),
+    validFrom: dateTimeSchema.nullable().optional(),
+    validTo: dateTimeSchema.nullable().optional(),
+    enabled: z.boolean({ error: typeError("true or false") }).optional(),
+    key: assignedField.optional(),
+    publicApiKey: assignedField.optional(),
+    accountKey: assignedField.optional(),
+  },
+  { error: "the request body must be a JSON object" },
+);
+
+export type CreateApiKeyRequest = z.infer<typeof createApiKeyRequestSchema>;
+export type UpdateApiKeyRequest = z.infer<typeof updateApiKeyRequestSchema>;

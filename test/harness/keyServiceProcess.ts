@@ -1,0 +1,200 @@
+import { type ChildProcess, spawn } from "node:child_process";
+import { mkdtemp, rm } from "node:fs/promises";
+import http from "node:http";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { createInterface } from "node:readline";
+
+/** Runs the real key-service command line, as users and scripts outside the project do. */
+
+export const REPO_ROOT = resolve(import.meta.dirname, "../..");
+export const CLI = join(REPO_ROOT, "electron/cli/key-service.ts");
+
+export interface CliResult {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+export async function makeTempDir(prefix = "keydesk-test-"): Promise<string> {
+  return mkdtemp(join(tmpdir(), prefix));
+}
+
+export async function removeDir(dir: string): Promise<void> {
+  await rm(dir, { recursive: true, force: true });
+}
+
+/** The environment a child gets: this one without any KEY_SERVICE_* leaking in from the caller. */
+function childEnv(extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
+  const env = Object.fromEntries(
+    Object.entries(process.env).filter(([name]) => !name.startsWith("KEY_SERVICE_")),
+  );
+  return { ...env, ...extra };
+}
+
+export function runCli(args: string[], env: NodeJS.ProcessEnv = {}): Promise<CliResult> {
+  return new Promise((resolvePromise, reject) => {
+    const child = spawn(process.execPath, [CLI, ...args], {
+      cwd: REPO_ROOT,
+      env: childEnv(env),
+      stdio: "pipe",
+    });
+    let stdout = "";
+    let stderr = "";
+    child.stdout.on("data", (chunk) => {
+      stdout += chunk;
+    });
+    child.stderr.on("data", (chunk) => {
+      stderr += chunk;
+    });
+    child.on("error", reject);
+    child.on("close", (code) => resolvePromise({ code, stdout, stderr }));
+    child.stdin.end();
+  });
+}
+
+/** Adds an account with the CLI and returns its accountKey. */
+export async function addAccount(dataDir: string, username: string, password: string, parent?: string) {
+  const args = ["account", "add", "--data-dir", dataDir, "--username", username];
+  if (parent) args.push("--parent", parent);
+  const result = await runCli(args, { KEY_SERVICE_PASSWORD: password });
+  if (result.code !== 0) throw new Error(`account add failed (${result.code}): ${result.stderr}`);
+  return result.stdout.trim();
+}
+
+export interface ServeProcess {
+  url: string;
+  port: number;
+  dataDir: string;
+  child: ChildProcess;
+  /** Every line the process printed on stdout so far. */
+  stdoutLines: string[];
+  stderr(): string;
+  /** Sends a signal and waits for the exit. */
+  stop(signal?: NodeJS.Signals): Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+}
+
+export interface ServeOptions {
+  dataDir: string;
+  env?: NodeJS.ProcessEnv;
+  args?: string[];
+}
+
+const LISTENING = /^key-service listening on (http:\/\/127\.0\.0\.1:(\d+))$/;
+
+/** Starts `key-service serve --port 0` and resolves once it printed its listening line. */
+export function startServe(options: ServeOptions): Promise<ServeProcess> {
+  const args = [CLI, "serve", "--port", "0", "--data-dir", options.dataDir, ...(options.args ?? [])];
+  const child = spawn(process.execPath, args, {
+    cwd: REPO_ROOT,
+    env: childEnv({ KEY_SERVICE_LOG_LEVEL: "warn", ...options.env }),
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  const stdoutLines: string[] = [];
+  let stderr = "";
+  child.stderr?.on("data", (chunk) => {
+    stderr += chunk;
+  });
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolveExit) =>
+    child.on("exit", (code, signal) => resolveExit({ code, signal })),
+  );
+  return new Promise((resolveStart, reject) => {
+    const timer = setTimeout(() => {
+      child.kill("SIGKILL");
+      reject(new Error(`serve did not start within 20 s; stderr: ${stderr}`));
+    }, 20_000);
+    exited.then(({ code, signal }) => {
+      clearTimeout(timer);
+      reject(new Error(`serve exited before listening (code ${code}, signal ${signal}); stderr: ${stderr}`));
+    });
+    createInterface({ input: child.stdout as NodeJS.ReadableStream }).on("line", (line) => {
+      stdoutLines.push(line);
+      const match = LISTENING.exec(line);
+      if (match && stdoutLines.length === 1) {
+        clearTimeout(timer);
+        resolveStart({
+          url: match[1] as string,
+          port: Number(match[2]),
+          dataDir: options.dataDir,
+          child,
+          stdoutLines,
+          stderr: () => stderr,
+          stop: (signal = "SIGTERM") => {
+            if (child.exitCode === null && child.signalCode === null) child.kill(signal);
+            return exited;
+          },
+        });
+      }
+    });
+  });
+}
+
+export function basic(username: string, password: string): string {
+  return `Basic ${Buffer.from(`${username}:${password}`).toString("base64")}`;
+}
+
+export interface ApiResponse {
+  status: number;
+  headers: http.IncomingHttpHeaders;
+  text: string;
+  /** The parsed JSON body, or undefined when the body is not JSON. */
+  json: unknown;
+}
+
+export interface ApiRequest {
+  method?: string;
+  /** Sent as-is (not normalized), so odd paths reach the server as written. */
+  path: string;
+  authorization?: string;
+  /** Serialized as JSON with Content-Type: application/json. */
+  body?: unknown;
+  /** A body sent byte for byte, with the headers given. */
+  rawBody?: string | Buffer;
+  headers?: Record<string, string>;
+  /** Source address of the connection (any 127.x.y.z works on loopback). */
+  localAddress?: string;
+}
+
+const keepAlive = new http.Agent({ keepAlive: true, maxSockets: 64 });
+
+/** One HTTP request over loopback, with the raw and parsed answer. */
+export function request(baseUrl: string, options: ApiRequest): Promise<ApiResponse> {
+  const headers: Record<string, string> = { accept: "application/json", ...options.headers };
+  if (options.authorization) headers.authorization = options.authorization;
+  let payload: string | Buffer | undefined = options.rawBody;
+  if (options.body !== undefined) {
+    payload = JSON.stringify(options.body);
+    headers["content-type"] ??= "application/json";
+  }
+  const url = new URL(baseUrl);
+  return new Promise((resolveResponse, reject) => {
+    const req = http.request(
+      {
+        host: url.hostname,
+        port: url.port,
+        method: options.method ?? (payload === undefined ? "GET" : "POST"),
+        path: options.path,
+        headers,
+        agent: options.localAddress ? undefined : keepAlive,
+        localAddress: options.localAddress,
+      },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on("data", (chunk: Buffer) => chunks.push(chunk));
+        res.on("end", () => {
+          const text = Buffer.concat(chunks).toString("utf8");
+          let json: unknown;
+          try {
+            json = JSON.parse(text);
+          } catch {
+            json = undefined;
+          }
+          resolveResponse({ status: res.statusCode as number, headers: res.headers, text, json });
+        });
+        res.on("error", reject);
+      },
+    );
+    req.on("error", reject);
+    req.end(payload);
+  });
+}
