@@ -9,13 +9,29 @@ const INPUT_PATTERN = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})\.(\d{3})
 
 /** Offsets beyond ±18:00 do not exist in any zone database (Java's ZoneOffset has the same bound). */
 const MAX_OFFSET_MINUTES = 18 * 60;
-const MIN_TIME = Date.UTC(1, 0, 1);
-const MAX_TIME = Date.UTC(9999, 11, 31, 23, 59, 59, 999);
+/** Date.UTC maps years 0–99 to 1900–1999, so instants are built with setUTCFullYear instead. */
+function utcTime(
+  year: number,
+  monthIndex: number,
+  day: number,
+  hour = 0,
+  minute = 0,
+  second = 0,
+  milli = 0,
+): number {
+  const date = new Date(0);
+  date.setUTCFullYear(year, monthIndex, day);
+  date.setUTCHours(hour, minute, second, milli);
+  return date.getTime();
+}
+
+const MIN_TIME = utcTime(1, 0, 1);
+const MAX_TIME = utcTime(9999, 11, 31, 23, 59, 59, 999);
 
 export const DATETIME_FORMAT_HINT = "yyyy-MM-ddTHH:mm:ss.SSS+hhmm, for example 2026-01-31T13:45:00.000+0100";
 
 function daysInMonth(year: number, month: number): number {
-  return new Date(Date.UTC(year, month, 0)).getUTCDate();
+  return new Date(utcTime(year, month, 0)).getUTCDate();
 }
 
 /** Parses an API datetime to epoch milliseconds, or returns null when it is not one. */
@@ -41,10 +57,7 @@ export function parseApiDateTime(text: string): number | null {
     offsetMinutes = (offHours * 60 + offMinutes) * (m[9] === "-" ? -1 : 1);
     if (Math.abs(offsetMinutes) > MAX_OFFSET_MINUTES) return null;
   }
-  const utc = new Date(0);
-  utc.setUTCFullYear(year, month - 1, day);
-  utc.setUTCHours(hour, minute, second, milli);
-  const time = utc.getTime() - offsetMinutes * 60_000;
+  const time = utcTime(year, month - 1, day, hour, minute, second, milli) - offsetMinutes * 60_000;
   if (time < MIN_TIME || time > MAX_TIME) return null;
   return time;
 }

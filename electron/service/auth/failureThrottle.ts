@@ -28,37 +28,37 @@ export class FailureThrottle {
     this.#options = { burst: 10, refillMs: 6_000, maxTracked: 100_000, now: Date.now, ...options };
   }
 
-  #bucket(address: string): Bucket {
+  /** The address's bucket, refilled for the time that passed. */
+  #current(address: string): Bucket {
     const now = this.#options.now();
     const bucket = this.#buckets.get(address) ?? { tokens: this.#options.burst, updatedAt: now };
     const refilled = bucket.tokens + (now - bucket.updatedAt) / this.#options.refillMs;
-    bucket.tokens = Math.min(this.#options.burst, refilled);
-    bucket.updatedAt = now;
+    return { tokens: Math.min(this.#options.burst, refilled), updatedAt: now };
+  }
+
+  /** Stores a bucket as the most recently seen; a full bucket needs no entry at all. */
+  #save(address: string, bucket: Bucket): void {
     this.#buckets.delete(address);
-    if (bucket.tokens < this.#options.burst) {
-      this.#buckets.set(address, bucket);
-      if (this.#buckets.size > this.#options.maxTracked) {
-        this.#buckets.delete(this.#buckets.keys().next().value as string);
-      }
+    if (bucket.tokens >= this.#options.burst) return;
+    this.#buckets.set(address, bucket);
+    if (this.#buckets.size > this.#options.maxTracked) {
+      this.#buckets.delete(this.#buckets.keys().next().value as string);
     }
-    return bucket;
   }
 
   /** Takes one attempt; returns 0 when allowed, otherwise the seconds until one is. */
   take(address: string): number {
-    const bucket = this.#bucket(address);
-    if (bucket.tokens >= 1) {
-      bucket.tokens -= 1;
-      this.#buckets.set(address, bucket);
-      return 0;
-    }
-    return Math.ceil(((1 - bucket.tokens) * this.#options.refillMs) / 1000);
+    const bucket = this.#current(address);
+    const allowed = bucket.tokens >= 1;
+    if (allowed) bucket.tokens -= 1;
+    this.#save(address, bucket);
+    return allowed ? 0 : Math.ceil(((1 - bucket.tokens) * this.#options.refillMs) / 1000);
   }
 
   /** Gives back the attempt a successful sign-in took. */
   refund(address: string): void {
-    const bucket = this.#bucket(address);
+    const bucket = this.#current(address);
     bucket.tokens = Math.min(this.#options.burst, bucket.tokens + 1);
-    if (bucket.tokens < this.#options.burst) this.#buckets.set(address, bucket);
+    this.#save(address, bucket);
   }
 }

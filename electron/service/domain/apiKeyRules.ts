@@ -33,9 +33,10 @@ export interface StoredApiKey extends ApiKeyFields {
 export type RuleResult<T> = { ok: true; value: T } | { ok: false; errors: ValidationErrors };
 
 function addError(errors: ValidationErrors, field: string, message: string): void {
-  const list = errors[field] ?? [];
+  // Own entries only: an unknown field named "constructor" or "toString" must not hit Object.prototype.
+  const list = Object.hasOwn(errors, field) ? (errors[field] as string[]) : [];
   if (!list.includes(message)) list.push(message);
-  errors[field] = list;
+  Object.defineProperty(errors, field, { value: list, enumerable: true, writable: true, configurable: true });
 }
 
 /** Turns schema issues into per-field messages (unknown fields each get their own entry). */
