@@ -37,8 +37,6 @@ export async function serveCommand(args: string[], env: NodeJS.ProcessEnv): Prom
   } catch (error) {
     throw new Error(explainListenError(error as NodeJS.ErrnoException, host, port));
   }
-  process.stdout.write(`key-service listening on ${service.url}\n`);
-
   const stop = () => {
     process.off("SIGTERM", stop);
     process.off("SIGINT", stop);
@@ -58,4 +56,6 @@ export async function serveCommand(args: string[], env: NodeJS.ProcessEnv): Prom
   };
   process.on("SIGTERM", stop);
   process.on("SIGINT", stop);
+  // Printed last: whoever waits for this line may signal the process as soon as it reads it.
+  process.stdout.write(`key-service listening on ${service.url}\n`);
 }

@@ -1,4 +1,11 @@
-import { createCipheriv, createDecipheriv, createHmac, hkdfSync, randomBytes } from "node:crypto";
+import {
+  createCipheriv,
+  createDecipheriv,
+  createHmac,
+  createSecretKey,
+  hkdfSync,
+  randomBytes,
+} from "node:crypto";
 
 /**
  * Encryption at rest of publicApiKey values. One 32-byte data key, kept outside the
@@ -27,8 +34,10 @@ function derive(dataKey: Buffer, purpose: string): Buffer {
 
 export function createSecretBox(dataKey: Buffer): SecretBox {
   if (dataKey.length !== DATA_KEY_BYTES) throw new Error(`the data key must be ${DATA_KEY_BYTES} bytes`);
-  const encryptionKey = derive(dataKey, "public-api-key/encryption");
-  const digestKey = derive(dataKey, "public-api-key/digest");
+  // KeyObjects, made once: passing raw Buffers makes node:crypto import the key on every call
+  // (about three quarters of the cost of each encrypt, decrypt and digest).
+  const encryptionKey = createSecretKey(derive(dataKey, "public-api-key/encryption"));
+  const digestKey = createSecretKey(derive(dataKey, "public-api-key/digest"));
   const checkValue = derive(dataKey, "key-check").toString("hex");
   return {
     checkValue,

@@ -1,4 +1,4 @@
-import Fastify, { type FastifyBaseLogger, type FastifyInstance } from "fastify";
+import Fastify, { type FastifyBaseLogger, type FastifyInstance, type RouteOptions } from "fastify";
 import pino from "pino";
 import { BasicAuthenticator } from "../auth/basicAuthenticator.ts";
 import { FailureThrottle, type ThrottleOptions } from "../auth/failureThrottle.ts";
@@ -6,7 +6,7 @@ import { VerifiedCredentials } from "../auth/verifiedCredentials.ts";
 import type { DataDir } from "../dataDir.ts";
 import { ApiError } from "../errors.ts";
 import { KeyService } from "../keyService.ts";
-import { sendApiError, toApiError } from "./errorReplies.ts";
+import { sendApiError, toApiError, writeClientError } from "./errorReplies.ts";
 import { acceptJsonBodiesOnly, BODY_LIMIT_BYTES } from "./jsonBody.ts";
 import { redactUrl, requestLogFields } from "./logRedaction.ts";
 import { registerApiKeyRoutes } from "./routes/apiKeyRoutes.ts";
@@ -19,6 +19,8 @@ export interface HttpAppOptions {
   trustedProxies?: string[];
   throttle?: Partial<ThrottleOptions>;
   now?: () => number;
+  /** Called for every route as it is registered (lets tests list the routes). */
+  onRoute?: (route: RouteOptions) => void;
 }
 
 export interface KeyServiceApp {
@@ -46,8 +48,11 @@ export function buildHttpApp(data: DataDir, options: HttpAppOptions = {}): KeySe
     loggerInstance: logger as FastifyBaseLogger,
     bodyLimit: BODY_LIMIT_BYTES,
     trustProxy: options.trustedProxies && options.trustedProxies.length > 0 ? options.trustedProxies : false,
-    return503OnClosing: true,
+    // While stopping, requests on open connections are still served (before the database closes)
+    // rather than answered with Fastify's own 503 body, which is not the service's error shape.
+    return503OnClosing: false,
     routerOptions: { maxParamLength: 500 },
+    clientErrorHandler: writeClientError,
     frameworkErrors: (error, _request, reply) => {
       sendApiError(reply, toApiError(error));
     },
@@ -61,6 +66,17 @@ export function buildHttpApp(data: DataDir, options: HttpAppOptions = {}): KeySe
   );
 
   acceptJsonBodiesOnly(app);
+  // Answers sent while the service stops close their connection: otherwise a keep-alive client
+  // whose request was in flight at the stop would hold the stop open until its idle timeout.
+  let stopping = false;
+  app.addHook("preClose", (done) => {
+    stopping = true;
+    done();
+  });
+  app.addHook("onSend", (_request, reply, payload, done) => {
+    if (stopping) reply.header("connection", "close");
+    done(null, payload);
+  });
   app.setErrorHandler((error, request, reply) => {
     const apiError = toApiError(error);
     if (apiError.status >= 500)
@@ -72,6 +88,7 @@ export function buildHttpApp(data: DataDir, options: HttpAppOptions = {}): KeySe
     return sendApiError(reply, new ApiError("NOT_FOUND", `no such route: ${request.method} ${path}`));
   });
 
+  if (options.onRoute) app.addHook("onRoute", options.onRoute);
   registerApiKeyRoutes(app, keys, basic);
   registerOpenApiRoute(app);
   return { app, keys };

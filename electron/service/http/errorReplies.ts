@@ -1,3 +1,4 @@
+import type { Duplex } from "node:stream";
 import type { FastifyReply } from "fastify";
 import type { ApiErrorBody, MessageId } from "../../../shared/apiErrors.ts";
 import { ApiError } from "../errors.ts";
@@ -32,6 +33,10 @@ interface FrameworkError {
 export function toApiError(error: unknown): ApiError {
   if (error instanceof ApiError) return error;
   const { code, statusCode } = (error ?? {}) as FrameworkError;
+  // A path parameter too long for the router cannot name any account, key or version there is.
+  if (code === "FST_ERR_MAX_PARAM_LENGTH") {
+    return new ApiError("NOT_FOUND", "no such route: a path segment is longer than any valid identifier");
+  }
   const messageId = statusCode === undefined ? undefined : MESSAGE_ID_OF_STATUS[statusCode];
   if (messageId) {
     return new ApiError(
@@ -48,4 +53,35 @@ export function errorBody(error: ApiError): ApiErrorBody {
 
 export function sendApiError(reply: FastifyReply, error: ApiError): FastifyReply {
   return reply.code(error.status).headers(error.headers).send(errorBody(error));
+}
+
+/**
+ * Requests Node's HTTP parser refuses before any route sees them (bad request line, raw
+ * non-ASCII or control bytes in the path, oversized headers): answered in the same error
+ * shape as everything else, then the connection is closed, as Node itself does.
+ */
+export function writeClientError(error: NodeJS.ErrnoException, socket: Duplex): void {
+  if (error.code === "ECONNRESET" || socket.destroyed) return;
+  const [status, reason, text] =
+    error.code === "HPE_HEADER_OVERFLOW"
+      ? [
+          431,
+          "Request Header Fields Too Large",
+          "the request headers are too large; send fewer or shorter ones",
+        ]
+      : error.code === "ERR_HTTP_REQUEST_TIMEOUT"
+        ? [408, "Request Timeout", "the request was not received in time; send it again"]
+        : [
+            400,
+            "Bad Request",
+            "the request is not valid HTTP; percent-encode non-ASCII characters, spaces and control characters in the path",
+          ];
+  const body = JSON.stringify(errorBody(new ApiError("BAD_REQUEST", text)));
+  if (socket.writable) {
+    socket.write(
+      `HTTP/1.1 ${status} ${reason}\r\nContent-Type: application/json; charset=utf-8\r\n` +
+        `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+    );
+  }
+  socket.destroy();
 }

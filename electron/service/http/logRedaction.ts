@@ -1,10 +1,30 @@
 import type { FastifyRequest } from "fastify";
 
-/** Query parameters whose values are secrets and never reach the log. */
-const SECRET_QUERY_PARAMETERS = /([?&]publicApiKey=)[^&#]*/gi;
+/** Query parameters whose values are secrets and never reach the log (compared lowercased). */
+const SECRET_QUERY_PARAMETERS = new Set(["publicapikey"]);
+
+/** A parameter name as the query parser sees it: `public%41piKey` is `publicApiKey`. */
+function decodedName(name: string): string {
+  try {
+    return decodeURIComponent(name.replaceAll("+", " ")).toLowerCase();
+  } catch {
+    return name.toLowerCase();
+  }
+}
 
 export function redactUrl(url: string): string {
-  return url.replace(SECRET_QUERY_PARAMETERS, "$1[redacted]");
+  const queryStart = url.indexOf("?");
+  if (queryStart === -1) return url;
+  const pairs = url
+    .slice(queryStart + 1)
+    .split("&")
+    .map((pair) => {
+      const equals = pair.indexOf("=");
+      if (equals === -1) return pair;
+      const name = pair.slice(0, equals);
+      return SECRET_QUERY_PARAMETERS.has(decodedName(name)) ? `${name}=[redacted]` : pair;
+    });
+  return `${url.slice(0, queryStart + 1)}${pairs.join("&")}`;
 }
 
 /** What a request log line holds: no headers (Authorization), no body, no secret query values. */
