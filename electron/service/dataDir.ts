@@ -5,6 +5,7 @@ import { createSecretBox, type SecretBox } from "./crypto/secretBox.ts";
 import { AccountStore } from "./store/accountStore.ts";
 import { ApiKeyStore } from "./store/apiKeyStore.ts";
 import { type Db, openDatabase, readMeta, writeMeta } from "./store/database.ts";
+import { GroupCommit } from "./store/groupCommit.ts";
 
 export const DATABASE_FILE = "keydesk.db";
 export const DATA_KEY_FILE = "data.key";
@@ -23,6 +24,8 @@ export interface DataDir {
   readonly box: SecretBox;
   readonly accounts: AccountStore;
   readonly apiKeys: ApiKeyStore;
+  /** Writes answered to clients go through here: one durable commit per group of concurrent writes. */
+  readonly writes: GroupCommit;
   close(): void;
 }
 
@@ -58,6 +61,7 @@ export function openDataDir(options: DataDirOptions): DataDir {
       box,
       accounts: new AccountStore(db),
       apiKeys: new ApiKeyStore(db, box),
+      writes: new GroupCommit(db),
       close: () => db.close(),
     };
   } catch (error) {

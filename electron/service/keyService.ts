@@ -66,13 +66,13 @@ export class KeyService {
     );
   }
 
-  create(caller: Account, accountKey: string, body: unknown): ApiKeyDto {
+  async create(caller: Account, accountKey: string, body: unknown): Promise<ApiKeyDto> {
     const account = this.resolveAccount(caller, accountKey);
     const parsed = createApiKeyRequestSchema.safeParse(body);
     if (!parsed.success) throw badRequest(INVALID_BODY, validationErrorsOf(parsed.error.issues));
     const fields = fieldsForCreate(parsed.data);
     if (!fields.ok) throw badRequest(INVALID_BODY, fields.errors);
-    return toApiKeyDto(this.#insert(account, fields.value));
+    return toApiKeyDto(await this.#data.writes.run(() => this.#insert(account, fields.value)));
   }
 
   list(caller: Account, accountKey: string, query: unknown): ApiKeyListDto {
@@ -97,32 +97,32 @@ export class KeyService {
     return toApiKeyDto(this.#storedKey(this.resolveAccount(caller, accountKey), key));
   }
 
-  update(caller: Account, accountKey: string, key: string, body: unknown): ApiKeyDto {
+  async update(caller: Account, accountKey: string, key: string, body: unknown): Promise<ApiKeyDto> {
     const account = this.resolveAccount(caller, accountKey);
-    const stored = this.#storedKey(account, key);
+    this.#storedKey(account, key);
     const parsed = updateApiKeyRequestSchema.safeParse(body);
     if (!parsed.success) throw badRequest(INVALID_BODY, validationErrorsOf(parsed.error.issues));
-    const fields = fieldsAfterUpdate(stored, parsed.data);
-    if (!fields.ok) throw badRequest(INVALID_BODY, fields.errors);
-    return toApiKeyDto(this.#data.apiKeys.update(stored, fields.value, this.#now()));
+    // Read, merge and write in one step of the group commit, so concurrent updates never lose fields.
+    const updated = await this.#data.writes.run(() => {
+      const stored = this.#storedKey(account, key);
+      const fields = fieldsAfterUpdate(stored, parsed.data);
+      if (!fields.ok) throw badRequest(INVALID_BODY, fields.errors);
+      return this.#data.apiKeys.update(stored, fields.value, this.#now());
+    });
+    return toApiKeyDto(updated);
   }
 
   /** `POST /2fa/{version}/api-key`: a TFA key in the caller's own account; answers its publicApiKey. */
-  createTfaKey(caller: Account): string {
-    const now = this.#now();
-    const created = this.#insert(caller, {
-      name: `TFA key ${formatApiDateTime(now)}`,
+  async createTfaKey(caller: Account): Promise<string> {
+    const fields: ApiKeyFields = {
+      name: `TFA key ${formatApiDateTime(this.#now())}`,
       allowedIPs: null,
       permissions: ["TFA"],
       validFrom: null,
       validTo: null,
       enabled: true,
-    });
+    };
+    const created = await this.#data.writes.run(() => this.#insert(caller, fields));
     return created.publicApiKey;
-  }
-
-  /** The key a publicApiKey belongs to, in any account (App authorization). */
-  findByPublicApiKey(publicApiKey: string): StoredApiKey | undefined {
-    return this.#data.apiKeys.findByPublicApiKey(publicApiKey);
   }
 }

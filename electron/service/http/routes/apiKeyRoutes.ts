@@ -1,8 +1,7 @@
-import type { FastifyInstance, FastifyRequest } from "fastify";
-import type { BasicAuthenticator } from "../../auth/basicAuthenticator.ts";
+import type { FastifyInstance } from "fastify";
 import { badRequest, notFound } from "../../errors.ts";
 import type { KeyService } from "../../keyService.ts";
-import { requireBasicAccount } from "../basicAuthGuard.ts";
+import type { BasicGuard } from "../basicAuthGuard.ts";
 import { routePath } from "../methodRoutes.ts";
 
 type AccountParams = { accountKey: string };
@@ -14,13 +13,7 @@ export const TFA_API_KEY_PATH = "/2fa/:version/api-key";
 export const TFA_API_KEY_VERSIONS = ["1", "2"];
 
 /** The key-management API: create, list/look up, get, update, and the 2FA key shortcut. */
-export function registerApiKeyRoutes(
-  app: FastifyInstance,
-  keys: KeyService,
-  basic: BasicAuthenticator,
-): void {
-  const caller = (request: FastifyRequest) => requireBasicAccount(request, basic, keys);
-
+export function registerApiKeyRoutes(app: FastifyInstance, keys: KeyService, caller: BasicGuard): void {
   routePath(app, API_KEYS_PATH, {
     get: async (request) => {
       const { accountKey } = request.params as AccountParams;
@@ -54,7 +47,9 @@ export function registerApiKeyRoutes(
         throw badRequest("this call takes no request body (send none, or {})", { body: ["must be empty"] });
       }
       // The answer is a bare JSON string; serialize it ourselves so it is not sent as text/plain.
-      return reply.type("application/json; charset=utf-8").send(JSON.stringify(keys.createTfaKey(account)));
+      return reply
+        .type("application/json; charset=utf-8")
+        .send(JSON.stringify(await keys.createTfaKey(account)));
     },
   });
 }
