@@ -1,11 +1,14 @@
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, type RouteOptions } from "fastify";
 import pino from "pino";
+import { AppKeyAuthorizer } from "../auth/appKeyAuthorizer.ts";
 import { BasicAuthenticator } from "../auth/basicAuthenticator.ts";
 import { FailureThrottle, type ThrottleOptions } from "../auth/failureThrottle.ts";
 import { VerifiedCredentials } from "../auth/verifiedCredentials.ts";
 import type { DataDir } from "../dataDir.ts";
 import { ApiError } from "../errors.ts";
 import { KeyService } from "../keyService.ts";
+import { type BasicGuard, requireBasicAccount } from "./basicAuthGuard.ts";
+import { type CallerGuard, createCallerGuard } from "./callerGuard.ts";
 import { sendApiError, toApiError, writeClientError } from "./errorReplies.ts";
 import { acceptJsonBodiesOnly, BODY_LIMIT_BYTES } from "./jsonBody.ts";
 import { redactUrl, requestLogFields } from "./logRedaction.ts";
@@ -51,7 +54,8 @@ export function buildHttpApp(data: DataDir, options: HttpAppOptions = {}): KeySe
     // While stopping, requests on open connections are still served (before the database closes)
     // rather than answered with Fastify's own 503 body, which is not the service's error shape.
     return503OnClosing: false,
-    routerOptions: { maxParamLength: 500 },
+    // Provider SDKs call paths such as `/2fa/2/pin/?ncNeeded=true`: a trailing slash names the same route.
+    routerOptions: { maxParamLength: 500, ignoreTrailingSlash: true },
     clientErrorHandler: writeClientError,
     frameworkErrors: (error, _request, reply) => {
       sendApiError(reply, toApiError(error));
@@ -64,6 +68,9 @@ export function buildHttpApp(data: DataDir, options: HttpAppOptions = {}): KeySe
     new FailureThrottle(options.throttle),
     new VerifiedCredentials(),
   );
+  const appKeys = new AppKeyAuthorizer(data.db, data.apiKeys, data.accounts);
+  const requireBasic: BasicGuard = (request) => requireBasicAccount(request, basic, appKeys);
+  const requireCaller: CallerGuard = createCallerGuard(basic, appKeys, options.now);
 
   acceptJsonBodiesOnly(app);
   // Answers sent while the service stops close their connection: otherwise a keep-alive client
@@ -89,7 +96,7 @@ export function buildHttpApp(data: DataDir, options: HttpAppOptions = {}): KeySe
   });
 
   if (options.onRoute) app.addHook("onRoute", options.onRoute);
-  registerApiKeyRoutes(app, keys, basic);
+  registerApiKeyRoutes(app, keys, requireBasic);
   registerOpenApiRoute(app);
   return { app, keys };
 }

@@ -1,8 +1,8 @@
 import type { FastifyRequest } from "fastify";
+import type { AppKeyAuthorizer } from "../auth/appKeyAuthorizer.ts";
 import { parseAuthorization } from "../auth/authorizationHeader.ts";
 import type { BasicAuthenticator } from "../auth/basicAuthenticator.ts";
 import { ApiError } from "../errors.ts";
-import type { KeyService } from "../keyService.ts";
 import type { Account } from "../store/accountStore.ts";
 
 const CHALLENGE = { "www-authenticate": 'Basic realm="key-service", charset="UTF-8"' };
@@ -10,10 +10,12 @@ const CHALLENGE = { "www-authenticate": 'Basic realm="key-service", charset="UTF
 const unauthorized = (text: string) => new ApiError("UNAUTHORIZED", text, undefined, CHALLENGE);
 
 /** Management calls take Basic credentials only; an API key is refused even when it is valid. */
+export type BasicGuard = (request: FastifyRequest) => Promise<Account>;
+
 export async function requireBasicAccount(
   request: FastifyRequest,
   basic: BasicAuthenticator,
-  keys: KeyService,
+  appKeys: AppKeyAuthorizer,
 ): Promise<Account> {
   const authorization = parseAuthorization(request.headers.authorization);
   switch (authorization.scheme) {
@@ -24,8 +26,7 @@ export async function requireBasicAccount(
     case "invalid":
       throw unauthorized(authorization.reason);
     case "app":
-      if (!keys.findByPublicApiKey(authorization.publicApiKey))
-        throw unauthorized("the API key is not known");
+      if (!appKeys.knows(authorization.publicApiKey)) throw unauthorized("the API key is not known");
       throw new ApiError(
         "FORBIDDEN",
         "an API key cannot manage API keys; use the account's Basic credentials",

@@ -1,6 +1,7 @@
 import type { Permission } from "../../../shared/apiKeys.ts";
 import type { SecretBox } from "../crypto/secretBox.ts";
 import type { ApiKeyFields, StoredApiKey } from "../domain/apiKeyRules.ts";
+import type { KeyGrant } from "../domain/keyAuthorization.ts";
 import type { Db } from "./database.ts";
 
 interface ApiKeyRow {
@@ -16,6 +17,19 @@ interface ApiKeyRow {
   valid_to: number | null;
   enabled: number;
 }
+
+interface GrantRow {
+  key: string;
+  account_id: number;
+  permissions: string;
+  allowed_ips: string | null;
+  valid_from: number | null;
+  valid_to: number | null;
+  enabled: number;
+}
+
+/** Told the digest of every key written through this store, so caches keyed by it can drop the entry. */
+export type KeyChangeListener = (digest: Buffer) => void;
 
 export interface ApiKeyFilter {
   enabled?: boolean;
@@ -35,6 +49,8 @@ export class ApiKeyStore {
   readonly #update;
   readonly #byKey;
   readonly #byDigest;
+  readonly #grantByDigest;
+  readonly #listeners = new Set<KeyChangeListener>();
 
   constructor(db: Db, box: SecretBox) {
     this.#db = db;
@@ -51,6 +67,40 @@ export class ApiKeyStore {
     );
     this.#byKey = db.prepare<[string, number], ApiKeyRow>(`${SELECT} WHERE k.key = ? AND k.account_id = ?`);
     this.#byDigest = db.prepare<[Buffer], ApiKeyRow>(`${SELECT} WHERE k.public_api_key_digest = ?`);
+    this.#grantByDigest = db.prepare<[Buffer], GrantRow>(
+      `SELECT key, account_id, permissions, allowed_ips, valid_from, valid_to, enabled
+       FROM api_keys WHERE public_api_key_digest = ?`,
+    );
+  }
+
+  onChange(listener: KeyChangeListener): () => void {
+    this.#listeners.add(listener);
+    return () => this.#listeners.delete(listener);
+  }
+
+  #changed(publicApiKey: string): void {
+    if (this.#listeners.size === 0) return;
+    const digest = this.#box.digest(publicApiKey);
+    for (const listener of this.#listeners) listener(digest);
+  }
+
+  digestOf(publicApiKey: string): Buffer {
+    return this.#box.digest(publicApiKey);
+  }
+
+  /** The authorization rules of the key with this digest, read without decrypting anything. */
+  grantByDigest(digest: Buffer): KeyGrant | undefined {
+    const row = this.#grantByDigest.get(digest);
+    if (!row) return undefined;
+    return {
+      key: row.key,
+      accountId: row.account_id,
+      permissions: JSON.parse(row.permissions) as Permission[],
+      allowedIPs: row.allowed_ips === null ? null : (JSON.parse(row.allowed_ips) as string[]),
+      validFrom: row.valid_from,
+      validTo: row.valid_to,
+      enabled: row.enabled === 1,
+    };
   }
 
   #toStored(row: ApiKeyRow): StoredApiKey {
@@ -95,11 +145,13 @@ export class ApiKeyStore {
       sealed: this.#box.encrypt(identity.publicApiKey, identity.key),
       now,
     }) as { id: number };
+    this.#changed(identity.publicApiKey);
     return { ...fields, id, accountId, accountKey, ...identity };
   }
 
   update(stored: StoredApiKey, fields: ApiKeyFields, now: number): StoredApiKey {
     this.#update.run({ ...this.#columns(fields), id: stored.id, now });
+    this.#changed(stored.publicApiKey);
     return { ...stored, ...fields };
   }
 

@@ -1,0 +1,58 @@
+import type { FastifyRequest } from "fastify";
+import type { AppKeyAuthorizer } from "../auth/appKeyAuthorizer.ts";
+import { parseAuthorization } from "../auth/authorizationHeader.ts";
+import type { BasicAuthenticator } from "../auth/basicAuthenticator.ts";
+import { ApiError } from "../errors.ts";
+import type { Account } from "../store/accountStore.ts";
+
+/** Who is calling a non-management route, and with what. */
+export interface Caller {
+  account: Account;
+  via: "basic" | "app";
+  /** The `key` id of the API key used, when via is "app". */
+  key?: string;
+}
+
+export interface RouteAccess {
+  /** One of the seven client-side 2FA methods, which TFA keys may call. */
+  tfaMethod: boolean;
+}
+
+export type CallerGuard = (request: FastifyRequest, access: RouteAccess) => Promise<Caller>;
+
+const unauthorized = (text: string) => new ApiError("UNAUTHORIZED", text);
+
+/**
+ * Authorization of every non-management route: an API key (`App <publicApiKey>`) checked
+ * against its rules, or the account's Basic credentials, which may call everything.
+ */
+export function createCallerGuard(
+  basic: BasicAuthenticator,
+  appKeys: AppKeyAuthorizer,
+  now: () => number = Date.now,
+): CallerGuard {
+  return async (request, access) => {
+    const authorization = parseAuthorization(request.headers.authorization);
+    switch (authorization.scheme) {
+      case "none":
+        throw unauthorized(
+          "this call needs an API key (Authorization: App <publicApiKey>) or the account's Basic credentials",
+        );
+      case "invalid":
+        throw unauthorized(authorization.reason);
+      case "basic":
+        return {
+          account: await basic.authenticate(authorization.username, authorization.password, request.ip),
+          via: "basic",
+        };
+      case "app": {
+        const { grant, account } = appKeys.authorize(authorization.publicApiKey, {
+          now: now(),
+          clientAddress: request.ip,
+          tfaMethod: access.tfaMethod,
+        });
+        return { account, via: "app", key: grant.key };
+      }
+    }
+  };
+}
