@@ -23,6 +23,8 @@ export class AppKeyAuthorizer {
   readonly #entries = new Map<string, Entry>();
   readonly #capacity: number;
   #seenVersion: number;
+  /** Requests handled in one turn of the event loop share one data_version check. */
+  #checkedThisTurn = false;
 
   constructor(db: Db, keys: ApiKeyStore, accounts: AccountStore, capacity = 100_000) {
     this.#keys = keys;
@@ -33,12 +35,21 @@ export class AppKeyAuthorizer {
     keys.onChange((digest) => this.#entries.delete(digest.toString("base64")));
   }
 
-  #lookup(publicApiKey: string): Entry | undefined {
+  #dropIfChangedElsewhere(): void {
+    if (this.#checkedThisTurn) return;
+    this.#checkedThisTurn = true;
+    setImmediate(() => {
+      this.#checkedThisTurn = false;
+    });
     const version = this.#dataVersion.get() as number;
     if (version !== this.#seenVersion) {
       this.#entries.clear();
       this.#seenVersion = version;
     }
+  }
+
+  #lookup(publicApiKey: string): Entry | undefined {
+    this.#dropIfChangedElsewhere();
     const digest = this.#keys.digestOf(publicApiKey);
     const id = digest.toString("base64");
     const cached = this.#entries.get(id);

@@ -35,13 +35,13 @@ export function refusalOf(grant: KeyGrant, call: CallContext): Refusal | undefin
   if (grant.validFrom !== null && call.now < grant.validFrom) {
     return {
       reason: "not-yet-valid",
-      text: `the API key ${grant.key} is not valid before ${formatApiDateTime(grant.validFrom)} (validFrom)`,
+      text: `the API key ${grant.key} is not valid yet: its validFrom is ${formatApiDateTime(grant.validFrom)}`,
     };
   }
   if (grant.validTo !== null && call.now >= grant.validTo) {
     return {
       reason: "expired",
-      text: `the API key ${grant.key} expired at ${formatApiDateTime(grant.validTo)} (validTo)`,
+      text: `the API key ${grant.key} has expired: its validTo is ${formatApiDateTime(grant.validTo)}`,
     };
   }
   if (grant.allowedIPs && !isAddressAllowed(call.clientAddress, grant.allowedIPs)) {

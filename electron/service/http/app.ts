@@ -7,13 +7,16 @@ import { VerifiedCredentials } from "../auth/verifiedCredentials.ts";
 import type { DataDir } from "../dataDir.ts";
 import { ApiError } from "../errors.ts";
 import { KeyService } from "../keyService.ts";
+import { createTfaSimulator, type TfaSimulator } from "../tfa/tfaSimulator.ts";
 import { type BasicGuard, requireBasicAccount } from "./basicAuthGuard.ts";
 import { type CallerGuard, createCallerGuard } from "./callerGuard.ts";
 import { sendApiError, toApiError, writeClientError } from "./errorReplies.ts";
 import { acceptJsonBodiesOnly, BODY_LIMIT_BYTES } from "./jsonBody.ts";
 import { redactUrl, requestLogFields } from "./logRedaction.ts";
 import { registerApiKeyRoutes } from "./routes/apiKeyRoutes.ts";
+import { registerLocalPinRoutes } from "./routes/localPinRoutes.ts";
 import { registerOpenApiRoute } from "./routes/openApiRoute.ts";
+import { registerTfaRoutes } from "./routes/tfaRoutes.ts";
 
 export interface HttpAppOptions {
   /** pino level; "silent" turns logging off. Logs go to stderr. */
@@ -29,6 +32,8 @@ export interface HttpAppOptions {
 export interface KeyServiceApp {
   app: FastifyInstance;
   keys: KeyService;
+  /** The local 2FA simulator (its event fan-out is what the PIN stream subscribes to). */
+  tfa: TfaSimulator;
 }
 
 /** The key service's HTTP application over an open data directory. */
@@ -97,6 +102,9 @@ export function buildHttpApp(data: DataDir, options: HttpAppOptions = {}): KeySe
 
   if (options.onRoute) app.addHook("onRoute", options.onRoute);
   registerApiKeyRoutes(app, keys, requireBasic);
+  const tfa = createTfaSimulator(data, options.now);
+  registerTfaRoutes(app, tfa, requireCaller);
+  registerLocalPinRoutes(app, tfa, requireBasic);
   registerOpenApiRoute(app);
-  return { app, keys };
+  return { app, keys, tfa };
 }

@@ -5,6 +5,7 @@ import {
   PERMISSIONS,
   updateApiKeyRequestSchema,
 } from "../../../shared/apiKeys.ts";
+import { tfaPaths, tfaSchemas } from "./openApiTfa.ts";
 
 /**
  * The OpenAPI 3.1 description of every route, served at /openapi.json. Request bodies come
@@ -60,7 +61,7 @@ export function buildOpenApiDocument() {
       title: "Keydesk key service",
       version: "1.0.0",
       description:
-        "API key management (create, list, get, update) and the 2FA key endpoint, as implemented by Keydesk's key service.",
+        "API key management (create, list, get, update) and the 2FA key endpoint, as implemented by Keydesk's key service, plus the local 2FA simulator (the provider's 2FA v2 routes; messages are captured, never sent) and its PIN inbox.",
     },
     servers: [{ url: "/" }],
     components: {
@@ -90,6 +91,7 @@ export function buildOpenApiDocument() {
           required: ["apiKeys"],
           properties: { apiKeys: { type: "array", items: ref("ApiKey") } },
         },
+        ...tfaSchemas,
         CreateApiKeyRequest: jsonSchemaOf(createApiKeyRequestSchema),
         UpdateApiKeyRequest: jsonSchemaOf(updateApiKeyRequestSchema),
         ApiError: {
@@ -187,6 +189,7 @@ export function buildOpenApiDocument() {
           },
         },
       },
+      ...tfaPaths,
       "/openapi.json": {
         get: {
           operationId: "getOpenApiDocument",

@@ -43,6 +43,61 @@ const MIGRATIONS: readonly string[] = [
   CREATE INDEX api_keys_by_account_enabled ON api_keys(account_id, enabled, id);
   CREATE INDEX api_keys_by_account_name ON api_keys(account_id, name);
   `,
+  // The local 2FA simulator: applications, message templates, PINs and every message sent.
+  `
+  CREATE TABLE tfa_applications (
+    id INTEGER PRIMARY KEY,
+    application_id TEXT NOT NULL UNIQUE,
+    account_id INTEGER NOT NULL REFERENCES accounts(id),
+    name TEXT NOT NULL,
+    enabled INTEGER NOT NULL,
+    configuration TEXT NOT NULL,
+    created_at INTEGER NOT NULL,
+    updated_at INTEGER NOT NULL
+  ) STRICT;
+  CREATE INDEX tfa_applications_by_account ON tfa_applications(account_id, id);
+
+  CREATE TABLE tfa_templates (
+    id INTEGER PRIMARY KEY,
+    message_id TEXT NOT NULL UNIQUE,
+    application_ref INTEGER NOT NULL REFERENCES tfa_applications(id),
+    fields TEXT NOT NULL,
+    created_at INTEGER NOT NULL,
+    updated_at INTEGER NOT NULL
+  ) STRICT;
+  CREATE INDEX tfa_templates_by_application ON tfa_templates(application_ref, id);
+
+  CREATE TABLE tfa_pins (
+    id INTEGER PRIMARY KEY,
+    pin_id TEXT NOT NULL UNIQUE,
+    account_id INTEGER NOT NULL REFERENCES accounts(id),
+    application_ref INTEGER NOT NULL REFERENCES tfa_applications(id),
+    template_ref INTEGER NOT NULL REFERENCES tfa_templates(id),
+    msisdn TEXT NOT NULL,
+    pin_sealed BLOB NOT NULL,
+    sent INTEGER NOT NULL,
+    created_at INTEGER NOT NULL,
+    expires_at INTEGER NOT NULL,
+    attempts_remaining INTEGER NOT NULL,
+    verified INTEGER NOT NULL,
+    verified_at INTEGER
+  ) STRICT;
+  CREATE INDEX tfa_pins_by_application_msisdn ON tfa_pins(application_ref, msisdn, id);
+
+  CREATE TABLE tfa_sends (
+    id INTEGER PRIMARY KEY,
+    pin_ref INTEGER NOT NULL REFERENCES tfa_pins(id),
+    account_id INTEGER NOT NULL REFERENCES accounts(id),
+    application_ref INTEGER NOT NULL REFERENCES tfa_applications(id),
+    msisdn TEXT NOT NULL,
+    channel TEXT NOT NULL,
+    text_sealed BLOB,
+    sent_at INTEGER NOT NULL
+  ) STRICT;
+  CREATE INDEX tfa_sends_by_application ON tfa_sends(application_ref, sent_at);
+  CREATE INDEX tfa_sends_by_application_msisdn ON tfa_sends(application_ref, msisdn, sent_at);
+  CREATE INDEX tfa_sends_by_account ON tfa_sends(account_id, id);
+  `,
 ];
 
 export class DatabaseVersionError extends Error {}

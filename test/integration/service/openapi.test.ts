@@ -55,6 +55,9 @@ const SAMPLE_PARAMS: Record<string, string> = {
   accountKey: "_",
   key: "0123456789ABCDEF0123456789ABCDEF",
   version: "2",
+  appId: "0123456789ABCDEF0123456789ABCDEF",
+  msgId: "0123456789ABCDEF0123456789ABCDEF",
+  pinId: "0123456789ABCDEF0123456789ABCDEF",
 };
 function concreteUrl(url: string): string {
   return url.replace(/:([A-Za-z0-9_]+)/g, (_, name: string) => {

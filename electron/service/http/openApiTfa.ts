@@ -1,0 +1,490 @@
+import { z } from "zod";
+import {
+  CALL_STATUSES,
+  CHANNELS,
+  NC_STATUSES,
+  PIN_ERRORS,
+  PIN_STREAM_EVENTS,
+  PIN_TYPES,
+  SMS_STATUSES,
+  TEMPLATE_LANGUAGES,
+} from "../../../shared/tfa.ts";
+import {
+  createApplicationSchema,
+  createTemplateSchema,
+  resendPinSchema,
+  sendPinSchema,
+  updateApplicationSchema,
+  updateTemplateSchema,
+  verifyPinSchema,
+} from "../tfa/schemas.ts";
+
+/**
+ * The OpenAPI description of the local 2FA simulator (the provider's 2FA v2 routes) and of the
+ * PIN inbox. Request bodies come from the zod schemas the service validates with.
+ */
+
+const jsonSchemaOf = (schema: z.ZodType) => {
+  const { $schema: _ignored, ...rest } = z.toJSONSchema(schema, {
+    io: "input",
+    unrepresentable: "any",
+  }) as Record<string, unknown>;
+  return rest;
+};
+
+const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
+const json = (schema: object) => ({ "application/json": { schema } });
+const ok = (description: string, schema: object) => ({ "200": { description, content: json(schema) } });
+const error = (description: string) => ({ description, content: json(ref("ApiError")) });
+const body = (name: string, required = true) => ({ required, content: json(ref(name)) });
+
+const errors = {
+  "400": error("Invalid input; validationErrors names each field (nested ones by dotted path)"),
+  "401": error("Missing credentials, unknown API key or wrong Basic credentials"),
+  "403": error(
+    "The API key may not make this call (disabled, outside its validity window or allowedIPs, or a TFA key on a management route), or the 2FA application is disabled",
+  ),
+  "404": error("Unknown application, message template or PIN in the caller's account"),
+  "405": error("Method not allowed on this path"),
+  "429": error(
+    "A send limit or verifyPinLimit of the application is reached, or too many failed sign-ins; see Retry-After",
+  ),
+  "500": error("The service failed; nothing was written"),
+};
+const bodyErrors = {
+  "413": error("Request body over 64 KiB"),
+  "415": error("Request body is not application/json"),
+};
+const localErrors = {
+  "400": error("Invalid query parameters"),
+  "401": error("Missing or wrong Basic credentials"),
+  "403": error("An API key was used; the PIN inbox takes the account's Basic credentials only"),
+  "405": error("Method not allowed on this path"),
+  "429": error("Too many failed sign-in attempts from this address; see Retry-After"),
+  "500": error("The service failed"),
+};
+
+const appOrBasic = [{ app: [] }, { basic: [] }];
+const basicOnly = [{ basic: [] }];
+const TAGS = ["2FA"];
+
+const idParameter = (name: string, description: string) => ({
+  name,
+  in: "path",
+  required: true,
+  description,
+  schema: { type: "string", examples: ["0933F3BC087D2A617AC6DCB2EF5B8A61"] },
+});
+const appId = idParameter("appId", "The application's applicationId");
+const msgId = idParameter("msgId", "The message template's messageId");
+const pinId = idParameter("pinId", "The pinId answered when the PIN was sent");
+
+const durationText =
+  "`{timeLength}{timeUnit}`; timeLength optional (1), unit ms, s, m, h or d; at most one year";
+const limitText = "`{attempts}/{timeLength}{timeUnit}`; timeLength optional (1), unit ms, s, m, h or d";
+
+export const tfaSchemas = {
+  ApplicationConfiguration: {
+    type: "object",
+    required: [
+      "pinAttempts",
+      "allowMultiplePinVerifications",
+      "pinTimeToLive",
+      "verifyPinLimit",
+      "sendPinPerApplicationLimit",
+      "sendPinPerPhoneNumberLimit",
+    ],
+    additionalProperties: false,
+    properties: {
+      pinAttempts: { type: "integer", minimum: 1, default: 10 },
+      allowMultiplePinVerifications: { type: "boolean", default: true },
+      pinTimeToLive: { type: "string", default: "15m", description: durationText },
+      verifyPinLimit: { type: "string", default: "1/3s", description: `Per PIN: ${limitText}` },
+      sendPinPerApplicationLimit: { type: "string", default: "10000/1d", description: limitText },
+      sendPinPerPhoneNumberLimit: {
+        type: "string",
+        default: "3/1d",
+        description: `Per number: ${limitText}`,
+      },
+    },
+  },
+  Application: {
+    type: "object",
+    required: ["applicationId", "name", "configuration", "enabled"],
+    additionalProperties: false,
+    properties: {
+      applicationId: { type: "string" },
+      name: { type: "string" },
+      configuration: ref("ApplicationConfiguration"),
+      enabled: { type: "boolean" },
+    },
+  },
+  ApplicationList: { type: "array", items: ref("Application") },
+  CreateApplicationRequest: jsonSchemaOf(createApplicationSchema),
+  UpdateApplicationRequest: jsonSchemaOf(updateApplicationSchema),
+  MessageTemplate: {
+    type: "object",
+    required: [
+      "messageId",
+      "applicationId",
+      "pinPlaceholder",
+      "messageText",
+      "pinLength",
+      "pinType",
+      "language",
+      "speechRate",
+    ],
+    additionalProperties: false,
+    properties: {
+      messageId: { type: "string" },
+      applicationId: { type: "string" },
+      pinPlaceholder: { type: "string", const: "{{pin}}" },
+      messageText: { type: "string" },
+      pinLength: { type: "integer" },
+      pinType: { type: "string", enum: [...PIN_TYPES] },
+      language: { type: "string", enum: [...TEMPLATE_LANGUAGES] },
+      senderId: { type: "string" },
+      repeatDTMF: { type: "string" },
+      speechRate: { type: "number" },
+      voiceName: { type: "string" },
+      regional: {
+        type: "object",
+        properties: {
+          indiaDlt: {
+            type: "object",
+            required: ["principalEntityId"],
+            properties: {
+              contentTemplateId: { type: "string" },
+              principalEntityId: { type: "string" },
+              teleMarketerId: { type: "string" },
+            },
+          },
+        },
+      },
+    },
+  },
+  MessageTemplateList: { type: "array", items: ref("MessageTemplate") },
+  CreateMessageTemplateRequest: jsonSchemaOf(createTemplateSchema),
+  UpdateMessageTemplateRequest: jsonSchemaOf(updateTemplateSchema),
+  SendPinRequest: jsonSchemaOf(sendPinSchema),
+  ResendPinRequest: jsonSchemaOf(resendPinSchema),
+  VerifyPinRequest: jsonSchemaOf(verifyPinSchema),
+  SmsPinResponse: {
+    type: "object",
+    required: ["pinId", "to", "smsStatus"],
+    additionalProperties: false,
+    properties: {
+      pinId: { type: "string" },
+      to: { type: "string", description: "The number, digits only" },
+      ncStatus: { type: "string", enum: [...NC_STATUSES], description: "Only when ncNeeded is not false" },
+      smsStatus: { type: "string", enum: [...SMS_STATUSES] },
+    },
+  },
+  VoicePinResponse: {
+    type: "object",
+    required: ["pinId", "to", "callStatus"],
+    additionalProperties: false,
+    properties: {
+      pinId: { type: "string" },
+      to: { type: "string" },
+      callStatus: { type: "string", enum: [...CALL_STATUSES] },
+    },
+  },
+  PinVerification: {
+    type: "object",
+    required: ["pinId", "msisdn", "verified", "attemptsRemaining"],
+    additionalProperties: false,
+    properties: {
+      pinId: { type: "string" },
+      msisdn: { type: "string" },
+      verified: { type: "boolean" },
+      attemptsRemaining: { type: "integer", minimum: 0 },
+      pinError: { type: "string", enum: [...PIN_ERRORS] },
+    },
+  },
+  VerificationList: {
+    type: "object",
+    required: ["verifications"],
+    additionalProperties: false,
+    properties: {
+      verifications: {
+        type: "array",
+        items: {
+          type: "object",
+          required: ["msisdn", "verified", "sentAt"],
+          additionalProperties: false,
+          properties: {
+            msisdn: { type: "string" },
+            verified: { type: "boolean" },
+            verifiedAt: { type: "integer", description: "Epoch milliseconds; absent until verified" },
+            sentAt: { type: "integer", description: "Epoch milliseconds of the PIN's first send" },
+          },
+        },
+      },
+    },
+  },
+  CapturedPin: {
+    type: "object",
+    required: [
+      "pinId",
+      "applicationId",
+      "messageId",
+      "to",
+      "channel",
+      "pin",
+      "text",
+      "sentAt",
+      "expiresAt",
+      "attemptsRemaining",
+      "verified",
+    ],
+    additionalProperties: false,
+    properties: {
+      pinId: { type: "string" },
+      applicationId: { type: "string" },
+      messageId: { type: "string" },
+      to: { type: "string" },
+      channel: { type: "string", enum: [...CHANNELS] },
+      pin: { type: "string" },
+      text: { type: "string" },
+      sentAt: { type: "string", description: "yyyy-MM-ddTHH:mm:ss.SSS+0000" },
+      expiresAt: { type: "string", description: "yyyy-MM-ddTHH:mm:ss.SSS+0000" },
+      attemptsRemaining: { type: "integer", minimum: 0 },
+      verified: { type: "boolean" },
+    },
+  },
+  CapturedPinList: {
+    type: "object",
+    required: ["pins"],
+    additionalProperties: false,
+    properties: { pins: { type: "array", items: ref("CapturedPin") } },
+  },
+};
+
+const booleanQuery = (name: string, description: string) => ({
+  name,
+  in: "query",
+  description,
+  schema: { type: "string", enum: ["true", "false"] },
+});
+const inboxFilters = [
+  { name: "to", in: "query", description: "Only messages to this number", schema: { type: "string" } },
+  {
+    name: "applicationId",
+    in: "query",
+    description: "Only messages of this application",
+    schema: { type: "string" },
+  },
+];
+
+const tfaOperation = (operation: Record<string, unknown>, withBody: boolean) => ({
+  tags: TAGS,
+  security: appOrBasic,
+  ...operation,
+  responses: { ...(operation.responses as object), ...errors, ...(withBody ? bodyErrors : {}) },
+});
+
+export const tfaPaths = {
+  "/2fa/2/applications": {
+    get: tfaOperation(
+      {
+        operationId: "listTfaApplications",
+        summary: "The account's 2FA applications in creation order (API keys need ALL)",
+        responses: ok("The applications", ref("ApplicationList")),
+      },
+      false,
+    ),
+    post: tfaOperation(
+      {
+        operationId: "createTfaApplication",
+        summary: "Create a 2FA application; configuration fields default as documented",
+        requestBody: body("CreateApplicationRequest"),
+        responses: ok("The new application with every configuration field", ref("Application")),
+      },
+      true,
+    ),
+  },
+  "/2fa/2/applications/{appId}": {
+    parameters: [appId],
+    get: tfaOperation(
+      {
+        operationId: "getTfaApplication",
+        summary: "One 2FA application",
+        responses: ok("The application", ref("Application")),
+      },
+      false,
+    ),
+    put: tfaOperation(
+      {
+        operationId: "updateTfaApplication",
+        summary: "Update an application: sent fields (configuration field by field) replace stored ones",
+        requestBody: body("UpdateApplicationRequest"),
+        responses: ok("The application after the update", ref("Application")),
+      },
+      true,
+    ),
+  },
+  "/2fa/2/applications/{appId}/messages": {
+    parameters: [appId],
+    get: tfaOperation(
+      {
+        operationId: "listTfaMessageTemplates",
+        summary: "The application's message templates in creation order",
+        responses: ok("The templates", ref("MessageTemplateList")),
+      },
+      false,
+    ),
+    post: tfaOperation(
+      {
+        operationId: "createTfaMessageTemplate",
+        summary: "Create a message template; messageText must contain {{pin}}",
+        requestBody: body("CreateMessageTemplateRequest"),
+        responses: ok("The new template", ref("MessageTemplate")),
+      },
+      true,
+    ),
+  },
+  "/2fa/2/applications/{appId}/messages/{msgId}": {
+    parameters: [appId, msgId],
+    get: tfaOperation(
+      {
+        operationId: "getTfaMessageTemplate",
+        summary: "One message template",
+        responses: ok("The template", ref("MessageTemplate")),
+      },
+      false,
+    ),
+    put: tfaOperation(
+      {
+        operationId: "updateTfaMessageTemplate",
+        summary: "Update a template: sent fields replace stored ones, null clears the optional ones",
+        requestBody: body("UpdateMessageTemplateRequest"),
+        responses: ok("The template after the update", ref("MessageTemplate")),
+      },
+      true,
+    ),
+  },
+  "/2fa/2/applications/{appId}/verifications": {
+    parameters: [appId],
+    get: tfaOperation(
+      {
+        operationId: "getTfaVerificationStatus",
+        summary: "The application's PINs sent to a number, newest first (TFA keys allowed)",
+        parameters: [
+          { name: "msisdn", in: "query", required: true, schema: { type: "string" } },
+          booleanQuery("verified", "Only verified (true) or unverified (false) PINs"),
+          booleanQuery("sent", "Only PINs whose message was sent (true) or not (false)"),
+        ],
+        responses: ok("The verifications", ref("VerificationList")),
+      },
+      false,
+    ),
+  },
+  "/2fa/2/pin": {
+    post: tfaOperation(
+      {
+        operationId: "sendTfaPinOverSms",
+        summary: "Send a new PIN over SMS (captured locally, never sent) (TFA keys allowed)",
+        parameters: [booleanQuery("ncNeeded", "Number Lookup first (default true): answers ncStatus")],
+        requestBody: body("SendPinRequest"),
+        responses: ok("The PIN's id and the send status", ref("SmsPinResponse")),
+      },
+      true,
+    ),
+  },
+  "/2fa/2/pin/voice": {
+    post: tfaOperation(
+      {
+        operationId: "sendTfaPinOverVoice",
+        summary: "Send a new PIN over voice (captured locally) (TFA keys allowed)",
+        requestBody: body("SendPinRequest"),
+        responses: ok("The PIN's id and the call status", ref("VoicePinResponse")),
+      },
+      true,
+    ),
+  },
+  "/2fa/2/pin/{pinId}/verify": {
+    parameters: [pinId],
+    post: tfaOperation(
+      {
+        operationId: "verifyTfaPin",
+        summary: "Verify a PIN (TFA keys allowed)",
+        requestBody: body("VerifyPinRequest"),
+        responses: ok("The verification result", ref("PinVerification")),
+      },
+      true,
+    ),
+  },
+  "/2fa/2/pin/{pinId}/resend": {
+    parameters: [pinId],
+    post: tfaOperation(
+      {
+        operationId: "resendTfaPinOverSms",
+        summary:
+          "Send the same PIN again over SMS; counts against the send limits, keeps the expiry (TFA keys allowed)",
+        requestBody: body("ResendPinRequest", false),
+        responses: ok("The send status", ref("SmsPinResponse")),
+      },
+      true,
+    ),
+  },
+  "/2fa/2/pin/{pinId}/resend/voice": {
+    parameters: [pinId],
+    post: tfaOperation(
+      {
+        operationId: "resendTfaPinOverVoice",
+        summary: "Send the same PIN again over voice (TFA keys allowed)",
+        requestBody: body("ResendPinRequest", false),
+        responses: ok("The call status", ref("VoicePinResponse")),
+      },
+      true,
+    ),
+  },
+  "/2fa/2/pin/{pinId}/status": {
+    parameters: [pinId],
+    get: tfaOperation(
+      {
+        operationId: "getTfaPinStatus",
+        summary:
+          "A PIN's state: verified, attempts left, and TTL_EXPIRED or NO_MORE_PIN_ATTEMPTS (TFA keys allowed)",
+        responses: ok("The PIN's state", ref("PinVerification")),
+      },
+      false,
+    ),
+  },
+  "/local/1/pins": {
+    get: {
+      tags: ["PIN inbox"],
+      operationId: "listCapturedPins",
+      summary:
+        "Every message the 2FA simulator sent, of the caller's account and its sub-accounts, newest first",
+      security: basicOnly,
+      parameters: [
+        ...inboxFilters,
+        {
+          name: "limit",
+          in: "query",
+          description: "At most this many messages (1–1000, default 1000)",
+          schema: { type: "string", pattern: "^\\d{1,4}$" },
+        },
+      ],
+      responses: { ...ok("The captured messages", ref("CapturedPinList")), ...localErrors },
+    },
+  },
+  "/local/1/pins/stream": {
+    get: {
+      tags: ["PIN inbox"],
+      operationId: "streamCapturedPins",
+      summary: `Server-sent events: \`${PIN_STREAM_EVENTS.captured}\` (a CapturedPin) for each message sent, \`${PIN_STREAM_EVENTS.state}\` (pinId, applicationId, to, attemptsRemaining, verified) when a verification changes a PIN; a comment every 15 s`,
+      security: basicOnly,
+      parameters: inboxFilters,
+      responses: {
+        "200": {
+          description: "An endless event stream",
+          content: { "text/event-stream": { schema: { type: "string" } } },
+        },
+        ...localErrors,
+      },
+    },
+  },
+};

@@ -1,0 +1,328 @@
+import type { ApplicationConfigurationDto, Channel } from "../../../shared/tfa.ts";
+import type { SecretBox } from "../crypto/secretBox.ts";
+import type { TemplateFields } from "../tfa/applicationRules.ts";
+import type { Db } from "./database.ts";
+
+/**
+ * Sent PINs and every message sent for them, in SQLite. The PIN and each message text are only
+ * ever stored sealed (AES-256-GCM bound to the pinId); the PIN status path reads no secret.
+ */
+
+/** What PIN status needs: one lookup by pinId, nothing to decrypt. */
+export interface PinStatusRow {
+  pinId: string;
+  accountId: number;
+  msisdn: string;
+  verified: boolean;
+  attemptsRemaining: number;
+  expiresAt: number;
+}
+
+/** A PIN with what verify and resend need from its application and template. */
+export interface PinRecord extends PinStatusRow {
+  id: number;
+  applicationRef: number;
+  applicationId: string;
+  applicationEnabled: boolean;
+  configuration: ApplicationConfigurationDto;
+  templateRef: number;
+  messageId: string;
+  template: TemplateFields;
+  pin: string;
+}
+
+export interface NewPin {
+  pinId: string;
+  accountId: number;
+  applicationRef: number;
+  templateRef: number;
+  msisdn: string;
+  pin: string;
+  sent: boolean;
+  createdAt: number;
+  expiresAt: number;
+  attemptsRemaining: number;
+}
+
+export interface NewSend {
+  pinRef: number;
+  pinId: string;
+  accountId: number;
+  applicationRef: number;
+  msisdn: string;
+  channel: Channel;
+  /** null when the message was not delivered (a failing test number): nothing is captured. */
+  text: string | null;
+  sentAt: number;
+}
+
+export interface VerificationRow {
+  msisdn: string;
+  verified: boolean;
+  verifiedAt: number | null;
+  sentAt: number;
+}
+
+/** One captured message with the current state of its PIN. */
+export interface CapturedRow {
+  pinId: string;
+  applicationId: string;
+  messageId: string;
+  msisdn: string;
+  channel: Channel;
+  pin: string;
+  text: string;
+  sentAt: number;
+  expiresAt: number;
+  attemptsRemaining: number;
+  verified: boolean;
+}
+
+interface StatusRowRaw {
+  pin_id: string;
+  account_id: number;
+  msisdn: string;
+  verified: number;
+  attempts_remaining: number;
+  expires_at: number;
+}
+
+interface RecordRowRaw extends StatusRowRaw {
+  id: number;
+  application_ref: number;
+  application_id: string;
+  enabled: number;
+  configuration: string;
+  template_ref: number;
+  message_id: string;
+  fields: string;
+  pin_sealed: Buffer;
+}
+
+interface CapturedRowRaw {
+  pin_id: string;
+  application_id: string;
+  message_id: string;
+  msisdn: string;
+  channel: Channel;
+  pin_sealed: Buffer;
+  text_sealed: Buffer;
+  sent_at: number;
+  expires_at: number;
+  attempts_remaining: number;
+  verified: number;
+}
+
+export interface CapturedFilter {
+  accountIds: readonly number[];
+  msisdn?: string;
+  applicationId?: string;
+  limit: number;
+}
+
+const statusOf = (row: StatusRowRaw): PinStatusRow => ({
+  pinId: row.pin_id,
+  accountId: row.account_id,
+  msisdn: row.msisdn,
+  verified: row.verified === 1,
+  attemptsRemaining: row.attempts_remaining,
+  expiresAt: row.expires_at,
+});
+
+export class TfaPinStore {
+  readonly #db: Db;
+  readonly #box: SecretBox;
+  readonly #status;
+  readonly #record;
+  readonly #insertPin;
+  readonly #insertSend;
+  readonly #updateState;
+  readonly #nthSendOfApplication;
+  readonly #nthSendToNumber;
+
+  constructor(db: Db, box: SecretBox) {
+    this.#db = db;
+    this.#box = box;
+    this.#status = db.prepare<[string], StatusRowRaw>(
+      `SELECT pin_id, account_id, msisdn, verified, attempts_remaining, expires_at FROM tfa_pins WHERE pin_id = ?`,
+    );
+    this.#record = db.prepare<[string], RecordRowRaw>(
+      `SELECT p.id, p.pin_id, p.account_id, p.msisdn, p.verified, p.attempts_remaining, p.expires_at, p.pin_sealed,
+        p.application_ref, a.application_id, a.enabled, a.configuration, p.template_ref, t.message_id, t.fields
+       FROM tfa_pins p JOIN tfa_applications a ON a.id = p.application_ref JOIN tfa_templates t ON t.id = p.template_ref
+       WHERE p.pin_id = ?`,
+    );
+    this.#insertPin = db.prepare<Record<string, unknown>, { id: number }>(
+      `INSERT INTO tfa_pins (pin_id, account_id, application_ref, template_ref, msisdn, pin_sealed, sent, created_at,
+        expires_at, attempts_remaining, verified, verified_at)
+       VALUES (@pinId, @accountId, @applicationRef, @templateRef, @msisdn, @pinSealed, @sent, @createdAt, @expiresAt,
+        @attemptsRemaining, 0, NULL) RETURNING id`,
+    );
+    this.#insertSend = db.prepare(
+      `INSERT INTO tfa_sends (pin_ref, account_id, application_ref, msisdn, channel, text_sealed, sent_at)
+       VALUES (@pinRef, @accountId, @applicationRef, @msisdn, @channel, @textSealed, @sentAt)`,
+    );
+    this.#updateState = db.prepare(
+      `UPDATE tfa_pins SET attempts_remaining = @attemptsRemaining, verified = @verified,
+        verified_at = COALESCE(verified_at, @verifiedAt) WHERE id = @id`,
+    );
+    this.#nthSendOfApplication = db
+      .prepare<[number, number]>(
+        "SELECT sent_at FROM tfa_sends WHERE application_ref = ? ORDER BY sent_at DESC LIMIT 1 OFFSET ?",
+      )
+      .pluck();
+    this.#nthSendToNumber = db
+      .prepare<[number, string, number]>(
+        `SELECT sent_at FROM tfa_sends WHERE application_ref = ? AND msisdn = ?
+         ORDER BY sent_at DESC LIMIT 1 OFFSET ?`,
+      )
+      .pluck();
+  }
+
+  /** The hot path of PIN status: one lookup on the unique pinId index. */
+  status(pinId: string): PinStatusRow | undefined {
+    const row = this.#status.get(pinId);
+    return row && statusOf(row);
+  }
+
+  /** The PIN with its application and template, and the PIN itself decrypted. */
+  record(pinId: string): PinRecord | undefined {
+    const row = this.#record.get(pinId);
+    if (!row) return undefined;
+    return {
+      ...statusOf(row),
+      id: row.id,
+      applicationRef: row.application_ref,
+      applicationId: row.application_id,
+      applicationEnabled: row.enabled === 1,
+      configuration: JSON.parse(row.configuration) as ApplicationConfigurationDto,
+      templateRef: row.template_ref,
+      messageId: row.message_id,
+      template: JSON.parse(row.fields) as TemplateFields,
+      pin: this.#box.decrypt(row.pin_sealed, row.pin_id),
+    };
+  }
+
+  /** Time of the n-th most recent message of the application (1 = newest), if there were that many. */
+  nthNewestSend(applicationRef: number, n: number): number | undefined {
+    return this.#nthSendOfApplication.get(applicationRef, n - 1) as number | undefined;
+  }
+
+  /** Time of the n-th most recent message of the application to one number. */
+  nthNewestSendTo(applicationRef: number, msisdn: string, n: number): number | undefined {
+    return this.#nthSendToNumber.get(applicationRef, msisdn, n - 1) as number | undefined;
+  }
+
+  #recordSend(send: NewSend): void {
+    this.#insertSend.run({
+      pinRef: send.pinRef,
+      accountId: send.accountId,
+      applicationRef: send.applicationRef,
+      msisdn: send.msisdn,
+      channel: send.channel,
+      textSealed: send.text === null ? null : this.#box.encrypt(send.text, send.pinId),
+      sentAt: send.sentAt,
+    });
+  }
+
+  /** A new PIN and its first message, in one transaction. */
+  insertPin(pin: NewPin, send: Omit<NewSend, "pinRef" | "pinId">): number {
+    return this.#db.transaction(() => {
+      const { id } = this.#insertPin.get({
+        ...pin,
+        pinSealed: this.#box.encrypt(pin.pin, pin.pinId),
+        sent: pin.sent ? 1 : 0,
+      }) as { id: number };
+      this.#recordSend({ ...send, pinRef: id, pinId: pin.pinId });
+      return id;
+    })();
+  }
+
+  /** One more message of an existing PIN (a resend). */
+  recordResend(send: NewSend): void {
+    this.#recordSend(send);
+  }
+
+  updateState(
+    pinRef: number,
+    state: { attemptsRemaining: number; verified: boolean; verifiedAt?: number },
+  ): void {
+    this.#updateState.run({
+      id: pinRef,
+      attemptsRemaining: state.attemptsRemaining,
+      verified: state.verified ? 1 : 0,
+      verifiedAt: state.verifiedAt ?? null,
+    });
+  }
+
+  /** The application's PINs to one number, newest first, narrowed by verified and sent. */
+  verifications(
+    applicationRef: number,
+    msisdn: string,
+    filter: { verified?: boolean; sent?: boolean },
+  ): VerificationRow[] {
+    const where = ["application_ref = @applicationRef", "msisdn = @msisdn"];
+    const params: Record<string, unknown> = { applicationRef, msisdn };
+    if (filter.verified !== undefined) {
+      where.push("verified = @verified");
+      params.verified = filter.verified ? 1 : 0;
+    }
+    if (filter.sent !== undefined) {
+      where.push("sent = @sent");
+      params.sent = filter.sent ? 1 : 0;
+    }
+    const rows = this.#db
+      .prepare<
+        [Record<string, unknown>],
+        { msisdn: string; verified: number; verified_at: number | null; created_at: number }
+      >(
+        `SELECT msisdn, verified, verified_at, created_at FROM tfa_pins WHERE ${where.join(" AND ")} ORDER BY id DESC`,
+      )
+      .all(params);
+    return rows.map((row) => ({
+      msisdn: row.msisdn,
+      verified: row.verified === 1,
+      verifiedAt: row.verified_at,
+      sentAt: row.created_at,
+    }));
+  }
+
+  /** Captured messages of the given accounts, newest first. */
+  captured(filter: CapturedFilter): CapturedRow[] {
+    const where = ["s.text_sealed IS NOT NULL", "s.account_id IN (SELECT value FROM json_each(@accountIds))"];
+    const params: Record<string, unknown> = {
+      accountIds: JSON.stringify(filter.accountIds),
+      limit: filter.limit,
+    };
+    if (filter.msisdn !== undefined) {
+      where.push("s.msisdn = @msisdn");
+      params.msisdn = filter.msisdn;
+    }
+    if (filter.applicationId !== undefined) {
+      where.push("a.application_id = @applicationId");
+      params.applicationId = filter.applicationId;
+    }
+    const rows = this.#db
+      .prepare<[Record<string, unknown>], CapturedRowRaw>(
+        `SELECT p.pin_id, a.application_id, t.message_id, s.msisdn, s.channel, p.pin_sealed, s.text_sealed, s.sent_at,
+          p.expires_at, p.attempts_remaining, p.verified
+         FROM tfa_sends s JOIN tfa_pins p ON p.id = s.pin_ref
+          JOIN tfa_applications a ON a.id = s.application_ref JOIN tfa_templates t ON t.id = p.template_ref
+         WHERE ${where.join(" AND ")} ORDER BY s.id DESC LIMIT @limit`,
+      )
+      .all(params);
+    return rows.map((row) => ({
+      pinId: row.pin_id,
+      applicationId: row.application_id,
+      messageId: row.message_id,
+      msisdn: row.msisdn,
+      channel: row.channel,
+      pin: this.#box.decrypt(row.pin_sealed, row.pin_id),
+      text: this.#box.decrypt(row.text_sealed, row.pin_id),
+      sentAt: row.sent_at,
+      expiresAt: row.expires_at,
+      attemptsRemaining: row.attempts_remaining,
+      verified: row.verified === 1,
+    }));
+  }
+}

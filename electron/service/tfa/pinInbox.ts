@@ -1,0 +1,82 @@
+import { formatApiDateTime } from "../../../shared/datetime.ts";
+import type { CapturedPinDto, CapturedPinListDto, PinStateDto } from "../../../shared/tfa.ts";
+import type { Account, AccountStore } from "../store/accountStore.ts";
+import type { CapturedRow, TfaPinStore } from "../store/tfaPinStore.ts";
+import { normalizeMsisdn } from "./phoneNumbers.ts";
+import type { PinEvent } from "./pinEvents.ts";
+import { LOCAL_PINS_MAX_LIMIT, localPinsQuerySchema } from "./schemas.ts";
+import { parseOrBadRequest } from "./validation.ts";
+
+const INVALID_QUERY = "the query has invalid parameters; see validationErrors";
+
+export interface InboxFilter {
+  msisdn?: string;
+  applicationId?: string;
+  limit: number;
+}
+
+export function toCapturedPinDto(row: CapturedRow): CapturedPinDto {
+  return {
+    pinId: row.pinId,
+    applicationId: row.applicationId,
+    messageId: row.messageId,
+    to: row.msisdn,
+    channel: row.channel,
+    pin: row.pin,
+    text: row.text,
+    sentAt: formatApiDateTime(row.sentAt),
+    expiresAt: formatApiDateTime(row.expiresAt),
+    attemptsRemaining: row.attemptsRemaining,
+    verified: row.verified,
+  };
+}
+
+/**
+ * The PIN inbox (`/local/1/pins`): every captured message of the caller's account and of the
+ * accounts it manages, newest first, narrowed by `to` and `applicationId`.
+ */
+export class PinInbox {
+  readonly #pins: TfaPinStore;
+  readonly #accounts: AccountStore;
+
+  constructor(pins: TfaPinStore, accounts: AccountStore) {
+    this.#pins = pins;
+    this.#accounts = accounts;
+  }
+
+  /** The filter a query asks for (400 when it is invalid). */
+  filterOf(query: unknown): InboxFilter {
+    const request = parseOrBadRequest(localPinsQuerySchema, query ?? {}, INVALID_QUERY);
+    return {
+      ...(request.to !== undefined && { msisdn: normalizeMsisdn(request.to) as string }),
+      ...(request.applicationId !== undefined && { applicationId: request.applicationId }),
+      limit: request.limit === undefined ? LOCAL_PINS_MAX_LIMIT : Number(request.limit),
+    };
+  }
+
+  list(caller: Account, filter: InboxFilter): CapturedPinListDto {
+    const accountIds = this.#accounts
+      .list()
+      .filter((account) => this.#accounts.manages(caller.id, account.id))
+      .map((account) => account.id);
+    return { pins: this.#pins.captured({ ...filter, accountIds }).map(toCapturedPinDto) };
+  }
+
+  /** Whether a live event concerns this caller (its own or a managed account) and passes the filter. */
+  matcher(caller: Account, filter: InboxFilter): (event: PinEvent) => boolean {
+    const managed = new Map<number, boolean>();
+    return (event) => {
+      let allowed = managed.get(event.accountId);
+      if (allowed === undefined) {
+        // Account parents never change, so the answer for an account holds for the stream's life.
+        allowed = this.#accounts.manages(caller.id, event.accountId);
+        managed.set(event.accountId, allowed);
+      }
+      if (!allowed) return false;
+      const subject: CapturedPinDto | PinStateDto = event.type === "captured" ? event.pin : event.state;
+      if (filter.msisdn !== undefined && subject.to !== filter.msisdn) return false;
+      if (filter.applicationId !== undefined && subject.applicationId !== filter.applicationId) return false;
+      return true;
+    };
+  }
+}

@@ -1,0 +1,355 @@
+import { formatApiDateTime } from "../../../shared/datetime.ts";
+import type {
+  ApplicationConfigurationDto,
+  Channel,
+  PinVerificationDto,
+  SmsPinResponseDto,
+  VerificationListDto,
+  VoicePinResponseDto,
+} from "../../../shared/tfa.ts";
+import { newKeyId } from "../domain/identifiers.ts";
+import { ApiError, badRequest, forbidden, notFound } from "../errors.ts";
+import type { Account } from "../store/accountStore.ts";
+import type { GroupCommit } from "../store/groupCommit.ts";
+import type { PinRecord, TfaPinStore } from "../store/tfaPinStore.ts";
+import { limitsOf, type StoredApplication } from "./applicationRules.ts";
+import { windowDecision } from "./limits.ts";
+import { renderMessage } from "./messageText.ts";
+import { normalizeMsisdn } from "./phoneNumbers.ts";
+import type { PinEvent, PinEvents } from "./pinEvents.ts";
+import { generatePin, type RandomIndex } from "./pinGenerator.ts";
+import { decideVerification, pinMatches, resendRefusal, statusPinError } from "./pinRules.ts";
+import {
+  resendPinSchema,
+  sendPinQuerySchema,
+  sendPinSchema,
+  verificationsQuerySchema,
+  verifyPinSchema,
+} from "./schemas.ts";
+import { deliveryOutcome } from "./testNumbers.ts";
+import { INVALID_BODY, shownId, TFA_ID_PATTERN, type TfaApplications } from "./tfaApplications.ts";
+import { parseOrBadRequest } from "./validation.ts";
+import type { VerifyRateLimiter } from "./verifyRateLimiter.ts";
+
+const INVALID_QUERY = "the query has invalid parameters; see validationErrors";
+
+function tooManyRequests(text: string, retryAfterMs: number): ApiError {
+  const seconds = Math.max(1, Math.ceil(retryAfterMs / 1000));
+  return new ApiError("TOO_MANY_REQUESTS", `${text}; try again in ${seconds} s`, undefined, {
+    "retry-after": String(seconds),
+  });
+}
+
+function disabledError(applicationId: string): ApiError {
+  return forbidden(
+    `the 2FA application ${applicationId} is disabled; enable it (PUT /2fa/2/applications/${applicationId} with "enabled": true) to send PINs`,
+  );
+}
+
+interface SendResult {
+  pinId: string;
+  msisdn: string;
+  outcome: ReturnType<typeof deliveryOutcome>;
+  /** Told to the PIN inbox once the write is committed. */
+  event?: PinEvent;
+}
+
+export interface TfaPinsOptions {
+  now?: () => number;
+  randomIndex?: RandomIndex;
+}
+
+/** Sending, resending and verifying PINs, for a caller acting in its own account. */
+export class TfaPins {
+  readonly #applications: TfaApplications;
+  readonly #pins: TfaPinStore;
+  readonly #events: PinEvents;
+  readonly #verifyLimiter: VerifyRateLimiter;
+  readonly #writes: GroupCommit;
+  readonly #now: () => number;
+  readonly #randomIndex: RandomIndex | undefined;
+
+  constructor(
+    applications: TfaApplications,
+    pins: TfaPinStore,
+    events: PinEvents,
+    verifyLimiter: VerifyRateLimiter,
+    writes: GroupCommit,
+    options: TfaPinsOptions = {},
+  ) {
+    this.#writes = writes;
+    this.#applications = applications;
+    this.#pins = pins;
+    this.#events = events;
+    this.#verifyLimiter = verifyLimiter;
+    this.#now = options.now ?? Date.now;
+    this.#randomIndex = options.randomIndex;
+  }
+
+  #record(account: Account, pinId: string): PinRecord {
+    const record = TFA_ID_PATTERN.test(pinId) ? this.#pins.record(pinId) : undefined;
+    if (!record || record.accountId !== account.id)
+      throw notFound(`no PIN ${shownId(pinId)} in this account`);
+    return record;
+  }
+
+  /** sendPinPerApplicationLimit, then sendPinPerPhoneNumberLimit: 429 when one more message would exceed one. */
+  #checkSendLimits(
+    application: { id: number; applicationId: string; configuration: ApplicationConfigurationDto },
+    msisdn: string,
+    now: number,
+  ) {
+    const limits = limitsOf(application.configuration);
+    const check = (
+      name: "sendPinPerApplicationLimit" | "sendPinPerPhoneNumberLimit",
+      nthNewest: (attempts: number) => number | undefined,
+      scope: string,
+    ) => {
+      const limit = limits[name];
+      const decision = windowDecision(limit, nthNewest(limit.attempts), now);
+      if (!decision.allowed) {
+        throw tooManyRequests(
+          `${name} (${application.configuration[name]}) of 2FA application ${application.applicationId} reached ${scope}`,
+          decision.retryAfterMs,
+        );
+      }
+    };
+    check(
+      "sendPinPerApplicationLimit",
+      (n) => this.#pins.nthNewestSend(application.id, n),
+      "by the application",
+    );
+    check(
+      "sendPinPerPhoneNumberLimit",
+      (n) => this.#pins.nthNewestSendTo(application.id, msisdn, n),
+      `for messages to ${msisdn}`,
+    );
+  }
+
+  /** Runs a send or resend as one durable write, then tells the inbox what was captured. */
+  async #committed(work: () => SendResult): Promise<SendResult> {
+    const result = await this.#writes.run(work);
+    if (result.event) this.#events.emit(result.event);
+    return result;
+  }
+
+  #send(account: Account, channel: Channel, body: unknown): Promise<SendResult> {
+    const request = parseOrBadRequest(sendPinSchema, body, INVALID_BODY);
+    return this.#committed(() => {
+      const application: StoredApplication = this.#applications.storedApplication(
+        account,
+        request.applicationId,
+      );
+      const template = this.#applications.storedTemplate(application, request.messageId);
+      if (!application.enabled) throw disabledError(application.applicationId);
+      const msisdn = normalizeMsisdn(request.to) as string;
+      const now = this.#now();
+      this.#checkSendLimits(application, msisdn, now);
+
+      const limits = limitsOf(application.configuration);
+      const pin = generatePin(template.pinType, template.pinLength, this.#randomIndex);
+      const text = renderMessage(template.messageText, pin, request.placeholders ?? {});
+      const outcome = deliveryOutcome(msisdn);
+      const pinId = newKeyId();
+      const expiresAt = now + limits.pinTimeToLiveMs;
+      const attemptsRemaining = application.configuration.pinAttempts;
+      this.#pins.insertPin(
+        {
+          pinId,
+          accountId: account.id,
+          applicationRef: application.id,
+          templateRef: template.id,
+          msisdn,
+          pin,
+          sent: outcome.delivered,
+          createdAt: now,
+          expiresAt,
+          attemptsRemaining,
+        },
+        {
+          accountId: account.id,
+          applicationRef: application.id,
+          msisdn,
+          channel,
+          text: outcome.delivered ? text : null,
+          sentAt: now,
+        },
+      );
+      const event: PinEvent | undefined = outcome.delivered
+        ? {
+            type: "captured",
+            accountId: account.id,
+            pin: {
+              pinId,
+              applicationId: application.applicationId,
+              messageId: template.messageId,
+              to: msisdn,
+              channel,
+              pin,
+              text,
+              sentAt: formatApiDateTime(now),
+              expiresAt: formatApiDateTime(expiresAt),
+              attemptsRemaining,
+              verified: false,
+            },
+          }
+        : undefined;
+      return { pinId, msisdn, outcome, ...(event && { event }) };
+    });
+  }
+
+  #resend(account: Account, pinId: string, channel: Channel, body: unknown): Promise<SendResult> {
+    return this.#committed(() => {
+      const record = this.#record(account, pinId);
+      const request = parseOrBadRequest(resendPinSchema, body ?? {}, INVALID_BODY);
+      if (!record.applicationEnabled) throw disabledError(record.applicationId);
+      const now = this.#now();
+      const refusal = resendRefusal(record, record.configuration, now);
+      if (refusal) throw badRequest(`PIN ${record.pinId} cannot be resent: ${refusal}`);
+      this.#checkSendLimits(
+        {
+          id: record.applicationRef,
+          applicationId: record.applicationId,
+          configuration: record.configuration,
+        },
+        record.msisdn,
+        now,
+      );
+
+      const text = renderMessage(record.template.messageText, record.pin, request.placeholders ?? {});
+      const outcome = deliveryOutcome(record.msisdn);
+      this.#pins.recordResend({
+        pinRef: record.id,
+        pinId: record.pinId,
+        accountId: account.id,
+        applicationRef: record.applicationRef,
+        msisdn: record.msisdn,
+        channel,
+        text: outcome.delivered ? text : null,
+        sentAt: now,
+      });
+      const event: PinEvent | undefined = outcome.delivered
+        ? {
+            type: "captured",
+            accountId: account.id,
+            pin: {
+              pinId: record.pinId,
+              applicationId: record.applicationId,
+              messageId: record.messageId,
+              to: record.msisdn,
+              channel,
+              pin: record.pin,
+              text,
+              sentAt: formatApiDateTime(now),
+              expiresAt: formatApiDateTime(record.expiresAt),
+              attemptsRemaining: record.attemptsRemaining,
+              verified: record.verified,
+            },
+          }
+        : undefined;
+      return { pinId: record.pinId, msisdn: record.msisdn, outcome, ...(event && { event }) };
+    });
+  }
+
+  /** POST /2fa/2/pin?ncNeeded= : ncStatus is answered when Number Lookup is asked for (the default). */
+  async sendSms(account: Account, query: unknown, body: unknown): Promise<SmsPinResponseDto> {
+    const { ncNeeded } = parseOrBadRequest(sendPinQuerySchema, query ?? {}, INVALID_QUERY);
+    const { pinId, msisdn, outcome } = await this.#send(account, "SMS", body);
+    return {
+      pinId,
+      to: msisdn,
+      ...(ncNeeded !== "false" && { ncStatus: outcome.ncStatus }),
+      smsStatus: outcome.smsStatus,
+    };
+  }
+
+  async sendVoice(account: Account, body: unknown): Promise<VoicePinResponseDto> {
+    const { pinId, msisdn, outcome } = await this.#send(account, "VOICE", body);
+    return { pinId, to: msisdn, callStatus: outcome.callStatus };
+  }
+
+  async resendSms(account: Account, pinId: string, body: unknown): Promise<SmsPinResponseDto> {
+    const result = await this.#resend(account, pinId, "SMS", body);
+    return { pinId: result.pinId, to: result.msisdn, smsStatus: result.outcome.smsStatus };
+  }
+
+  async resendVoice(account: Account, pinId: string, body: unknown): Promise<VoicePinResponseDto> {
+    const result = await this.#resend(account, pinId, "VOICE", body);
+    return { pinId: result.pinId, to: result.msisdn, callStatus: result.outcome.callStatus };
+  }
+
+  async verify(account: Account, pinId: string, body: unknown): Promise<PinVerificationDto> {
+    const { answer, event } = await this.#writes.run(() => {
+      const record = this.#record(account, pinId);
+      const request = parseOrBadRequest(verifyPinSchema, body, INVALID_BODY);
+      const now = this.#now();
+      const { verifyPinLimit } = limitsOf(record.configuration);
+      const allowed = this.#verifyLimiter.take(record.pinId, verifyPinLimit, now);
+      if (!allowed.allowed) {
+        throw tooManyRequests(
+          `verifyPinLimit (${record.configuration.verifyPinLimit}) of 2FA application ${record.applicationId} reached for PIN ${record.pinId}`,
+          allowed.retryAfterMs,
+        );
+      }
+      const decision = decideVerification(
+        record,
+        record.configuration,
+        pinMatches(record.pin, request.pin, record.template.pinType),
+        now,
+      );
+      if (decision.next) this.#pins.updateState(record.id, decision.next);
+      const answer: PinVerificationDto = {
+        pinId: record.pinId,
+        msisdn: record.msisdn,
+        verified: decision.verified,
+        attemptsRemaining: decision.attemptsRemaining,
+        ...(decision.pinError && { pinError: decision.pinError }),
+      };
+      const event: PinEvent | undefined = decision.next && {
+        type: "state",
+        accountId: account.id,
+        state: {
+          pinId: record.pinId,
+          applicationId: record.applicationId,
+          to: record.msisdn,
+          attemptsRemaining: decision.next.attemptsRemaining,
+          verified: decision.next.verified,
+        },
+      };
+      return { answer, event };
+    });
+    if (event) this.#events.emit(event);
+    return answer;
+  }
+
+  /** GET /2fa/2/pin/{pinId}/status: the benchmarked hot path, one indexed lookup and no decryption. */
+  status(account: Account, pinId: string): PinVerificationDto {
+    const row = TFA_ID_PATTERN.test(pinId) ? this.#pins.status(pinId) : undefined;
+    if (!row || row.accountId !== account.id) throw notFound(`no PIN ${shownId(pinId)} in this account`);
+    const pinError = statusPinError(row, this.#now());
+    return {
+      pinId: row.pinId,
+      msisdn: row.msisdn,
+      verified: row.verified,
+      attemptsRemaining: row.attemptsRemaining,
+      ...(pinError && { pinError }),
+    };
+  }
+
+  verifications(account: Account, applicationId: string, query: unknown): VerificationListDto {
+    const application = this.#applications.storedApplication(account, applicationId);
+    const request = parseOrBadRequest(verificationsQuerySchema, query ?? {}, INVALID_QUERY);
+    const rows = this.#pins.verifications(application.id, normalizeMsisdn(request.msisdn) as string, {
+      ...(request.verified !== undefined && { verified: request.verified === "true" }),
+      ...(request.sent !== undefined && { sent: request.sent === "true" }),
+    });
+    return {
+      verifications: rows.map((row) => ({
+        msisdn: row.msisdn,
+        verified: row.verified,
+        ...(row.verifiedAt !== null && { verifiedAt: row.verifiedAt }),
+        sentAt: row.sentAt,
+      })),
+    };
+  }
+}

@@ -1,0 +1,164 @@
+/**
+ * The local 2FA simulator's resources as the key service answers them: the provider's 2FA v2
+ * shapes, and the captured messages of the PIN inbox (`/local/1/pins` and its event stream).
+ */
+
+export const PIN_TYPES = ["NUMERIC", "ALPHA", "HEX", "ALPHANUMERIC"] as const;
+export type PinType = (typeof PIN_TYPES)[number];
+
+/** Text-to-speech languages of message templates (the provider's list). */
+export const TEMPLATE_LANGUAGES = [
+  "en",
+  "es",
+  "ca",
+  "da",
+  "nl",
+  "fr",
+  "de",
+  "it",
+  "ja",
+  "ko",
+  "no",
+  "pl",
+  "ru",
+  "sv",
+  "fi",
+  "hr",
+  "sl",
+  "ro",
+  "pt_pt",
+  "pt_br",
+  "zh_cn",
+  "zh_tw",
+] as const;
+export type TemplateLanguage = (typeof TEMPLATE_LANGUAGES)[number];
+
+export const PIN_PLACEHOLDER = "{{pin}}";
+
+export const PIN_ERRORS = ["WRONG_PIN", "TTL_EXPIRED", "NO_MORE_PIN_ATTEMPTS"] as const;
+export type PinError = (typeof PIN_ERRORS)[number];
+
+export const CHANNELS = ["SMS", "VOICE"] as const;
+export type Channel = (typeof CHANNELS)[number];
+
+export interface ApplicationConfigurationDto {
+  pinAttempts: number;
+  allowMultiplePinVerifications: boolean;
+  pinTimeToLive: string;
+  verifyPinLimit: string;
+  sendPinPerApplicationLimit: string;
+  sendPinPerPhoneNumberLimit: string;
+}
+
+export interface ApplicationDto {
+  applicationId: string;
+  name: string;
+  configuration: ApplicationConfigurationDto;
+  enabled: boolean;
+}
+
+export interface IndiaDltDto {
+  contentTemplateId?: string;
+  principalEntityId: string;
+  teleMarketerId?: string;
+}
+
+export interface RegionalDto {
+  indiaDlt?: IndiaDltDto;
+}
+
+export interface MessageTemplateDto {
+  messageId: string;
+  applicationId: string;
+  pinPlaceholder: string;
+  messageText: string;
+  pinLength: number;
+  pinType: PinType;
+  language: TemplateLanguage;
+  /** Omitted when not set. */
+  senderId?: string;
+  repeatDTMF?: string;
+  speechRate: number;
+  voiceName?: string;
+  regional?: RegionalDto;
+}
+
+export const NC_STATUSES = ["NC_DESTINATION_REACHABLE", "NC_DESTINATION_NOT_REACHABLE"] as const;
+export type NcStatus = (typeof NC_STATUSES)[number];
+export const SMS_STATUSES = ["MESSAGE_SENT", "MESSAGE_NOT_SENT"] as const;
+export type SmsStatus = (typeof SMS_STATUSES)[number];
+/** PENDING_ACCEPTED when the call is placed; the others only for the failing test numbers. */
+export const CALL_STATUSES = [
+  "PENDING_ACCEPTED",
+  "REJECTED_DESTINATION",
+  "UNDELIVERABLE_NOT_DELIVERED",
+] as const;
+export type CallStatus = (typeof CALL_STATUSES)[number];
+
+/** Send or resend over SMS. ncStatus only when Number Lookup was asked for (`ncNeeded`, not on resend). */
+export interface SmsPinResponseDto {
+  pinId: string;
+  to: string;
+  ncStatus?: NcStatus;
+  smsStatus: SmsStatus;
+}
+
+export interface VoicePinResponseDto {
+  pinId: string;
+  to: string;
+  callStatus: CallStatus;
+}
+
+/** Verify answer; pinError only when verified is false. PIN status has the same shape. */
+export interface PinVerificationDto {
+  pinId: string;
+  msisdn: string;
+  verified: boolean;
+  attemptsRemaining: number;
+  pinError?: PinError;
+}
+
+export interface VerificationDto {
+  msisdn: string;
+  verified: boolean;
+  /** Epoch milliseconds; omitted while the PIN is not verified. */
+  verifiedAt?: number;
+  /** Epoch milliseconds of the PIN's first send. */
+  sentAt: number;
+}
+
+export interface VerificationListDto {
+  verifications: VerificationDto[];
+}
+
+/** One message the simulator "sent" (send or resend), as the PIN inbox shows it. */
+export interface CapturedPinDto {
+  pinId: string;
+  applicationId: string;
+  messageId: string;
+  to: string;
+  channel: Channel;
+  pin: string;
+  text: string;
+  /** API datetime (yyyy-MM-ddTHH:mm:ss.SSS+0000). */
+  sentAt: string;
+  expiresAt: string;
+  attemptsRemaining: number;
+  verified: boolean;
+}
+
+export interface CapturedPinListDto {
+  pins: CapturedPinDto[];
+}
+
+/** A PIN's state after a verification changed it (attempts used, or verified). */
+export interface PinStateDto {
+  pinId: string;
+  applicationId: string;
+  to: string;
+  attemptsRemaining: number;
+  verified: boolean;
+}
+
+/** Server-sent event names on `/local/1/pins/stream`; `data` is the JSON of the DTO. */
+export const PIN_STREAM_EVENTS = { captured: "pin", state: "pin-state" } as const;
