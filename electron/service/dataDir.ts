@@ -5,6 +5,7 @@ import { createSecretBox, type SecretBox } from "./crypto/secretBox.ts";
 import { AccountStore } from "./store/accountStore.ts";
 import { ApiKeyStore } from "./store/apiKeyStore.ts";
 import { type Db, openDatabase, readMeta, writeMeta } from "./store/database.ts";
+import { ExternalChanges } from "./store/externalChanges.ts";
 import { GroupCommit } from "./store/groupCommit.ts";
 
 export const DATABASE_FILE = "keydesk.db";
@@ -26,6 +27,8 @@ export interface DataDir {
   readonly apiKeys: ApiKeyStore;
   /** Writes answered to clients go through here: one durable commit per group of concurrent writes. */
   readonly writes: GroupCommit;
+  /** Whether another process wrote the database: in-memory caches check it. */
+  readonly externalChanges: ExternalChanges;
   close(): void;
 }
 
@@ -62,6 +65,7 @@ export function openDataDir(options: DataDirOptions): DataDir {
       accounts: new AccountStore(db),
       apiKeys: new ApiKeyStore(db, box),
       writes: new GroupCommit(db),
+      externalChanges: new ExternalChanges(db),
       close: () => db.close(),
     };
   } catch (error) {

@@ -1,4 +1,4 @@
-import type { MessageId, ServiceException, ValidationErrors } from "../../shared/apiErrors.ts";
+import type { ApiErrorBody, MessageId, ServiceException, ValidationErrors } from "../../shared/apiErrors.ts";
 import { STATUS_OF_MESSAGE_ID } from "../../shared/apiErrors.ts";
 
 /**
@@ -23,10 +23,22 @@ export class ApiError extends Error {
     this.headers = headers;
   }
 
+  #json: string | undefined;
+
   toServiceException(): ServiceException {
     const exception: ServiceException = { messageId: this.messageId, text: this.message };
     if (this.validationErrors) exception.validationErrors = this.validationErrors;
     return exception;
+  }
+
+  toBody(): ApiErrorBody {
+    return { requestError: { serviceException: this.toServiceException() } };
+  }
+
+  /** The response body, serialized once: an error kept for reuse (a refusal) is sent many times. */
+  toJson(): string {
+    this.#json ??= JSON.stringify(this.toBody());
+    return this.#json;
   }
 }
 

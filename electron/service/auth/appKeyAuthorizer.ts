@@ -1,76 +1,80 @@
-import type { CallContext, KeyGrant } from "../domain/keyAuthorization.ts";
+import type { CallContext, KeyGrant, RefusalReason } from "../domain/keyAuthorization.ts";
 import { refusalOf } from "../domain/keyAuthorization.ts";
 import { ApiError } from "../errors.ts";
 import type { Account, AccountStore } from "../store/accountStore.ts";
 import type { ApiKeyStore } from "../store/apiKeyStore.ts";
-import type { Db } from "../store/database.ts";
+import type { ExternalChanges } from "../store/externalChanges.ts";
+import { ReadThroughCache } from "../store/readThroughCache.ts";
 
 interface Entry {
   grant: KeyGrant;
   account: Account;
+  /** Refusals that do not depend on the caller's address, built once per reason. */
+  refusals: Map<RefusalReason, ApiError>;
 }
 
 /**
  * Authorizes `App <publicApiKey>` calls from memory: digest → grant. An entry is dropped the
- * moment its key is written through this process's store, and the whole cache is dropped when
- * another connection committed to the database (PRAGMA data_version), so a disabled key is
- * refused on the very next request whoever disabled it.
+ * moment its key is written through this process's store, and everything when another process
+ * wrote the database (see ReadThroughCache), so a disabled key is refused on the very next
+ * request whoever disabled it.
  */
 export class AppKeyAuthorizer {
   readonly #keys: ApiKeyStore;
   readonly #accounts: AccountStore;
-  readonly #dataVersion;
-  readonly #entries = new Map<string, Entry>();
-  readonly #capacity: number;
-  #seenVersion: number;
-  /** Requests handled in one turn of the event loop share one data_version check. */
-  #checkedThisTurn = false;
+  readonly #entries: ReadThroughCache<Entry>;
+  /**
+   * The last key seen on each connection and its digest: a keep-alive client sends the same
+   * key on every request, and the HMAC was the largest cost left on the hot path. Held only as
+   * long as the connection lives.
+   */
+  readonly #lastOnConnection = new WeakMap<object, { publicApiKey: string; digest: Buffer; id: string }>();
 
-  constructor(db: Db, keys: ApiKeyStore, accounts: AccountStore, capacity = 100_000) {
+  constructor(changes: ExternalChanges, keys: ApiKeyStore, accounts: AccountStore, capacity = 100_000) {
     this.#keys = keys;
     this.#accounts = accounts;
-    this.#capacity = capacity;
-    this.#dataVersion = db.prepare("PRAGMA data_version").pluck();
-    this.#seenVersion = this.#dataVersion.get() as number;
+    this.#entries = new ReadThroughCache(changes, capacity);
     keys.onChange((digest) => this.#entries.delete(digest.toString("base64")));
   }
 
-  #dropIfChangedElsewhere(): void {
-    if (this.#checkedThisTurn) return;
-    this.#checkedThisTurn = true;
-    setImmediate(() => {
-      this.#checkedThisTurn = false;
-    });
-    const version = this.#dataVersion.get() as number;
-    if (version !== this.#seenVersion) {
-      this.#entries.clear();
-      this.#seenVersion = version;
-    }
+  /** The key's digest, and the digest in base64 as the cache key. */
+  #digest(publicApiKey: string, connection: object | undefined): { digest: Buffer; id: string } {
+    const last = connection && this.#lastOnConnection.get(connection);
+    if (last && last.publicApiKey === publicApiKey) return last;
+    const digest = this.#keys.digestOf(publicApiKey);
+    const computed = { publicApiKey, digest, id: digest.toString("base64") };
+    if (connection) this.#lastOnConnection.set(connection, computed);
+    return computed;
   }
 
-  #lookup(publicApiKey: string): Entry | undefined {
-    this.#dropIfChangedElsewhere();
-    const digest = this.#keys.digestOf(publicApiKey);
-    const id = digest.toString("base64");
-    const cached = this.#entries.get(id);
-    if (cached) return cached;
-    const grant = this.#keys.grantByDigest(digest);
-    const account = grant && this.#accounts.byId(grant.accountId);
-    if (!grant || !account) return undefined;
-    const entry = { grant, account };
-    this.#entries.set(id, entry);
-    if (this.#entries.size > this.#capacity)
-      this.#entries.delete(this.#entries.keys().next().value as string);
-    return entry;
+  #lookup(publicApiKey: string, connection?: object): Entry | undefined {
+    const { digest, id } = this.#digest(publicApiKey, connection);
+    return this.#entries.get(id, () => {
+      const grant = this.#keys.grantByDigest(digest);
+      const account = grant && this.#accounts.byId(grant.accountId);
+      return grant && account ? { grant, account, refusals: new Map() } : undefined;
+    });
   }
 
   /** The account the key acts for, or an ApiError saying which rule refused the call. */
-  authorize(publicApiKey: string, call: CallContext): { grant: KeyGrant; account: Account } {
-    const entry = this.#lookup(publicApiKey);
+  authorize(
+    publicApiKey: string,
+    call: CallContext,
+    connection?: object,
+  ): { grant: KeyGrant; account: Account } {
+    const entry = this.#lookup(publicApiKey, connection);
     if (!entry)
       throw new ApiError("UNAUTHORIZED", "the API key is not known; check the Authorization header");
     const refusal = refusalOf(entry.grant, call);
-    if (refusal) throw new ApiError("FORBIDDEN", refusal.text);
+    if (refusal) {
+      if (refusal.reason === "address-not-allowed") throw new ApiError("FORBIDDEN", refusal.text);
+      let error = entry.refusals.get(refusal.reason);
+      if (!error) {
+        error = new ApiError("FORBIDDEN", refusal.text);
+        entry.refusals.set(refusal.reason, error);
+      }
+      throw error;
+    }
     return entry;
   }
 

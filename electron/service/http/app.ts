@@ -73,7 +73,7 @@ export function buildHttpApp(data: DataDir, options: HttpAppOptions = {}): KeySe
     new FailureThrottle(options.throttle),
     new VerifiedCredentials(),
   );
-  const appKeys = new AppKeyAuthorizer(data.db, data.apiKeys, data.accounts);
+  const appKeys = new AppKeyAuthorizer(data.externalChanges, data.apiKeys, data.accounts);
   const requireBasic: BasicGuard = (request) => requireBasicAccount(request, basic, appKeys);
   const requireCaller: CallerGuard = createCallerGuard(basic, appKeys, options.now);
 

@@ -1,6 +1,6 @@
 import type { Duplex } from "node:stream";
 import type { FastifyReply } from "fastify";
-import type { ApiErrorBody, MessageId } from "../../../shared/apiErrors.ts";
+import type { MessageId } from "../../../shared/apiErrors.ts";
 import { ApiError } from "../errors.ts";
 
 const MESSAGE_ID_OF_STATUS: Record<number, MessageId> = {
@@ -47,12 +47,12 @@ export function toApiError(error: unknown): ApiError {
   return new ApiError("GENERAL_ERROR", "the service failed to handle this request; its log has the details");
 }
 
-export function errorBody(error: ApiError): ApiErrorBody {
-  return { requestError: { serviceException: error.toServiceException() } };
-}
-
 export function sendApiError(reply: FastifyReply, error: ApiError): FastifyReply {
-  return reply.code(error.status).headers(error.headers).send(errorBody(error));
+  return reply
+    .code(error.status)
+    .headers(error.headers)
+    .type("application/json; charset=utf-8")
+    .send(error.toJson());
 }
 
 /**
@@ -76,7 +76,7 @@ export function writeClientError(error: NodeJS.ErrnoException, socket: Duplex): 
             "Bad Request",
             "the request is not valid HTTP; percent-encode non-ASCII characters, spaces and control characters in the path",
           ];
-  const body = JSON.stringify(errorBody(new ApiError("BAD_REQUEST", text)));
+  const body = new ApiError("BAD_REQUEST", text).toJson();
   if (socket.writable) {
     socket.write(
       `HTTP/1.1 ${status} ${reason}\r\nContent-Type: application/json; charset=utf-8\r\n` +

@@ -2,6 +2,8 @@ import type { ApplicationConfigurationDto, Channel } from "../../../shared/tfa.t
 import type { SecretBox } from "../crypto/secretBox.ts";
 import type { TemplateFields } from "../tfa/applicationRules.ts";
 import type { Db } from "./database.ts";
+import type { ExternalChanges } from "./externalChanges.ts";
+import { ReadThroughCache } from "./readThroughCache.ts";
 
 /**
  * Sent PINs and every message sent for them, in SQLite. The PIN and each message text are only
@@ -133,6 +135,8 @@ export class TfaPinStore {
   readonly #db: Db;
   readonly #box: SecretBox;
   readonly #status;
+  /** PIN status is the hot path of apps under test: served from memory. */
+  readonly #statusCache: ReadThroughCache<PinStatusRow>;
   readonly #record;
   readonly #insertPin;
   readonly #insertSend;
@@ -140,9 +144,10 @@ export class TfaPinStore {
   readonly #nthSendOfApplication;
   readonly #nthSendToNumber;
 
-  constructor(db: Db, box: SecretBox) {
+  constructor(db: Db, box: SecretBox, changes: ExternalChanges) {
     this.#db = db;
     this.#box = box;
+    this.#statusCache = new ReadThroughCache(changes, 100_000);
     this.#status = db.prepare<[string], StatusRowRaw>(
       `SELECT pin_id, account_id, msisdn, verified, attempts_remaining, expires_at FROM tfa_pins WHERE pin_id = ?`,
     );
@@ -181,8 +186,10 @@ export class TfaPinStore {
 
   /** The hot path of PIN status: one lookup on the unique pinId index. */
   status(pinId: string): PinStatusRow | undefined {
-    const row = this.#status.get(pinId);
-    return row && statusOf(row);
+    return this.#statusCache.get(pinId, () => {
+      const row = this.#status.get(pinId);
+      return row && statusOf(row);
+    });
   }
 
   /** The PIN with its application and template, and the PIN itself decrypted. */
@@ -244,11 +251,12 @@ export class TfaPinStore {
   }
 
   updateState(
-    pinRef: number,
+    pin: { id: number; pinId: string },
     state: { attemptsRemaining: number; verified: boolean; verifiedAt?: number },
   ): void {
+    this.#statusCache.delete(pin.pinId);
     this.#updateState.run({
-      id: pinRef,
+      id: pin.id,
       attemptsRemaining: state.attemptsRemaining,
       verified: state.verified ? 1 : 0,
       verifiedAt: state.verifiedAt ?? null,

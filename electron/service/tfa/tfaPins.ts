@@ -297,7 +297,7 @@ export class TfaPins {
         pinMatches(record.pin, request.pin, record.template.pinType),
         now,
       );
-      if (decision.next) this.#pins.updateState(record.id, decision.next);
+      if (decision.next) this.#pins.updateState(record, decision.next);
       const answer: PinVerificationDto = {
         pinId: record.pinId,
         msisdn: record.msisdn,

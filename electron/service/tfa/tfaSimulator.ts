@@ -16,7 +16,7 @@ export interface TfaSimulator {
 }
 
 export function createTfaSimulator(data: DataDir, now: () => number = Date.now): TfaSimulator {
-  const pinStore = new TfaPinStore(data.db, data.box);
+  const pinStore = new TfaPinStore(data.db, data.box, data.externalChanges);
   const events = new PinEvents();
   const applications = new TfaApplications(new TfaStore(data.db), data.writes, now);
   return {

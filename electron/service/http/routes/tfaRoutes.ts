@@ -1,6 +1,6 @@
 import type { FastifyInstance } from "fastify";
 import type { TfaSimulator } from "../../tfa/tfaSimulator.ts";
-import type { CallerGuard } from "../callerGuard.ts";
+import type { CallerGuard, RouteAccess } from "../callerGuard.ts";
 import { routePath } from "../methodRoutes.ts";
 
 type AppParams = { appId: string };
@@ -22,8 +22,10 @@ const TFA_METHOD = { tfaMethod: true };
 /** The provider's 2FA v2 API, simulated locally: every message is captured, none leaves the machine. */
 export function registerTfaRoutes(app: FastifyInstance, tfa: TfaSimulator, caller: CallerGuard): void {
   const { applications, pins } = tfa;
-  const account = async (request: Parameters<CallerGuard>[0], access: { tfaMethod: boolean }) =>
-    (await caller(request, access)).account;
+  const account = (request: Parameters<CallerGuard>[0], access: RouteAccess) => {
+    const called = caller(request, access);
+    return called instanceof Promise ? called.then(({ account }) => account) : called.account;
+  };
 
   routePath(app, TFA_APPLICATIONS_PATH, {
     get: async (request) => applications.list(await account(request, MANAGE)),

@@ -1,0 +1,101 @@
+import assert from "node:assert/strict";
+import { join } from "node:path";
+import { after, before, test } from "node:test";
+import Database from "better-sqlite3";
+import { type Db, openDatabase } from "../../../../../electron/service/store/database.ts";
+import { ExternalChanges } from "../../../../../electron/service/store/externalChanges.ts";
+import { ReadThroughCache } from "../../../../../electron/service/store/readThroughCache.ts";
+import { makeTempDir, removeDir } from "../../../../harness/keyServiceProcess.ts";
+
+let dir: string;
+let db: Db;
+let otherProcess: Db;
+
+before(async () => {
+  dir = await makeTempDir();
+  db = openDatabase(join(dir, "c.db"));
+  db.exec("CREATE TABLE t (k TEXT PRIMARY KEY, v TEXT)");
+  otherProcess = new Database(join(dir, "c.db"));
+});
+
+after(async () => {
+  otherProcess.close();
+  db.close();
+  await removeDir(dir);
+});
+
+const nextTurn = () => new Promise((resolve) => setImmediate(resolve));
+
+function counting(value: string | undefined) {
+  const loader = {
+    loads: 0,
+    load: () => {
+      loader.loads++;
+      return value;
+    },
+  };
+  return loader;
+}
+
+test("a value is loaded once and then served from memory", () => {
+  const cache = new ReadThroughCache<string>(new ExternalChanges(db), 10);
+  const loader = counting("v1");
+  assert.equal(cache.get("a", loader.load), "v1");
+  assert.equal(cache.get("a", loader.load), "v1");
+  assert.equal(loader.loads, 1);
+});
+
+test("a missing value is not remembered, so it is found once it exists", () => {
+  const cache = new ReadThroughCache<string>(new ExternalChanges(db), 10);
+  assert.equal(
+    cache.get("b", () => undefined),
+    undefined,
+  );
+  assert.equal(
+    cache.get("b", () => "now there"),
+    "now there",
+  );
+});
+
+test("deleting an entry (a write through this process) makes the next read load again", () => {
+  const cache = new ReadThroughCache<string>(new ExternalChanges(db), 10);
+  cache.get("c", () => "old");
+  cache.delete("c");
+  assert.equal(
+    cache.get("c", () => "new"),
+    "new",
+  );
+});
+
+test("a commit by another connection drops every entry by the next turn", async () => {
+  const cache = new ReadThroughCache<string>(new ExternalChanges(db), 10);
+  cache.get("d", () => "old");
+  await nextTurn();
+  otherProcess.prepare("INSERT INTO t (k, v) VALUES ('d', 'new')").run();
+  await nextTurn();
+  assert.equal(
+    cache.get("d", () => "new"),
+    "new",
+  );
+});
+
+test("own commits do not drop the cache (they delete their own entries instead)", async () => {
+  const cache = new ReadThroughCache<string>(new ExternalChanges(db), 10);
+  const loader = counting("kept");
+  cache.get("e", loader.load);
+  await nextTurn();
+  db.prepare("INSERT INTO t (k, v) VALUES ('e', 'x')").run();
+  await nextTurn();
+  cache.get("e", loader.load);
+  assert.equal(loader.loads, 1);
+});
+
+test("holds at most its capacity, forgetting the oldest entry", () => {
+  const cache = new ReadThroughCache<string>(new ExternalChanges(db), 2);
+  cache.get("1", () => "one");
+  cache.get("2", () => "two");
+  cache.get("3", () => "three");
+  const loader = counting("one again");
+  assert.equal(cache.get("1", loader.load), "one again");
+  assert.equal(loader.loads, 1);
+});
