@@ -1,4 +1,5 @@
 import { join } from "node:path";
+import { appAuthorization } from "./appAuthorization.bench.ts";
 import { keyServiceBenchmarks } from "./keyService.bench.ts";
 import { type KeyServiceFixture, startKeyServiceFixture } from "./keyServiceFixture.ts";
 import type { BenchContext, Benchmark } from "./lib/benchmark.ts";
@@ -11,7 +12,7 @@ import { formatTable, type Metric, writeResults } from "./lib/metrics.ts";
  */
 
 /** Every benchmark, in run order. New benchmarks are added here. */
-export const benchmarks: readonly Benchmark[] = [...keyServiceBenchmarks];
+export const benchmarks: readonly Benchmark[] = [...keyServiceBenchmarks, appAuthorization];
 
 const RESULTS_FILE = join(import.meta.dirname, "results", "key-service.json");
 
