@@ -1,10 +1,10 @@
-import { z } from "zod";
 import { MESSAGE_IDS } from "../../../shared/apiErrors.ts";
 import {
   createApiKeyRequestSchema,
   PERMISSIONS,
   updateApiKeyRequestSchema,
 } from "../../../shared/apiKeys.ts";
+import { json, jsonSchemaOf, ref } from "./openApiParts.ts";
 import { tfaPaths, tfaSchemas } from "./openApiTfa.ts";
 
 /**
@@ -12,16 +12,6 @@ import { tfaPaths, tfaSchemas } from "./openApiTfa.ts";
  * from the same zod schemas the service validates with, so the two cannot drift apart.
  */
 
-const jsonSchemaOf = (schema: z.ZodType) => {
-  const { $schema: _ignored, ...rest } = z.toJSONSchema(schema, {
-    io: "input",
-    unrepresentable: "any",
-  }) as Record<string, unknown>;
-  return rest;
-};
-
-const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
-const json = (schema: object) => ({ "application/json": { schema } });
 const errorResponse = (description: string) => ({ description, content: json(ref("ApiError")) });
 
 const commonErrors = {

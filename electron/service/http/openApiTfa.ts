@@ -1,4 +1,3 @@
-import { z } from "zod";
 import {
   CALL_STATUSES,
   CHANNELS,
@@ -18,22 +17,13 @@ import {
   updateTemplateSchema,
   verifyPinSchema,
 } from "../tfa/schemas.ts";
+import { json, jsonSchemaOf, ref } from "./openApiParts.ts";
 
 /**
  * The OpenAPI description of the local 2FA simulator (the provider's 2FA v2 routes) and of the
  * PIN inbox. Request bodies come from the zod schemas the service validates with.
  */
 
-const jsonSchemaOf = (schema: z.ZodType) => {
-  const { $schema: _ignored, ...rest } = z.toJSONSchema(schema, {
-    io: "input",
-    unrepresentable: "any",
-  }) as Record<string, unknown>;
-  return rest;
-};
-
-const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
-const json = (schema: object) => ({ "application/json": { schema } });
 const ok = (description: string, schema: object) => ({ "200": { description, content: json(schema) } });
 const error = (description: string) => ({ description, content: json(ref("ApiError")) });
 const body = (name: string, required = true) => ({ required, content: json(ref(name)) });

@@ -1,6 +1,7 @@
 import { formatApiDateTime } from "../../../shared/datetime.ts";
 import type {
   ApplicationConfigurationDto,
+  CapturedPinDto,
   Channel,
   PinVerificationDto,
   SmsPinResponseDto,
@@ -38,6 +39,21 @@ function tooManyRequests(text: string, retryAfterMs: number): ApiError {
   return new ApiError("TOO_MANY_REQUESTS", `${text}; try again in ${seconds} s`, undefined, {
     "retry-after": String(seconds),
   });
+}
+
+/** The inbox entry of a message just sent; none when a test number kept it from being sent. */
+function capturedEvent(
+  accountId: number,
+  delivered: boolean,
+  message: Omit<CapturedPinDto, "sentAt" | "expiresAt"> & { sentAt: number; expiresAt: number },
+): PinEvent | undefined {
+  if (!delivered) return undefined;
+  const pin = {
+    ...message,
+    sentAt: formatApiDateTime(message.sentAt),
+    expiresAt: formatApiDateTime(message.expiresAt),
+  };
+  return { type: "captured", accountId, pin };
 }
 
 function disabledError(applicationId: string): ApiError {
@@ -175,25 +191,19 @@ export class TfaPins {
           sentAt: now,
         },
       );
-      const event: PinEvent | undefined = outcome.delivered
-        ? {
-            type: "captured",
-            accountId: account.id,
-            pin: {
-              pinId,
-              applicationId: application.applicationId,
-              messageId: template.messageId,
-              to: msisdn,
-              channel,
-              pin,
-              text,
-              sentAt: formatApiDateTime(now),
-              expiresAt: formatApiDateTime(expiresAt),
-              attemptsRemaining,
-              verified: false,
-            },
-          }
-        : undefined;
+      const event = capturedEvent(account.id, outcome.delivered, {
+        pinId,
+        applicationId: application.applicationId,
+        messageId: template.messageId,
+        to: msisdn,
+        channel,
+        pin,
+        text,
+        sentAt: now,
+        expiresAt,
+        attemptsRemaining,
+        verified: false,
+      });
       return { pinId, msisdn, outcome, ...(event && { event }) };
     });
   }
@@ -228,25 +238,19 @@ export class TfaPins {
         text: outcome.delivered ? text : null,
         sentAt: now,
       });
-      const event: PinEvent | undefined = outcome.delivered
-        ? {
-            type: "captured",
-            accountId: account.id,
-            pin: {
-              pinId: record.pinId,
-              applicationId: record.applicationId,
-              messageId: record.messageId,
-              to: record.msisdn,
-              channel,
-              pin: record.pin,
-              text,
-              sentAt: formatApiDateTime(now),
-              expiresAt: formatApiDateTime(record.expiresAt),
-              attemptsRemaining: record.attemptsRemaining,
-              verified: record.verified,
-            },
-          }
-        : undefined;
+      const event = capturedEvent(account.id, outcome.delivered, {
+        pinId: record.pinId,
+        applicationId: record.applicationId,
+        messageId: record.messageId,
+        to: record.msisdn,
+        channel,
+        pin: record.pin,
+        text,
+        sentAt: now,
+        expiresAt: record.expiresAt,
+        attemptsRemaining: record.attemptsRemaining,
+        verified: record.verified,
+      });
       return { pinId: record.pinId, msisdn: record.msisdn, outcome, ...(event && { event }) };
     });
   }
