@@ -1,0 +1,28 @@
+import type { BridgeEvent, BridgeResult } from "../../shared/bridge.ts";
+import type { CredentialVault } from "../vault/credentialVault.ts";
+
+/**
+ * The desktop core: everything the main process does for the renderer, with no `electron`
+ * import, so the same core serves Electron IPC and the browser host, and runs in tests.
+ */
+export interface KeydeskCore {
+  /** Validates the raw argument against the bridge schema, runs the handler, never throws. */
+  dispatch(method: string, rawArgs: unknown): Promise<BridgeResult<unknown>>;
+  /** Events for the renderer (captured PINs, profile and service changes). */
+  onEvent(listener: (event: BridgeEvent) => void): () => void;
+  /** Stops the embedded service and timers. */
+  close(): Promise<void>;
+}
+
+/** The system clipboard as the core needs it (Electron's clipboard in the app). */
+export interface ClipboardPort {
+  writeText(text: string): void;
+  readText(): string;
+}
+
+export interface CoreOptions {
+  /** App data: settings file, embedded service data (KEYDESK_DATA_DIR overrides the app's folder). */
+  dataDir: string;
+  vault: CredentialVault;
+  clipboard: ClipboardPort;
+}

@@ -1,0 +1,187 @@
+import { z } from "zod";
+import type { MessageId, ValidationErrors } from "./apiErrors.ts";
+import type { ApiKeyDto } from "./apiKeys.ts";
+import { createApiKeyRequestSchema, PERMISSIONS, updateApiKeyRequestSchema } from "./apiKeys.ts";
+import type { CapturedPinDto } from "./tfa.ts";
+
+/**
+ * The typed bridge between the renderer and the main process. The preload (Electron) and the
+ * browser host (`npm run web`) expose exactly these methods; main validates every argument with
+ * the schema below before a handler sees it. Results cross as a result union so that an error
+ * keeps its messageId, text and per-field validationErrors.
+ */
+
+/** Errors of the service, plus the ones only the desktop side can have. */
+export type BridgeMessageId =
+  | MessageId
+  | "UNREACHABLE"
+  | "NO_KEYCHAIN"
+  | "NOT_SUPPORTED"
+  | "INVALID_ARGUMENT";
+
+export interface BridgeError {
+  messageId: BridgeMessageId;
+  text: string;
+  validationErrors?: ValidationErrors;
+}
+
+export type BridgeResult<T> = { ok: true; value: T } | { ok: false; error: BridgeError };
+
+// ---- DTOs of the desktop side -------------------------------------------------------------
+
+export interface ProfileDto {
+  id: string;
+  name: string;
+  kind: "local" | "remote";
+  baseUrl: string;
+  username: string;
+  active: boolean;
+}
+
+export interface ConnectionVerdict {
+  reachable: boolean;
+  credentialsAccepted: boolean;
+  /** The accountKey the credentials belong to, when accepted. */
+  accountKey?: string;
+  /** One sentence a person can act on. */
+  text: string;
+}
+
+export interface AccountDto {
+  accountKey: string;
+  username: string;
+  /** null for the profile's own account. */
+  parentAccountKey: string | null;
+}
+
+export interface ServiceStatusDto {
+  running: boolean;
+  baseUrl: string | null;
+  port: number | null;
+  /** The remembered port was taken, so the service listens on another one. */
+  portChanged: boolean;
+  /** Where credentials live: the OS keychain, or memory for this session only. */
+  keychain: "os" | "session-only";
+  activeProfileId: string | null;
+}
+
+export interface LocalCredentialsDto {
+  baseUrl: string;
+  username: string;
+  password: string;
+}
+
+export interface CopyResultDto {
+  /** The clipboard is cleared after this many ms if it still holds the copied value. */
+  clearsAfterMs: number;
+}
+
+export interface SettingsDto {
+  clipboardClearSeconds: number;
+}
+
+// ---- Argument schemas ---------------------------------------------------------------------
+
+const accountKey = z
+  .string()
+  .regex(/^(_|[0-9A-F]{32})$/, "must be _ or a 32-character accountKey")
+  .default("_");
+const keyId = z.string().regex(/^[0-9A-F]{32}$/, "must be a 32-character key id");
+const profileId = z.string().min(1).max(100);
+const baseUrl = z
+  .url({ protocol: /^https?$/, error: "must be an http:// or https:// URL" })
+  .max(2000, "must be at most 2000 characters");
+const username = z.string().min(1, "must not be empty").max(200);
+const password = z.string().min(1, "must not be empty").max(1024);
+const none = z.strictObject({}).optional();
+
+export const bridgeArgumentSchemas = {
+  "keys.list": z.strictObject({
+    accountKey,
+    enabled: z.boolean().optional(),
+    permission: z.enum(PERMISSIONS).optional(),
+    name: z.string().max(255).optional(),
+  }),
+  "keys.get": z.strictObject({ accountKey, key: keyId }),
+  "keys.lookup": z.strictObject({ accountKey, publicApiKey: z.string().min(1).max(200) }),
+  "keys.create": z.strictObject({ accountKey, request: createApiKeyRequestSchema }),
+  "keys.createTfa": z.strictObject({ accountKey, name: z.string().max(255).optional() }),
+  "keys.update": z.strictObject({ accountKey, key: keyId, request: updateApiKeyRequestSchema }),
+  "keys.setEnabled": z.strictObject({ accountKey, key: keyId, enabled: z.boolean() }),
+  "accounts.list": none,
+  "accounts.addSubAccount": z.strictObject({ username, password }),
+  "profiles.list": none,
+  "profiles.add": z.strictObject({ name: z.string().min(1).max(100), baseUrl, username, password }),
+  "profiles.edit": z.strictObject({
+    id: profileId,
+    name: z.string().min(1).max(100).optional(),
+    baseUrl: baseUrl.optional(),
+    username: username.optional(),
+    password: password.optional(),
+  }),
+  "profiles.remove": z.strictObject({ id: profileId }),
+  "profiles.test": z.union([
+    z.strictObject({ id: profileId }),
+    z.strictObject({ baseUrl, username, password }),
+  ]),
+  "profiles.activate": z.strictObject({ id: profileId }),
+  "profiles.revealLocalCredentials": none,
+  "service.status": none,
+  "pins.list": z.strictObject({
+    to: z.string().max(20).optional(),
+    applicationId: z.string().max(64).optional(),
+  }),
+  "clipboard.copyPublicApiKey": z.strictObject({ accountKey, key: keyId }),
+  "settings.get": none,
+  "settings.update": z.strictObject({ clipboardClearSeconds: z.int().min(5).max(3600).optional() }),
+} as const;
+
+export type BridgeMethod = keyof typeof bridgeArgumentSchemas;
+export const BRIDGE_METHODS = Object.keys(bridgeArgumentSchemas) as BridgeMethod[];
+
+/** What each method answers. */
+export interface BridgeResults {
+  "keys.list": ApiKeyDto[];
+  "keys.get": ApiKeyDto;
+  "keys.lookup": ApiKeyDto | null;
+  "keys.create": ApiKeyDto;
+  "keys.createTfa": ApiKeyDto;
+  "keys.update": ApiKeyDto;
+  "keys.setEnabled": ApiKeyDto;
+  "accounts.list": AccountDto[];
+  "accounts.addSubAccount": AccountDto;
+  "profiles.list": ProfileDto[];
+  "profiles.add": ProfileDto;
+  "profiles.edit": ProfileDto;
+  "profiles.remove": null;
+  "profiles.test": ConnectionVerdict;
+  "profiles.activate": ProfileDto;
+  "profiles.revealLocalCredentials": LocalCredentialsDto;
+  "service.status": ServiceStatusDto;
+  "pins.list": CapturedPinDto[];
+  "clipboard.copyPublicApiKey": CopyResultDto;
+  "settings.get": SettingsDto;
+  "settings.update": SettingsDto;
+}
+
+/** The argument a caller passes (defaults not applied yet). */
+export type BridgeArgs<M extends BridgeMethod> = z.input<(typeof bridgeArgumentSchemas)[M]>;
+/** The argument a handler receives (validated, defaults applied). */
+export type BridgeParsedArgs<M extends BridgeMethod> = z.output<(typeof bridgeArgumentSchemas)[M]>;
+
+/** Events main pushes to the renderer. */
+export type BridgeEvent =
+  | { type: "pin"; pin: CapturedPinDto }
+  | { type: "profile-changed"; activeProfileId: string }
+  | { type: "service-status"; status: ServiceStatusDto };
+
+/** The IPC channel of a method (one channel per method: no generic pass-through). */
+export const channelOf = (method: BridgeMethod) => `keydesk:${method}`;
+export const EVENT_CHANNEL = "keydesk:event";
+
+/** `window.keydesk` in the renderer: one function per method, plus the event subscription. */
+export type KeydeskBridge = {
+  [M in BridgeMethod]: (args: BridgeArgs<M>) => Promise<BridgeResult<BridgeResults[M]>>;
+} & {
+  onEvent(listener: (event: BridgeEvent) => void): () => void;
+};
