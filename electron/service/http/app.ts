@@ -14,6 +14,7 @@ import { sendApiError, toApiError, writeClientError } from "./errorReplies.ts";
 import { acceptJsonBodiesOnly, BODY_LIMIT_BYTES } from "./jsonBody.ts";
 import { redactUrl, requestLogFields } from "./logRedaction.ts";
 import { registerApiKeyRoutes } from "./routes/apiKeyRoutes.ts";
+import { registerLocalAccountRoutes } from "./routes/localAccountRoutes.ts";
 import { registerLocalPinRoutes } from "./routes/localPinRoutes.ts";
 import { registerOpenApiRoute } from "./routes/openApiRoute.ts";
 import { registerTfaRoutes } from "./routes/tfaRoutes.ts";
@@ -105,6 +106,7 @@ export function buildHttpApp(data: DataDir, options: HttpAppOptions = {}): KeySe
   const tfa = createTfaSimulator(data, options.now);
   registerTfaRoutes(app, tfa, requireCaller);
   registerLocalPinRoutes(app, tfa, requireBasic);
+  registerLocalAccountRoutes(app, data.accounts, requireBasic);
   registerOpenApiRoute(app);
   return { app, keys, tfa };
 }

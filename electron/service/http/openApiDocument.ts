@@ -82,6 +82,29 @@ export function buildOpenApiDocument() {
           properties: { apiKeys: { type: "array", items: ref("ApiKey") } },
         },
         ...tfaSchemas,
+        LocalAccountList: {
+          type: "object",
+          required: ["accounts"],
+          additionalProperties: false,
+          properties: {
+            accounts: {
+              type: "array",
+              items: {
+                type: "object",
+                required: ["accountKey", "username", "parentAccountKey"],
+                additionalProperties: false,
+                properties: {
+                  accountKey: { type: "string", pattern: "^[0-9A-F]{32}$" },
+                  username: { type: "string" },
+                  parentAccountKey: {
+                    oneOf: [{ type: "string", pattern: "^[0-9A-F]{32}$" }, { type: "null" }],
+                    description: "null for the caller's own account",
+                  },
+                },
+              },
+            },
+          },
+        },
         CreateApiKeyRequest: jsonSchemaOf(createApiKeyRequestSchema),
         UpdateApiKeyRequest: jsonSchemaOf(updateApiKeyRequestSchema),
         ApiError: {
@@ -180,6 +203,23 @@ export function buildOpenApiDocument() {
         },
       },
       ...tfaPaths,
+      "/local/1/accounts": {
+        get: {
+          tags: ["Accounts"],
+          operationId: "listLocalAccounts",
+          summary:
+            "The caller's own account, then every sub-account it manages (any depth) in creation order",
+          security: basicOnly,
+          responses: {
+            "200": { description: "The accounts", content: json(ref("LocalAccountList")) },
+            "401": commonErrors["401"],
+            "403": commonErrors["403"],
+            "405": commonErrors["405"],
+            "429": commonErrors["429"],
+            "500": commonErrors["500"],
+          },
+        },
+      },
       "/openapi.json": {
         get: {
           operationId: "getOpenApiDocument",

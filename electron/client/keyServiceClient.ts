@@ -1,0 +1,345 @@
+import type { z } from "zod";
+import type {
+  ApiKeyDto,
+  CreateApiKeyRequest,
+  Permission,
+  UpdateApiKeyRequest,
+} from "../../shared/apiKeys.ts";
+import type { AccountDto, ConnectionVerdict } from "../../shared/bridge.ts";
+import { type CapturedPinDto, PIN_STREAM_EVENTS } from "../../shared/tfa.ts";
+import { BridgeFailure } from "./bridgeFailure.ts";
+import {
+  accountListSchema,
+  apiKeyListSchema,
+  apiKeySchema,
+  capturedPinListSchema,
+  capturedPinSchema,
+  errorBodySchema,
+  tfaApiKeyAnswerSchema,
+} from "./responseSchemas.ts";
+
+/**
+ * The one HTTP client of the key-management API, for the embedded service and remote ones
+ * alike: base URL plus Basic credentials. Every failure is thrown as a BridgeFailure:
+ * - the service's error body → its messageId, text and validationErrors;
+ * - no answer (refused, DNS, TLS, timeout after 10 s) → UNREACHABLE, naming the URL;
+ * - an answer that is not the API (not JSON, or not the expected shape) → GENERAL_ERROR.
+ */
+
+export interface KeyServiceClientOptions {
+  baseUrl: string;
+  username: string;
+  password: string;
+  /** Per-request timeout; 10 s by default. */
+  timeoutMs?: number;
+}
+
+export interface KeyListFilter {
+  enabled?: boolean | undefined;
+  name?: string | undefined;
+  /** Applied here: the API has no permission filter. */
+  permission?: Permission | undefined;
+}
+
+export const DEFAULT_TIMEOUT_MS = 10_000;
+export const LOCAL_ACCOUNTS_PATH = "/local/1/accounts";
+
+interface RawAnswer {
+  status: number;
+  text: string;
+  contentType: string;
+}
+
+const keysPath = (accountKey: string) => `/settings/1/accounts/${encodeURIComponent(accountKey)}/api-keys`;
+const keyPath = (accountKey: string, key: string) => `${keysPath(accountKey)}/${encodeURIComponent(key)}`;
+
+export class KeyServiceClient {
+  readonly baseUrl: string;
+  readonly username: string;
+  readonly #authorization: string;
+  readonly #timeoutMs: number;
+
+  constructor(options: KeyServiceClientOptions) {
+    this.baseUrl = options.baseUrl.replace(/\/+$/, "");
+    this.username = options.username;
+    this.#authorization = `Basic ${Buffer.from(`${options.username}:${options.password}`, "utf8").toString("base64")}`;
+    this.#timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+  }
+
+  // ---- keys ----------------------------------------------------------------------------
+
+  async list(accountKey: string, filter: KeyListFilter = {}): Promise<ApiKeyDto[]> {
+    const query = new URLSearchParams();
+    if (filter.enabled !== undefined) query.set("enabled", String(filter.enabled));
+    if (filter.name !== undefined) query.set("name", filter.name);
+    const { apiKeys } = await this.#json(keysPath(accountKey), apiKeyListSchema, { query });
+    const keys = apiKeys as ApiKeyDto[];
+    const { permission } = filter;
+    return permission === undefined ? keys : keys.filter((key) => key.permissions.includes(permission));
+  }
+
+  async get(accountKey: string, key: string): Promise<ApiKeyDto> {
+    return (await this.#json(keyPath(accountKey, key), apiKeySchema)) as ApiKeyDto;
+  }
+
+  /** The key with this publicApiKey, or null. */
+  async lookup(accountKey: string, publicApiKey: string): Promise<ApiKeyDto | null> {
+    const query = new URLSearchParams({ publicApiKey });
+    const { apiKeys } = await this.#json(keysPath(accountKey), apiKeyListSchema, { query });
+    return (apiKeys[0] as ApiKeyDto | undefined) ?? null;
+  }
+
+  async create(accountKey: string, request: CreateApiKeyRequest): Promise<ApiKeyDto> {
+    return (await this.#json(keysPath(accountKey), apiKeySchema, {
+      method: "POST",
+      body: request,
+    })) as ApiKeyDto;
+  }
+
+  /**
+   * A TFA key in the credentials' own account (POST /2fa/2/api-key answers only its
+   * publicApiKey; the key is then looked up to answer all of it, and renamed when a name is given).
+   */
+  async createTfa(name?: string): Promise<ApiKeyDto> {
+    const publicApiKey = await this.#json("/2fa/2/api-key", tfaApiKeyAnswerSchema, {
+      method: "POST",
+      body: {},
+    });
+    const created = await this.lookup("_", publicApiKey);
+    if (!created) {
+      throw new BridgeFailure(
+        "GENERAL_ERROR",
+        `${this.baseUrl} created a 2FA key but does not list it under the credentials' own account`,
+      );
+    }
+    return name === undefined ? created : this.update("_", created.key, { name });
+  }
+
+  async update(accountKey: string, key: string, request: UpdateApiKeyRequest): Promise<ApiKeyDto> {
+    return (await this.#json(keyPath(accountKey, key), apiKeySchema, {
+      method: "PUT",
+      body: request,
+    })) as ApiKeyDto;
+  }
+
+  setEnabled(accountKey: string, key: string, enabled: boolean): Promise<ApiKeyDto> {
+    return this.update(accountKey, key, { enabled });
+  }
+
+  // ---- accounts and PINs -------------------------------------------------------------------
+
+  /**
+   * The credentials' own account and its sub-accounts (`/local/1/accounts`, a Keydesk key
+   * service route). A remote without that route (404) gets the own account only, as accountKey
+   * `_` (the API's name for "the credentials' own account") with the profile's username.
+   */
+  async accounts(): Promise<AccountDto[]> {
+    try {
+      return (await this.#json(LOCAL_ACCOUNTS_PATH, accountListSchema)).accounts;
+    } catch (error) {
+      if (error instanceof BridgeFailure && error.status === 404) {
+        return [{ accountKey: "_", username: this.username, parentAccountKey: null }];
+      }
+      throw error;
+    }
+  }
+
+  async pins(
+    filter: { to?: string | undefined; applicationId?: string | undefined } = {},
+  ): Promise<CapturedPinDto[]> {
+    const query = new URLSearchParams();
+    if (filter.to !== undefined) query.set("to", filter.to);
+    if (filter.applicationId !== undefined) query.set("applicationId", filter.applicationId);
+    return (await this.#json("/local/1/pins", capturedPinListSchema, { query })).pins;
+  }
+
+  /**
+   * Follows `/local/1/pins/stream` and calls `onPin` for every captured PIN; reconnects after
+   * `retryMs` when the stream ends or fails. Returns the function that stops it.
+   */
+  streamPins(onPin: (pin: CapturedPinDto) => void, retryMs = 2_000): () => void {
+    const controller = new AbortController();
+    let retry: NodeJS.Timeout | undefined;
+    const connect = async () => {
+      try {
+        const response = await fetch(`${this.baseUrl}/local/1/pins/stream`, {
+          headers: { authorization: this.#authorization, accept: "text/event-stream" },
+          signal: controller.signal,
+        });
+        if (response.ok && response.body) await readEvents(response.body, onPin);
+        else await response.body?.cancel();
+      } catch {
+        // Reconnected below unless stopped.
+      }
+      if (!controller.signal.aborted) {
+        retry = setTimeout(connect, retryMs);
+        retry.unref();
+      }
+    };
+    void connect();
+    return () => {
+      clearTimeout(retry);
+      controller.abort();
+    };
+  }
+
+  // ---- connection test ---------------------------------------------------------------------
+
+  /** Reachable? Credentials accepted? Which account? Never throws. */
+  async testConnection(): Promise<ConnectionVerdict> {
+    try {
+      const accounts = await this.accounts();
+      const own = accounts[0];
+      if (own && own.accountKey !== "_") {
+        return {
+          reachable: true,
+          credentialsAccepted: true,
+          accountKey: own.accountKey,
+          text: `Connected to ${this.baseUrl} as ${own.username} (account ${own.accountKey}).`,
+        };
+      }
+      // No account route on this service: a key lookup tells whether the credentials work.
+      await this.lookup("_", "keydesk-connection-test");
+      return {
+        reachable: true,
+        credentialsAccepted: true,
+        text: `Connected to ${this.baseUrl} as ${this.username}; this service does not say which account that is.`,
+      };
+    } catch (error) {
+      if (!(error instanceof BridgeFailure)) throw error;
+      const { messageId, text } = error.bridgeError;
+      if (messageId === "UNREACHABLE") return { reachable: false, credentialsAccepted: false, text };
+      if (messageId === "UNAUTHORIZED") {
+        return {
+          reachable: true,
+          credentialsAccepted: false,
+          text: `${this.baseUrl} refused the username or password: ${text}`,
+        };
+      }
+      if (messageId === "TOO_MANY_REQUESTS") {
+        return {
+          reachable: true,
+          credentialsAccepted: false,
+          text: `${this.baseUrl} refuses sign-ins from this computer for now after too many failures; try again later.`,
+        };
+      }
+      return { reachable: true, credentialsAccepted: false, text };
+    }
+  }
+
+  // ---- transport -------------------------------------------------------------------------
+
+  async #json<S extends z.ZodType>(
+    path: string,
+    schema: S,
+    options: { method?: string; body?: unknown; query?: URLSearchParams } = {},
+  ): Promise<z.output<S>> {
+    const answer = await this.#send(path, options);
+    const url = `${this.baseUrl}${path}`;
+    let parsed: unknown;
+    let isJson = /^application\/([a-z.+-]*\+)?json\b/i.test(answer.contentType);
+    if (isJson) {
+      try {
+        parsed = JSON.parse(answer.text);
+      } catch {
+        isJson = false;
+      }
+    }
+    if (answer.status >= 400) {
+      const error = isJson ? errorBodySchema.safeParse(parsed) : undefined;
+      if (error?.success) {
+        const { messageId, text, validationErrors } = error.data.requestError.serviceException;
+        throw new BridgeFailure(messageId, text, validationErrors, answer.status);
+      }
+      throw new BridgeFailure(
+        "GENERAL_ERROR",
+        `${url} answered HTTP ${answer.status} with something that is not the key-management API's error body; check the base URL`,
+        undefined,
+        answer.status,
+      );
+    }
+    const result = isJson ? schema.safeParse(parsed) : undefined;
+    if (!result?.success) {
+      throw new BridgeFailure(
+        "GENERAL_ERROR",
+        `${url} answered something that is not the key-management API (HTTP ${answer.status}, ${answer.contentType || "no content type"}); check the base URL`,
+        undefined,
+        answer.status,
+      );
+    }
+    return result.data;
+  }
+
+  async #send(
+    path: string,
+    options: { method?: string; body?: unknown; query?: URLSearchParams },
+  ): Promise<RawAnswer> {
+    const query = options.query?.toString();
+    const url = `${this.baseUrl}${path}${query ? `?${query}` : ""}`;
+    const headers: Record<string, string> = {
+      authorization: this.#authorization,
+      accept: "application/json",
+    };
+    if (options.body !== undefined) headers["content-type"] = "application/json";
+    try {
+      const response = await fetch(url, {
+        method: options.method ?? "GET",
+        headers,
+        ...(options.body !== undefined && { body: JSON.stringify(options.body) }),
+        redirect: "manual",
+        signal: AbortSignal.timeout(this.#timeoutMs),
+      });
+      return {
+        status: response.status,
+        text: await response.text(),
+        contentType: response.headers.get("content-type") ?? "",
+      };
+    } catch (error) {
+      throw new BridgeFailure(
+        "UNREACHABLE",
+        unreachableText(`${this.baseUrl}${path}`, error, this.#timeoutMs),
+      );
+    }
+  }
+}
+
+function unreachableText(url: string, error: unknown, timeoutMs: number): string {
+  const name = (error as { name?: string } | null)?.name;
+  if (name === "TimeoutError" || name === "AbortError") {
+    return `${url} did not answer within ${Math.round(timeoutMs / 1000)} s`;
+  }
+  const cause = (error as { cause?: { code?: string; message?: string } } | null)?.cause;
+  const reason = cause?.code ?? cause?.message ?? (error instanceof Error ? error.message : String(error));
+  return `could not reach ${url} (${reason}); check the address and that the service is running`;
+}
+
+/** Reads a server-sent event stream and hands every `pin` event's data to `onPin`. */
+async function readEvents(
+  body: ReadableStream<Uint8Array>,
+  onPin: (pin: CapturedPinDto) => void,
+): Promise<void> {
+  const decoder = new TextDecoder();
+  let buffer = "";
+  for await (const chunk of body) {
+    buffer += decoder.decode(chunk, { stream: true });
+    let end = buffer.indexOf("\n\n");
+    while (end !== -1) {
+      const block = buffer.slice(0, end);
+      buffer = buffer.slice(end + 2);
+      end = buffer.indexOf("\n\n");
+      let event = "message";
+      const data: string[] = [];
+      for (const line of block.split("\n")) {
+        if (line.startsWith("event:")) event = line.slice(6).trim();
+        else if (line.startsWith("data:")) data.push(line.slice(5).trimStart());
+      }
+      if (event !== PIN_STREAM_EVENTS.captured || data.length === 0) continue;
+      try {
+        const pin = capturedPinSchema.safeParse(JSON.parse(data.join("\n")));
+        if (pin.success) onPin(pin.data);
+      } catch {
+        // A malformed event is skipped.
+      }
+    }
+  }
+}

@@ -1,0 +1,65 @@
+import { z } from "zod";
+import { MESSAGE_IDS } from "../../shared/apiErrors.ts";
+import { PERMISSIONS } from "../../shared/apiKeys.ts";
+
+/**
+ * What the client accepts from a key service, local or remote: every answer is checked here
+ * before the app uses it (a remote may be anything that answers HTTP). Unknown fields are dropped.
+ */
+
+export const apiKeySchema = z.object({
+  name: z.string(),
+  key: z.string().regex(/^[0-9A-F]{32}$/),
+  publicApiKey: z.string().min(1),
+  accountKey: z.string().regex(/^[0-9A-F]{32}$/),
+  allowedIPs: z.array(z.string()).optional(),
+  permissions: z.array(z.enum(PERMISSIONS)),
+  validFrom: z.string().optional(),
+  validTo: z.string().optional(),
+  enabled: z.boolean(),
+});
+
+export const apiKeyListSchema = z.object({ apiKeys: z.array(apiKeySchema) });
+
+export const tfaApiKeyAnswerSchema = z.string().min(1);
+
+export const accountListSchema = z.object({
+  accounts: z
+    .array(
+      z.object({
+        accountKey: z.string().regex(/^[0-9A-F]{32}$/),
+        username: z.string(),
+        parentAccountKey: z
+          .string()
+          .regex(/^[0-9A-F]{32}$/)
+          .nullable(),
+      }),
+    )
+    .min(1),
+});
+
+export const capturedPinSchema = z.object({
+  pinId: z.string(),
+  applicationId: z.string(),
+  messageId: z.string(),
+  to: z.string(),
+  channel: z.enum(["SMS", "VOICE"]),
+  pin: z.string(),
+  text: z.string(),
+  sentAt: z.string(),
+  expiresAt: z.string(),
+  attemptsRemaining: z.number(),
+  verified: z.boolean(),
+});
+
+export const capturedPinListSchema = z.object({ pins: z.array(capturedPinSchema) });
+
+export const errorBodySchema = z.object({
+  requestError: z.object({
+    serviceException: z.object({
+      messageId: z.enum(MESSAGE_IDS),
+      text: z.string(),
+      validationErrors: z.record(z.string(), z.array(z.string())).optional(),
+    }),
+  }),
+});

@@ -1,0 +1,121 @@
+import { randomBytes } from "node:crypto";
+import { join } from "node:path";
+import type { AccountDto } from "../../../shared/bridge.ts";
+import { BridgeFailure } from "../../client/bridgeFailure.ts";
+import { AccountAdminError, addAccount, changePassword } from "../../service/accountAdmin.ts";
+import { decodeDataKey } from "../../service/crypto/dataKey.ts";
+import { type DataDir, openDataDir } from "../../service/dataDir.ts";
+import { passwordProblem, usernameProblem } from "../../service/domain/accountRules.ts";
+import { type RunningKeyService, startKeyService } from "../../service/server.ts";
+import { type CredentialVault, vaultAccounts } from "../../vault/credentialVault.ts";
+
+/**
+ * The key service embedded in the desktop app: its data under `<dataDir>/service`, its data key
+ * in the CredentialVault (32 random bytes made on first run), listening on 127.0.0.1 at the
+ * remembered port, or on any free port when that one is taken. The account `owner` is the
+ * local profile's account; its generated password lives in the vault.
+ */
+
+export const OWNER_USERNAME = "owner";
+export const DEFAULT_SERVICE_PORT = 8787;
+const HOST = "127.0.0.1";
+
+export interface EmbeddedService {
+  readonly url: string;
+  readonly port: number;
+  /** The remembered port was taken, so the service listens on another one. */
+  readonly portChanged: boolean;
+  readonly dataDir: string;
+  /** Adds a sub-account of `owner`. */
+  addSubAccount(username: string, password: string): Promise<AccountDto>;
+  close(): Promise<void>;
+}
+
+export interface EmbeddedServiceOptions {
+  /** The app's data folder; the service's data go to `<appDataDir>/service`. */
+  appDataDir: string;
+  vault: CredentialVault;
+  /** The port to try first. */
+  port: number;
+  /** The vault account holding the owner's password. */
+  ownerPasswordAccount: string;
+}
+
+/** A generated password of 32 URL-safe characters. */
+export const generatePassword = () => randomBytes(24).toString("base64url");
+
+async function dataKeyOf(vault: CredentialVault): Promise<Buffer> {
+  const stored = await vault.get(vaultAccounts.localDataKey);
+  if (stored !== null) return decodeDataKey(stored, "the local service's data key in the keychain");
+  const created = randomBytes(32);
+  await vault.set(vaultAccounts.localDataKey, created.toString("base64"));
+  return created;
+}
+
+/** Makes sure `owner` exists and its password is the one in the vault (creating either as needed). */
+async function ensureOwner(data: DataDir, vault: CredentialVault, account: string): Promise<void> {
+  let password = await vault.get(account);
+  const owner = data.accounts.byUsername(OWNER_USERNAME);
+  if (password === null) {
+    password = generatePassword();
+    await vault.set(account, password);
+    if (owner) await changePassword(data, OWNER_USERNAME, password);
+  }
+  if (!owner) await addAccount(data, { username: OWNER_USERNAME, password });
+}
+
+export async function startEmbeddedService(options: EmbeddedServiceOptions): Promise<EmbeddedService> {
+  const dataDir = join(options.appDataDir, "service");
+  const dataKey = await dataKeyOf(options.vault);
+  const data = openDataDir({ dataDir, dataKey });
+  try {
+    await ensureOwner(data, options.vault, options.ownerPasswordAccount);
+  } finally {
+    data.close();
+  }
+  const serveOptions = { dataDir, dataKey, host: HOST, logLevel: "warn" };
+  let running: RunningKeyService;
+  let portChanged = false;
+  try {
+    running = await startKeyService({ ...serveOptions, port: options.port });
+  } catch (error) {
+    if ((error as { code?: string }).code !== "EADDRINUSE" || options.port === 0) throw error;
+    running = await startKeyService({ ...serveOptions, port: 0 });
+    portChanged = true;
+  }
+
+  return {
+    url: running.url,
+    port: running.port,
+    portChanged,
+    dataDir,
+    async addSubAccount(username, password) {
+      const problem = usernameProblem(username);
+      if (problem) throw new BridgeFailure("BAD_REQUEST", problem, { username: [problem] });
+      const passwordIssue = passwordProblem(password);
+      if (passwordIssue) throw new BridgeFailure("BAD_REQUEST", passwordIssue, { password: [passwordIssue] });
+      // A second connection to the same database, as the CLI does from another process.
+      const admin = openDataDir({ dataDir, dataKey });
+      try {
+        const owner = admin.accounts.byUsername(OWNER_USERNAME);
+        const account = await addAccount(admin, { username, password, parentUsername: OWNER_USERNAME });
+        return {
+          accountKey: account.accountKey,
+          username: account.username,
+          parentAccountKey: owner?.accountKey ?? null,
+        };
+      } catch (error) {
+        if (error instanceof AccountAdminError) {
+          const exists = /already exists/.test(error.message);
+          throw new BridgeFailure(exists ? "CONFLICT" : "BAD_REQUEST", error.message, {
+            username: [error.message],
+          });
+        }
+        throw error;
+      } finally {
+        admin.close();
+      }
+    },
+    close: () => running.close(),
+  };
+}

@@ -1,0 +1,18 @@
+import type { ServiceStatusDto } from "../../../../shared/bridge.ts";
+import { activeProfile, type CoreContext, type HandlerTable } from "../context.ts";
+
+export function serviceStatus(context: CoreContext): ServiceStatusDto {
+  return {
+    running: true,
+    baseUrl: context.service.url,
+    port: context.service.port,
+    portChanged: context.service.portChanged,
+    keychain: context.vault.kind,
+    activeProfileId: activeProfile(context).id,
+  };
+}
+
+/** The embedded service's state. */
+export const serviceHandlers: HandlerTable<"service.status"> = {
+  "service.status": async (_args, context) => serviceStatus(context),
+};

@@ -1,0 +1,41 @@
+import type { FastifyInstance } from "fastify";
+import type { AccountStore } from "../../store/accountStore.ts";
+import type { BasicGuard } from "../basicAuthGuard.ts";
+import { routePath } from "../methodRoutes.ts";
+
+export const LOCAL_ACCOUNTS_PATH = "/local/1/accounts";
+
+/** One account as `/local/1/accounts` answers it; parentAccountKey is null for a top-level account. */
+export interface LocalAccountDto {
+  accountKey: string;
+  username: string;
+  parentAccountKey: string | null;
+}
+
+/**
+ * The accounts a caller's Basic credentials manage: its own account first, then every
+ * sub-account at any depth in creation order. The desktop app uses it to offer the accountKeys
+ * it may manage keys of, and to tell which account a profile's credentials belong to.
+ */
+export function registerLocalAccountRoutes(
+  app: FastifyInstance,
+  accounts: AccountStore,
+  requireBasic: BasicGuard,
+): void {
+  routePath(app, LOCAL_ACCOUNTS_PATH, {
+    get: async (request) => {
+      const caller = await requireBasic(request);
+      const all = accounts.list();
+      const keyOf = new Map(all.map((account) => [account.id, account.accountKey]));
+      const managed = all.filter(
+        (account) => account.id !== caller.id && accounts.manages(caller.id, account.id),
+      );
+      const toDto = (account: (typeof all)[number], own: boolean): LocalAccountDto => ({
+        accountKey: account.accountKey,
+        username: account.username,
+        parentAccountKey: own || account.parentId === null ? null : (keyOf.get(account.parentId) ?? null),
+      });
+      return { accounts: [toDto(caller, true), ...managed.map((account) => toDto(account, false))] };
+    },
+  });
+}

@@ -1,0 +1,381 @@
+import assert from "node:assert/strict";
+import { readdir, readFile, writeFile } from "node:fs/promises";
+import { createServer, type Server } from "node:net";
+import { join } from "node:path";
+import { after, before, describe, test } from "node:test";
+import { setTimeout as sleep } from "node:timers/promises";
+import { type KeydeskCoreOptions, startKeydeskCore } from "../../../electron/main/core.ts";
+import type { KeydeskCore } from "../../../electron/main/corePorts.ts";
+import { vaultAccounts } from "../../../electron/vault/credentialVault.ts";
+import { SessionVault } from "../../../electron/vault/sessionVault.ts";
+import type { ApiKeyDto } from "../../../shared/apiKeys.ts";
+import type { BridgeError, BridgeEvent, BridgeMethod, BridgeResults } from "../../../shared/bridge.ts";
+import { basic, makeTempDir, removeDir, request } from "../../harness/keyServiceProcess.ts";
+import { MemoryClipboard } from "./coreFixture.ts";
+
+/**
+ * The desktop core in Node against its real embedded key service on a temp data dir: first run,
+ * restart, port fallback, every keys.* method through dispatch, argument validation, settings
+ * file contents, clipboard copy and clear, and the Local profile's own operations.
+ */
+
+async function ok<M extends BridgeMethod>(
+  core: KeydeskCore,
+  method: M,
+  args?: unknown,
+): Promise<BridgeResults[M]> {
+  const result = await core.dispatch(method, args);
+  assert.ok(result.ok, `${method} failed: ${JSON.stringify(!result.ok && result.error)}`);
+  return result.value as BridgeResults[M];
+}
+
+async function fails(core: KeydeskCore, method: string, args?: unknown): Promise<BridgeError> {
+  const result = await core.dispatch(method, args);
+  assert.equal(result.ok, false, `${method} should have failed: ${JSON.stringify(result)}`);
+  return (result as { ok: false; error: BridgeError }).error;
+}
+
+const settingsOf = async (dataDir: string) =>
+  JSON.parse(await readFile(join(dataDir, "settings.json"), "utf8")) as {
+    profiles: { id: string; kind: string; baseUrl: string; username: string }[];
+    rememberedPort: number;
+    activeProfileId: string;
+  };
+
+describe("first run, restart and port", () => {
+  let dataDir: string;
+  const vault = new SessionVault("core test: secrets in memory");
+  let blocker: Server | undefined;
+  const options = (): KeydeskCoreOptions => ({
+    dataDir,
+    vault,
+    clipboard: new MemoryClipboard(),
+    defaultServicePort: 0,
+  });
+
+  before(async () => {
+    dataDir = await makeTempDir("keydesk-core-");
+  });
+  after(async () => {
+    blocker?.close();
+    await removeDir(dataDir);
+  });
+
+  let firstPort = 0;
+  let ownerPassword = "";
+
+  test("the first run creates the Local profile with a generated owner password in the vault", async () => {
+    const core = await startKeydeskCore(options());
+    try {
+      const profiles = await ok(core, "profiles.list");
+      assert.equal(profiles.length, 1);
+      const [local] = profiles;
+      assert.equal(local?.kind, "local");
+      assert.equal(local?.name, "Local");
+      assert.equal(local?.username, "owner");
+      assert.equal(local?.active, true);
+      assert.match(local?.baseUrl ?? "", /^http:\/\/127\.0\.0\.1:\d+$/);
+      ownerPassword = (await vault.get(vaultAccounts.profilePassword("local"))) ?? "";
+      assert.equal(ownerPassword.length, 32);
+      assert.match((await vault.get(vaultAccounts.localDataKey)) ?? "", /^[A-Za-z0-9+/]{43}=$/);
+
+      const status = await ok(core, "service.status");
+      assert.equal(status.running, true);
+      assert.equal(status.portChanged, false);
+      assert.equal(status.baseUrl, local?.baseUrl);
+      assert.equal(status.keychain, "session-only");
+      firstPort = status.port ?? 0;
+
+      // The generated credentials work against the embedded service itself.
+      const revealed = await ok(core, "profiles.revealLocalCredentials");
+      assert.deepEqual(revealed, { baseUrl: local?.baseUrl, username: "owner", password: ownerPassword });
+      const res = await request(revealed.baseUrl, {
+        path: "/settings/1/accounts/_/api-keys",
+        authorization: basic("owner", ownerPassword),
+      });
+      assert.equal(res.status, 200, res.text);
+      assert.equal((await settingsOf(dataDir)).rememberedPort, firstPort);
+    } finally {
+      await core.close();
+    }
+  });
+
+  test("a second start reuses the profile, the owner's password, the data and the remembered port", async () => {
+    const core = await startKeydeskCore(options());
+    try {
+      const created = await ok(core, "keys.create", { request: { name: "survives restart" } });
+      assert.equal((await ok(core, "service.status")).port, firstPort);
+      assert.equal((await ok(core, "profiles.list")).length, 1);
+      assert.equal(await vault.get(vaultAccounts.profilePassword("local")), ownerPassword);
+      await core.close();
+      const again = await startKeydeskCore(options());
+      try {
+        const keys = await ok(again, "keys.list", {});
+        assert.deepEqual(
+          keys.map((key) => key.publicApiKey),
+          [created.publicApiKey],
+        );
+      } finally {
+        await again.close();
+      }
+    } finally {
+      await core.close();
+    }
+  });
+
+  test("a taken port makes the service listen on another one, say so, and remember it", async () => {
+    blocker = createServer();
+    await new Promise<void>((resolve, reject) => {
+      blocker?.once("error", reject);
+      blocker?.listen(firstPort, "127.0.0.1", resolve);
+    });
+    const core = await startKeydeskCore(options());
+    try {
+      const status = await ok(core, "service.status");
+      assert.equal(status.portChanged, true);
+      assert.notEqual(status.port, firstPort);
+      assert.equal((await settingsOf(dataDir)).rememberedPort, status.port);
+      assert.equal((await ok(core, "keys.list", {})).length, 1);
+    } finally {
+      await core.close();
+    }
+  });
+
+  test("a corrupt settings file is kept aside and the app starts with fresh settings", async () => {
+    await writeFile(join(dataDir, "settings.json"), "{ not json");
+    const core = await startKeydeskCore(options());
+    try {
+      assert.equal((await ok(core, "profiles.list")).length, 1);
+      const files = await readdir(dataDir);
+      assert.ok(
+        files.some((file) => file.startsWith("settings.json.corrupt-")),
+        files.join(", "),
+      );
+      // The data and the owner's credentials are untouched.
+      assert.equal((await ok(core, "keys.list", {})).length, 1);
+    } finally {
+      await core.close();
+    }
+  });
+});
+
+describe("the Local profile through dispatch", () => {
+  let dataDir: string;
+  let core: KeydeskCore;
+  const vault = new SessionVault("core test: secrets in memory");
+  const clipboard = new MemoryClipboard();
+  const events: BridgeEvent[] = [];
+
+  before(async () => {
+    dataDir = await makeTempDir("keydesk-core-");
+    core = await startKeydeskCore({
+      dataDir,
+      vault,
+      clipboard,
+      defaultServicePort: 0,
+      clipboardClearMsOverride: 300,
+    });
+    core.onEvent((event) => events.push(event));
+  });
+  after(async () => {
+    await core?.close();
+    await removeDir(dataDir);
+  });
+
+  test("every keys.* method works through dispatch", async () => {
+    const created = await ok(core, "keys.create", {
+      request: { name: "billing", permissions: ["ALL"], allowedIPs: ["10.0.0.0/8"] },
+    });
+    assert.equal(created.name, "billing");
+    assert.deepEqual(created.allowedIPs, ["10.0.0.0/8"]);
+    const tfa = await ok(core, "keys.createTfa", { name: "2fa app" });
+    assert.equal(tfa.name, "2fa app");
+    assert.deepEqual(tfa.permissions, ["TFA"]);
+    assert.equal(tfa.accountKey, created.accountKey);
+
+    assert.deepEqual(await ok(core, "keys.get", { key: created.key }), created);
+    assert.deepEqual(await ok(core, "keys.lookup", { publicApiKey: tfa.publicApiKey }), tfa);
+    assert.equal(await ok(core, "keys.lookup", { publicApiKey: "no-such-key" }), null);
+
+    const names = (keys: ApiKeyDto[]) => keys.map((key) => key.name);
+    assert.deepEqual(names(await ok(core, "keys.list", {})), ["billing", "2fa app"]);
+    assert.deepEqual(names(await ok(core, "keys.list", { permission: "TFA" })), ["2fa app"]);
+    assert.deepEqual(names(await ok(core, "keys.list", { name: "billing" })), ["billing"]);
+
+    const updated = await ok(core, "keys.update", {
+      key: created.key,
+      request: { name: "billing v2", allowedIPs: null },
+    });
+    assert.equal(updated.name, "billing v2");
+    assert.equal(updated.allowedIPs, undefined);
+
+    const disabled = await ok(core, "keys.setEnabled", { key: created.key, enabled: false });
+    assert.equal(disabled.enabled, false);
+    assert.deepEqual(names(await ok(core, "keys.list", { enabled: false })), ["billing v2"]);
+    assert.deepEqual(names(await ok(core, "keys.list", { enabled: true })), ["2fa app"]);
+    // Same accountKey explicitly as `_`.
+    assert.equal((await ok(core, "keys.list", { accountKey: created.accountKey })).length, 2);
+  });
+
+  test("the service's refusals arrive with messageId, text and validationErrors", async () => {
+    const [key] = await ok(core, "keys.list", {});
+    assert.ok(key);
+    const changedId = await fails(core, "keys.update", {
+      key: key.key,
+      request: { publicApiKey: "something else" },
+    });
+    assert.equal(changedId.messageId, "BAD_REQUEST");
+    assert.ok(changedId.validationErrors?.publicApiKey?.length, JSON.stringify(changedId));
+
+    const window = await fails(core, "keys.create", {
+      request: {
+        name: "w",
+        validFrom: "2027-01-01T00:00:00.000+0000",
+        validTo: "2026-01-01T00:00:00.000+0000",
+      },
+    });
+    assert.equal(window.messageId, "BAD_REQUEST");
+    assert.ok(window.validationErrors?.validTo?.length, JSON.stringify(window));
+
+    const missing = await fails(core, "keys.get", { key: "0123456789ABCDEF0123456789ABCDEF" });
+    assert.equal(missing.messageId, "NOT_FOUND");
+    assert.match(missing.text, /0123456789ABCDEF0123456789ABCDEF/);
+  });
+
+  test("invalid arguments and unknown methods answer INVALID_ARGUMENT with a message per field", async () => {
+    const badKey = await fails(core, "keys.get", { key: "not-a-key" });
+    assert.equal(badKey.messageId, "INVALID_ARGUMENT");
+    assert.ok(badKey.validationErrors?.key?.length, JSON.stringify(badKey));
+
+    const badName = await fails(core, "keys.create", { request: { name: "   " } });
+    assert.equal(badName.messageId, "INVALID_ARGUMENT");
+    assert.ok(badName.validationErrors?.name?.length, JSON.stringify(badName));
+
+    const extra = await fails(core, "keys.list", { colour: "red" });
+    assert.equal(extra.messageId, "INVALID_ARGUMENT");
+
+    const notAnObject = await fails(core, "settings.update", "fast");
+    assert.equal(notAnObject.messageId, "INVALID_ARGUMENT");
+
+    const tooShort = await fails(core, "settings.update", { clipboardClearSeconds: 1 });
+    assert.ok(tooShort.validationErrors?.clipboardClearSeconds?.length, JSON.stringify(tooShort));
+
+    const unknown = await fails(core, "keys.delete", {});
+    assert.equal(unknown.messageId, "INVALID_ARGUMENT");
+    assert.match(unknown.text, /keys\.delete/);
+    const prototype = await fails(core, "toString", {});
+    assert.equal(prototype.messageId, "INVALID_ARGUMENT");
+  });
+
+  test("copy puts the publicApiKey on the clipboard and clears it after the delay", async () => {
+    const key = await ok(core, "keys.create", { request: { name: "to copy" } });
+    const copied = await ok(core, "clipboard.copyPublicApiKey", { key: key.key });
+    assert.equal(copied.clearsAfterMs, 300);
+    assert.equal(clipboard.readText(), key.publicApiKey);
+    await sleep(600);
+    assert.equal(clipboard.readText(), "");
+  });
+
+  test("the clipboard is left alone when it holds something else by the time the delay ends", async () => {
+    const [key] = await ok(core, "keys.list", {});
+    assert.ok(key);
+    await ok(core, "clipboard.copyPublicApiKey", { key: key.key });
+    clipboard.writeText("the user's own text");
+    await sleep(600);
+    assert.equal(clipboard.readText(), "the user's own text");
+  });
+
+  test("settings: the clipboard delay defaults to 30 s and can be changed", async () => {
+    assert.deepEqual(await ok(core, "settings.get"), { clipboardClearSeconds: 30 });
+    assert.deepEqual(await ok(core, "settings.update", { clipboardClearSeconds: 45 }), {
+      clipboardClearSeconds: 45,
+    });
+    assert.equal((await ok(core, "settings.get")).clipboardClearSeconds, 45);
+    const stored = (await settingsOf(dataDir)) as unknown as { clipboardClearSeconds: number };
+    assert.equal(stored.clipboardClearSeconds, 45);
+  });
+
+  test("accounts: the owner, then sub-accounts added on the Local profile", async () => {
+    const before = await ok(core, "accounts.list");
+    assert.equal(before.length, 1);
+    assert.equal(before[0]?.username, "owner");
+    assert.equal(before[0]?.parentAccountKey, null);
+    const added = await ok(core, "accounts.addSubAccount", { username: "team-a", password: "team-a-secret" });
+    assert.equal(added.username, "team-a");
+    assert.equal(added.parentAccountKey, before[0]?.accountKey);
+    assert.deepEqual(await ok(core, "accounts.list"), [...before, added]);
+    // Keys of the sub-account through the owner's credentials.
+    const key = await ok(core, "keys.create", {
+      accountKey: added.accountKey,
+      request: { name: "team key" },
+    });
+    assert.equal(key.accountKey, added.accountKey);
+
+    const duplicate = await fails(core, "accounts.addSubAccount", { username: "team-a", password: "x" });
+    assert.equal(duplicate.messageId, "CONFLICT");
+    const badName = await fails(core, "accounts.addSubAccount", { username: "has space", password: "x" });
+    assert.equal(badName.messageId, "BAD_REQUEST");
+    assert.ok(badName.validationErrors?.username?.length);
+  });
+
+  test("the Local profile cannot be removed, and only its name can be edited", async () => {
+    assert.equal((await fails(core, "profiles.remove", { id: "local" })).messageId, "NOT_SUPPORTED");
+    assert.equal(
+      (await fails(core, "profiles.edit", { id: "local", baseUrl: "http://example.com" })).messageId,
+      "NOT_SUPPORTED",
+    );
+    const renamed = await ok(core, "profiles.edit", { id: "local", name: "This computer" });
+    assert.equal(renamed.name, "This computer");
+    assert.equal((await fails(core, "profiles.activate", { id: "nope" })).messageId, "NOT_FOUND");
+  });
+
+  test("a PIN sent through the embedded 2FA simulator arrives as a pin event", async () => {
+    const password = (await vault.get(vaultAccounts.profilePassword("local"))) ?? "";
+    const { baseUrl } = await ok(core, "profiles.revealLocalCredentials");
+    const auth = basic("owner", password);
+    const app = await request(baseUrl, {
+      method: "POST",
+      path: "/2fa/2/applications",
+      authorization: auth,
+      body: { name: "core test app" },
+    });
+    assert.equal(app.status, 200, app.text);
+    const applicationId = (app.json as { applicationId: string }).applicationId;
+    const template = await request(baseUrl, {
+      method: "POST",
+      path: `/2fa/2/applications/${applicationId}/messages`,
+      authorization: auth,
+      body: { messageText: "Your code is {{pin}}", pinType: "NUMERIC", pinLength: 6 },
+    });
+    assert.equal(template.status, 200, template.text);
+    const messageId = (template.json as { messageId: string }).messageId;
+    const sent = await request(baseUrl, {
+      method: "POST",
+      path: "/2fa/2/pin",
+      authorization: auth,
+      body: { applicationId, messageId, from: "Keydesk", to: "41793026727" },
+    });
+    assert.equal(sent.status, 200, sent.text);
+    const pinId = (sent.json as { pinId: string }).pinId;
+    for (let waited = 0; waited < 5000 && !events.some((e) => e.type === "pin"); waited += 50)
+      await sleep(50);
+    const pinEvent = events.find((event) => event.type === "pin");
+    assert.ok(pinEvent && pinEvent.type === "pin", JSON.stringify(events));
+    assert.equal(pinEvent.pin.pinId, pinId);
+    assert.match(pinEvent.pin.pin, /^\d{6}$/);
+    const listed = await ok(core, "pins.list", {});
+    assert.equal(listed[0]?.pinId, pinId);
+  });
+
+  test("the settings file holds no password or data key", async () => {
+    const text = await readFile(join(dataDir, "settings.json"), "utf8");
+    for (const account of [vaultAccounts.localDataKey, vaultAccounts.profilePassword("local")]) {
+      const secret = await vault.get(account);
+      assert.ok(secret, account);
+      assert.equal(text.includes(secret), false, `settings.json contains the secret of ${account}`);
+    }
+    assert.doesNotMatch(text, /password/i);
+    const settings = await settingsOf(dataDir);
+    assert.equal(settings.profiles[0]?.username, "owner");
+  });
+});

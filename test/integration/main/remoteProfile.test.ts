@@ -1,0 +1,190 @@
+import assert from "node:assert/strict";
+import { readFile } from "node:fs/promises";
+import { createServer } from "node:net";
+import { join } from "node:path";
+import { after, before, test } from "node:test";
+import { startKeydeskCore } from "../../../electron/main/core.ts";
+import type { KeydeskCore } from "../../../electron/main/corePorts.ts";
+import { vaultAccounts } from "../../../electron/vault/credentialVault.ts";
+import { SessionVault } from "../../../electron/vault/sessionVault.ts";
+import type { BridgeError, BridgeEvent, BridgeMethod, BridgeResults } from "../../../shared/bridge.ts";
+import {
+  addAccount,
+  makeTempDir,
+  removeDir,
+  type ServeProcess,
+  startServe,
+} from "../../harness/keyServiceProcess.ts";
+import { MemoryClipboard } from "./coreFixture.ts";
+
+/**
+ * Remote profiles: the core against a second, real `key-service serve` process. Adding,
+ * testing (verdicts for good credentials, a wrong password and a closed port), activating
+ * (what keys.list answers follows the active profile), and removing.
+ */
+
+async function ok<M extends BridgeMethod>(
+  core: KeydeskCore,
+  method: M,
+  args?: unknown,
+): Promise<BridgeResults[M]> {
+  const result = await core.dispatch(method, args);
+  assert.ok(result.ok, `${method} failed: ${JSON.stringify(!result.ok && result.error)}`);
+  return result.value as BridgeResults[M];
+}
+
+async function fails(core: KeydeskCore, method: string, args?: unknown): Promise<BridgeError> {
+  const result = await core.dispatch(method, args);
+  assert.equal(result.ok, false, `${method} should have failed: ${JSON.stringify(result)}`);
+  return (result as { ok: false; error: BridgeError }).error;
+}
+
+/** A loopback port nothing listens on (bound, then released). */
+async function closedPort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const address = server.address();
+  const port = typeof address === "object" && address ? address.port : 0;
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+let appDir: string;
+let remoteDir: string;
+let remote: ServeProcess;
+let remoteAccountKey: string;
+let core: KeydeskCore;
+const vault = new SessionVault("core test: secrets in memory");
+const events: BridgeEvent[] = [];
+const REMOTE_PASSWORD = "remote-secret-1";
+
+before(async () => {
+  appDir = await makeTempDir("keydesk-core-");
+  remoteDir = await makeTempDir("keydesk-remote-");
+  remoteAccountKey = await addAccount(remoteDir, "alice", REMOTE_PASSWORD);
+  remote = await startServe({ dataDir: remoteDir });
+  core = await startKeydeskCore({
+    dataDir: appDir,
+    vault,
+    clipboard: new MemoryClipboard(),
+    defaultServicePort: 0,
+  });
+  core.onEvent((event) => events.push(event));
+});
+after(async () => {
+  await core?.close();
+  await remote?.stop("SIGTERM");
+  await removeDir(appDir);
+  await removeDir(remoteDir);
+});
+
+test("testing a remote with good credentials says reachable, accepted, and which account", async () => {
+  const verdict = await ok(core, "profiles.test", {
+    baseUrl: remote.url,
+    username: "alice",
+    password: REMOTE_PASSWORD,
+  });
+  assert.equal(verdict.reachable, true);
+  assert.equal(verdict.credentialsAccepted, true);
+  assert.equal(verdict.accountKey, remoteAccountKey);
+  assert.match(verdict.text, /alice/);
+});
+
+test("a wrong password: reachable, credentials not accepted", async () => {
+  const verdict = await ok(core, "profiles.test", {
+    baseUrl: remote.url,
+    username: "alice",
+    password: "wrong",
+  });
+  assert.equal(verdict.reachable, true);
+  assert.equal(verdict.credentialsAccepted, false);
+  assert.equal(verdict.accountKey, undefined);
+  assert.match(verdict.text, /refused/);
+});
+
+test("a closed port: not reachable, and the text names the URL", async () => {
+  const url = `http://127.0.0.1:${await closedPort()}`;
+  const verdict = await ok(core, "profiles.test", { baseUrl: url, username: "alice", password: "x" });
+  assert.equal(verdict.reachable, false);
+  assert.equal(verdict.credentialsAccepted, false);
+  assert.ok(verdict.text.includes(url), verdict.text);
+});
+
+test("activating a remote profile switches what keys.list answers, and back", async () => {
+  await ok(core, "keys.create", { request: { name: "local key" } });
+  const profile = await ok(core, "profiles.add", {
+    name: "Staging",
+    baseUrl: remote.url,
+    username: "alice",
+    password: REMOTE_PASSWORD,
+  });
+  assert.equal(profile.kind, "remote");
+  assert.equal(profile.active, false);
+  assert.equal(await vault.get(vaultAccounts.profilePassword(profile.id)), REMOTE_PASSWORD);
+  const settingsText = await readFile(join(appDir, "settings.json"), "utf8");
+  assert.ok(settingsText.includes(remote.url), "the profile is in the settings file");
+  assert.equal(settingsText.includes(REMOTE_PASSWORD), false, "the password is not");
+  assert.equal((await ok(core, "profiles.test", { id: profile.id })).accountKey, remoteAccountKey);
+
+  const names = async () => (await ok(core, "keys.list", {})).map((key) => key.name);
+  assert.deepEqual(await names(), ["local key"]);
+
+  const activated = await ok(core, "profiles.activate", { id: profile.id });
+  assert.equal(activated.active, true);
+  assert.deepEqual(events.at(-1), { type: "profile-changed", activeProfileId: profile.id });
+  assert.equal((await ok(core, "service.status")).activeProfileId, profile.id);
+  assert.deepEqual(await names(), []);
+  const created = await ok(core, "keys.create", { request: { name: "remote key" } });
+  assert.equal(created.accountKey, remoteAccountKey);
+  assert.deepEqual(await names(), ["remote key"]);
+  assert.deepEqual(
+    (await ok(core, "accounts.list")).map((account) => account.accountKey),
+    [remoteAccountKey],
+  );
+  const refused = await fails(core, "accounts.addSubAccount", { username: "bob", password: "bob-secret" });
+  assert.equal(refused.messageId, "NOT_SUPPORTED");
+
+  await ok(core, "profiles.activate", { id: "local" });
+  assert.deepEqual(await names(), ["local key"]);
+  await ok(core, "profiles.activate", { id: profile.id });
+});
+
+test("a wrong stored password reaches the renderer as UNAUTHORIZED; editing it fixes the profile", async () => {
+  const [, remoteProfile] = await ok(core, "profiles.list");
+  assert.ok(remoteProfile?.active);
+  await ok(core, "profiles.edit", { id: remoteProfile.id, password: "not the password" });
+  const refused = await fails(core, "keys.list", {});
+  assert.equal(refused.messageId, "UNAUTHORIZED");
+  await ok(core, "profiles.edit", { id: remoteProfile.id, password: REMOTE_PASSWORD });
+  assert.equal((await ok(core, "keys.list", {})).length, 1);
+});
+
+test("an unreachable active profile answers UNREACHABLE naming the URL", async () => {
+  const url = `http://127.0.0.1:${await closedPort()}`;
+  const profile = await ok(core, "profiles.add", {
+    name: "Gone",
+    baseUrl: url,
+    username: "a",
+    password: "b",
+  });
+  await ok(core, "profiles.activate", { id: profile.id });
+  const error = await fails(core, "keys.list", {});
+  assert.equal(error.messageId, "UNREACHABLE");
+  assert.ok(error.text.includes(url), error.text);
+  await ok(core, "profiles.remove", { id: profile.id });
+});
+
+test("removing the active remote profile activates Local and forgets its password", async () => {
+  const staging = (await ok(core, "profiles.list")).find((profile) => profile.name === "Staging");
+  assert.ok(staging);
+  await ok(core, "profiles.activate", { id: staging.id });
+  assert.equal(await ok(core, "profiles.remove", { id: staging.id }), null);
+  assert.deepEqual(events.at(-1), { type: "profile-changed", activeProfileId: "local" });
+  const profiles = await ok(core, "profiles.list");
+  assert.deepEqual(
+    profiles.map((profile) => [profile.id, profile.active]),
+    [["local", true]],
+  );
+  assert.equal(await vault.get(vaultAccounts.profilePassword(staging.id)), null);
+  assert.equal((await fails(core, "profiles.remove", { id: staging.id })).messageId, "NOT_FOUND");
+});

@@ -1,0 +1,182 @@
+import assert from "node:assert/strict";
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import { after, before, test } from "node:test";
+import { BridgeFailure } from "../../../../electron/client/bridgeFailure.ts";
+import { KeyServiceClient } from "../../../../electron/client/keyServiceClient.ts";
+
+/**
+ * The API client against servers that are not (or not quite) the key service: a remote is never
+ * trusted, so anything that is not the API's answer or error body becomes a clear BridgeError.
+ * (The client against the real service is covered by test/integration/main.)
+ */
+
+type Route = (request: IncomingMessage, response: ServerResponse) => void;
+const routes = new Map<string, Route>();
+const seen: { url: string; authorization: string | undefined; body: string }[] = [];
+let server: Server;
+let baseUrl: string;
+
+const send =
+  (status: number, contentType: string, body: string): Route =>
+  (_request, response) => {
+    response.writeHead(status, { "content-type": contentType });
+    response.end(body);
+  };
+
+const KEY = {
+  name: "k",
+  key: "0123456789ABCDEF0123456789ABCDEF",
+  publicApiKey: "pk",
+  accountKey: "FEDCBA9876543210FEDCBA9876543210",
+  permissions: ["TFA"],
+  enabled: true,
+};
+
+before(async () => {
+  server = createServer((request, response) => {
+    let body = "";
+    request.on("data", (chunk) => {
+      body += chunk;
+    });
+    request.on("end", () => {
+      seen.push({ url: request.url ?? "", authorization: request.headers.authorization, body });
+      const route = routes.get(`${request.method} ${(request.url ?? "").split("?")[0]}`);
+      if (route) route(request, response);
+      else send(404, "text/html", "<h1>Not Found</h1>")(request, response);
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const address = server.address();
+  baseUrl = `http://127.0.0.1:${typeof address === "object" && address ? address.port : 0}/`;
+});
+after(() => {
+  server.closeAllConnections();
+  server.close();
+});
+
+const client = (timeoutMs?: number) =>
+  new KeyServiceClient({ baseUrl, username: "zoë", password: "pä:ss", ...(timeoutMs && { timeoutMs }) });
+
+async function failure(promise: Promise<unknown>): Promise<BridgeFailure> {
+  try {
+    await promise;
+  } catch (error) {
+    assert.ok(error instanceof BridgeFailure, String(error));
+    return error;
+  }
+  assert.fail("expected a BridgeFailure");
+}
+
+test("sends Basic credentials as UTF-8 and the filters as query parameters; the permission filter applies locally", async () => {
+  routes.set(
+    "GET /settings/1/accounts/_/api-keys",
+    send(
+      200,
+      "application/json",
+      JSON.stringify({ apiKeys: [KEY, { ...KEY, permissions: ["ALL"], name: "a" }] }),
+    ),
+  );
+  const keys = await client().list("_", { enabled: true, name: "two words", permission: "ALL" });
+  assert.deepEqual(
+    keys.map((key) => key.name),
+    ["a"],
+  );
+  const last = seen.at(-1);
+  assert.equal(last?.url, "/settings/1/accounts/_/api-keys?enabled=true&name=two+words");
+  assert.equal(last?.authorization, `Basic ${Buffer.from("zoë:pä:ss", "utf8").toString("base64")}`);
+});
+
+test("an HTML page answered with 200 is not the API: GENERAL_ERROR naming the URL", async () => {
+  routes.set(
+    "GET /settings/1/accounts/_/api-keys/0123456789ABCDEF0123456789ABCDEF",
+    send(200, "text/html", "<html>"),
+  );
+  const error = await failure(client().get("_", KEY.key));
+  assert.equal(error.bridgeError.messageId, "GENERAL_ERROR");
+  assert.match(error.bridgeError.text, /not the key-management API/);
+  assert.ok(error.bridgeError.text.includes("127.0.0.1"));
+});
+
+test("JSON of the wrong shape, or not JSON despite its content type, is refused too", async () => {
+  routes.set(
+    "GET /settings/1/accounts/_/api-keys",
+    send(200, "application/json", JSON.stringify({ apiKeys: [{ ...KEY, enabled: "yes" }] })),
+  );
+  assert.equal((await failure(client().list("_"))).bridgeError.messageId, "GENERAL_ERROR");
+  routes.set("GET /settings/1/accounts/_/api-keys", send(200, "application/json", "{ nope"));
+  assert.equal((await failure(client().list("_"))).bridgeError.messageId, "GENERAL_ERROR");
+});
+
+test("an error status without the API's error body is GENERAL_ERROR with the status", async () => {
+  routes.set("POST /settings/1/accounts/_/api-keys", send(502, "text/plain", "Bad Gateway"));
+  const error = await failure(client().create("_", { name: "x" }));
+  assert.equal(error.bridgeError.messageId, "GENERAL_ERROR");
+  assert.match(error.bridgeError.text, /HTTP 502/);
+});
+
+test("the API's error body keeps its messageId, text and validationErrors", async () => {
+  routes.set(
+    "POST /settings/1/accounts/_/api-keys",
+    send(
+      400,
+      "application/json",
+      JSON.stringify({
+        requestError: {
+          serviceException: {
+            messageId: "BAD_REQUEST",
+            text: "bad",
+            validationErrors: { name: ["is required"] },
+          },
+        },
+      }),
+    ),
+  );
+  const error = await failure(client().create("_", { name: "x" }));
+  assert.deepEqual(error.bridgeError, {
+    messageId: "BAD_REQUEST",
+    text: "bad",
+    validationErrors: { name: ["is required"] },
+  });
+  assert.equal(seen.at(-1)?.body, JSON.stringify({ name: "x" }));
+});
+
+test("a remote without /local/1/accounts: the own account as `_`, and a verdict without accountKey", async () => {
+  routes.set(
+    "GET /settings/1/accounts/_/api-keys",
+    send(200, "application/json", JSON.stringify({ apiKeys: [] })),
+  );
+  assert.deepEqual(await client().accounts(), [{ accountKey: "_", username: "zoë", parentAccountKey: null }]);
+  const verdict = await client().testConnection();
+  assert.equal(verdict.reachable, true);
+  assert.equal(verdict.credentialsAccepted, true);
+  assert.equal(verdict.accountKey, undefined);
+});
+
+test("a remote answering something else for the connection test: reachable, not accepted, says why", async () => {
+  routes.set("GET /settings/1/accounts/_/api-keys", send(200, "text/html", "<html>login page</html>"));
+  const verdict = await client().testConnection();
+  assert.equal(verdict.reachable, true);
+  assert.equal(verdict.credentialsAccepted, false);
+  assert.match(verdict.text, /not the key-management API/);
+});
+
+test("a server that does not answer in time is UNREACHABLE", async () => {
+  routes.set("GET /local/1/pins", () => {
+    // Never answers.
+  });
+  const started = Date.now();
+  const error = await failure(client(200).pins());
+  assert.equal(error.bridgeError.messageId, "UNREACHABLE");
+  assert.match(error.bridgeError.text, /did not answer within/);
+  assert.ok(Date.now() - started < 5000);
+});
+
+test("createTfa posts to /2fa/2/api-key, then answers the whole key found by its publicApiKey", async () => {
+  routes.set("POST /2fa/2/api-key", send(200, "application/json", JSON.stringify("pk")));
+  routes.set(
+    "GET /settings/1/accounts/_/api-keys",
+    send(200, "application/json", JSON.stringify({ apiKeys: [KEY] })),
+  );
+  assert.deepEqual(await client().createTfa(), KEY);
+  assert.equal(seen.at(-1)?.url, "/settings/1/accounts/_/api-keys?publicApiKey=pk");
+});
