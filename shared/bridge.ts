@@ -137,7 +137,9 @@ export const bridgeArgumentSchemas = {
 } as const;
 
 export type BridgeMethod = keyof typeof bridgeArgumentSchemas;
-export const BRIDGE_METHODS = Object.keys(bridgeArgumentSchemas) as BridgeMethod[];
+// BRIDGE_METHODS, channelOf and EVENT_CHANNEL live in the zod-free ./bridgeMethods.ts (the
+// sandboxed preload bundles them) and are re-exported here.
+export { BRIDGE_METHODS, channelOf, EVENT_CHANNEL, isBridgeMethod } from "./bridgeMethods.ts";
 
 /** What each method answers. */
 export interface BridgeResults {
@@ -174,10 +176,6 @@ export type BridgeEvent =
   | { type: "pin"; pin: CapturedPinDto }
   | { type: "profile-changed"; activeProfileId: string }
   | { type: "service-status"; status: ServiceStatusDto };
-
-/** The IPC channel of a method (one channel per method: no generic pass-through). */
-export const channelOf = (method: BridgeMethod) => `keydesk:${method}`;
-export const EVENT_CHANNEL = "keydesk:event";
 
 /** `window.keydesk` in the renderer: one function per method, plus the event subscription. */
 export type KeydeskBridge = {

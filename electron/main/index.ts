@@ -1,5 +1,9 @@
-import { app, type BrowserWindow, type IpcMainInvokeEvent, ipcMain } from "electron";
-import { APP_VERSION_CHANNEL } from "../preload/bridge-contract.ts";
+import { app, type BrowserWindow, clipboard, ipcMain } from "electron";
+import { openCredentialVault } from "../vault/openCredentialVault.ts";
+import { clipboardPortOf } from "./clipboardPort.ts";
+import { startKeydeskCore } from "./core.ts";
+import type { KeydeskCore } from "./corePorts.ts";
+import { registerBridge } from "./ipc.ts";
 import { appOriginOf, isTrustedSender } from "./security.ts";
 import { createMainWindow, rendererEntryUrl } from "./window.ts";
 
@@ -20,6 +24,8 @@ function startKeydesk(): void {
     throw new Error(`The renderer URL "${entryUrl}" is neither http(s) nor file`);
   }
   let mainWindow: BrowserWindow | null = null;
+  let core: KeydeskCore | null = null;
+  let coreClosed = false;
 
   const openMainWindow = (): void => {
     const win = createMainWindow(entryUrl, appOrigin);
@@ -29,14 +35,6 @@ function startKeydesk(): void {
       }
     });
     mainWindow = win;
-  };
-
-  /** Rejects IPC calls from any frame but the app's own page. */
-  const assertTrustedSender = (event: IpcMainInvokeEvent): void => {
-    const frameUrl = event.senderFrame?.url ?? "";
-    if (!isTrustedSender(frameUrl, appOrigin)) {
-      throw new Error(`IPC call from an untrusted frame: "${frameUrl}"`);
-    }
   };
 
   app.on("second-instance", () => {
@@ -55,13 +53,39 @@ function startKeydesk(): void {
     }
   });
 
+  // Stop the embedded service cleanly: hold the quit once, close the core, then quit for real.
+  app.on("before-quit", (event) => {
+    if (core === null || coreClosed) {
+      return;
+    }
+    event.preventDefault();
+    coreClosed = true;
+    const closing = core;
+    closing
+      .close()
+      .catch((error: unknown) => console.error("keydesk: error while stopping the core:", error))
+      .finally(() => app.quit());
+  });
+
   app
     .whenReady()
-    .then(() => {
-      ipcMain.handle(APP_VERSION_CHANNEL, (event) => {
-        assertTrustedSender(event);
-        return app.getVersion();
+    .then(async () => {
+      const vault = await openCredentialVault();
+      if (vault.kind === "session-only") {
+        console.warn(`keydesk: credentials are kept for this session only: ${vault.unavailableReason ?? ""}`);
+      }
+      core = await startKeydeskCore({
+        dataDir: process.env.KEYDESK_DATA_DIR ?? app.getPath("userData"),
+        vault,
+        clipboard: clipboardPortOf(clipboard),
       });
+      // Every handler checks that the calling frame is the app's own page.
+      registerBridge(
+        ipcMain,
+        core,
+        (frameUrl) => isTrustedSender(frameUrl, appOrigin),
+        () => mainWindow?.webContents ?? null,
+      );
       openMainWindow();
       app.on("activate", () => {
         if (mainWindow === null) {

@@ -39,7 +39,15 @@ export function createMainWindow(entryUrl: string, appOrigin: string): BrowserWi
     minWidth: 800,
     minHeight: 500,
     show: false,
-    webPreferences: secureWebPreferences(preloadPath),
+    webPreferences: {
+      ...secureWebPreferences(preloadPath),
+      // Repeated as literals so that static checkers (Electronegativity, in the tests) see them.
+      contextIsolation: true,
+      sandbox: true,
+      nodeIntegration: false,
+      // No middle-click: it would open links in new windows (window.open is denied anyway).
+      disableBlinkFeatures: "Auxclick",
+    },
   });
   const { webContents } = win;
   hardenSession(webContents.session);

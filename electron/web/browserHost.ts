@@ -1,0 +1,152 @@
+// `npm run -s web -- [--port N] [--data-dir DIR]`: the Keydesk UI in a browser, for tests and for
+// machines without a display. Serves the built renderer (run "npm run build" first) and the same
+// core as the desktop app behind the same bridge contract, on 127.0.0.1 only, guarded by a random
+// session token. Prints exactly one stdout line: keydesk web ui at http://127.0.0.1:PORT/?token=TOKEN
+
+import { existsSync } from "node:fs";
+import { homedir } from "node:os";
+import { join, resolve } from "node:path";
+import { parseArgs } from "node:util";
+import { startKeydeskCore } from "../main/core.ts";
+import type { ClipboardPort, KeydeskCore } from "../main/corePorts.ts";
+import { openCredentialVault } from "../vault/openCredentialVault.ts";
+import { startBrowserHost } from "./httpHost.ts";
+
+const projectRoot = resolve(import.meta.dirname, "..", "..");
+const FORCED_EXIT_AFTER_MS = 15_000;
+
+class UsageError extends Error {}
+
+/** Electron's `app.getPath("userData")` for this app, so that both hosts share one data folder. */
+export function defaultUserDataDir(env: NodeJS.ProcessEnv = process.env): string {
+  const appName = "keydesk";
+  if (process.platform === "win32") {
+    return join(env.APPDATA || join(homedir(), "AppData", "Roaming"), appName);
+  }
+  if (process.platform === "darwin") {
+    return join(homedir(), "Library", "Application Support", appName);
+  }
+  return join(env.XDG_CONFIG_HOME || join(homedir(), ".config"), appName);
+}
+
+export interface WebOptions {
+  port: number;
+  dataDir: string;
+}
+
+export function parseWebArgs(args: string[], env: NodeJS.ProcessEnv): WebOptions {
+  let values: { port?: string; "data-dir"?: string };
+  try {
+    values = parseArgs({
+      args,
+      options: { port: { type: "string" }, "data-dir": { type: "string" } },
+      strict: true,
+      allowPositionals: false,
+    }).values;
+  } catch (error) {
+    throw new UsageError((error as Error).message);
+  }
+  const portText = values.port ?? "0";
+  if (!/^\d{1,5}$/.test(portText) || Number(portText) > 65535) {
+    throw new UsageError(`--port must be a number from 0 to 65535 (0 picks a free port), not "${portText}"`);
+  }
+  const dataDir = values["data-dir"] ?? env.KEYDESK_DATA_DIR ?? defaultUserDataDir(env);
+  if (dataDir.trim() === "") {
+    throw new UsageError("--data-dir must not be empty");
+  }
+  return { port: Number(portText), dataDir };
+}
+
+/**
+ * The browser host has no system clipboard of its own: a copy is kept in memory, where the core's
+ * clear-after-delay logic works as in the app. (The page itself cannot read it.)
+ */
+function memoryClipboard(): ClipboardPort {
+  let text = "";
+  return {
+    writeText: (value) => {
+      text = value;
+    },
+    readText: () => text,
+  };
+}
+
+async function main(): Promise<void> {
+  let options: WebOptions;
+  try {
+    options = parseWebArgs(process.argv.slice(2), process.env);
+  } catch (error) {
+    if (error instanceof UsageError) {
+      process.stderr.write(
+        `keydesk web: ${error.message}\nusage: npm run -s web -- [--port N] [--data-dir DIR]\n`,
+      );
+      process.exitCode = 2;
+      return;
+    }
+    throw error;
+  }
+  const rendererDir = join(projectRoot, "out", "renderer");
+  if (!existsSync(join(rendererDir, "index.html"))) {
+    process.stderr.write(
+      `keydesk web: the renderer is not built (${join(rendererDir, "index.html")} is missing); run "npm run build" first\n`,
+    );
+    process.exitCode = 1;
+    return;
+  }
+  const vault = await openCredentialVault(
+    process.env.KEYDESK_VAULT_SERVICE ? { service: process.env.KEYDESK_VAULT_SERVICE } : {},
+  );
+  if (vault.kind === "session-only") {
+    process.stderr.write(
+      `keydesk web: credentials are kept for this session only: ${vault.unavailableReason ?? "no OS keychain"}\n`,
+    );
+  }
+  const core: KeydeskCore = await startKeydeskCore({
+    dataDir: options.dataDir,
+    vault,
+    clipboard: memoryClipboard(),
+  });
+  let host: Awaited<ReturnType<typeof startBrowserHost>>;
+  try {
+    host = await startBrowserHost({ core, rendererDir, port: options.port });
+  } catch (error) {
+    await core.close();
+    const code = (error as NodeJS.ErrnoException).code;
+    throw new Error(
+      code === "EADDRINUSE"
+        ? `port ${options.port} on 127.0.0.1 is in use; choose another with --port (0 picks a free one)`
+        : (error as Error).message,
+    );
+  }
+  const stop = (): void => {
+    process.off("SIGTERM", stop);
+    process.off("SIGINT", stop);
+    setTimeout(() => {
+      process.stderr.write("keydesk web: still stopping after 15 s; exiting anyway\n");
+      process.exit(1);
+    }, FORCED_EXIT_AFTER_MS).unref();
+    host
+      .close()
+      .then(() => core.close())
+      .then(
+        () => {
+          process.exitCode = 0;
+        },
+        (error: Error) => {
+          process.stderr.write(`keydesk web: error while stopping: ${error.message}\n`);
+          process.exit(1);
+        },
+      );
+  };
+  process.on("SIGTERM", stop);
+  process.on("SIGINT", stop);
+  // Printed last: whoever waits for this line may use the host (or signal it) as soon as it reads it.
+  process.stdout.write(`keydesk web ui at ${host.url}\n`);
+}
+
+if (import.meta.main) {
+  main().catch((error: unknown) => {
+    process.stderr.write(`keydesk web: ${(error as Error).message ?? String(error)}\n`);
+    process.exitCode = 1;
+  });
+}

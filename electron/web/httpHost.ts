@@ -1,0 +1,320 @@
+// The bridge over HTTP for a browser: the built renderer and the same core behind the same
+// contract, on 127.0.0.1 only, guarded by a random session token. No `electron` import.
+
+import { createReadStream } from "node:fs";
+import { realpath, stat } from "node:fs/promises";
+import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+import { sep } from "node:path";
+import type { BridgeError, BridgeEvent, BridgeResult } from "../../shared/bridge.ts";
+import { isBridgeMethod } from "../../shared/bridgeMethods.ts";
+import type { KeydeskCore } from "../main/corePorts.ts";
+import { CONTENT_SECURITY_POLICY } from "../main/security.ts";
+import {
+  contentTypeOf,
+  isAllowedHost,
+  newSessionToken,
+  resolveStaticPath,
+  tokenMatches,
+} from "./hostSecurity.ts";
+
+/** The header every bridge call carries the session token in. */
+export const TOKEN_HEADER = "x-keydesk-token";
+const MAX_BODY_BYTES = 1024 * 1024;
+const HEARTBEAT_MS = 20_000;
+
+export interface BrowserHostOptions {
+  core: KeydeskCore;
+  /** The built renderer (out/renderer). */
+  rendererDir: string;
+  /** 0 picks a free port. */
+  port: number;
+  /** The session token; a fresh random one unless given. */
+  token?: string;
+}
+
+export interface BrowserHost {
+  /** The page's address with the token, e.g. http://127.0.0.1:PORT/?token=TOKEN. */
+  url: string;
+  port: number;
+  token: string;
+  close(): Promise<void>;
+}
+
+const SECURITY_HEADERS: Record<string, string> = {
+  "Content-Security-Policy": CONTENT_SECURITY_POLICY,
+  "X-Content-Type-Options": "nosniff",
+  "X-Frame-Options": "DENY",
+  // The page's URL holds the token: never send it anywhere as a Referer.
+  "Referrer-Policy": "no-referrer",
+  "Cache-Control": "no-store",
+  "Cross-Origin-Opener-Policy": "same-origin",
+  "Cross-Origin-Resource-Policy": "same-origin",
+};
+
+function failure(messageId: BridgeError["messageId"], text: string): BridgeResult<never> {
+  return { ok: false, error: { messageId, text } };
+}
+
+function sendJson(
+  res: ServerResponse,
+  status: number,
+  body: unknown,
+  headers: Record<string, string> = {},
+): void {
+  const text = JSON.stringify(body);
+  res.writeHead(status, {
+    ...SECURITY_HEADERS,
+    ...headers,
+    "Content-Type": "application/json; charset=utf-8",
+    "Content-Length": Buffer.byteLength(text),
+  });
+  res.end(text);
+}
+
+function cookieValue(header: string | undefined, name: string): string | undefined {
+  for (const part of (header ?? "").split(";")) {
+    const eq = part.indexOf("=");
+    if (eq > 0 && part.slice(0, eq).trim() === name) {
+      return part.slice(eq + 1).trim();
+    }
+  }
+  return undefined;
+}
+
+class BodyTooLarge extends Error {}
+
+async function readBody(req: IncomingMessage): Promise<string> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of req) {
+    size += (chunk as Buffer).length;
+    if (size > MAX_BODY_BYTES) {
+      throw new BodyTooLarge();
+    }
+    chunks.push(chunk as Buffer);
+  }
+  return Buffer.concat(chunks).toString("utf8");
+}
+
+export async function startBrowserHost(options: BrowserHostOptions): Promise<BrowserHost> {
+  const token = options.token ?? newSessionToken();
+  const rendererRoot = await realpath(options.rendererDir);
+  const streams = new Set<ServerResponse>();
+  let port = options.port;
+  const cookieName = (): string => `keydesk_token_${port}`;
+
+  /** 401 when no token came along, 403 when a wrong one did; true when the right one did. */
+  const authorized = (res: ServerResponse, presented: Array<string | string[] | undefined>): boolean => {
+    const given = presented.filter((value) => value !== undefined);
+    if (given.length === 0) {
+      sendJson(
+        res,
+        401,
+        failure("UNAUTHORIZED", "The session token is missing: open the address keydesk web printed."),
+      );
+      return false;
+    }
+    if (!given.some((value) => tokenMatches(value, token))) {
+      sendJson(
+        res,
+        403,
+        failure("FORBIDDEN", "The session token is wrong: open the address keydesk web printed."),
+      );
+      return false;
+    }
+    return true;
+  };
+
+  const serveBridgeCall = async (
+    req: IncomingMessage,
+    res: ServerResponse,
+    method: string,
+  ): Promise<void> => {
+    if (req.method !== "POST") {
+      sendJson(res, 405, failure("METHOD_NOT_ALLOWED", "Bridge calls are POST requests."), { Allow: "POST" });
+      return;
+    }
+    // The header only (no cookie, no query): a page of another origin can neither read the token
+    // nor send this header without a CORS preflight, which this host never grants.
+    if (!authorized(res, [req.headers[TOKEN_HEADER]])) {
+      return;
+    }
+    if (!isBridgeMethod(method)) {
+      sendJson(res, 404, failure("NOT_FOUND", `There is no bridge method "${method}".`));
+      return;
+    }
+    let text: string;
+    try {
+      text = await readBody(req);
+    } catch (error) {
+      if (error instanceof BodyTooLarge) {
+        sendJson(
+          res,
+          413,
+          failure("PAYLOAD_TOO_LARGE", `The argument is larger than ${MAX_BODY_BYTES} bytes.`),
+        );
+        return;
+      }
+      throw error;
+    }
+    let args: unknown;
+    if (text.length > 0) {
+      if (!/^application\/json\b/i.test(req.headers["content-type"] ?? "")) {
+        sendJson(
+          res,
+          415,
+          failure("UNSUPPORTED_MEDIA_TYPE", "The argument must be sent as application/json."),
+        );
+        return;
+      }
+      try {
+        args = JSON.parse(text);
+      } catch {
+        sendJson(res, 400, failure("INVALID_ARGUMENT", "The argument is not valid JSON."));
+        return;
+      }
+    }
+    sendJson(res, 200, await options.core.dispatch(method, args));
+  };
+
+  const serveEvents = (req: IncomingMessage, res: ServerResponse, query: URLSearchParams): void => {
+    if (req.method !== "GET") {
+      sendJson(res, 405, failure("METHOD_NOT_ALLOWED", "The event stream is a GET request."), {
+        Allow: "GET",
+      });
+      return;
+    }
+    // EventSource cannot send headers: the token may come in the query.
+    if (!authorized(res, [req.headers[TOKEN_HEADER], query.get("token") ?? undefined])) {
+      return;
+    }
+    res.writeHead(200, {
+      ...SECURITY_HEADERS,
+      "Content-Type": "text/event-stream; charset=utf-8",
+      Connection: "keep-alive",
+    });
+    res.write(": keydesk events\n\n");
+    streams.add(res);
+    const unsubscribe = options.core.onEvent((event: BridgeEvent) => {
+      res.write(`data: ${JSON.stringify(event)}\n\n`);
+    });
+    const heartbeat = setInterval(() => res.write(": heartbeat\n\n"), HEARTBEAT_MS);
+    heartbeat.unref();
+    res.on("close", () => {
+      clearInterval(heartbeat);
+      unsubscribe();
+      streams.delete(res);
+    });
+  };
+
+  const serveStatic = async (
+    req: IncomingMessage,
+    res: ServerResponse,
+    pathname: string,
+    query: URLSearchParams,
+  ): Promise<void> => {
+    if (req.method !== "GET" && req.method !== "HEAD") {
+      sendJson(res, 405, failure("METHOD_NOT_ALLOWED", "Only GET and HEAD serve files."), {
+        Allow: "GET, HEAD",
+      });
+      return;
+    }
+    // The page comes with ?token=; it then gets a cookie so that the scripts and styles it loads
+    // (which carry no custom header) and a reload are let in too.
+    const fromQuery = query.get("token") ?? undefined;
+    const fromCookie = cookieValue(req.headers.cookie, cookieName());
+    if (!authorized(res, [fromQuery, fromCookie, req.headers[TOKEN_HEADER]])) {
+      return;
+    }
+    const lexical = resolveStaticPath(rendererRoot, pathname);
+    if (lexical === null) {
+      sendJson(res, 404, failure("NOT_FOUND", "No such file."));
+      return;
+    }
+    let file: string;
+    try {
+      file = await realpath(lexical);
+      if (!file.startsWith(rendererRoot + sep) || !(await stat(file)).isFile()) {
+        throw new Error("not a file of the renderer");
+      }
+    } catch {
+      sendJson(res, 404, failure("NOT_FOUND", "No such file."));
+      return;
+    }
+    const headers: Record<string, string | number> = {
+      ...SECURITY_HEADERS,
+      "Content-Type": contentTypeOf(file),
+      "Content-Length": (await stat(file)).size,
+    };
+    if (fromQuery !== undefined) {
+      headers["Set-Cookie"] = `${cookieName()}=${token}; Path=/; HttpOnly; SameSite=Strict`;
+    }
+    res.writeHead(200, headers);
+    if (req.method === "HEAD") {
+      res.end();
+      return;
+    }
+    createReadStream(file).pipe(res);
+  };
+
+  const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
+    if (!isAllowedHost(req.headers.host, port)) {
+      sendJson(res, 403, failure("FORBIDDEN", "This host answers to 127.0.0.1 and localhost only."));
+      return;
+    }
+    const rawUrl = req.url ?? "/";
+    const queryAt = rawUrl.indexOf("?");
+    const pathname = queryAt === -1 ? rawUrl : rawUrl.slice(0, queryAt);
+    const query = new URLSearchParams(queryAt === -1 ? "" : rawUrl.slice(queryAt + 1));
+    if (pathname === "/bridge/events") {
+      serveEvents(req, res, query);
+    } else if (pathname.startsWith("/bridge/")) {
+      await serveBridgeCall(req, res, decodeURIComponentOr(pathname.slice("/bridge/".length)));
+    } else {
+      await serveStatic(req, res, pathname, query);
+    }
+  };
+
+  const server = createServer((req, res) => {
+    handle(req, res).catch((error: unknown) => {
+      process.stderr.write(`keydesk web: ${(error as Error).stack ?? String(error)}\n`);
+      if (!res.headersSent) {
+        sendJson(res, 500, failure("GENERAL_ERROR", "The browser host failed on this request."));
+      } else {
+        res.destroy();
+      }
+    });
+  });
+  await new Promise<void>((resolvePromise, reject) => {
+    server.once("error", reject);
+    server.listen(options.port, "127.0.0.1", () => {
+      server.off("error", reject);
+      resolvePromise();
+    });
+  });
+  port = (server.address() as AddressInfo).port;
+
+  return {
+    url: `http://127.0.0.1:${port}/?token=${token}`,
+    port,
+    token,
+    close: async () => {
+      for (const stream of streams) {
+        stream.end();
+      }
+      await new Promise<void>((resolvePromise) => {
+        server.close(() => resolvePromise());
+        server.closeIdleConnections();
+      });
+    },
+  };
+}
+
+function decodeURIComponentOr(text: string): string {
+  try {
+    return decodeURIComponent(text);
+  } catch {
+    return text;
+  }
+}

@@ -1,0 +1,84 @@
+// The renderer's one way to main: `window.keydesk` (the preload's bridge) under Electron, or the
+// same contract over HTTP when the page is served by the browser host (`npm run web`).
+
+import type { BridgeError, BridgeEvent, BridgeResult, KeydeskBridge } from "../../shared/bridge.ts";
+import { buildKeydeskBridge } from "../../shared/bridgeMethods.ts";
+
+const TOKEN_STORAGE_KEY = "keydesk.sessionToken";
+const TOKEN_HEADER = "x-keydesk-token";
+
+/**
+ * The browser host's session token: from the page's URL (?token=) the first time, then from
+ * sessionStorage. The token is removed from the address bar once stored, so that it does not
+ * linger in the history or get copied along with the URL.
+ */
+function sessionToken(): string {
+  const url = new URL(window.location.href);
+  const fromUrl = url.searchParams.get("token");
+  if (fromUrl) {
+    sessionStorage.setItem(TOKEN_STORAGE_KEY, fromUrl);
+    url.searchParams.delete("token");
+    history.replaceState(history.state, "", `${url.pathname}${url.search}${url.hash}`);
+    return fromUrl;
+  }
+  return sessionStorage.getItem(TOKEN_STORAGE_KEY) ?? "";
+}
+
+function failed(messageId: BridgeError["messageId"], text: string): BridgeResult<never> {
+  return { ok: false, error: { messageId, text } };
+}
+
+/** The bridge over the browser host's HTTP endpoints: POST /bridge/<method>, GET /bridge/events. */
+export function httpBridge(token: string): KeydeskBridge {
+  const listeners = new Set<(event: BridgeEvent) => void>();
+  let source: EventSource | null = null;
+  return buildKeydeskBridge({
+    call: async (method, args) => {
+      let response: Response;
+      try {
+        response = await fetch(`/bridge/${encodeURIComponent(method)}`, {
+          method: "POST",
+          headers:
+            args === undefined
+              ? { [TOKEN_HEADER]: token }
+              : { [TOKEN_HEADER]: token, "Content-Type": "application/json" },
+          body: args === undefined ? null : JSON.stringify(args),
+        });
+      } catch (error) {
+        return failed("UNREACHABLE", `The Keydesk web host does not answer: ${(error as Error).message}`);
+      }
+      try {
+        return (await response.json()) as BridgeResult<unknown>;
+      } catch {
+        return failed("GENERAL_ERROR", `The Keydesk web host answered ${response.status} without a result.`);
+      }
+    },
+    subscribe: (listener) => {
+      listeners.add(listener);
+      if (source === null) {
+        source = new EventSource(`/bridge/events?token=${encodeURIComponent(token)}`);
+        source.onmessage = (message: MessageEvent<string>) => {
+          const event = JSON.parse(message.data) as BridgeEvent;
+          for (const each of listeners) {
+            each(event);
+          }
+        };
+      }
+      return () => {
+        listeners.delete(listener);
+        if (listeners.size === 0 && source !== null) {
+          source.close();
+          source = null;
+        }
+      };
+    },
+  });
+}
+
+let bridge: KeydeskBridge | null = null;
+
+/** The bridge of this page: the preload's under Electron, otherwise the browser host's. */
+export function getBridge(): KeydeskBridge {
+  bridge ??= window.keydesk ?? httpBridge(sessionToken());
+  return bridge;
+}

@@ -1,0 +1,64 @@
+import type { BridgeArgs, BridgeEvent, BridgeMethod, BridgeResult, KeydeskBridge } from "./bridge.ts";
+
+/**
+ * The zod-free half of the bridge contract: method names, channels and the builder of a
+ * `KeydeskBridge` from a transport. The Electron preload bundles this file (a sandboxed preload
+ * can require nothing but `electron`), so it must only ever import types. shared/bridge.ts
+ * re-exports everything here.
+ */
+
+// Record<BridgeMethod, true>: the compiler rejects a missing or an unknown method name, so this
+// list always matches the argument schemas of shared/bridge.ts (same order).
+const methodSet: Record<BridgeMethod, true> = {
+  "keys.list": true,
+  "keys.get": true,
+  "keys.lookup": true,
+  "keys.create": true,
+  "keys.createTfa": true,
+  "keys.update": true,
+  "keys.setEnabled": true,
+  "accounts.list": true,
+  "accounts.addSubAccount": true,
+  "profiles.list": true,
+  "profiles.add": true,
+  "profiles.edit": true,
+  "profiles.remove": true,
+  "profiles.test": true,
+  "profiles.activate": true,
+  "profiles.revealLocalCredentials": true,
+  "service.status": true,
+  "pins.list": true,
+  "clipboard.copyPublicApiKey": true,
+  "settings.get": true,
+  "settings.update": true,
+};
+
+export const BRIDGE_METHODS = Object.keys(methodSet) as BridgeMethod[];
+
+/** Whether `name` is one of the bridge's methods (for transports that receive names as text). */
+export function isBridgeMethod(name: string): name is BridgeMethod {
+  return Object.hasOwn(methodSet, name);
+}
+
+/** The IPC channel of a method (one channel per method: no generic pass-through). */
+export const channelOf = (method: BridgeMethod): string => `keydesk:${method}`;
+export const EVENT_CHANNEL = "keydesk:event";
+
+/** What a transport provides: one call per method, and a subscription to main's events. */
+export interface BridgeTransport {
+  call(method: BridgeMethod, args: unknown): Promise<BridgeResult<unknown>>;
+  subscribe(listener: (event: BridgeEvent) => void): () => void;
+}
+
+/**
+ * A `KeydeskBridge` with exactly one function per method of the contract plus `onEvent`,
+ * nothing else (no generic invoke).
+ */
+export function buildKeydeskBridge(transport: BridgeTransport): KeydeskBridge {
+  const bridge: Record<string, unknown> = {};
+  for (const method of BRIDGE_METHODS) {
+    bridge[method] = (args: BridgeArgs<typeof method>) => transport.call(method, args);
+  }
+  bridge.onEvent = (listener: (event: BridgeEvent) => void) => transport.subscribe(listener);
+  return bridge as KeydeskBridge;
+}

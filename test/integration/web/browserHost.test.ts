@@ -1,0 +1,225 @@
+import assert from "node:assert/strict";
+import { existsSync, readFileSync } from "node:fs";
+import http from "node:http";
+import { join } from "node:path";
+import { after, before, describe, it } from "node:test";
+import { CONTENT_SECURITY_POLICY } from "../../../electron/main/security.ts";
+import type { ApiKeyDto } from "../../../shared/apiKeys.ts";
+import type { BridgeEvent, BridgeResult, ServiceStatusDto } from "../../../shared/bridge.ts";
+import { makeTempDir, REPO_ROOT, removeDir, request } from "../../harness/keyServiceProcess.ts";
+import { startWebHost, WEB_UI_LINE, type WebHostProcess } from "../../harness/webHostProcess.ts";
+
+// The real `npm run web` process on a temp data dir: the page and the bridge behind the token.
+// Needs the built renderer (npm test builds before it runs the tests).
+
+const TOKEN_HEADER = "x-keydesk-token";
+const built = existsSync(join(REPO_ROOT, "out", "renderer", "index.html"));
+
+describe("browser host (npm run web)", { skip: built ? false : "out/renderer is not built" }, () => {
+  let dataDir: string;
+  let host: WebHostProcess;
+
+  before(async () => {
+    dataDir = await makeTempDir("keydesk-web-");
+    host = await startWebHost({
+      dataDir,
+      // Keep any real keychain of the machine apart from this test's entries.
+      env: { KEYDESK_VAULT_SERVICE: `Keydesk-test-${process.pid}` },
+    });
+  });
+
+  after(async () => {
+    await host?.stop("SIGKILL");
+    await removeDir(dataDir);
+  });
+
+  const bridgeCall = (method: string, args?: unknown, token: string | null = host.token) =>
+    request(host.baseUrl, {
+      method: "POST",
+      path: `/bridge/${method}`,
+      headers: token === null ? {} : { [TOKEN_HEADER]: token },
+      ...(args === undefined ? {} : { body: args }),
+    });
+
+  it("prints exactly one line with a 127.0.0.1 address and a 32-byte token", () => {
+    assert.equal(host.stdoutLines.length, 1, host.stdoutLines.join("\n"));
+    assert.match(host.stdoutLines[0] as string, WEB_UI_LINE);
+    assert.equal(Buffer.from(host.token, "base64url").length, 32);
+  });
+
+  it("serves the page with the token, under the app's CSP, and sets a cookie for its assets", async () => {
+    const page = await request(host.baseUrl, { path: `/?token=${host.token}` });
+    assert.equal(page.status, 200);
+    assert.equal(page.headers["content-type"], "text/html; charset=utf-8");
+    assert.equal(page.headers["content-security-policy"], CONTENT_SECURITY_POLICY);
+    assert.equal(page.headers["x-content-type-options"], "nosniff");
+    assert.equal(page.headers["referrer-policy"], "no-referrer");
+    assert.equal(page.text, readFileSync(join(REPO_ROOT, "out", "renderer", "index.html"), "utf8"));
+    const cookie = (page.headers["set-cookie"] ?? [])[0] ?? "";
+    assert.match(cookie, /HttpOnly/);
+    assert.match(cookie, /SameSite=Strict/);
+
+    const script = /src="\.?(\/assets\/[^"]+\.js)"/.exec(page.text)?.[1];
+    assert.ok(script, "the page references its script");
+    const withCookie = await request(host.baseUrl, {
+      path: script,
+      headers: { cookie: cookie.split(";")[0] as string },
+    });
+    assert.equal(withCookie.status, 200);
+    assert.equal(withCookie.headers["content-type"], "text/javascript; charset=utf-8");
+    assert.equal(withCookie.text, readFileSync(join(REPO_ROOT, "out", "renderer", script), "utf8"));
+    const withoutCookie = await request(host.baseUrl, { path: script });
+    assert.equal(withoutCookie.status, 401);
+  });
+
+  it("answers 401 without a token and 403 with a wrong one, for the page and the bridge", async () => {
+    const wrong = `${host.token.slice(0, -1)}${host.token.endsWith("A") ? "B" : "A"}`;
+    assert.equal((await request(host.baseUrl, { path: "/" })).status, 401);
+    assert.equal((await request(host.baseUrl, { path: `/?token=${wrong}` })).status, 403);
+    assert.equal(
+      (await request(host.baseUrl, { path: "/", headers: { cookie: `keydesk_token_${host.port}=${wrong}` } }))
+        .status,
+      403,
+    );
+    const noToken = await bridgeCall("service.status", undefined, null);
+    assert.equal(noToken.status, 401);
+    assert.deepEqual((noToken.json as BridgeResult<unknown>).ok, false);
+    assert.equal((await bridgeCall("service.status", undefined, wrong)).status, 403);
+    assert.equal((await bridgeCall("service.status", undefined, "")).status, 403);
+  });
+
+  it("takes a bridge call's token from the header only, not from the query or a cookie", async () => {
+    const viaQuery = await request(host.baseUrl, {
+      method: "POST",
+      path: `/bridge/service.status?token=${host.token}`,
+    });
+    assert.equal(viaQuery.status, 401);
+    const viaCookie = await request(host.baseUrl, {
+      method: "POST",
+      path: "/bridge/service.status",
+      headers: { cookie: `keydesk_token_${host.port}=${host.token}` },
+    });
+    assert.equal(viaCookie.status, 401);
+  });
+
+  it("refuses requests that name another host (DNS rebinding)", async () => {
+    const res = await request(host.baseUrl, {
+      path: `/?token=${host.token}`,
+      headers: { host: `rebind.example:${host.port}` },
+    });
+    assert.equal(res.status, 403);
+  });
+
+  it("round-trips bridge calls to the core: status, create a key, list it", async () => {
+    const status = await bridgeCall("service.status");
+    assert.equal(status.status, 200);
+    const statusResult = status.json as BridgeResult<ServiceStatusDto>;
+    assert.ok(statusResult.ok, status.text);
+    assert.equal(statusResult.value.running, true);
+    assert.match(statusResult.value.baseUrl ?? "", /^http:\/\/127\.0\.0\.1:\d+$/);
+
+    const created = await bridgeCall("keys.create", { request: { name: "web host key" } });
+    const createdResult = created.json as BridgeResult<ApiKeyDto>;
+    assert.ok(createdResult.ok, created.text);
+    assert.equal(createdResult.value.name, "web host key");
+
+    const listed = await bridgeCall("keys.list", {});
+    const listResult = listed.json as BridgeResult<ApiKeyDto[]>;
+    assert.ok(listResult.ok, listed.text);
+    assert.deepEqual(
+      listResult.value.map((key) => key.key),
+      [createdResult.value.key],
+    );
+  });
+
+  it("returns typed errors: invalid arguments, unknown methods, bad JSON", async () => {
+    const invalid = await bridgeCall("keys.get", { key: "not-a-key-id" });
+    assert.equal(invalid.status, 200);
+    const invalidResult = invalid.json as BridgeResult<unknown>;
+    assert.equal(invalidResult.ok, false);
+    assert.ok(!invalidResult.ok && invalidResult.error.messageId === "INVALID_ARGUMENT", invalid.text);
+
+    const unknown = await bridgeCall("keys.dropAll", {});
+    assert.equal(unknown.status, 404);
+    assert.equal((unknown.json as BridgeResult<unknown>).ok, false);
+
+    const badJson = await request(host.baseUrl, {
+      method: "POST",
+      path: "/bridge/keys.list",
+      headers: { [TOKEN_HEADER]: host.token, "content-type": "application/json" },
+      rawBody: "{not json",
+    });
+    assert.equal(badJson.status, 400);
+    const notJson = await request(host.baseUrl, {
+      method: "POST",
+      path: "/bridge/keys.list",
+      headers: { [TOKEN_HEADER]: host.token, "content-type": "text/plain" },
+      rawBody: "{}",
+    });
+    assert.equal(notJson.status, 415);
+    const get = await request(host.baseUrl, {
+      path: "/bridge/keys.list",
+      headers: { [TOKEN_HEADER]: host.token },
+    });
+    assert.equal(get.status, 405);
+  });
+
+  it("refuses directory traversal, plain or encoded", async () => {
+    const packageJson = readFileSync(join(REPO_ROOT, "package.json"), "utf8");
+    for (const path of [
+      "/../package.json",
+      "/../../package.json",
+      "/assets/../../package.json",
+      "/%2e%2e/package.json",
+      "/%2e%2e/%2e%2e/package.json",
+      "/..%2fpackage.json",
+      "/assets/..%2f..%2fpackage.json",
+      "/..%5cpackage.json",
+      "/%2e%2e%2f%2e%2e%2fetc%2fpasswd",
+    ]) {
+      const res = await request(host.baseUrl, { path: `${path}?token=${host.token}` });
+      assert.equal(res.status, 404, `${path} answered ${res.status}`);
+      assert.ok(!res.text.includes('"name": "keydesk"') && res.text !== packageJson, `${path} leaked a file`);
+    }
+  });
+
+  it("streams the core's events to the page as server-sent events", async () => {
+    const events: BridgeEvent[] = [];
+    const stream = await new Promise<http.IncomingMessage>((resolveStream, reject) => {
+      http.get(`${host.baseUrl}/bridge/events?token=${host.token}`, resolveStream).on("error", reject);
+    });
+    try {
+      assert.equal(stream.statusCode, 200);
+      assert.match(stream.headers["content-type"] ?? "", /^text\/event-stream/);
+      let buffer = "";
+      const gotEvent = new Promise<void>((resolveEvent) => {
+        stream.on("data", (chunk: Buffer) => {
+          buffer += chunk.toString("utf8");
+          for (const frame of buffer.split("\n\n").slice(0, -1)) {
+            const data = frame.split("\n").find((line) => line.startsWith("data: "));
+            if (data) events.push(JSON.parse(data.slice("data: ".length)) as BridgeEvent);
+          }
+          buffer = buffer.slice(buffer.lastIndexOf("\n\n") + 2);
+          if (events.length > 0) resolveEvent();
+        });
+      });
+      const activated = await bridgeCall("profiles.activate", { id: "local" });
+      assert.ok((activated.json as BridgeResult<unknown>).ok, activated.text);
+      await gotEvent;
+      assert.deepEqual(events[0], { type: "profile-changed", activeProfileId: "local" });
+    } finally {
+      stream.destroy();
+    }
+  });
+
+  it("refuses the event stream without the token", async () => {
+    const res = await request(host.baseUrl, { path: "/bridge/events" });
+    assert.equal(res.status, 401);
+  });
+
+  it("stops on SIGTERM with exit code 0, having printed nothing more", async () => {
+    const { code, signal } = await host.stop("SIGTERM");
+    assert.deepEqual({ code, signal }, { code: 0, signal: null }, host.stderr());
+    assert.equal(host.stdoutLines.length, 1);
+  });
+});
