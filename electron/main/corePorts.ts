@@ -14,10 +14,10 @@ export interface KeydeskCore {
   close(): Promise<void>;
 }
 
-/** The system clipboard as the core needs it (Electron's clipboard in the app). */
+/** The system clipboard as the core needs it: Electron 45's clipboard fits it as it is. */
 export interface ClipboardPort {
-  writeText(text: string): void;
-  readText(): string;
+  writeText(text: string): Promise<void>;
+  readText(): Promise<string>;
 }
 
 export interface CoreOptions {

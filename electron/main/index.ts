@@ -1,6 +1,5 @@
 import { app, type BrowserWindow, clipboard, ipcMain } from "electron";
 import { openCredentialVault } from "../vault/openCredentialVault.ts";
-import { clipboardPortOf } from "./clipboardPort.ts";
 import { startKeydeskCore } from "./core.ts";
 import type { KeydeskCore } from "./corePorts.ts";
 import { registerBridge } from "./ipc.ts";
@@ -77,7 +76,7 @@ function startKeydesk(): void {
       core = await startKeydeskCore({
         dataDir: process.env.KEYDESK_DATA_DIR ?? app.getPath("userData"),
         vault,
-        clipboard: clipboardPortOf(clipboard),
+        clipboard,
       });
       // Every handler checks that the calling frame is the app's own page.
       registerBridge(

@@ -8,7 +8,8 @@ import { homedir } from "node:os";
 import { join, resolve } from "node:path";
 import { parseArgs } from "node:util";
 import { startKeydeskCore } from "../main/core.ts";
-import type { ClipboardPort, KeydeskCore } from "../main/corePorts.ts";
+import type { KeydeskCore } from "../main/corePorts.ts";
+import { MemoryClipboard } from "../main/memoryClipboard.ts";
 import { openCredentialVault } from "../vault/openCredentialVault.ts";
 import { startBrowserHost } from "./httpHost.ts";
 
@@ -57,20 +58,6 @@ export function parseWebArgs(args: string[], env: NodeJS.ProcessEnv): WebOptions
   return { port: Number(portText), dataDir };
 }
 
-/**
- * The browser host has no system clipboard of its own: a copy is kept in memory, where the core's
- * clear-after-delay logic works as in the app. (The page itself cannot read it.)
- */
-function memoryClipboard(): ClipboardPort {
-  let text = "";
-  return {
-    writeText: (value) => {
-      text = value;
-    },
-    readText: () => text,
-  };
-}
-
 async function main(): Promise<void> {
   let options: WebOptions;
   try {
@@ -104,7 +91,7 @@ async function main(): Promise<void> {
   const core: KeydeskCore = await startKeydeskCore({
     dataDir: options.dataDir,
     vault,
-    clipboard: memoryClipboard(),
+    clipboard: new MemoryClipboard(),
   });
   let host: Awaited<ReturnType<typeof startBrowserHost>>;
   try {

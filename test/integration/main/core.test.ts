@@ -6,12 +6,12 @@ import { after, before, describe, test } from "node:test";
 import { setTimeout as sleep } from "node:timers/promises";
 import { type KeydeskCoreOptions, startKeydeskCore } from "../../../electron/main/core.ts";
 import type { KeydeskCore } from "../../../electron/main/corePorts.ts";
+import { MemoryClipboard } from "../../../electron/main/memoryClipboard.ts";
 import { vaultAccounts } from "../../../electron/vault/credentialVault.ts";
 import { SessionVault } from "../../../electron/vault/sessionVault.ts";
 import type { ApiKeyDto } from "../../../shared/apiKeys.ts";
 import type { BridgeError, BridgeEvent, BridgeMethod, BridgeResults } from "../../../shared/bridge.ts";
 import { basic, makeTempDir, removeDir, request } from "../../harness/keyServiceProcess.ts";
-import { MemoryClipboard } from "./coreFixture.ts";
 
 /**
  * The desktop core in Node against its real embedded key service on a temp data dir: first run,
@@ -271,18 +271,18 @@ describe("the Local profile through dispatch", () => {
     const key = await ok(core, "keys.create", { request: { name: "to copy" } });
     const copied = await ok(core, "clipboard.copyPublicApiKey", { key: key.key });
     assert.equal(copied.clearsAfterMs, 300);
-    assert.equal(clipboard.readText(), key.publicApiKey);
+    assert.equal(clipboard.text, key.publicApiKey);
     await sleep(600);
-    assert.equal(clipboard.readText(), "");
+    assert.equal(clipboard.text, "");
   });
 
   test("the clipboard is left alone when it holds something else by the time the delay ends", async () => {
     const [key] = await ok(core, "keys.list", {});
     assert.ok(key);
     await ok(core, "clipboard.copyPublicApiKey", { key: key.key });
-    clipboard.writeText("the user's own text");
+    await clipboard.writeText("the user's own text");
     await sleep(600);
-    assert.equal(clipboard.readText(), "the user's own text");
+    assert.equal(clipboard.text, "the user's own text");
   });
 
   test("settings: the clipboard delay defaults to 30 s and can be changed", async () => {

@@ -5,6 +5,7 @@ import { join } from "node:path";
 import { after, before, test } from "node:test";
 import { startKeydeskCore } from "../../../electron/main/core.ts";
 import type { KeydeskCore } from "../../../electron/main/corePorts.ts";
+import { MemoryClipboard } from "../../../electron/main/memoryClipboard.ts";
 import { vaultAccounts } from "../../../electron/vault/credentialVault.ts";
 import { SessionVault } from "../../../electron/vault/sessionVault.ts";
 import type { BridgeError, BridgeEvent, BridgeMethod, BridgeResults } from "../../../shared/bridge.ts";
@@ -15,7 +16,6 @@ import {
   type ServeProcess,
   startServe,
 } from "../../harness/keyServiceProcess.ts";
-import { MemoryClipboard } from "./coreFixture.ts";
 
 /**
  * Remote profiles: the core against a second, real `key-service serve` process. Adding,

@@ -1,9 +1,9 @@
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
-import { clipboardPortOf } from "../../../electron/main/clipboardPort.ts";
 import { startKeydeskCore } from "../../../electron/main/core.ts";
 import type { KeydeskCore } from "../../../electron/main/corePorts.ts";
 import { bridgeHandlerTable, registerBridge, UntrustedSenderError } from "../../../electron/main/ipc.ts";
+import { MemoryClipboard } from "../../../electron/main/memoryClipboard.ts";
 import { isTrustedSender } from "../../../electron/main/security.ts";
 import { SessionVault } from "../../../electron/vault/sessionVault.ts";
 import type { BridgeEvent, BridgeResult, ServiceStatusDto } from "../../../shared/bridge.ts";
@@ -23,16 +23,10 @@ describe("bridge over IPC", () => {
 
   before(async () => {
     dataDir = await makeTempDir("keydesk-ipc-");
-    let clipboardText = "";
     core = await startKeydeskCore({
       dataDir,
       vault: new SessionVault("test: no keychain"),
-      clipboard: clipboardPortOf({
-        readText: async () => clipboardText,
-        writeText: async (text) => {
-          clipboardText = text;
-        },
-      }),
+      clipboard: new MemoryClipboard(),
       defaultServicePort: 0,
     });
   });

@@ -7,12 +7,17 @@ import { activeClient, type HandlerTable } from "../context.ts";
 export const clipboardHandlers: HandlerTable<"clipboard.copyPublicApiKey"> = {
   "clipboard.copyPublicApiKey": async ({ accountKey, key }, context) => {
     const { publicApiKey } = await (await activeClient(context)).get(accountKey, key);
-    context.clipboard.writeText(publicApiKey);
+    await context.clipboard.writeText(publicApiKey);
     const clearsAfterMs =
       context.clipboardClearMsOverride ?? context.store.settings.clipboardClearSeconds * 1000;
+    const clearIfStillOurs = async () => {
+      if ((await context.clipboard.readText()) === publicApiKey) await context.clipboard.writeText("");
+    };
     const timer = setTimeout(() => {
       context.timers.delete(timer);
-      if (context.clipboard.readText() === publicApiKey) context.clipboard.writeText("");
+      clearIfStillOurs().catch((error: Error) =>
+        process.stderr.write(`keydesk: could not clear the clipboard: ${error.message}\n`),
+      );
     }, clearsAfterMs);
     timer.unref();
     context.timers.add(timer);
