@@ -20,7 +20,8 @@ class UsageError extends Error {}
 
 /** Electron's `app.getPath("userData")` for this app, so that both hosts share one data folder. */
 export function defaultUserDataDir(env: NodeJS.ProcessEnv = process.env): string {
-  const appName = "keydesk";
+  // The same folder as Electron's app.getPath("userData"): appData + package.json productName.
+  const appName = "Keydesk";
   if (process.platform === "win32") {
     return join(env.APPDATA || join(homedir(), "AppData", "Roaming"), appName);
   }
