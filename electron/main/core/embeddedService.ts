@@ -3,7 +3,7 @@ import { join } from "node:path";
 import type { AccountDto } from "../../../shared/bridge.ts";
 import { BridgeFailure } from "../../client/bridgeFailure.ts";
 import { AccountAdminError, addAccount, changePassword } from "../../service/accountAdmin.ts";
-import { decodeDataKey } from "../../service/crypto/dataKey.ts";
+import { DataKeyError, decodeDataKey } from "../../service/crypto/dataKey.ts";
 import { type DataDir, openDataDir } from "../../service/dataDir.ts";
 import { passwordProblem, usernameProblem } from "../../service/domain/accountRules.ts";
 import { type RunningKeyService, startKeyService } from "../../service/server.ts";
@@ -44,7 +44,12 @@ export interface EmbeddedServiceOptions {
 /** A generated password of 32 URL-safe characters. */
 export const generatePassword = () => randomBytes(24).toString("base64url");
 
-async function dataKeyOf(vault: CredentialVault): Promise<Buffer> {
+/**
+ * The data key from the OS keychain. Without one (a session-only vault) the key must outlive
+ * the session, so it stays in the service's own `data.key` file (mode 0600), as headless.
+ */
+async function dataKeyOf(vault: CredentialVault): Promise<Buffer | undefined> {
+  if (vault.kind === "session-only") return undefined;
   const stored = await vault.get(vaultAccounts.localDataKey);
   if (stored !== null) return decodeDataKey(stored, "the local service's data key in the keychain");
   const created = randomBytes(32);
@@ -67,13 +72,24 @@ async function ensureOwner(data: DataDir, vault: CredentialVault, account: strin
 export async function startEmbeddedService(options: EmbeddedServiceOptions): Promise<EmbeddedService> {
   const dataDir = join(options.appDataDir, "service");
   const dataKey = await dataKeyOf(options.vault);
-  const data = openDataDir({ dataDir, dataKey });
+  let data: DataDir;
+  try {
+    data = openDataDir({ dataDir, ...(dataKey && { dataKey }) });
+  } catch (error) {
+    if (error instanceof DataKeyError && !dataKey) {
+      throw new DataKeyError(
+        `the local service's data key is kept in the OS keychain, which is not available now ` +
+          `(${options.vault.unavailableReason ?? "unknown reason"}); unlock the keychain and start Keydesk again`,
+      );
+    }
+    throw error;
+  }
   try {
     await ensureOwner(data, options.vault, options.ownerPasswordAccount);
   } finally {
     data.close();
   }
-  const serveOptions = { dataDir, dataKey, host: HOST, logLevel: "warn" };
+  const serveOptions = { dataDir, ...(dataKey && { dataKey }), host: HOST, logLevel: "warn" };
   let running: RunningKeyService;
   let portChanged = false;
   try {
@@ -95,7 +111,7 @@ export async function startEmbeddedService(options: EmbeddedServiceOptions): Pro
       const passwordIssue = passwordProblem(password);
       if (passwordIssue) throw new BridgeFailure("BAD_REQUEST", passwordIssue, { password: [passwordIssue] });
       // A second connection to the same database, as the CLI does from another process.
-      const admin = openDataDir({ dataDir, dataKey });
+      const admin = openDataDir({ dataDir, ...(dataKey && { dataKey }) });
       try {
         const owner = admin.accounts.byUsername(OWNER_USERNAME);
         const account = await addAccount(admin, { username, password, parentUsername: OWNER_USERNAME });

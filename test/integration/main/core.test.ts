@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { readdir, readFile, writeFile } from "node:fs/promises";
+import { readdir, readFile, stat, writeFile } from "node:fs/promises";
 import { createServer, type Server } from "node:net";
 import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
@@ -7,7 +7,7 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { type KeydeskCoreOptions, startKeydeskCore } from "../../../electron/main/core.ts";
 import type { KeydeskCore } from "../../../electron/main/corePorts.ts";
 import { MemoryClipboard } from "../../../electron/main/memoryClipboard.ts";
-import { vaultAccounts } from "../../../electron/vault/credentialVault.ts";
+import { type CredentialVault, vaultAccounts } from "../../../electron/vault/credentialVault.ts";
 import { SessionVault } from "../../../electron/vault/sessionVault.ts";
 import type { ApiKeyDto } from "../../../shared/apiKeys.ts";
 import type { BridgeError, BridgeEvent, BridgeMethod, BridgeResults } from "../../../shared/bridge.ts";
@@ -42,9 +42,22 @@ const settingsOf = async (dataDir: string) =>
     activeProfileId: string;
   };
 
+/** Stands in for the OS keychain (tested for real in test/integration/vault/). */
+function memoryKeychain(): CredentialVault {
+  const entries = new Map<string, string>();
+  return {
+    kind: "os",
+    get: async (account) => entries.get(account) ?? null,
+    set: async (account, secret) => {
+      entries.set(account, secret);
+    },
+    delete: async (account) => entries.delete(account),
+  };
+}
+
 describe("first run, restart and port", () => {
   let dataDir: string;
-  const vault = new SessionVault("core test: secrets in memory");
+  const vault = memoryKeychain();
   let blocker: Server | undefined;
   const options = (): KeydeskCoreOptions => ({
     dataDir,
@@ -83,7 +96,7 @@ describe("first run, restart and port", () => {
       assert.equal(status.running, true);
       assert.equal(status.portChanged, false);
       assert.equal(status.baseUrl, local?.baseUrl);
-      assert.equal(status.keychain, "session-only");
+      assert.equal(status.keychain, "os");
       firstPort = status.port ?? 0;
 
       // The generated credentials work against the embedded service itself.
@@ -162,7 +175,7 @@ describe("first run, restart and port", () => {
 describe("the Local profile through dispatch", () => {
   let dataDir: string;
   let core: KeydeskCore;
-  const vault = new SessionVault("core test: secrets in memory");
+  const vault = memoryKeychain();
   const clipboard = new MemoryClipboard();
   const events: BridgeEvent[] = [];
 
@@ -377,5 +390,68 @@ describe("the Local profile through dispatch", () => {
     assert.doesNotMatch(text, /password/i);
     const settings = await settingsOf(dataDir);
     assert.equal(settings.profiles[0]?.username, "owner");
+  });
+});
+
+describe("without an OS keychain (session-only vault)", () => {
+  let dataDir: string;
+  const start = (vault: CredentialVault) =>
+    startKeydeskCore({ dataDir, vault, clipboard: new MemoryClipboard(), defaultServicePort: 0 });
+
+  before(async () => {
+    dataDir = await makeTempDir("keydesk-no-keychain-");
+  });
+  after(() => removeDir(dataDir));
+
+  test("the data outlives the session: a restart reads the keys made before it", async () => {
+    const first = await start(new SessionVault("test: no Secret Service"));
+    let created: ApiKeyDto;
+    try {
+      created = await ok(first, "keys.create", { request: { name: "made before the restart" } });
+      assert.equal((await ok(first, "service.status")).keychain, "session-only");
+    } finally {
+      await first.close();
+    }
+    const keyFile = await stat(join(dataDir, "service", "data.key"));
+    assert.equal(keyFile.mode & 0o777, 0o600, "the data key is kept in a file only its owner can read");
+
+    const second = await start(new SessionVault("test: no Secret Service"));
+    try {
+      const [again] = await ok(second, "keys.list", { name: "made before the restart" });
+      assert.equal(again?.publicApiKey, created.publicApiKey);
+      // The owner's password was lost with the session: a new one was set and works.
+      const local = await ok(second, "profiles.revealLocalCredentials");
+      const res = await request(local.baseUrl, {
+        path: "/settings/1/accounts/_/api-keys",
+        authorization: basic(local.username, local.password),
+      });
+      assert.equal(res.status, 200);
+    } finally {
+      await second.close();
+    }
+  });
+
+  test("data keyed in the OS keychain, started when the keychain is unavailable: a clear error", async () => {
+    const keyedDir = await makeTempDir("keydesk-keychain-gone-");
+    try {
+      const core = await startKeydeskCore({
+        dataDir: keyedDir,
+        vault: memoryKeychain(),
+        clipboard: new MemoryClipboard(),
+        defaultServicePort: 0,
+      });
+      await core.close();
+      await assert.rejects(
+        startKeydeskCore({
+          dataDir: keyedDir,
+          vault: new SessionVault("no Secret Service is running"),
+          clipboard: new MemoryClipboard(),
+          defaultServicePort: 0,
+        }),
+        /data key is kept in the OS keychain, which is not available now \(no Secret Service is running\)/,
+      );
+    } finally {
+      await removeDir(keyedDir);
+    }
   });
 });
