@@ -29,6 +29,19 @@ export type BridgeResult<T> = { ok: true; value: T } | { ok: false; error: Bridg
 
 // ---- DTOs of the desktop side -------------------------------------------------------------
 
+/**
+ * A key as the renderer sees it: the publicApiKey only as a hint to recognize it. The full value
+ * reaches the renderer only when the user creates a key (shown once), or reveals one; copying
+ * happens in main without the value passing through the renderer.
+ */
+export type ApiKeyView = Omit<ApiKeyDto, "publicApiKey"> & {
+  /** e.g. `f87f52…e7fb`: the first 6 and last 4 characters. */
+  publicApiKeyHint: string;
+};
+
+/** A key with its publicApiKey, answered once when it is created, or on an explicit reveal. */
+export type RevealedApiKey = ApiKeyView & { publicApiKey: string };
+
 export interface ProfileDto {
   id: string;
   name: string;
@@ -108,6 +121,7 @@ export const bridgeArgumentSchemas = {
   "keys.createTfa": z.strictObject({ accountKey, name: z.string().max(255).optional() }),
   "keys.update": z.strictObject({ accountKey, key: keyId, request: updateApiKeyRequestSchema }),
   "keys.setEnabled": z.strictObject({ accountKey, key: keyId, enabled: z.boolean() }),
+  "keys.revealPublicApiKey": z.strictObject({ accountKey, key: keyId }),
   "accounts.list": none,
   "accounts.addSubAccount": z.strictObject({ username, password }),
   "profiles.list": none,
@@ -143,13 +157,14 @@ export { BRIDGE_METHODS, channelOf, EVENT_CHANNEL, isBridgeMethod } from "./brid
 
 /** What each method answers. */
 export interface BridgeResults {
-  "keys.list": ApiKeyDto[];
-  "keys.get": ApiKeyDto;
-  "keys.lookup": ApiKeyDto | null;
-  "keys.create": ApiKeyDto;
-  "keys.createTfa": ApiKeyDto;
-  "keys.update": ApiKeyDto;
-  "keys.setEnabled": ApiKeyDto;
+  "keys.list": ApiKeyView[];
+  "keys.get": ApiKeyView;
+  "keys.lookup": ApiKeyView | null;
+  "keys.create": RevealedApiKey;
+  "keys.createTfa": RevealedApiKey;
+  "keys.update": ApiKeyView;
+  "keys.setEnabled": ApiKeyView;
+  "keys.revealPublicApiKey": RevealedApiKey;
   "accounts.list": AccountDto[];
   "accounts.addSubAccount": AccountDto;
   "profiles.list": ProfileDto[];

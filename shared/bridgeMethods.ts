@@ -17,6 +17,7 @@ const methodSet: Record<BridgeMethod, true> = {
   "keys.createTfa": true,
   "keys.update": true,
   "keys.setEnabled": true,
+  "keys.revealPublicApiKey": true,
   "accounts.list": true,
   "accounts.addSubAccount": true,
   "profiles.list": true,

@@ -63,7 +63,7 @@ function KeyList() {
               <tr key={key.key}>
                 <td>{key.name}</td>
                 <td>
-                  <code>{key.publicApiKey}</code>
+                  <code>{key.publicApiKeyHint}</code>
                 </td>
                 <td>{key.permissions.join(", ")}</td>
                 <td>{key.enabled ? "yes" : "no"}</td>

@@ -9,8 +9,14 @@ import type { KeydeskCore } from "../../../electron/main/corePorts.ts";
 import { MemoryClipboard } from "../../../electron/main/memoryClipboard.ts";
 import { type CredentialVault, vaultAccounts } from "../../../electron/vault/credentialVault.ts";
 import { SessionVault } from "../../../electron/vault/sessionVault.ts";
-import type { ApiKeyDto } from "../../../shared/apiKeys.ts";
-import type { BridgeError, BridgeEvent, BridgeMethod, BridgeResults } from "../../../shared/bridge.ts";
+import type {
+  ApiKeyView,
+  BridgeError,
+  BridgeEvent,
+  BridgeMethod,
+  BridgeResults,
+  RevealedApiKey,
+} from "../../../shared/bridge.ts";
 import { basic, makeTempDir, removeDir, request } from "../../harness/keyServiceProcess.ts";
 
 /**
@@ -125,9 +131,11 @@ describe("first run, restart and port", () => {
       try {
         const keys = await ok(again, "keys.list", {});
         assert.deepEqual(
-          keys.map((key) => key.publicApiKey),
-          [created.publicApiKey],
+          keys.map((key) => key.key),
+          [created.key],
         );
+        const revealed = await ok(again, "keys.revealPublicApiKey", { key: created.key });
+        assert.equal(revealed.publicApiKey, created.publicApiKey);
       } finally {
         await again.close();
       }
@@ -206,11 +214,13 @@ describe("the Local profile through dispatch", () => {
     assert.deepEqual(tfa.permissions, ["TFA"]);
     assert.equal(tfa.accountKey, created.accountKey);
 
-    assert.deepEqual(await ok(core, "keys.get", { key: created.key }), created);
-    assert.deepEqual(await ok(core, "keys.lookup", { publicApiKey: tfa.publicApiKey }), tfa);
+    const { publicApiKey: _createdSecret, ...createdView } = created;
+    const { publicApiKey: _tfaSecret, ...tfaView } = tfa;
+    assert.deepEqual(await ok(core, "keys.get", { key: created.key }), createdView);
+    assert.deepEqual(await ok(core, "keys.lookup", { publicApiKey: tfa.publicApiKey }), tfaView);
     assert.equal(await ok(core, "keys.lookup", { publicApiKey: "no-such-key" }), null);
 
-    const names = (keys: ApiKeyDto[]) => keys.map((key) => key.name);
+    const names = (keys: ApiKeyView[]) => keys.map((key) => key.name);
     assert.deepEqual(names(await ok(core, "keys.list", {})), ["billing", "2fa app"]);
     assert.deepEqual(names(await ok(core, "keys.list", { permission: "TFA" })), ["2fa app"]);
     assert.deepEqual(names(await ok(core, "keys.list", { name: "billing" })), ["billing"]);
@@ -228,6 +238,25 @@ describe("the Local profile through dispatch", () => {
     assert.deepEqual(names(await ok(core, "keys.list", { enabled: true })), ["2fa app"]);
     // Same accountKey explicitly as `_`.
     assert.equal((await ok(core, "keys.list", { accountKey: created.accountKey })).length, 2);
+  });
+
+  test("keys reach the renderer without their publicApiKey, except when created or revealed", async () => {
+    const created = await ok(core, "keys.create", { request: { name: "secret shown once" } });
+    assert.match(created.publicApiKey, /^[0-9a-f]{32}-/);
+    const hint = `${created.publicApiKey.slice(0, 6)}…${created.publicApiKey.slice(-4)}`;
+    assert.equal(created.publicApiKeyHint, hint);
+    const views = [
+      ...(await ok(core, "keys.list", {})),
+      await ok(core, "keys.get", { key: created.key }),
+      await ok(core, "keys.update", { key: created.key, request: { name: "renamed" } }),
+      await ok(core, "keys.setEnabled", { key: created.key, enabled: true }),
+    ];
+    for (const view of views) {
+      assert.equal("publicApiKey" in view, false, JSON.stringify(view));
+      assert.doesNotMatch(JSON.stringify(view), new RegExp(created.publicApiKey.slice(8, 30)));
+    }
+    const revealed = await ok(core, "keys.revealPublicApiKey", { key: created.key });
+    assert.equal(revealed.publicApiKey, created.publicApiKey);
   });
 
   test("the service's refusals arrive with messageId, text and validationErrors", async () => {
@@ -405,7 +434,7 @@ describe("without an OS keychain (session-only vault)", () => {
 
   test("the data outlives the session: a restart reads the keys made before it", async () => {
     const first = await start(new SessionVault("test: no Secret Service"));
-    let created: ApiKeyDto;
+    let created: RevealedApiKey;
     try {
       created = await ok(first, "keys.create", { request: { name: "made before the restart" } });
       assert.equal((await ok(first, "service.status")).keychain, "session-only");
@@ -418,7 +447,9 @@ describe("without an OS keychain (session-only vault)", () => {
     const second = await start(new SessionVault("test: no Secret Service"));
     try {
       const [again] = await ok(second, "keys.list", { name: "made before the restart" });
-      assert.equal(again?.publicApiKey, created.publicApiKey);
+      assert.ok(again);
+      const revealed = await ok(second, "keys.revealPublicApiKey", { key: again.key });
+      assert.equal(revealed.publicApiKey, created.publicApiKey);
       // The owner's password was lost with the session: a new one was set and works.
       const local = await ok(second, "profiles.revealLocalCredentials");
       const res = await request(local.baseUrl, {

@@ -1,5 +1,6 @@
 import { BridgeFailure } from "../../../client/bridgeFailure.ts";
 import { activeClient, type HandlerTable } from "../context.ts";
+import { toKeyView, toRevealedKey } from "../keyViews.ts";
 
 type KeyMethods =
   | "keys.list"
@@ -8,17 +9,24 @@ type KeyMethods =
   | "keys.create"
   | "keys.createTfa"
   | "keys.update"
-  | "keys.setEnabled";
+  | "keys.setEnabled"
+  | "keys.revealPublicApiKey";
 
-/** Key operations, through the active profile's API client. */
+/**
+ * Key operations, through the active profile's API client. Keys reach the renderer without their
+ * publicApiKey (a hint instead), except when created (shown once) or revealed on request.
+ */
 export const keyHandlers: HandlerTable<KeyMethods> = {
   "keys.list": async ({ accountKey, enabled, permission, name }, context) =>
-    (await activeClient(context)).list(accountKey, { enabled, permission, name }),
-  "keys.get": async ({ accountKey, key }, context) => (await activeClient(context)).get(accountKey, key),
-  "keys.lookup": async ({ accountKey, publicApiKey }, context) =>
-    (await activeClient(context)).lookup(accountKey, publicApiKey),
+    (await (await activeClient(context)).list(accountKey, { enabled, permission, name })).map(toKeyView),
+  "keys.get": async ({ accountKey, key }, context) =>
+    toKeyView(await (await activeClient(context)).get(accountKey, key)),
+  "keys.lookup": async ({ accountKey, publicApiKey }, context) => {
+    const found = await (await activeClient(context)).lookup(accountKey, publicApiKey);
+    return found && toKeyView(found);
+  },
   "keys.create": async ({ accountKey, request }, context) =>
-    (await activeClient(context)).create(accountKey, request),
+    toRevealedKey(await (await activeClient(context)).create(accountKey, request)),
   "keys.createTfa": async ({ accountKey, name }, context) => {
     const client = await activeClient(context);
     if (accountKey !== "_") {
@@ -31,10 +39,12 @@ export const keyHandlers: HandlerTable<KeyMethods> = {
         );
       }
     }
-    return client.createTfa(name);
+    return toRevealedKey(await client.createTfa(name));
   },
   "keys.update": async ({ accountKey, key, request }, context) =>
-    (await activeClient(context)).update(accountKey, key, request),
+    toKeyView(await (await activeClient(context)).update(accountKey, key, request)),
   "keys.setEnabled": async ({ accountKey, key, enabled }, context) =>
-    (await activeClient(context)).setEnabled(accountKey, key, enabled),
+    toKeyView(await (await activeClient(context)).setEnabled(accountKey, key, enabled)),
+  "keys.revealPublicApiKey": async ({ accountKey, key }, context) =>
+    toRevealedKey(await (await activeClient(context)).get(accountKey, key)),
 };
