@@ -75,6 +75,8 @@ export interface ServiceStatusDto {
   portChanged: boolean;
   /** Where credentials live: the OS keychain, or memory for this session only. */
   keychain: "os" | "session-only";
+  /** Why the OS keychain is not used, in words a person can act on (session-only only). */
+  keychainUnavailableReason?: string;
   activeProfileId: string | null;
 }
 

@@ -29,7 +29,9 @@ function ServiceStatus() {
       </p>
       <p>
         Credentials:{" "}
-        {s.keychain === "os" ? "kept in the OS keychain" : "kept for this session only (no OS keychain)"}
+        {s.keychain === "os"
+          ? "kept in the OS keychain"
+          : `kept for this session only: ${s.keychainUnavailableReason ?? "no OS keychain is available"}`}
       </p>
     </section>
   );

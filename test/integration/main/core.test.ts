@@ -437,7 +437,9 @@ describe("without an OS keychain (session-only vault)", () => {
     let created: RevealedApiKey;
     try {
       created = await ok(first, "keys.create", { request: { name: "made before the restart" } });
-      assert.equal((await ok(first, "service.status")).keychain, "session-only");
+      const status = await ok(first, "service.status");
+      assert.equal(status.keychain, "session-only");
+      assert.equal(status.keychainUnavailableReason, "test: no Secret Service");
     } finally {
       await first.close();
     }

@@ -8,6 +8,7 @@ export function serviceStatus(context: CoreContext): ServiceStatusDto {
     port: context.service.port,
     portChanged: context.service.portChanged,
     keychain: context.vault.kind,
+    ...(context.vault.unavailableReason && { keychainUnavailableReason: context.vault.unavailableReason }),
     activeProfileId: activeProfile(context).id,
   };
 }
