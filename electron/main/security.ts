@@ -19,6 +19,14 @@ export const CONTENT_SECURITY_POLICY = [
   "form-action 'none'",
 ].join("; ");
 
+/**
+ * The policy of renderer/index.html's meta tag: the same, less frame-ancestors, which browsers
+ * ignore (with a console error) in a meta tag; the response header carries it.
+ */
+export const META_CONTENT_SECURITY_POLICY = CONTENT_SECURITY_POLICY.split("; ")
+  .filter((directive) => !directive.startsWith("frame-ancestors "))
+  .join("; ");
+
 /** The webPreferences of every Keydesk window (a subset of Electron's `WebPreferences`). */
 export type SecureWebPreferences = {
   preload: string;

@@ -6,6 +6,7 @@ import {
   CONTENT_SECURITY_POLICY,
   isAllowedNavigation,
   isTrustedSender,
+  META_CONTENT_SECURITY_POLICY,
   secureWebPreferences,
 } from "../../../../electron/main/security.ts";
 
@@ -113,11 +114,15 @@ describe("CONTENT_SECURITY_POLICY", () => {
     assert.deepEqual(csp.get("connect-src"), ["'self'"]);
   });
 
-  it("is the policy of renderer/index.html too", () => {
+  it("is the policy of renderer/index.html too, less frame-ancestors (which a meta tag cannot carry)", () => {
     const html = readFileSync(new URL("../../../../renderer/index.html", import.meta.url), "utf8");
     const meta = /<meta\s+http-equiv="Content-Security-Policy"\s+content="([^"]*)"/i.exec(html);
     assert.ok(meta, "renderer/index.html has a Content-Security-Policy meta tag");
-    assert.equal(meta[1], CONTENT_SECURITY_POLICY);
+    assert.equal(meta[1], META_CONTENT_SECURITY_POLICY);
+    assert.equal(
+      META_CONTENT_SECURITY_POLICY,
+      CONTENT_SECURITY_POLICY.replace("; frame-ancestors 'none'", ""),
+    );
   });
 });
 
