@@ -1,0 +1,96 @@
+import assert from "node:assert/strict";
+import { existsSync } from "node:fs";
+import { mkdir } from "node:fs/promises";
+import { join } from "node:path";
+import { after, before, test } from "node:test";
+import { type Browser, chromium } from "playwright-core";
+import { makeTempDir, REPO_ROOT, removeDir } from "../harness/keyServiceProcess.ts";
+import { startWebHost, type WebHostProcess } from "../harness/webHostProcess.ts";
+
+/**
+ * The UI end to end in Debian's Chromium, through the browser host (`npm run web`): the built
+ * renderer, its bridge shim and token flow, and the real core and embedded key service behind it.
+ */
+
+const CHROMIUM = "/usr/bin/chromium";
+const CHROMIUM_ARGS = [
+  "--no-sandbox",
+  "--disable-gpu",
+  "--disable-background-networking",
+  "--disable-component-update",
+  "--disable-sync",
+];
+const missing = existsSync(CHROMIUM) ? undefined : `no Chromium at ${CHROMIUM} (apt-get install chromium)`;
+
+let dataDir: string;
+let host: WebHostProcess;
+let browser: Browser;
+
+before(async () => {
+  if (missing) return;
+  dataDir = await makeTempDir("keydesk-e2e-");
+  host = await startWebHost({ dataDir });
+  browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
+});
+
+after(async () => {
+  await browser?.close();
+  if (host) assert.equal((await host.stop()).code, 0);
+  if (dataDir) await removeDir(dataDir);
+});
+
+async function bridge(method: string, args: unknown) {
+  const res = await fetch(`${host.baseUrl}/bridge/${method}`, {
+    method: "POST",
+    headers: { "content-type": "application/json", "x-keydesk-token": host.token },
+    body: JSON.stringify(args),
+  });
+  return (await res.json()) as { ok: boolean; value: Record<string, unknown> };
+}
+
+test("the page opens with its token, shows the service and the keys, and hides publicApiKeys", async (t) => {
+  if (missing) {
+    if (process.env.CI === "true") assert.fail(missing);
+    t.skip(missing);
+    return;
+  }
+  const created = await bridge("keys.create", { request: { name: "shown in the browser" } });
+  assert.equal(created.ok, true);
+  const publicApiKey = created.value.publicApiKey as string;
+
+  const page = await browser.newPage();
+  const problems: string[] = [];
+  page.on("console", (message) => {
+    if (message.type() === "error") problems.push(message.text());
+  });
+  page.on("pageerror", (error) => problems.push(String(error)));
+  await page.goto(host.pageUrl);
+
+  await page.getByTestId("key-list").waitFor({ timeout: 15_000 });
+  assert.match(
+    (await page.getByTestId("service-status").textContent()) ?? "",
+    /running at http:\/\/127\.0\.0\.1:\d+/,
+  );
+  const table = (await page.getByTestId("key-list").textContent()) ?? "";
+  assert.match(table, /shown in the browser/);
+  assert.ok(table.includes(created.value.publicApiKeyHint as string), table);
+  assert.ok(!(await page.content()).includes(publicApiKey), "the full publicApiKey is not in the page");
+  assert.ok(!page.url().includes("token="), `the token is taken out of the address bar: ${page.url()}`);
+  assert.deepEqual(problems, []);
+
+  await mkdir(join(REPO_ROOT, "test-results"), { recursive: true });
+  await page.screenshot({ path: join(REPO_ROOT, "test-results", "browser-host-keys.png"), fullPage: true });
+  await page.close();
+});
+
+test("without the token the page is refused", async (t) => {
+  if (missing) {
+    if (process.env.CI === "true") assert.fail(missing);
+    t.skip(missing);
+    return;
+  }
+  const page = await browser.newPage();
+  const response = await page.goto(host.baseUrl);
+  assert.equal(response?.status(), 401);
+  await page.close();
+});
