@@ -7,6 +7,7 @@ import { existsSync } from "node:fs";
 import { homedir } from "node:os";
 import { join, resolve } from "node:path";
 import { parseArgs } from "node:util";
+import { explainListenError, stopOnSignals } from "../cli/processLifecycle.ts";
 import { startKeydeskCore } from "../main/core.ts";
 import type { KeydeskCore } from "../main/corePorts.ts";
 import { MemoryClipboard } from "../main/memoryClipboard.ts";
@@ -14,7 +15,6 @@ import { openCredentialVault } from "../vault/openCredentialVault.ts";
 import { startBrowserHost } from "./httpHost.ts";
 
 const projectRoot = resolve(import.meta.dirname, "..", "..");
-const FORCED_EXIT_AFTER_MS = 15_000;
 
 class UsageError extends Error {}
 
@@ -99,35 +99,9 @@ async function main(): Promise<void> {
     host = await startBrowserHost({ core, rendererDir, port: options.port });
   } catch (error) {
     await core.close();
-    const code = (error as NodeJS.ErrnoException).code;
-    throw new Error(
-      code === "EADDRINUSE"
-        ? `port ${options.port} on 127.0.0.1 is in use; choose another with --port (0 picks a free one)`
-        : (error as Error).message,
-    );
+    throw new Error(explainListenError(error as NodeJS.ErrnoException, "127.0.0.1", options.port));
   }
-  const stop = (): void => {
-    process.off("SIGTERM", stop);
-    process.off("SIGINT", stop);
-    setTimeout(() => {
-      process.stderr.write("keydesk web: still stopping after 15 s; exiting anyway\n");
-      process.exit(1);
-    }, FORCED_EXIT_AFTER_MS).unref();
-    host
-      .close()
-      .then(() => core.close())
-      .then(
-        () => {
-          process.exitCode = 0;
-        },
-        (error: Error) => {
-          process.stderr.write(`keydesk web: error while stopping: ${error.message}\n`);
-          process.exit(1);
-        },
-      );
-  };
-  process.on("SIGTERM", stop);
-  process.on("SIGINT", stop);
+  stopOnSignals("keydesk web", () => host.close().then(() => core.close()));
   // Printed last: whoever waits for this line may use the host (or signal it) as soon as it reads it.
   process.stdout.write(`keydesk web ui at ${host.url}\n`);
 }
