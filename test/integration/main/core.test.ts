@@ -9,37 +9,15 @@ import type { KeydeskCore } from "../../../electron/main/corePorts.ts";
 import { MemoryClipboard } from "../../../electron/main/memoryClipboard.ts";
 import { type CredentialVault, vaultAccounts } from "../../../electron/vault/credentialVault.ts";
 import { SessionVault } from "../../../electron/vault/sessionVault.ts";
-import type {
-  ApiKeyView,
-  BridgeError,
-  BridgeEvent,
-  BridgeMethod,
-  BridgeResults,
-  RevealedApiKey,
-} from "../../../shared/bridge.ts";
+import type { ApiKeyView, BridgeEvent, RevealedApiKey } from "../../../shared/bridge.ts";
 import { basic, makeTempDir, removeDir, request } from "../../harness/keyServiceProcess.ts";
+import { fails, ok } from "./dispatchAssertions.ts";
 
 /**
  * The desktop core in Node against its real embedded key service on a temp data dir: first run,
  * restart, port fallback, every keys.* method through dispatch, argument validation, settings
  * file contents, clipboard copy and clear, and the Local profile's own operations.
  */
-
-async function ok<M extends BridgeMethod>(
-  core: KeydeskCore,
-  method: M,
-  args?: unknown,
-): Promise<BridgeResults[M]> {
-  const result = await core.dispatch(method, args);
-  assert.ok(result.ok, `${method} failed: ${JSON.stringify(!result.ok && result.error)}`);
-  return result.value as BridgeResults[M];
-}
-
-async function fails(core: KeydeskCore, method: string, args?: unknown): Promise<BridgeError> {
-  const result = await core.dispatch(method, args);
-  assert.equal(result.ok, false, `${method} should have failed: ${JSON.stringify(result)}`);
-  return (result as { ok: false; error: BridgeError }).error;
-}
 
 const settingsOf = async (dataDir: string) =>
   JSON.parse(await readFile(join(dataDir, "settings.json"), "utf8")) as {

@@ -8,7 +8,7 @@ import type { KeydeskCore } from "../../../electron/main/corePorts.ts";
 import { MemoryClipboard } from "../../../electron/main/memoryClipboard.ts";
 import { vaultAccounts } from "../../../electron/vault/credentialVault.ts";
 import { SessionVault } from "../../../electron/vault/sessionVault.ts";
-import type { BridgeError, BridgeEvent, BridgeMethod, BridgeResults } from "../../../shared/bridge.ts";
+import type { BridgeEvent } from "../../../shared/bridge.ts";
 import {
   addAccount,
   makeTempDir,
@@ -16,28 +16,13 @@ import {
   type ServeProcess,
   startServe,
 } from "../../harness/keyServiceProcess.ts";
+import { fails, ok } from "./dispatchAssertions.ts";
 
 /**
  * Remote profiles: the core against a second, real `key-service serve` process. Adding,
  * testing (verdicts for good credentials, a wrong password and a closed port), activating
  * (what keys.list answers follows the active profile), and removing.
  */
-
-async function ok<M extends BridgeMethod>(
-  core: KeydeskCore,
-  method: M,
-  args?: unknown,
-): Promise<BridgeResults[M]> {
-  const result = await core.dispatch(method, args);
-  assert.ok(result.ok, `${method} failed: ${JSON.stringify(!result.ok && result.error)}`);
-  return result.value as BridgeResults[M];
-}
-
-async function fails(core: KeydeskCore, method: string, args?: unknown): Promise<BridgeError> {
-  const result = await core.dispatch(method, args);
-  assert.equal(result.ok, false, `${method} should have failed: ${JSON.stringify(result)}`);
-  return (result as { ok: false; error: BridgeError }).error;
-}
 
 /** A loopback port nothing listens on (bound, then released). */
 async function closedPort(): Promise<number> {

@@ -1,0 +1,21 @@
+import assert from "node:assert/strict";
+import type { KeydeskCore } from "../../../electron/main/corePorts.ts";
+import type { BridgeError, BridgeMethod, BridgeResults } from "../../../shared/bridge.ts";
+
+/** A bridge call through the core that must succeed; answers its typed value. */
+export async function ok<M extends BridgeMethod>(
+  core: KeydeskCore,
+  method: M,
+  args?: unknown,
+): Promise<BridgeResults[M]> {
+  const result = await core.dispatch(method, args);
+  assert.ok(result.ok, `${method} failed: ${JSON.stringify(!result.ok && result.error)}`);
+  return result.value as BridgeResults[M];
+}
+
+/** A bridge call through the core that must fail; answers its error. */
+export async function fails(core: KeydeskCore, method: string, args?: unknown): Promise<BridgeError> {
+  const result = await core.dispatch(method, args);
+  assert.equal(result.ok, false, `${method} should have failed: ${JSON.stringify(result)}`);
+  return (result as { ok: false; error: BridgeError }).error;
+}
