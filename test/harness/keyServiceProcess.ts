@@ -3,7 +3,7 @@ import { mkdtemp, rm } from "node:fs/promises";
 import http from "node:http";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
-import { createInterface } from "node:readline";
+import { spawnUntilReady } from "./readyProcess.ts";
 
 /** Runs the real key-service command line, as users and scripts outside the project do. */
 
@@ -83,50 +83,25 @@ export interface ServeOptions {
 const LISTENING = /^key-service listening on (http:\/\/127\.0\.0\.1:(\d+))$/;
 
 /** Starts `key-service serve --port 0` and resolves once it printed its listening line. */
-export function startServe(options: ServeOptions): Promise<ServeProcess> {
-  const args = [CLI, "serve", "--port", "0", "--data-dir", options.dataDir, ...(options.args ?? [])];
-  const child = spawn(process.execPath, args, {
+export async function startServe(options: ServeOptions): Promise<ServeProcess> {
+  const ready = await spawnUntilReady({
+    name: "serve",
+    args: [CLI, "serve", "--port", "0", "--data-dir", options.dataDir, ...(options.args ?? [])],
     cwd: REPO_ROOT,
     env: childEnv({ KEY_SERVICE_LOG_LEVEL: "warn", ...options.env }),
-    stdio: ["ignore", "pipe", "pipe"],
+    ready: LISTENING,
+    timeoutMs: 20_000,
   });
-  const stdoutLines: string[] = [];
-  let stderr = "";
-  child.stderr?.on("data", (chunk) => {
-    stderr += chunk;
-  });
-  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolveExit) =>
-    child.on("exit", (code, signal) => resolveExit({ code, signal })),
-  );
-  return new Promise((resolveStart, reject) => {
-    const timer = setTimeout(() => {
-      child.kill("SIGKILL");
-      reject(new Error(`serve did not start within 20 s; stderr: ${stderr}`));
-    }, 20_000);
-    exited.then(({ code, signal }) => {
-      clearTimeout(timer);
-      reject(new Error(`serve exited before listening (code ${code}, signal ${signal}); stderr: ${stderr}`));
-    });
-    createInterface({ input: child.stdout as NodeJS.ReadableStream }).on("line", (line) => {
-      stdoutLines.push(line);
-      const match = LISTENING.exec(line);
-      if (match && stdoutLines.length === 1) {
-        clearTimeout(timer);
-        resolveStart({
-          url: match[1] as string,
-          port: Number(match[2]),
-          dataDir: options.dataDir,
-          child,
-          stdoutLines,
-          stderr: () => stderr,
-          stop: (signal = "SIGTERM") => {
-            if (child.exitCode === null && child.signalCode === null) child.kill(signal);
-            return exited;
-          },
-        });
-      }
-    });
-  });
+  const { child, match, stdoutLines, stderr, stop } = ready;
+  return {
+    url: match[1] as string,
+    port: Number(match[2]),
+    dataDir: options.dataDir,
+    child,
+    stdoutLines,
+    stderr,
+    stop,
+  };
 }
 
 export function basic(username: string, password: string): string {

@@ -1,7 +1,7 @@
-import { type ChildProcess, spawn } from "node:child_process";
+import type { ChildProcess } from "node:child_process";
 import { join } from "node:path";
-import { createInterface } from "node:readline";
 import { REPO_ROOT } from "./keyServiceProcess.ts";
+import { spawnUntilReady } from "./readyProcess.ts";
 
 /** Runs the real browser host, `node electron/web/browserHost.ts` (what `npm run web` runs). */
 
@@ -21,60 +21,33 @@ export interface WebHostProcess {
   stop(signal?: NodeJS.Signals): Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
 }
 
-export function startWebHost(options: {
+export async function startWebHost(options: {
   dataDir: string;
   env?: NodeJS.ProcessEnv;
   args?: string[];
 }): Promise<WebHostProcess> {
-  const args = [WEB_HOST, "--port", "0", "--data-dir", options.dataDir, ...(options.args ?? [])];
   const env = Object.fromEntries(
     Object.entries(process.env).filter(
       ([name]) => !name.startsWith("KEY_SERVICE_") && !name.startsWith("KEYDESK_"),
     ),
   );
-  const child = spawn(process.execPath, args, {
+  const ready = await spawnUntilReady({
+    name: "the web host",
+    args: [WEB_HOST, "--port", "0", "--data-dir", options.dataDir, ...(options.args ?? [])],
     cwd: REPO_ROOT,
     env: { ...env, ...options.env },
-    stdio: ["ignore", "pipe", "pipe"],
+    ready: WEB_UI_LINE,
+    timeoutMs: 30_000,
   });
-  const stdoutLines: string[] = [];
-  let stderr = "";
-  child.stderr?.on("data", (chunk) => {
-    stderr += chunk;
-  });
-  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolveExit) =>
-    child.on("exit", (code, signal) => resolveExit({ code, signal })),
-  );
-  return new Promise((resolveStart, reject) => {
-    const timer = setTimeout(() => {
-      child.kill("SIGKILL");
-      reject(new Error(`the web host did not start within 30 s; stderr: ${stderr}`));
-    }, 30_000);
-    exited.then(({ code, signal }) => {
-      clearTimeout(timer);
-      reject(
-        new Error(`the web host exited before listening (code ${code}, signal ${signal}); stderr: ${stderr}`),
-      );
-    });
-    createInterface({ input: child.stdout as NodeJS.ReadableStream }).on("line", (line) => {
-      stdoutLines.push(line);
-      const match = WEB_UI_LINE.exec(line);
-      if (match && stdoutLines.length === 1) {
-        clearTimeout(timer);
-        resolveStart({
-          baseUrl: match[1] as string,
-          pageUrl: line.slice("keydesk web ui at ".length),
-          port: Number(match[2]),
-          token: match[3] as string,
-          child,
-          stdoutLines,
-          stderr: () => stderr,
-          stop: (signal = "SIGTERM") => {
-            if (child.exitCode === null && child.signalCode === null) child.kill(signal);
-            return exited;
-          },
-        });
-      }
-    });
-  });
+  const { child, match, stdoutLines, stderr, stop } = ready;
+  return {
+    baseUrl: match[1] as string,
+    pageUrl: (stdoutLines[0] as string).slice("keydesk web ui at ".length),
+    port: Number(match[2]),
+    token: match[3] as string,
+    child,
+    stdoutLines,
+    stderr,
+    stop,
+  };
 }
