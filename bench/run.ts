@@ -4,6 +4,7 @@ import { keyServiceBenchmarks } from "./keyService.bench.ts";
 import { type KeyServiceFixture, startKeyServiceFixture } from "./keyServiceFixture.ts";
 import type { BenchContext, Benchmark } from "./lib/benchmark.ts";
 import { formatTable, type Metric, writeResults } from "./lib/metrics.ts";
+import { uiBenchmark } from "./ui.bench.ts";
 
 /**
  * `npm run bench` runs every benchmark; `npm run bench -- <name> [<name>...]` runs some.
@@ -12,7 +13,7 @@ import { formatTable, type Metric, writeResults } from "./lib/metrics.ts";
  */
 
 /** Every benchmark, in run order. New benchmarks are added here. */
-export const benchmarks: readonly Benchmark[] = [...keyServiceBenchmarks, appAuthorization];
+export const benchmarks: readonly Benchmark[] = [...keyServiceBenchmarks, appAuthorization, uiBenchmark];
 
 const RESULTS_FILE = join(import.meta.dirname, "results", "key-service.json");
 

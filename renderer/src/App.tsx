@@ -1,0 +1,175 @@
+import {
+  Alert,
+  AppShell,
+  Badge,
+  Button,
+  Group,
+  Stack,
+  Tabs,
+  Text,
+  Title,
+  Tooltip,
+  VisuallyHidden,
+} from "@mantine/core";
+import { useHotkeys } from "@mantine/hooks";
+import { useQueryClient } from "@tanstack/react-query";
+import { useEffect, useState } from "react";
+import { BridgeFailure, useBridgeEvents, useServiceStatus } from "./bridgeHooks.ts";
+import { AccountSwitcher } from "./features/accounts/AccountSwitcher.tsx";
+import { KeysView, NAME_SEARCH_ID } from "./features/keys/KeysView.tsx";
+import { PinInboxView } from "./features/pins/PinInboxView.tsx";
+import { ProfilesView } from "./features/profiles/ProfilesView.tsx";
+
+type View = "keys" | "profiles" | "pins";
+
+function errorText(error: unknown): string {
+  return error instanceof BridgeFailure ? error.error.text : String(error);
+}
+
+/** The embedded service's address and where credentials are kept. */
+function ServiceStatus() {
+  const status = useServiceStatus();
+  if (status.isPending) return <Text size="sm">Checking the key service…</Text>;
+  if (status.isError) return null; // the banner says it, with Retry
+  const s = status.data;
+  return (
+    <Group gap="xs" data-testid="service-status" aria-label="Service status" role="status">
+      <Badge color={s.running ? "green" : "red"} variant="dot">
+        {s.running ? "Service running" : "Service stopped"}
+      </Badge>
+      <Text size="sm">
+        {s.running ? `Key service: running at ${s.baseUrl}` : "Key service: stopped"}
+        {s.portChanged ? ` (the remembered port was taken, so it uses port ${s.port})` : ""}
+      </Text>
+      <Tooltip
+        label={
+          s.keychain === "os"
+            ? "Credentials are kept in the OS keychain."
+            : `Credentials are kept for this session only: ${s.keychainUnavailableReason ?? "no OS keychain is available"}`
+        }
+        multiline
+        w={280}
+      >
+        <Badge color={s.keychain === "os" ? "gray" : "yellow"} variant="dot" tabIndex={0}>
+          {s.keychain === "os" ? "OS keychain" : "Session-only credentials"}
+        </Badge>
+      </Tooltip>
+      {s.keychain !== "os" && <VisuallyHidden>{s.keychainUnavailableReason}</VisuallyHidden>}
+    </Group>
+  );
+}
+
+/** A banner while any query fails, with one Retry for all of them. */
+function FailingQueriesBanner() {
+  const queryClient = useQueryClient();
+  const [failing, setFailing] = useState<{ count: number; text: string }>({ count: 0, text: "" });
+  useEffect(() => {
+    const cache = queryClient.getQueryCache();
+    const update = () => {
+      const failed = cache.getAll().filter((query) => query.state.status === "error");
+      setFailing({ count: failed.length, text: failed[0] ? errorText(failed[0].state.error) : "" });
+    };
+    update();
+    return cache.subscribe(update);
+  }, [queryClient]);
+  if (failing.count === 0) return null;
+  return (
+    <Alert
+      color="red"
+      title="Something could not be loaded"
+      role="alert"
+      data-testid="query-error-banner"
+      mb="sm"
+    >
+      <Group justify="space-between" wrap="nowrap">
+        <Text size="sm">
+          {failing.text}
+          {failing.count > 1
+            ? ` (and ${failing.count - 1} more failing request${failing.count > 2 ? "s" : ""})`
+            : ""}
+        </Text>
+        <Button
+          size="xs"
+          color="red"
+          variant="light"
+          onClick={() =>
+            void queryClient.refetchQueries({ predicate: (query) => query.state.status === "error" })
+          }
+        >
+          Retry
+        </Button>
+      </Group>
+    </Alert>
+  );
+}
+
+export function App() {
+  useBridgeEvents();
+  const [view, setView] = useState<View>("keys");
+  const [accountKey, setAccountKey] = useState("_");
+  const [createOpen, setCreateOpen] = useState(false);
+
+  useHotkeys([
+    [
+      "/",
+      () => {
+        setView("keys");
+        // After a view switch the field mounts on the next frame.
+        const field = document.getElementById(NAME_SEARCH_ID);
+        if (field) field.focus();
+        else requestAnimationFrame(() => document.getElementById(NAME_SEARCH_ID)?.focus());
+      },
+    ],
+    [
+      "n",
+      () => {
+        setView("keys");
+        setCreateOpen(true);
+      },
+    ],
+  ]);
+
+  return (
+    <AppShell header={{ height: 110 }} padding="md">
+      <a href="#main" className="kd-skip-link">
+        Skip to content
+      </a>
+      <AppShell.Header px="md">
+        <Group h="100%" justify="space-between" wrap="wrap" gap="xs" py={6}>
+          <Group gap="md" wrap="wrap">
+            <Title order={1} size="h3">
+              Keydesk
+            </Title>
+            <ServiceStatus />
+          </Group>
+          <AccountSwitcher accountKey={accountKey} onChange={setAccountKey} />
+        </Group>
+      </AppShell.Header>
+      <AppShell.Main>
+        <Stack gap={0}>
+          <nav aria-label="Views">
+            <Tabs value={view} onChange={(value) => setView((value ?? "keys") as View)} mb="md">
+              <Tabs.List>
+                <Tabs.Tab value="keys">Keys</Tabs.Tab>
+                <Tabs.Tab value="profiles">Profiles</Tabs.Tab>
+                <Tabs.Tab value="pins">PIN inbox</Tabs.Tab>
+              </Tabs.List>
+            </Tabs>
+          </nav>
+          <FailingQueriesBanner />
+          <section
+            id="main"
+            tabIndex={-1}
+            aria-label={view === "keys" ? "Keys" : view === "profiles" ? "Profiles" : "PIN inbox"}
+          >
+            {view === "keys" && (
+              <KeysView accountKey={accountKey} createOpen={createOpen} onCreateOpenChange={setCreateOpen} />
+            )}
+            {view === "profiles" && <ProfilesView />}
+            {view === "pins" && <PinInboxView />}
+          </section>
+        </Stack>
+      </AppShell.Main>
+    </AppShell>
+  );
+}

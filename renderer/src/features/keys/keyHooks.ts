@@ -1,0 +1,89 @@
+// React Query hooks of the keys feature: one per bridge operation.
+
+import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import type { ApiKeyView, BridgeArgs } from "../../../../shared/bridge.ts";
+import { callBridge } from "../../bridgeHooks.ts";
+
+/** Every keys.list query of an account (whatever its filters) starts with this. */
+const accountKeysPrefix = (accountKey: string) => ["keys.list", { accountKey }] as const;
+
+/** All keys of an account; the view filters them itself so that typing stays instant. */
+export function useAccountKeys(accountKey: string) {
+  return useQuery({
+    queryKey: accountKeysPrefix(accountKey),
+    queryFn: () => callBridge("keys.list", { accountKey }),
+  });
+}
+
+export function useLookupKey() {
+  return useMutation({
+    mutationFn: (args: BridgeArgs<"keys.lookup">) => callBridge("keys.lookup", args),
+  });
+}
+
+function useInvalidateKeys() {
+  const queryClient = useQueryClient();
+  return () => queryClient.invalidateQueries({ queryKey: ["keys.list"] });
+}
+
+export function useCreateKey() {
+  const invalidate = useInvalidateKeys();
+  return useMutation({
+    mutationFn: (args: BridgeArgs<"keys.create">) => callBridge("keys.create", args),
+    onSuccess: () => invalidate(),
+  });
+}
+
+export function useCreateTfaKey() {
+  const invalidate = useInvalidateKeys();
+  return useMutation({
+    mutationFn: (args: BridgeArgs<"keys.createTfa">) => callBridge("keys.createTfa", args),
+    onSuccess: () => invalidate(),
+  });
+}
+
+export function useUpdateKey() {
+  const invalidate = useInvalidateKeys();
+  return useMutation({
+    mutationFn: (args: BridgeArgs<"keys.update">) => callBridge("keys.update", args),
+    onSuccess: () => invalidate(),
+  });
+}
+
+export function useRevealPublicApiKey() {
+  return useMutation({
+    mutationFn: (args: BridgeArgs<"keys.revealPublicApiKey">) => callBridge("keys.revealPublicApiKey", args),
+  });
+}
+
+export function useCopyPublicApiKey() {
+  return useMutation({
+    mutationFn: (args: BridgeArgs<"clipboard.copyPublicApiKey">) =>
+      callBridge("clipboard.copyPublicApiKey", args),
+  });
+}
+
+/**
+ * Enables or disables a key optimistically: the row changes at once and goes back (with the
+ * error passed to onError) when the service refuses.
+ */
+export function useSetKeyEnabled(accountKey: string) {
+  const queryClient = useQueryClient();
+  const queryKey = accountKeysPrefix(accountKey);
+  return useMutation({
+    mutationFn: (args: { key: string; enabled: boolean }) =>
+      callBridge("keys.setEnabled", { accountKey, ...args }),
+    onMutate: async ({ key, enabled }) => {
+      await queryClient.cancelQueries({ queryKey });
+      const previous = queryClient.getQueryData<ApiKeyView[]>(queryKey);
+      queryClient.setQueryData<ApiKeyView[]>(queryKey, (keys) =>
+        keys?.map((each) => (each.key === key ? { ...each, enabled } : each)),
+      );
+      return { previous };
+    },
+    onError: (_error, _args, context) => {
+      if (context?.previous) queryClient.setQueryData(queryKey, context.previous);
+    },
+    onSettled: () => queryClient.invalidateQueries({ queryKey }),
+  });
+}

@@ -1,0 +1,149 @@
+import { Alert, Badge, Button, Group, Stack, Table, Text, TextInput, Title } from "@mantine/core";
+import { useDebouncedValue } from "@mantine/hooks";
+import { useRef, useState } from "react";
+import { parseApiDateTime } from "../../../../shared/datetime.ts";
+import type { CapturedPinDto } from "../../../../shared/tfa.ts";
+import { BridgeFailure } from "../../bridgeHooks.ts";
+import { copyText } from "../profiles/CopyableField.tsx";
+import { useActiveProfile } from "../profiles/profileHooks.ts";
+import { usePinEvents, usePins } from "./pinHooks.ts";
+
+function errorText(error: unknown): string {
+  return error instanceof BridgeFailure ? error.error.text : String((error as Error)?.message ?? error);
+}
+
+/** The PINs captured by the active profile's 2FA simulator, newest first, live for the Local profile. */
+export function PinInboxView() {
+  const [to, setTo] = useState("");
+  const [applicationId, setApplicationId] = useState("");
+  const [filters] = useDebouncedValue({ to, applicationId }, 250);
+  const pins = usePins(filters);
+  const profile = useActiveProfile();
+  usePinEvents(profile?.kind !== "remote");
+
+  return (
+    <Stack component="section" aria-labelledby="pins-title" data-testid="pin-inbox">
+      <Title order={2} id="pins-title">
+        PIN inbox
+      </Title>
+      <Text size="sm" c="dimmed">
+        Messages the 2FA simulator would have sent: an app under test asks for a PIN, you read it here.
+        {profile?.kind === "remote" && " New PINs of a remote profile appear when the list is refreshed."}
+      </Text>
+      <Group align="flex-end">
+        <TextInput
+          label="To (phone number)"
+          value={to}
+          onChange={(event) => setTo(event.currentTarget.value)}
+          maxLength={20}
+          data-testid="pin-filter-to"
+        />
+        <TextInput
+          label="Application ID"
+          value={applicationId}
+          onChange={(event) => setApplicationId(event.currentTarget.value)}
+          maxLength={64}
+          data-testid="pin-filter-application"
+        />
+        <Button variant="default" onClick={() => void pins.refetch()} loading={pins.isFetching}>
+          Refresh
+        </Button>
+      </Group>
+      {pins.isPending && <Text>Loading PINs…</Text>}
+      {pins.isError && (
+        <Alert color="red.9" role="alert">
+          {errorText(pins.error)}
+        </Alert>
+      )}
+      {pins.data &&
+        (pins.data.length === 0 ? (
+          <Text data-testid="pin-inbox-empty">
+            No PINs captured{to || applicationId ? " for these filters" : " yet"}.
+          </Text>
+        ) : (
+          <Table striped data-testid="pin-table">
+            <Table.Thead>
+              <Table.Tr>
+                <Table.Th>Sent</Table.Th>
+                <Table.Th>To</Table.Th>
+                <Table.Th>PIN</Table.Th>
+                <Table.Th>Application</Table.Th>
+                <Table.Th>Channel</Table.Th>
+                <Table.Th>State</Table.Th>
+                <Table.Th>Message</Table.Th>
+              </Table.Tr>
+            </Table.Thead>
+            <Table.Tbody>
+              {pins.data.map((pin) => (
+                <PinRow key={pin.pinId} pin={pin} />
+              ))}
+            </Table.Tbody>
+          </Table>
+        ))}
+    </Stack>
+  );
+}
+
+function stateOf(pin: CapturedPinDto, now: number): { label: string; color: string } {
+  if (pin.verified) return { label: "Verified", color: "green" };
+  if (pin.attemptsRemaining <= 0) return { label: "No attempts left", color: "red" };
+  const expiresAt = parseApiDateTime(pin.expiresAt);
+  if (expiresAt !== null && expiresAt <= now) return { label: "Expired", color: "gray" };
+  return { label: `${pin.attemptsRemaining} attempts left`, color: "blue" };
+}
+
+function PinRow({ pin }: { pin: CapturedPinDto }) {
+  const code = useRef<HTMLElement>(null);
+  const [copied, setCopied] = useState<"copied" | "selected" | null>(null);
+  const copy = async () => {
+    if (await copyText(pin.pin)) {
+      setCopied("copied");
+    } else if (code.current) {
+      const range = document.createRange();
+      range.selectNodeContents(code.current);
+      const selection = window.getSelection();
+      selection?.removeAllRanges();
+      selection?.addRange(range);
+      setCopied("selected");
+    }
+    setTimeout(() => setCopied(null), 2000);
+  };
+  const state = stateOf(pin, Date.now());
+  return (
+    <Table.Tr data-testid="pin-row" data-pin-id={pin.pinId}>
+      <Table.Td>
+        <time dateTime={pin.sentAt}>{pin.sentAt.replace("T", " ").slice(0, 19)}</time>
+      </Table.Td>
+      <Table.Td>{pin.to}</Table.Td>
+      <Table.Td>
+        <Group gap="xs" wrap="nowrap">
+          <code ref={code} data-testid="pin-value">
+            {pin.pin}
+          </code>
+          <Button
+            size="compact-xs"
+            variant="default"
+            onClick={copy}
+            aria-label={`Copy PIN sent to ${pin.to}`}
+          >
+            {copied === "copied" ? "Copied" : copied === "selected" ? "Press Ctrl+C" : "Copy"}
+          </Button>
+        </Group>
+      </Table.Td>
+      <Table.Td>
+        <code>{pin.applicationId}</code>
+      </Table.Td>
+      <Table.Td>{pin.channel}</Table.Td>
+      <Table.Td>
+        <Badge color={state.color} variant="dot">
+          {state.label}
+        </Badge>
+      </Table.Td>
+      <Table.Td>
+        <Text size="sm" lineClamp={2}>
+          {pin.text}
+        </Text>
+      </Table.Td>
+    </Table.Tr>
+  );
+}

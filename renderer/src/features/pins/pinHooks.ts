@@ -1,0 +1,69 @@
+// React Query hooks of the PIN inbox: the list, kept live by the bridge's "pin" events.
+
+import { type QueryKey, useQuery, useQueryClient } from "@tanstack/react-query";
+import { useEffect } from "react";
+import type { BridgeArgs } from "../../../../shared/bridge.ts";
+import type { CapturedPinDto } from "../../../../shared/tfa.ts";
+import { getBridge } from "../../bridge.ts";
+import { callBridge } from "../../bridgeHooks.ts";
+
+export type PinFilters = BridgeArgs<"pins.list">;
+
+export const pinQueryKeys = {
+  all: () => ["pins.list"] as const,
+  list: (filters: PinFilters) => ["pins.list", filters] as const,
+};
+
+/** Empty filters are left out, so that "no filter" has one cache entry. */
+export function cleanFilters(filters: PinFilters): PinFilters {
+  return {
+    ...(filters.to?.trim() && { to: filters.to.trim() }),
+    ...(filters.applicationId?.trim() && { applicationId: filters.applicationId.trim() }),
+  };
+}
+
+export function usePins(filters: PinFilters) {
+  const args = cleanFilters(filters);
+  return useQuery({
+    queryKey: pinQueryKeys.list(args),
+    queryFn: () => callBridge("pins.list", args),
+  });
+}
+
+/** The list with a newly captured PIN first (once, even if the event repeats a listed PIN). */
+export function withCapturedPin(pins: readonly CapturedPinDto[], pin: CapturedPinDto): CapturedPinDto[] {
+  return [pin, ...pins.filter((each) => each.pinId !== pin.pinId)];
+}
+
+function isUnfiltered(queryKey: QueryKey): boolean {
+  const filters = queryKey[1] as PinFilters | undefined;
+  return filters === undefined || (filters.to === undefined && filters.applicationId === undefined);
+}
+
+/**
+ * A captured PIN arrives as a "pin" event: it is prepended to the unfiltered list at once, and
+ * the filtered lists (whose matching rules are the service's) are refetched. The events come from
+ * the Local service only: with a remote profile active (`live` false) they are ignored.
+ */
+export function usePinEvents(live: boolean): void {
+  const queryClient = useQueryClient();
+  useEffect(
+    () =>
+      getBridge().onEvent((event) => {
+        if (event.type !== "pin" || !live) return;
+        const pin = event.pin;
+        for (const [queryKey] of queryClient.getQueriesData<CapturedPinDto[]>({
+          queryKey: pinQueryKeys.all(),
+        })) {
+          if (isUnfiltered(queryKey)) {
+            queryClient.setQueryData<CapturedPinDto[]>(queryKey, (pins) =>
+              pins === undefined ? pins : withCapturedPin(pins, pin),
+            );
+          } else {
+            void queryClient.invalidateQueries({ queryKey, exact: true });
+          }
+        }
+      }),
+    [queryClient, live],
+  );
+}

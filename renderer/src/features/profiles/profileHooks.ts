@@ -1,0 +1,65 @@
+// React Query hooks of the connection profiles: one per bridge operation.
+
+import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import type { BridgeArgs } from "../../../../shared/bridge.ts";
+import { callBridge } from "../../bridgeHooks.ts";
+
+export const profileQueryKeys = {
+  list: () => ["profiles.list"] as const,
+};
+
+export function useProfiles() {
+  return useQuery({
+    queryKey: profileQueryKeys.list(),
+    queryFn: () => callBridge("profiles.list", undefined),
+  });
+}
+
+/** The active profile, or undefined while the list loads. */
+export function useActiveProfile() {
+  const profiles = useProfiles();
+  return profiles.data?.find((profile) => profile.active);
+}
+
+function useProfileListMutation<A, R>(call: (args: A) => Promise<R>) {
+  const queryClient = useQueryClient();
+  return useMutation({
+    mutationFn: call,
+    onSuccess: () => queryClient.invalidateQueries({ queryKey: profileQueryKeys.list() }),
+  });
+}
+
+export function useAddProfile() {
+  return useProfileListMutation((args: BridgeArgs<"profiles.add">) => callBridge("profiles.add", args));
+}
+
+export function useEditProfile() {
+  return useProfileListMutation((args: BridgeArgs<"profiles.edit">) => callBridge("profiles.edit", args));
+}
+
+export function useRemoveProfile() {
+  return useProfileListMutation((args: BridgeArgs<"profiles.remove">) => callBridge("profiles.remove", args));
+}
+
+/** Activating changes what every other query answers: everything is refetched. */
+export function useActivateProfile() {
+  const queryClient = useQueryClient();
+  return useMutation({
+    mutationFn: (args: BridgeArgs<"profiles.activate">) => callBridge("profiles.activate", args),
+    onSuccess: () => queryClient.invalidateQueries(),
+  });
+}
+
+/** Tests a saved profile ({id}) or unsaved settings ({baseUrl, username, password}). */
+export function useTestProfile() {
+  return useMutation({
+    mutationFn: (args: BridgeArgs<"profiles.test">) => callBridge("profiles.test", args),
+  });
+}
+
+/** The embedded service's address and owner credentials, fetched only when asked for. */
+export function useRevealLocalCredentials() {
+  return useMutation({
+    mutationFn: () => callBridge("profiles.revealLocalCredentials", undefined),
+  });
+}

@@ -1,0 +1,363 @@
+import assert from "node:assert/strict";
+import { existsSync } from "node:fs";
+import { mkdir } from "node:fs/promises";
+import { join } from "node:path";
+import { after, before, test } from "node:test";
+import { AxeBuilder } from "@axe-core/playwright";
+import { AuthType, Infobip } from "@infobip-api/sdk";
+import { type Browser, type BrowserContext, chromium, type Page } from "playwright-core";
+import {
+  addAccount,
+  basic,
+  makeTempDir,
+  REPO_ROOT,
+  removeDir,
+  request,
+  type ServeProcess,
+  startServe,
+} from "../harness/keyServiceProcess.ts";
+import { startWebHost, type WebHostProcess } from "../harness/webHostProcess.ts";
+
+/**
+ * Accounts, profiles and the PIN inbox end to end in Debian's Chromium, through the browser host
+ * (its real core and embedded key service) and a second, real `key-service serve` process as the
+ * remote service of a profile.
+ */
+
+const CHROMIUM = "/usr/bin/chromium";
+const CHROMIUM_ARGS = [
+  "--no-sandbox",
+  "--disable-gpu",
+  "--disable-background-networking",
+  "--disable-component-update",
+  "--disable-sync",
+];
+const missing = existsSync(CHROMIUM) ? undefined : `no Chromium at ${CHROMIUM} (apt-get install chromium)`;
+const RESULTS = join(REPO_ROOT, "test-results");
+const REMOTE_USER = "staging-admin";
+const REMOTE_PASSWORD = "staging-password-1";
+
+let dataDir: string;
+let remoteDir: string;
+let host: WebHostProcess;
+let remote: ServeProcess;
+let remoteAccountKey: string;
+let browser: Browser;
+let context: BrowserContext;
+
+type BridgeAnswer<T> = { ok: true; value: T } | { ok: false; error: { messageId: string; text: string } };
+
+async function bridge<T>(method: string, args?: unknown): Promise<T> {
+  const res = await fetch(`${host.baseUrl}/bridge/${method}`, {
+    method: "POST",
+    headers: { "content-type": "application/json", "x-keydesk-token": host.token },
+    ...(args !== undefined && { body: JSON.stringify(args) }),
+  });
+  const answer = (await res.json()) as BridgeAnswer<T>;
+  if (!answer.ok) assert.fail(`bridge ${method}: ${answer.error.messageId} ${answer.error.text}`);
+  return answer.value;
+}
+
+before(async () => {
+  if (missing) return;
+  dataDir = await makeTempDir("keydesk-e2e-profiles-");
+  remoteDir = await makeTempDir("keydesk-e2e-remote-");
+  remoteAccountKey = await addAccount(remoteDir, REMOTE_USER, REMOTE_PASSWORD);
+  remote = await startServe({ dataDir: remoteDir, env: { KEY_SERVICE_LOG_LEVEL: "warn" } });
+  const created = await request(remote.url, {
+    method: "POST",
+    path: "/settings/1/accounts/_/api-keys",
+    authorization: basic(REMOTE_USER, REMOTE_PASSWORD),
+    body: { name: "key on staging" },
+  });
+  assert.equal(created.status, 200, created.text);
+  host = await startWebHost({ dataDir });
+  await bridge("keys.create", { request: { name: "key of the owner" } });
+  browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
+  context = await browser.newContext({ permissions: ["clipboard-read", "clipboard-write"] });
+  await mkdir(RESULTS, { recursive: true });
+});
+
+after(async () => {
+  await browser?.close();
+  if (host) assert.equal((await host.stop()).code, 0);
+  if (remote) assert.equal((await remote.stop("SIGTERM")).code, 0);
+  if (dataDir) await removeDir(dataDir);
+  if (remoteDir) await removeDir(remoteDir);
+});
+
+function skipWithoutChromium(t: { skip(message: string): void }): boolean {
+  if (!missing) return false;
+  if (process.env.CI === "true") assert.fail(missing);
+  t.skip(missing);
+  return true;
+}
+
+/** A page of the app with its console watched: any error there fails the test at the end. */
+async function openApp(): Promise<{ page: Page; problems: string[] }> {
+  const page = await context.newPage();
+  const problems: string[] = [];
+  page.on("console", (message) => {
+    if (message.type() === "error") problems.push(message.text());
+  });
+  page.on("pageerror", (error) => problems.push(String(error)));
+  await page.goto(host.pageUrl);
+  await page.getByTestId("service-status").waitFor({ timeout: 15_000 });
+  return { page, problems };
+}
+
+async function chooseAccount(page: Page, label: string): Promise<void> {
+  await page.getByRole("combobox", { name: "Account", exact: true }).click();
+  await page.getByRole("option", { name: label, exact: true }).click();
+}
+
+async function seriousViolations(page: Page, selector: string): Promise<string[]> {
+  // A dialog still fading in has its colours mixed with the page: wait for transitions to end.
+  await page.waitForFunction(() =>
+    document.getAnimations().every((animation) => animation.playState !== "running"),
+  );
+  const results = await new AxeBuilder({ page }).include(selector).analyze();
+  return results.violations
+    .filter((violation) => violation.impact === "serious" || violation.impact === "critical")
+    .map(
+      (violation) =>
+        `${violation.id}: ${violation.help}: ${violation.nodes.map((node) => node.html).join(" | ")}`,
+    );
+}
+
+test("a sub-account made in the UI on the Local profile can be switched to and shows its own, empty key list", async (t) => {
+  if (skipWithoutChromium(t)) return;
+  const { page, problems } = await openApp();
+  await page.getByTestId("key-row").filter({ hasText: "key of the owner" }).waitFor();
+
+  await page.getByRole("button", { name: "Add sub-account" }).click();
+  const dialog = page.getByRole("dialog");
+  await dialog.getByRole("textbox", { name: "Username", exact: true }).waitFor();
+  assert.deepEqual(await seriousViolations(page, '[role="dialog"]'), []);
+  await dialog.getByRole("textbox", { name: "Username", exact: true }).fill("not a valid name!");
+  await dialog.getByRole("textbox", { name: "Password", exact: true }).fill("qa-sub-password-1");
+  await dialog.getByRole("button", { name: "Add sub-account" }).click();
+  // The service's field error lands on the field.
+  await dialog.getByText("a username is 1 to 64 characters").waitFor();
+
+  await dialog.getByRole("textbox", { name: "Username", exact: true }).fill("qa-sub");
+  await dialog.getByRole("button", { name: "Add sub-account" }).click();
+  await dialog.waitFor({ state: "hidden" });
+
+  const accounts =
+    await bridge<{ accountKey: string; username: string; parentAccountKey: string | null }[]>(
+      "accounts.list",
+    );
+  const sub = accounts.find((account) => account.username === "qa-sub");
+  assert.ok(sub, JSON.stringify(accounts));
+  assert.notEqual(sub.parentAccountKey, null);
+  assert.deepEqual(await bridge("keys.list", { accountKey: sub.accountKey }), []);
+
+  // The new account is chosen at once; its list is empty, the owner's key is not in it.
+  const switcher = page.getByRole("combobox", { name: "Account", exact: true });
+  assert.equal(await switcher.inputValue(), "qa-sub (sub-account)");
+  await page.getByTestId("key-list-empty").waitFor();
+  assert.equal(await page.getByTestId("key-row").count(), 0);
+
+  await chooseAccount(page, "owner (own account)");
+  await page.getByTestId("key-row").filter({ hasText: "key of the owner" }).waitFor();
+  await chooseAccount(page, "qa-sub (sub-account)");
+  await page.getByTestId("key-list-empty").waitFor();
+  assert.equal(await switcher.inputValue(), "qa-sub (sub-account)");
+
+  await page.screenshot({ path: join(RESULTS, "sub-account-empty.png"), fullPage: true });
+  assert.deepEqual(problems, []);
+  await page.close();
+});
+
+test("a remote profile is added, tested, activated with its keys shown, and the Local profile comes back", async (t) => {
+  if (skipWithoutChromium(t)) return;
+  const { page, problems } = await openApp();
+  await page.getByRole("tab", { name: "Profiles" }).click();
+  const profiles = page.getByTestId("profiles-view");
+  await profiles.getByTestId("profile-row").filter({ hasText: "Local" }).waitFor();
+
+  await profiles.getByRole("button", { name: "Add remote profile" }).click();
+  const dialog = page.getByRole("dialog");
+  await dialog.getByRole("textbox", { name: "Name", exact: true }).fill("Staging");
+  await dialog.getByRole("textbox", { name: "Base URL", exact: true }).fill(remote.url);
+  await dialog.getByRole("textbox", { name: "Username", exact: true }).fill(REMOTE_USER);
+  await dialog.getByRole("textbox", { name: "Password", exact: true }).fill("not-the-password");
+  await dialog.getByRole("button", { name: "Test connection" }).click();
+  const refused = dialog.getByTestId("connection-verdict");
+  await refused.waitFor();
+  assert.match((await refused.textContent()) ?? "", /Reachable: yes.*Credentials accepted: no/s);
+
+  await dialog.getByRole("textbox", { name: "Password", exact: true }).fill(REMOTE_PASSWORD);
+  await dialog.getByRole("button", { name: "Test connection" }).click();
+  await dialog.getByTestId("connection-verdict").getByText("Credentials accepted: yes").waitFor();
+  assert.match(
+    (await dialog.getByTestId("connection-verdict").textContent()) ?? "",
+    new RegExp(remoteAccountKey),
+  );
+  assert.deepEqual(await seriousViolations(page, '[role="dialog"]'), []);
+  await dialog.getByRole("button", { name: "Add profile" }).click();
+  await dialog.waitFor({ state: "hidden" });
+
+  const staging = profiles.getByTestId("profile-row").filter({ hasText: "Staging" });
+  await staging.waitFor();
+  await page.getByRole("button", { name: "Test connection of Staging" }).click();
+  const verdict = profiles.getByTestId("connection-verdict");
+  await verdict.getByText("Credentials accepted: yes").waitFor();
+  assert.match((await verdict.textContent()) ?? "", /Reachable: yes/);
+  assert.match((await verdict.textContent()) ?? "", new RegExp(`Account: ${remoteAccountKey}`));
+
+  await page.getByRole("button", { name: "Activate Staging" }).click();
+  await staging.getByTestId("active-badge").waitFor();
+  const listed = await bridge<{ name: string; active: boolean }[]>("profiles.list");
+  assert.deepEqual(
+    listed.map((profile) => [profile.name, profile.active]),
+    [
+      ["Local", false],
+      ["Staging", true],
+    ],
+  );
+  // Sub-accounts are added on the Local profile only.
+  assert.equal(await page.getByRole("button", { name: "Add sub-account" }).count(), 0);
+
+  await page.getByRole("tab", { name: "Keys" }).click();
+  await page.getByTestId("key-row").filter({ hasText: "key on staging" }).waitFor();
+  assert.equal(await page.getByTestId("key-row").filter({ hasText: "key of the owner" }).count(), 0);
+
+  await page.getByRole("tab", { name: "Profiles" }).click();
+  await page.getByRole("button", { name: "Activate Local" }).click();
+  await profiles
+    .getByTestId("profile-row")
+    .filter({ hasText: "Local" })
+    .getByTestId("active-badge")
+    .waitFor();
+  await page.getByRole("tab", { name: "Keys" }).click();
+  await page.getByTestId("key-row").filter({ hasText: "key of the owner" }).waitFor();
+  assert.equal(await page.getByTestId("key-row").filter({ hasText: "key on staging" }).count(), 0);
+
+  // Edit keeps the saved password when the field is left empty; Remove asks first.
+  await page.getByRole("tab", { name: "Profiles" }).click();
+  await page.getByRole("button", { name: "Edit Staging" }).click();
+  await dialog.getByRole("textbox", { name: "Name", exact: true }).fill("Staging EU");
+  await dialog.getByRole("button", { name: "Save" }).click();
+  await dialog.waitFor({ state: "hidden" });
+  await page.getByRole("button", { name: "Test connection of Staging EU" }).click();
+  await profiles.getByTestId("connection-verdict").getByText("Credentials accepted: yes").waitFor();
+  await page.getByRole("button", { name: "Remove Staging EU" }).click();
+  await dialog.getByRole("button", { name: "Remove profile" }).waitFor();
+  assert.deepEqual(await seriousViolations(page, '[role="dialog"]'), []);
+  await dialog.getByRole("button", { name: "Cancel" }).click();
+  await dialog.waitFor({ state: "hidden" });
+  assert.equal(await profiles.getByTestId("profile-row").count(), 2);
+  await page.getByRole("button", { name: "Remove Staging EU" }).click();
+  await dialog.getByRole("button", { name: "Remove profile" }).click();
+  await dialog.waitFor({ state: "hidden" });
+  await profiles.getByTestId("profile-row").filter({ hasText: "Staging" }).waitFor({ state: "detached" });
+  assert.deepEqual(
+    (await bridge<{ name: string }[]>("profiles.list")).map((profile) => profile.name),
+    ["Local"],
+  );
+
+  assert.deepEqual(problems, []);
+  await page.close();
+});
+
+test("the Local profile shows the embedded service's address, and its credentials on request", async (t) => {
+  if (skipWithoutChromium(t)) return;
+  const { page, problems } = await openApp();
+  await page.getByRole("tab", { name: "Profiles" }).click();
+  const local = page.getByTestId("local-service");
+  const credentials = await bridge<{ baseUrl: string; username: string; password: string }>(
+    "profiles.revealLocalCredentials",
+  );
+  assert.equal(await local.getByTestId("local-base-url").inputValue(), credentials.baseUrl);
+  assert.ok(!(await page.content()).includes(credentials.password), "the password is not shown before asked");
+
+  await local.getByRole("button", { name: "Reveal credentials" }).click();
+  assert.equal(await local.getByTestId("local-username").inputValue(), credentials.username);
+  assert.equal(await local.getByTestId("local-password").inputValue(), credentials.password);
+  await local.getByRole("button", { name: "Copy Password" }).click();
+  assert.equal(await page.evaluate(() => navigator.clipboard.readText()), credentials.password);
+
+  assert.deepEqual(await seriousViolations(page, '[data-testid="profiles-view"]'), []);
+  await page.screenshot({ path: join(RESULTS, "profiles-view.png"), fullPage: true });
+  await local.getByRole("button", { name: "Hide credentials" }).click();
+  await local.getByRole("button", { name: "Reveal credentials" }).waitFor();
+  assert.ok(!(await page.content()).includes(credentials.password), "hidden again");
+  assert.deepEqual(problems, []);
+  await page.close();
+});
+
+test("a PIN sent through the SDK to the local service appears in the inbox without a reload", async (t) => {
+  if (skipWithoutChromium(t)) return;
+  const credentials = await bridge<{ baseUrl: string; username: string; password: string }>(
+    "profiles.revealLocalCredentials",
+  );
+  const owner = basic(credentials.username, credentials.password);
+  const key = await request(credentials.baseUrl, {
+    method: "POST",
+    path: "/settings/1/accounts/_/api-keys",
+    authorization: owner,
+    body: { name: "sdk backend", permissions: ["ALL"] },
+  });
+  assert.equal(key.status, 200, key.text);
+  const application = await request(credentials.baseUrl, {
+    method: "POST",
+    path: "/2fa/2/applications",
+    authorization: owner,
+    body: { name: "e2e login", enabled: true },
+  });
+  assert.equal(application.status, 200, application.text);
+  const applicationId = (application.json as { applicationId: string }).applicationId;
+  const template = await request(credentials.baseUrl, {
+    method: "POST",
+    path: `/2fa/2/applications/${applicationId}/messages`,
+    authorization: owner,
+    body: { messageText: "Your e2e code is {{pin}}", pinType: "NUMERIC", pinLength: 6 },
+  });
+  assert.equal(template.status, 200, template.text);
+  const messageId = (template.json as { messageId: string }).messageId;
+
+  const { page, problems } = await openApp();
+  await page.getByRole("tab", { name: "PIN inbox" }).click();
+  const inbox = page.getByTestId("pin-inbox");
+  await inbox.getByTestId("pin-inbox-empty").waitFor();
+
+  const twoFA = new Infobip({
+    baseUrl: credentials.baseUrl,
+    apiKey: (key.json as { publicApiKey: string }).publicApiKey,
+    authType: AuthType.ApiKey,
+  }).service.twoFA;
+  // The SDK returns (does not throw) axios errors.
+  const answer = (await twoFA.sendPINCodeSMS({ applicationId, messageId, to: "41793026731" }, false)) as {
+    status?: number;
+    data?: { pinId: string };
+    response?: { status: number; data: unknown };
+  };
+  const sent = { status: answer.response?.status ?? answer.status, data: answer.data as { pinId: string } };
+  assert.equal(sent.status, 200, JSON.stringify(answer.response?.data ?? answer.data));
+
+  const row = inbox.locator(`[data-testid="pin-row"][data-pin-id="${sent.data.pinId}"]`);
+  await row.waitFor({ timeout: 10_000 });
+  const [captured] = await bridge<{ pinId: string; pin: string }[]>("pins.list", { to: "41793026731" });
+  assert.equal(captured?.pinId, sent.data.pinId);
+  assert.equal(await row.getByTestId("pin-value").textContent(), captured.pin);
+  assert.match((await row.textContent()) ?? "", /41793026731/);
+
+  await row.getByRole("button", { name: "Copy PIN sent to 41793026731" }).click();
+  assert.equal(await page.evaluate(() => navigator.clipboard.readText()), captured.pin);
+
+  // The filters narrow the list through the service.
+  await inbox.getByRole("textbox", { name: "To (phone number)", exact: true }).fill("41700000000");
+  await inbox.getByTestId("pin-inbox-empty").waitFor();
+  await inbox.getByRole("textbox", { name: "To (phone number)", exact: true }).fill("41793026731");
+  await row.waitFor();
+  await inbox.getByRole("textbox", { name: "Application ID", exact: true }).fill(applicationId);
+  await row.waitFor();
+  assert.equal(await inbox.getByTestId("pin-row").count(), 1);
+
+  assert.deepEqual(await seriousViolations(page, '[data-testid="pin-inbox"]'), []);
+  await page.screenshot({ path: join(RESULTS, "pin-inbox.png"), fullPage: true });
+  assert.deepEqual(problems, []);
+  await page.close();
+});
