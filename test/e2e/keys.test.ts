@@ -249,6 +249,7 @@ test("a blank name and an invalid IP entry are refused at their fields", async (
   assert.equal(await dialog.getByLabel("Name").getAttribute("aria-invalid"), "true");
   await dialog.getByText("Not an IPv4 or IPv6 address or CIDR range").waitFor();
   await dialog.getByText("Name must not be blank").waitFor();
+  await axe("the create dialog showing field errors");
   await shot("keys-create-validation.png");
   await page.keyboard.press("Escape");
   await dialog.waitFor({ state: "hidden" });
