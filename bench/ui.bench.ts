@@ -2,10 +2,11 @@ import { existsSync, statSync } from "node:fs";
 import { readdir } from "node:fs/promises";
 import { join } from "node:path";
 import { performance } from "node:perf_hooks";
-import { type Browser, chromium, type Page } from "playwright-core";
+import type { Browser, Page } from "playwright-core";
 import { openDataDir } from "../electron/service/dataDir.ts";
 import { fieldsForCreate } from "../electron/service/domain/apiKeyRules.ts";
 import { newKeyId, newPublicApiKey } from "../electron/service/domain/identifiers.ts";
+import { chromiumMissing, launchChromium } from "../test/harness/chromium.ts";
 import { makeTempDir, REPO_ROOT, removeDir } from "../test/harness/keyServiceProcess.ts";
 import { startWebHost, type WebHostProcess } from "../test/harness/webHostProcess.ts";
 import type { Benchmark } from "./lib/benchmark.ts";
@@ -26,14 +27,6 @@ const MARKER = "quick";
 const FILTER_KEY = "q";
 const PAGE_LOADS = 6;
 const KEYSTROKES_PER_LOAD = 3;
-const CHROMIUM = "/usr/bin/chromium";
-const CHROMIUM_ARGS = [
-  "--no-sandbox",
-  "--disable-gpu",
-  "--disable-background-networking",
-  "--disable-component-update",
-  "--disable-sync",
-];
 /** The keys view's markup (renderer/src/features/keys/KeysView.tsx). */
 const ROW_SELECTOR = '[data-testid="key-row"]';
 const RENDERER_INDEX = join(REPO_ROOT, "out", "renderer", "index.html");
@@ -267,8 +260,7 @@ export const uiBenchmark: Benchmark = {
   name: "ui",
   description: `keys view in Chromium via the browser host, ${KEY_COUNT} keys: first rows and name filter`,
   async run(context) {
-    if (!existsSync(CHROMIUM))
-      throw new BenchFailure(`no Chromium at ${CHROMIUM} (apt-get install chromium)`);
+    if (chromiumMissing) throw new BenchFailure(chromiumMissing);
     if (!existsSync(RENDERER_INDEX)) {
       throw new BenchFailure(
         `the renderer is not built (${RENDERER_INDEX} is missing): run "npm run build" first`,
@@ -282,7 +274,7 @@ export const uiBenchmark: Benchmark = {
     let browser: Browser | undefined;
     try {
       host = await seed(dataDir, context.log);
-      browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
+      browser = await launchChromium();
       const firstRows: number[] = [];
       const keysLists: number[] = [];
       const keysListsSent: number[] = [];

@@ -1,9 +1,9 @@
 import assert from "node:assert/strict";
-import { existsSync } from "node:fs";
 import { mkdir } from "node:fs/promises";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
-import { type Browser, chromium } from "playwright-core";
+import type { Browser } from "playwright-core";
+import { chromiumMissing, launchChromium, skipWithoutChromium } from "../harness/chromium.ts";
 import { makeTempDir, REPO_ROOT, removeDir } from "../harness/keyServiceProcess.ts";
 import { startWebHost, type WebHostProcess } from "../harness/webHostProcess.ts";
 
@@ -12,25 +12,15 @@ import { startWebHost, type WebHostProcess } from "../harness/webHostProcess.ts"
  * renderer, its bridge shim and token flow, and the real core and embedded key service behind it.
  */
 
-const CHROMIUM = "/usr/bin/chromium";
-const CHROMIUM_ARGS = [
-  "--no-sandbox",
-  "--disable-gpu",
-  "--disable-background-networking",
-  "--disable-component-update",
-  "--disable-sync",
-];
-const missing = existsSync(CHROMIUM) ? undefined : `no Chromium at ${CHROMIUM} (apt-get install chromium)`;
-
 let dataDir: string;
 let host: WebHostProcess;
 let browser: Browser;
 
 before(async () => {
-  if (missing) return;
+  if (chromiumMissing) return;
   dataDir = await makeTempDir("keydesk-e2e-");
   host = await startWebHost({ dataDir });
-  browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
+  browser = await launchChromium();
 });
 
 after(async () => {
@@ -49,11 +39,7 @@ async function bridge(method: string, args: unknown) {
 }
 
 test("the page opens with its token, shows the service and the keys, and hides publicApiKeys", async (t) => {
-  if (missing) {
-    if (process.env.CI === "true") assert.fail(missing);
-    t.skip(missing);
-    return;
-  }
+  if (skipWithoutChromium(t)) return;
   const created = await bridge("keys.create", { request: { name: "shown in the browser" } });
   assert.equal(created.ok, true);
   const publicApiKey = created.value.publicApiKey as string;
@@ -84,11 +70,7 @@ test("the page opens with its token, shows the service and the keys, and hides p
 });
 
 test("without the token the page is refused", async (t) => {
-  if (missing) {
-    if (process.env.CI === "true") assert.fail(missing);
-    t.skip(missing);
-    return;
-  }
+  if (skipWithoutChromium(t)) return;
   const page = await browser.newPage();
   const response = await page.goto(host.baseUrl);
   assert.equal(response?.status(), 401);

@@ -1,12 +1,12 @@
 import assert from "node:assert/strict";
-import { existsSync } from "node:fs";
 import { mkdir } from "node:fs/promises";
 import { type AddressInfo, createServer } from "node:net";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
 import { AxeBuilder } from "@axe-core/playwright";
-import { type Browser, chromium, type Locator, type Page } from "playwright-core";
+import type { Browser, Locator, Page } from "playwright-core";
 import { formatApiDateTime } from "../../shared/datetime.ts";
+import { chromiumMissing, launchChromium, skipWithoutChromium } from "../harness/chromium.ts";
 import { addAccount, makeTempDir, REPO_ROOT, removeDir, startServe } from "../harness/keyServiceProcess.ts";
 import { startWebHost, type WebHostProcess } from "../harness/webHostProcess.ts";
 
@@ -16,15 +16,6 @@ import { startWebHost, type WebHostProcess } from "../harness/webHostProcess.ts"
  * copy, field-level validation, accessibility. Run after `npm run -s build` (npm test builds first).
  */
 
-const CHROMIUM = "/usr/bin/chromium";
-const CHROMIUM_ARGS = [
-  "--no-sandbox",
-  "--disable-gpu",
-  "--disable-background-networking",
-  "--disable-component-update",
-  "--disable-sync",
-];
-const missing = existsSync(CHROMIUM) ? undefined : `no Chromium at ${CHROMIUM} (apt-get install chromium)`;
 const RESULTS = join(REPO_ROOT, "test-results");
 
 let dataDir: string;
@@ -34,11 +25,11 @@ let page: Page;
 const pageProblems: string[] = [];
 
 before(async () => {
-  if (missing) return;
+  if (chromiumMissing) return;
   await mkdir(RESULTS, { recursive: true });
   dataDir = await makeTempDir("keydesk-e2e-keys-");
   host = await startWebHost({ dataDir });
-  browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
+  browser = await launchChromium();
   page = await (
     await browser.newContext({ viewport: { width: 1400, height: 900 }, timezoneId: "Europe/Berlin" })
   ).newPage();
@@ -54,13 +45,6 @@ after(async () => {
   if (host) assert.equal((await host.stop()).code, 0);
   if (dataDir) await removeDir(dataDir);
 });
-
-function skipWithoutChromium(t: { skip(message: string): void }): boolean {
-  if (!missing) return false;
-  if (process.env.CI === "true") assert.fail(missing);
-  t.skip(missing);
-  return true;
-}
 
 /** A bridge call over HTTP, as the page makes it. */
 async function bridge<T = Record<string, unknown>>(method: string, args?: unknown): Promise<T> {

@@ -1,11 +1,11 @@
 import assert from "node:assert/strict";
-import { existsSync } from "node:fs";
 import { mkdir } from "node:fs/promises";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
 import { AxeBuilder } from "@axe-core/playwright";
 import { AuthType, Infobip } from "@infobip-api/sdk";
-import { type Browser, type BrowserContext, chromium, type Page } from "playwright-core";
+import type { Browser, BrowserContext, Page } from "playwright-core";
+import { chromiumMissing, launchChromium, skipWithoutChromium } from "../harness/chromium.ts";
 import {
   addAccount,
   basic,
@@ -24,15 +24,6 @@ import { startWebHost, type WebHostProcess } from "../harness/webHostProcess.ts"
  * remote service of a profile.
  */
 
-const CHROMIUM = "/usr/bin/chromium";
-const CHROMIUM_ARGS = [
-  "--no-sandbox",
-  "--disable-gpu",
-  "--disable-background-networking",
-  "--disable-component-update",
-  "--disable-sync",
-];
-const missing = existsSync(CHROMIUM) ? undefined : `no Chromium at ${CHROMIUM} (apt-get install chromium)`;
 const RESULTS = join(REPO_ROOT, "test-results");
 const REMOTE_USER = "staging-admin";
 const REMOTE_PASSWORD = "staging-password-1";
@@ -59,7 +50,7 @@ async function bridge<T>(method: string, args?: unknown): Promise<T> {
 }
 
 before(async () => {
-  if (missing) return;
+  if (chromiumMissing) return;
   dataDir = await makeTempDir("keydesk-e2e-profiles-");
   remoteDir = await makeTempDir("keydesk-e2e-remote-");
   remoteAccountKey = await addAccount(remoteDir, REMOTE_USER, REMOTE_PASSWORD);
@@ -73,7 +64,7 @@ before(async () => {
   assert.equal(created.status, 200, created.text);
   host = await startWebHost({ dataDir });
   await bridge("keys.create", { request: { name: "key of the owner" } });
-  browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
+  browser = await launchChromium();
   context = await browser.newContext({ permissions: ["clipboard-read", "clipboard-write"] });
   await mkdir(RESULTS, { recursive: true });
 });
@@ -85,13 +76,6 @@ after(async () => {
   if (dataDir) await removeDir(dataDir);
   if (remoteDir) await removeDir(remoteDir);
 });
-
-function skipWithoutChromium(t: { skip(message: string): void }): boolean {
-  if (!missing) return false;
-  if (process.env.CI === "true") assert.fail(missing);
-  t.skip(missing);
-  return true;
-}
 
 /** A page of the app with its console watched: any error there fails the test at the end. */
 async function openApp(): Promise<{ page: Page; problems: string[] }> {

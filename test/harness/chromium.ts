@@ -1,0 +1,33 @@
+import assert from "node:assert/strict";
+import { existsSync } from "node:fs";
+import { type Browser, chromium } from "playwright-core";
+
+/** Debian's Chromium, driven by playwright-core: never a downloaded browser. */
+
+export const CHROMIUM = "/usr/bin/chromium";
+
+/** Without the background-networking flags Chromium keeps dialing out, which this network refuses. */
+const CHROMIUM_ARGS = [
+  "--no-sandbox",
+  "--disable-gpu",
+  "--disable-background-networking",
+  "--disable-component-update",
+  "--disable-sync",
+];
+
+/** Why the browser tests cannot run here, or undefined when they can. */
+export const chromiumMissing = existsSync(CHROMIUM)
+  ? undefined
+  : `no Chromium at ${CHROMIUM} (apt-get install chromium)`;
+
+export function launchChromium(): Promise<Browser> {
+  return chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
+}
+
+/** Skips the test where Chromium is missing, except in CI, where that is a failure. */
+export function skipWithoutChromium(t: { skip(message: string): void }): boolean {
+  if (!chromiumMissing) return false;
+  if (process.env.CI === "true") assert.fail(chromiumMissing);
+  t.skip(chromiumMissing);
+  return true;
+}
