@@ -1,54 +1,26 @@
-import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
-import { Ajv2020 } from "ajv/dist/2020.js";
 import type { ApiResponse } from "../../../harness/keyServiceProcess.ts";
+import { type OpenApiDocument, openApiConformance } from "../../../harness/openApiConformance.ts";
 import { assertOk, type Service, startService } from "../serviceFixture.ts";
 import { capturedPin, type TfaCaller, tfaCaller } from "./tfaFixture.ts";
 
 /** Real answers of the 2FA simulator and the PIN inbox match what /openapi.json declares for them. */
 
-type Operation = { responses: Record<string, { content?: Record<string, { schema: object }> }> };
-type Document = { paths: Record<string, Record<string, Operation>> };
-
 let service: Service;
 let owner: TfaCaller;
-let doc: Document;
-const ajv = new Ajv2020({ strict: false, allErrors: true });
-const DOC_ID = "urn:keydesk:openapi:tfa";
+let conformance: ReturnType<typeof openApiConformance>;
 
 before(async () => {
   service = await startService([{ username: "owner", password: "owner-secret-1" }]);
   owner = tfaCaller(service, service.auth("owner"));
-  doc = assertOk<Document>(await service.call({ path: "/openapi.json" }));
-  ajv.addSchema({ ...structuredClone(doc), $id: DOC_ID });
+  conformance = openApiConformance(assertOk<OpenApiDocument>(await service.call({ path: "/openapi.json" })));
 });
 after(async () => {
   await service?.close();
 });
 
 function conforms(method: string, path: string, res: ApiResponse): void {
-  const operation = doc.paths[path]?.[method.toLowerCase()];
-  assert.ok(operation, `${method} ${path} is not documented`);
-  const response = operation.responses[String(res.status)];
-  assert.ok(response, `${method} ${path} does not document status ${res.status}: ${res.text}`);
-  assert.ok(response.content?.["application/json"], `${method} ${path} ${res.status} documents no JSON body`);
-  const pointer = [
-    "paths",
-    path,
-    method.toLowerCase(),
-    "responses",
-    String(res.status),
-    "content",
-    "application/json",
-    "schema",
-  ]
-    .map((segment) => encodeURIComponent(segment.replaceAll("~", "~0").replaceAll("/", "~1")))
-    .join("/");
-  const validate = ajv.compile({ $ref: `${DOC_ID}#/${pointer}` });
-  assert.ok(
-    validate(res.json),
-    `${method} ${path} ${res.status}: ${JSON.stringify(validate.errors)} for ${res.text}`,
-  );
+  conformance.assertResponse(method, path, res);
 }
 
 const APPS = "/2fa/2/applications";
