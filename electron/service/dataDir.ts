@@ -2,6 +2,7 @@ import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { DataKeyError, decodeDataKey, loadOrCreateKeyFile } from "./crypto/dataKey.ts";
 import { createSecretBox, type SecretBox } from "./crypto/secretBox.ts";
+import type { KeyWriteJournal } from "./domain/keyWriteJournal.ts";
 import { AccountStore } from "./store/accountStore.ts";
 import { ApiKeyStore } from "./store/apiKeyStore.ts";
 import { type Db, openDatabase, readMeta, writeMeta } from "./store/database.ts";
@@ -29,6 +30,8 @@ export interface DataDir {
   readonly writes: GroupCommit;
   /** Whether another process wrote the database: in-memory caches check it. */
   readonly externalChanges: ExternalChanges;
+  /** Told of every key the API creates or updates, inside the write's own transaction (the sync outbox). */
+  readonly keyJournals: Set<KeyWriteJournal>;
   close(): void;
 }
 
@@ -66,6 +69,7 @@ export function openDataDir(options: DataDirOptions): DataDir {
       apiKeys: new ApiKeyStore(db, box),
       writes: new GroupCommit(db),
       externalChanges: new ExternalChanges(db),
+      keyJournals: new Set(),
       close: () => db.close(),
     };
   } catch (error) {

@@ -57,13 +57,15 @@ export class KeyService {
   }
 
   #insert(account: Account, fields: ApiKeyFields): StoredApiKey {
-    return this.#data.apiKeys.insert(
+    const created = this.#data.apiKeys.insert(
       account.id,
       account.accountKey,
       { key: newKeyId(), publicApiKey: newPublicApiKey() },
       fields,
       this.#now(),
     );
+    for (const journal of this.#data.keyJournals) journal.created(created);
+    return created;
   }
 
   async create(caller: Account, accountKey: string, body: unknown): Promise<ApiKeyDto> {
@@ -107,7 +109,9 @@ export class KeyService {
       const stored = this.#storedKey(account, key);
       const fields = fieldsAfterUpdate(stored, parsed.data);
       if (!fields.ok) throw badRequest(INVALID_BODY, fields.errors);
-      return this.#data.apiKeys.update(stored, fields.value, this.#now());
+      const updated = this.#data.apiKeys.update(stored, fields.value, this.#now());
+      for (const journal of this.#data.keyJournals) journal.updated(stored, updated);
+      return updated;
     });
     return toApiKeyDto(updated);
   }

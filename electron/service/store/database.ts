@@ -98,6 +98,63 @@ const MIGRATIONS: readonly string[] = [
   CREATE INDEX tfa_sends_by_application_msisdn ON tfa_sends(application_ref, msisdn, sent_at);
   CREATE INDEX tfa_sends_by_account ON tfa_sends(account_id, id);
   `,
+  // Idempotent creates, and sync with a remote instance: links, per-key sync state, the outbox.
+  `
+  CREATE TABLE idempotent_requests (
+    id INTEGER PRIMARY KEY,
+    account_id INTEGER NOT NULL REFERENCES accounts(id),
+    idempotency_key TEXT NOT NULL,
+    request_digest BLOB NOT NULL,
+    status INTEGER NOT NULL,
+    response_sealed BLOB NOT NULL,
+    created_at INTEGER NOT NULL,
+    UNIQUE (account_id, idempotency_key)
+  ) STRICT;
+  CREATE INDEX idempotent_requests_by_age ON idempotent_requests(created_at);
+
+  CREATE TABLE sync_links (
+    id INTEGER PRIMARY KEY,
+    account_id INTEGER NOT NULL UNIQUE REFERENCES accounts(id),
+    remote_base_url TEXT NOT NULL,
+    remote_username TEXT NOT NULL,
+    remote_password_sealed BLOB NOT NULL,
+    remote_account_key TEXT NOT NULL,
+    interval_seconds INTEGER NOT NULL,
+    paused_reason TEXT,
+    last_attempt_at INTEGER,
+    last_success_at INTEGER,
+    last_error TEXT,
+    next_attempt_at INTEGER,
+    failures INTEGER NOT NULL DEFAULT 0,
+    created_at INTEGER NOT NULL
+  ) STRICT;
+
+  CREATE TABLE sync_keys (
+    api_key_id INTEGER PRIMARY KEY REFERENCES api_keys(id),
+    link_id INTEGER NOT NULL REFERENCES sync_links(id),
+    remote_key TEXT,
+    base TEXT,
+    remote_missing INTEGER NOT NULL DEFAULT 0,
+    conflict TEXT,
+    UNIQUE (link_id, remote_key)
+  ) STRICT;
+  CREATE INDEX sync_keys_by_link ON sync_keys(link_id);
+
+  CREATE TABLE sync_outbox (
+    id INTEGER PRIMARY KEY,
+    link_id INTEGER NOT NULL REFERENCES sync_links(id),
+    api_key_id INTEGER NOT NULL REFERENCES api_keys(id),
+    kind TEXT NOT NULL,
+    fields TEXT NOT NULL,
+    idempotency_key TEXT,
+    attempts INTEGER NOT NULL DEFAULT 0,
+    failed INTEGER NOT NULL DEFAULT 0,
+    last_error TEXT,
+    created_at INTEGER NOT NULL
+  ) STRICT;
+  CREATE INDEX sync_outbox_by_link ON sync_outbox(link_id, id);
+  CREATE INDEX sync_outbox_by_key ON sync_outbox(api_key_id, id);
+  `,
 ];
 
 export class DatabaseVersionError extends Error {}
