@@ -6,15 +6,19 @@ export class BridgeFailure extends Error {
   readonly bridgeError: BridgeError;
   /** The HTTP status of the answer, when the failure is a service's answer. */
   readonly status: number | undefined;
+  /** The answer's `Retry-After`, in ms, when it had one. */
+  readonly retryAfterMs: number | undefined;
 
   constructor(
     messageId: BridgeMessageId,
     text: string,
     validationErrors?: ValidationErrors,
     status?: number,
+    retryAfterMs?: number,
   ) {
     super(text);
     this.status = status;
+    this.retryAfterMs = retryAfterMs;
     this.name = "BridgeFailure";
     this.bridgeError = { messageId, text, ...(validationErrors && { validationErrors }) };
   }

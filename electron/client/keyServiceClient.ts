@@ -48,6 +48,23 @@ interface RawAnswer {
   status: number;
   text: string;
   contentType: string;
+  retryAfterMs: number | undefined;
+}
+
+interface RequestOptions {
+  method?: string;
+  body?: unknown;
+  query?: URLSearchParams;
+  headers?: Record<string, string>;
+}
+
+/** `Retry-After` as delay-seconds or an HTTP date, in ms from now; undefined when absent or unreadable. */
+export function retryAfterMsOf(value: string | null, now = Date.now()): number | undefined {
+  if (value === null) return undefined;
+  const trimmed = value.trim();
+  if (/^\d+$/.test(trimmed)) return Number(trimmed) * 1000;
+  const date = Date.parse(trimmed);
+  return Number.isNaN(date) ? undefined : Math.max(0, date - now);
 }
 
 const keysPath = (accountKey: string) => `/settings/1/accounts/${encodeURIComponent(accountKey)}/api-keys`;
@@ -89,10 +106,16 @@ export class KeyServiceClient {
     return (apiKeys[0] as ApiKeyDto | undefined) ?? null;
   }
 
-  async create(accountKey: string, request: CreateApiKeyRequest): Promise<ApiKeyDto> {
+  /** With an idempotencyKey, a service that honours `Idempotency-Key` creates the key at most once. */
+  async create(
+    accountKey: string,
+    request: CreateApiKeyRequest,
+    options: { idempotencyKey?: string } = {},
+  ): Promise<ApiKeyDto> {
     return (await this.#json(keysPath(accountKey), apiKeySchema, {
       method: "POST",
       body: request,
+      ...(options.idempotencyKey !== undefined && { headers: { "idempotency-key": options.idempotencyKey } }),
     })) as ApiKeyDto;
   }
 
@@ -232,7 +255,7 @@ export class KeyServiceClient {
   async #json<S extends z.ZodType>(
     path: string,
     schema: S,
-    options: { method?: string; body?: unknown; query?: URLSearchParams } = {},
+    options: RequestOptions = {},
   ): Promise<z.output<S>> {
     const answer = await this.#send(path, options);
     const url = `${this.baseUrl}${path}`;
@@ -249,13 +272,14 @@ export class KeyServiceClient {
       const error = isJson ? errorBodySchema.safeParse(parsed) : undefined;
       if (error?.success) {
         const { messageId, text, validationErrors } = error.data.requestError.serviceException;
-        throw new BridgeFailure(messageId, text, validationErrors, answer.status);
+        throw new BridgeFailure(messageId, text, validationErrors, answer.status, answer.retryAfterMs);
       }
       throw new BridgeFailure(
         "GENERAL_ERROR",
         `${url} answered HTTP ${answer.status} with something that is not the key-management API's error body; check the base URL`,
         undefined,
         answer.status,
+        answer.retryAfterMs,
       );
     }
     const result = isJson ? schema.safeParse(parsed) : undefined;
@@ -270,13 +294,11 @@ export class KeyServiceClient {
     return result.data;
   }
 
-  async #send(
-    path: string,
-    options: { method?: string; body?: unknown; query?: URLSearchParams },
-  ): Promise<RawAnswer> {
+  async #send(path: string, options: RequestOptions): Promise<RawAnswer> {
     const query = options.query?.toString();
     const url = `${this.baseUrl}${path}${query ? `?${query}` : ""}`;
     const headers: Record<string, string> = {
+      ...options.headers,
       authorization: this.#authorization,
       accept: "application/json",
     };
@@ -293,6 +315,7 @@ export class KeyServiceClient {
         status: response.status,
         text: await response.text(),
         contentType: response.headers.get("content-type") ?? "",
+        retryAfterMs: retryAfterMsOf(response.headers.get("retry-after")),
       };
     } catch (error) {
       throw new BridgeFailure(
