@@ -1,0 +1,197 @@
+import { z } from "zod";
+
+/**
+ * Sync with a remote instance of the key-management API: the contract of the key service's
+ * `/local/1/sync` routes (the desktop's sync view is their client). A link joins one local
+ * account to one remote account; the remote's password is write-only (never answered).
+ */
+
+export const SYNC_LINKS_PATH = "/local/1/sync/links";
+
+/** The fields a sync compares and merges, one by one. */
+export const SYNCED_FIELDS = ["name", "allowedIPs", "permissions", "validFrom", "validTo", "enabled"] as const;
+export type SyncedField = (typeof SYNCED_FIELDS)[number];
+
+export const MIN_SYNC_INTERVAL_SECONDS = 10;
+export const MAX_SYNC_INTERVAL_SECONDS = 86_400;
+export const DEFAULT_SYNC_INTERVAL_SECONDS = 300;
+
+/**
+ * - `idle`: nothing running; the next run is due at nextRunAt.
+ * - `running`: a run is under way (see progress).
+ * - `backing-off`: the last run failed (network, 5xx, 429); retried at nextRunAt.
+ * - `paused`: the remote refused the credentials (401), or the user paused the link;
+ *   nothing runs until credentials are given again or the link is resumed.
+ */
+export type SyncLinkState = "idle" | "running" | "backing-off" | "paused";
+
+export interface SyncProgressDto {
+  phase: "pull" | "push";
+  done: number;
+  total: number;
+}
+
+export interface SyncLinkDto {
+  id: number;
+  /** The local account (its accountKey). */
+  accountKey: string;
+  remote: { baseUrl: string; username: string; accountKey: string };
+  intervalSeconds: number;
+  state: SyncLinkState;
+  /** Why the link is paused: "credentials" (the remote answered 401) or "user". */
+  pausedReason: "credentials" | "user" | null;
+  progress: SyncProgressDto | null;
+  lastAttemptAt: string | null;
+  lastSuccessAt: string | null;
+  /** The last run's failure, in one sentence; null after a run that went through. */
+  lastError: string | null;
+  nextRunAt: string | null;
+  /** Local changes waiting to go out (not counting failed ones). */
+  pending: number;
+  /** Changes the remote refused (4xx other than 401/429): kept until retried or discarded. */
+  failed: number;
+  /** Keys with at least one field changed differently on both sides. */
+  conflicts: number;
+  /** Linked keys the remote no longer lists (flagged, never deleted). */
+  remoteMissing: number;
+  linkedKeys: number;
+}
+
+export interface SyncLinkListDto {
+  links: SyncLinkDto[];
+}
+
+export type SyncKeyState = "synced" | "pending" | "conflict" | "remote-missing" | "failed" | "local-only";
+
+export interface SyncFieldConflictDto {
+  field: SyncedField;
+  /** The API's JSON value of the field (absent validFrom etc. as null). */
+  mine: unknown;
+  theirs: unknown;
+}
+
+export interface SyncKeyDto {
+  /** The local key id. */
+  key: string;
+  name: string;
+  /** The key's id on the remote; null until its create reached the remote. */
+  remoteKey: string | null;
+  state: SyncKeyState;
+  conflicts: SyncFieldConflictDto[];
+  /** Fields with local changes still to go out. */
+  pendingFields: SyncedField[];
+  error: string | null;
+}
+
+export interface SyncKeyListDto {
+  keys: SyncKeyDto[];
+}
+
+export interface SyncOutboxEntryDto {
+  id: number;
+  key: string;
+  kind: "create" | "update";
+  fields: SyncedField[];
+  attempts: number;
+  failed: boolean;
+  lastError: string | null;
+  createdAt: string;
+}
+
+export interface SyncOutboxDto {
+  entries: SyncOutboxEntryDto[];
+}
+
+const baseUrlSchema = z
+  .string({ error: "must be a string" })
+  .max(2000, { error: "must be at most 2000 characters" })
+  .refine(
+    (value) => {
+      try {
+        const url = new URL(value);
+        return (url.protocol === "http:" || url.protocol === "https:") && !url.username && !url.password;
+      } catch {
+        return false;
+      }
+    },
+    { error: "must be an http:// or https:// URL without credentials in it" },
+  );
+
+const remoteAccountKeySchema = z
+  .string({ error: "must be a string" })
+  .regex(/^(_|[0-9A-Za-z-]{1,100})$/, { error: "must be _ (the credentials' own account) or an account key" });
+
+const usernameSchema = z
+  .string({ error: "must be a string" })
+  .min(1, { error: "must not be empty" })
+  .max(200, { error: "must be at most 200 characters" });
+const passwordSchema = z
+  .string({ error: "must be a string" })
+  .min(1, { error: "must not be empty" })
+  .max(1000, { error: "must be at most 1000 characters" });
+
+const intervalSchema = z
+  .int({ error: "must be a whole number of seconds" })
+  .min(MIN_SYNC_INTERVAL_SECONDS, { error: `must be at least ${MIN_SYNC_INTERVAL_SECONDS} seconds` })
+  .max(MAX_SYNC_INTERVAL_SECONDS, { error: `must be at most ${MAX_SYNC_INTERVAL_SECONDS} seconds` });
+
+export const createSyncLinkRequestSchema = z.strictObject(
+  {
+    /** The local account: `_` (the caller's own) or one of its sub-accounts. */
+    accountKey: z.string({ error: "is required" }),
+    remote: z.strictObject(
+      {
+        baseUrl: baseUrlSchema,
+        username: usernameSchema,
+        password: passwordSchema,
+        accountKey: remoteAccountKeySchema.default("_"),
+      },
+      { error: "must be an object with baseUrl, username, password and accountKey" },
+    ),
+    intervalSeconds: intervalSchema.default(DEFAULT_SYNC_INTERVAL_SECONDS),
+  },
+  { error: "the request body must be a JSON object" },
+);
+
+export const updateSyncLinkRequestSchema = z.strictObject(
+  {
+    /** New credentials for the remote (both together); a link paused by a 401 resumes. */
+    remote: z
+      .strictObject(
+        { username: usernameSchema, password: passwordSchema },
+        { error: "must be an object with username and password" },
+      )
+      .optional(),
+    intervalSeconds: intervalSchema.optional(),
+    /** true pauses the link; false resumes it. */
+    paused: z.boolean({ error: "must be true or false" }).optional(),
+  },
+  { error: "the request body must be a JSON object" },
+);
+
+export const resolveConflictRequestSchema = z.strictObject(
+  {
+    field: z.enum(SYNCED_FIELDS, { error: `must be one of ${SYNCED_FIELDS.join(", ")}` }),
+    take: z.enum(["mine", "theirs"], { error: "must be mine or theirs" }),
+  },
+  { error: "the request body must be a JSON object" },
+);
+
+export type CreateSyncLinkRequest = z.input<typeof createSyncLinkRequestSchema>;
+export type UpdateSyncLinkRequest = z.input<typeof updateSyncLinkRequestSchema>;
+export type ResolveConflictRequest = z.input<typeof resolveConflictRequestSchema>;
+
+/** The routes (all Basic; the caller must manage the link's local account). */
+export const syncPaths = {
+  links: SYNC_LINKS_PATH,
+  link: (id: number) => `${SYNC_LINKS_PATH}/${id}`,
+  /** POST: runs the link now and answers its state after the run. */
+  run: (id: number) => `${SYNC_LINKS_PATH}/${id}/run`,
+  keys: (id: number) => `${SYNC_LINKS_PATH}/${id}/keys`,
+  /** POST {field, take}: resolves one field's conflict. */
+  resolve: (id: number, key: string) => `${SYNC_LINKS_PATH}/${id}/keys/${encodeURIComponent(key)}/resolve`,
+  outbox: (id: number) => `${SYNC_LINKS_PATH}/${id}/outbox`,
+  /** DELETE discards a failed entry; POST .../retry puts it back in the queue. */
+  outboxEntry: (id: number, entryId: number) => `${SYNC_LINKS_PATH}/${id}/outbox/${entryId}`,
+  retryEntry: (id: number, entryId: number) => `${SYNC_LINKS_PATH}/${id}/outbox/${entryId}/retry`,
+} as const;
