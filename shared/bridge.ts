@@ -31,8 +31,9 @@ export type BridgeResult<T> = { ok: true; value: T } | { ok: false; error: Bridg
 
 /**
  * A key as the renderer sees it: the publicApiKey only as a hint to recognize it. The full value
- * reaches the renderer only when the user creates a key (shown once), or reveals one; copying
- * happens in main without the value passing through the renderer.
+ * reaches the renderer only when the user creates a key (shown once), or reveals one; in the
+ * desktop app copying happens in main without the value passing through the renderer (see
+ * CopyResultDto for the browser host).
  */
 export type ApiKeyView = Omit<ApiKeyDto, "publicApiKey"> & {
   /** e.g. `f87f52…e7fb`: the first 6 and last 4 characters. */
@@ -68,6 +69,10 @@ export interface AccountDto {
 }
 
 export interface ServiceStatusDto {
+/**
+ * The embedded key service (the Local profile's) and the credential store, whichever profile is
+ * active; `profiles.checkActive` tells about the active profile's service.
+ */
   running: boolean;
   baseUrl: string | null;
   port: number | null;
@@ -86,9 +91,26 @@ export interface LocalCredentialsDto {
   password: string;
 }
 
-export interface CopyResultDto {
-  /** The clipboard is cleared after this many ms if it still holds the copied value. */
-  clearsAfterMs: number;
+/**
+ * What a copy of a publicApiKey answers. The clipboard is cleared after `clearsAfterMs` if it
+ * still holds the copied value.
+ * - `main`: the desktop app. Main wrote the OS clipboard and clears it; the value never reaches
+ *   the renderer.
+ * - `page`: the browser host, whose process has no clipboard of the user's: the value comes back
+ *   to the page, which writes it with the Clipboard API and clears it itself. Only a core started
+ *   with the page clipboard (the browser host's) answers this, and only to an explicit copy.
+ */
+export type CopyResultDto =
+  | { writtenBy: "main"; clearsAfterMs: number }
+  | { writtenBy: "page"; clearsAfterMs: number; publicApiKey: string };
+
+/** The active profile's service as last checked (the header shows it). */
+export interface ActiveProfileStatusDto {
+  profile: ProfileDto;
+  /** Reachable? Credentials accepted? In words a person can act on. */
+  verdict: ConnectionVerdict;
+  /** When the check ran, in the API's datetime format. */
+  checkedAt: string;
 }
 
 export interface SettingsDto {
@@ -143,6 +165,7 @@ export const bridgeArgumentSchemas = {
   "profiles.activate": z.strictObject({ id: profileId }),
   "profiles.revealLocalCredentials": none,
   "service.status": none,
+  "profiles.checkActive": none,
   "pins.list": z.strictObject({
     to: z.string().max(20).optional(),
     applicationId: z.string().max(64).optional(),
@@ -178,6 +201,7 @@ export interface BridgeResults {
   "profiles.revealLocalCredentials": LocalCredentialsDto;
   "service.status": ServiceStatusDto;
   "pins.list": CapturedPinDto[];
+  "profiles.checkActive": ActiveProfileStatusDto;
   "clipboard.copyPublicApiKey": CopyResultDto;
   "settings.get": SettingsDto;
   "settings.update": SettingsDto;

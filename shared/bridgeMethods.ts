@@ -27,6 +27,7 @@ const methodSet: Record<BridgeMethod, true> = {
   "profiles.test": true,
   "profiles.activate": true,
   "profiles.revealLocalCredentials": true,
+  "profiles.checkActive": true,
   "service.status": true,
   "pins.list": true,
   "clipboard.copyPublicApiKey": true,

@@ -20,9 +20,19 @@ export interface ClipboardPort {
   readText(): Promise<string>;
 }
 
+/**
+ * The browser host's clipboard: the page's own. Its process cannot reach the clipboard of the
+ * user's browser, so a copy answers the value to the page, which writes it (and clears it).
+ */
+export const PAGE_CLIPBOARD = "page";
+
 export interface CoreOptions {
   /** App data: settings file, embedded service data (KEYDESK_DATA_DIR overrides the app's folder). */
   dataDir: string;
   vault: CredentialVault;
-  clipboard: ClipboardPort;
+  /**
+   * The system clipboard main writes (Electron's; a MemoryClipboard in tests), or PAGE_CLIPBOARD
+   * for the browser host. Only the latter ever sends a copied publicApiKey to the renderer.
+   */
+  clipboard: ClipboardPort | typeof PAGE_CLIPBOARD;
 }

@@ -1,9 +1,6 @@
 import type { ClipboardPort } from "./corePorts.ts";
 
-/**
- * A clipboard in memory: the browser host has no system clipboard of its own (the page cannot
- * read this one), and tests of the core run without Electron.
- */
+/** A clipboard in memory, for tests of the core that run without Electron. */
 export class MemoryClipboard implements ClipboardPort {
   text = "";
 

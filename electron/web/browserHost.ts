@@ -9,8 +9,7 @@ import { join, resolve } from "node:path";
 import { parseArgs } from "node:util";
 import { explainListenError, stopOnSignals } from "../cli/processLifecycle.ts";
 import { startKeydeskCore } from "../main/core.ts";
-import type { KeydeskCore } from "../main/corePorts.ts";
-import { MemoryClipboard } from "../main/memoryClipboard.ts";
+import { type KeydeskCore, PAGE_CLIPBOARD } from "../main/corePorts.ts";
 import { openCredentialVault } from "../vault/openCredentialVault.ts";
 import { startBrowserHost } from "./httpHost.ts";
 
@@ -92,7 +91,8 @@ async function main(): Promise<void> {
   const core: KeydeskCore = await startKeydeskCore({
     dataDir: options.dataDir,
     vault,
-    clipboard: new MemoryClipboard(),
+    // The page writes the clipboard of the user's browser: a copy answers it the value.
+    clipboard: PAGE_CLIPBOARD,
   });
   let host: Awaited<ReturnType<typeof startBrowserHost>>;
   try {

@@ -4,16 +4,25 @@ import { type AddressInfo, createServer } from "node:net";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
 import { AxeBuilder } from "@axe-core/playwright";
-import type { Browser, Locator, Page } from "playwright-core";
+import type { Browser, BrowserContext, Locator, Page } from "playwright-core";
 import { formatApiDateTime } from "../../shared/datetime.ts";
 import { chromiumMissing, launchChromium, skipWithoutChromium } from "../harness/chromium.ts";
-import { addAccount, makeTempDir, REPO_ROOT, removeDir, startServe } from "../harness/keyServiceProcess.ts";
+import {
+  addAccount,
+  basic,
+  makeTempDir,
+  REPO_ROOT,
+  removeDir,
+  request,
+  startServe,
+} from "../harness/keyServiceProcess.ts";
 import { startWebHost, type WebHostProcess } from "../harness/webHostProcess.ts";
 
 /**
  * The keys view end to end in Debian's Chromium through the browser host, with the real core and
  * embedded key service behind it: create (ALL, quick TFA), filter, look up, edit, disable/enable,
- * copy, field-level validation, accessibility. Run after `npm run -s build` (npm test builds first).
+ * copy (read back from the browser's clipboard), field-level validation, accessibility. Run after
+ * `npm run -s build` (npm test builds first).
  */
 
 const RESULTS = join(REPO_ROOT, "test-results");
@@ -21,6 +30,7 @@ const RESULTS = join(REPO_ROOT, "test-results");
 let dataDir: string;
 let host: WebHostProcess;
 let browser: Browser;
+let context: BrowserContext;
 let page: Page;
 const pageProblems: string[] = [];
 
@@ -30,9 +40,10 @@ before(async () => {
   dataDir = await makeTempDir("keydesk-e2e-keys-");
   host = await startWebHost({ dataDir });
   browser = await launchChromium();
-  page = await (
-    await browser.newContext({ viewport: { width: 1400, height: 900 }, timezoneId: "Europe/Berlin" })
-  ).newPage();
+  context = await browser.newContext({ viewport: { width: 1400, height: 900 }, timezoneId: "Europe/Berlin" });
+  // The page writes copied keys to the browser's clipboard; the test reads them back from there.
+  await context.grantPermissions(["clipboard-read", "clipboard-write"], { origin: host.baseUrl });
+  page = await context.newPage();
   page.on("console", (message) => {
     if (message.type() === "error") pageProblems.push(message.text());
   });
@@ -67,6 +78,38 @@ interface Key {
   allowedIPs?: string[];
   validFrom?: string;
   validTo?: string;
+}
+
+/** A GET of the embedded service's HTTP API with the Local profile's credentials (owner). */
+async function serviceGet<T>(path: string): Promise<T> {
+  const local = await bridge<{ baseUrl: string; username: string; password: string }>(
+    "profiles.revealLocalCredentials",
+  );
+  const answer = await request(local.baseUrl, { path, authorization: basic(local.username, local.password) });
+  assert.equal(answer.status, 200, `GET ${path}: ${answer.text}`);
+  return answer.json as T;
+}
+
+/** What the browser's clipboard holds now. */
+function clipboardText(): Promise<string> {
+  return page.evaluate(() => navigator.clipboard.readText());
+}
+
+/**
+ * The clipboard holds the publicApiKey of the key `keyId`: the service answers that very value
+ * for the key, and looking the clipboard's text up in the service finds that key.
+ */
+async function assertClipboardHoldsKeyOf(keyId: string): Promise<void> {
+  const onClipboard = await clipboardText();
+  const stored = await serviceGet<Key>(`/settings/1/accounts/_/api-keys/${keyId}`);
+  assert.equal(onClipboard, stored.publicApiKey, "the clipboard holds the key's publicApiKey");
+  const found = await serviceGet<{ apiKeys: Key[] }>(
+    `/settings/1/accounts/_/api-keys?publicApiKey=${encodeURIComponent(onClipboard)}`,
+  );
+  assert.deepEqual(
+    found.apiKeys.map((key) => key.key),
+    [keyId],
+  );
 }
 
 async function keyNamed(name: string): Promise<Key> {
@@ -184,12 +227,12 @@ test("`n` opens the create dialog, which passes axe; an ALL key is created and s
   assert.match(stored.validTo ?? "", /T1[12]:45:00\.000\+0000$/, "13:45 in Berlin is 11:45 or 12:45 UTC");
   await shot("keys-created-dialog.png");
 
+  await page.evaluate(() => navigator.clipboard.writeText("something else"));
   await created.getByRole("button", { name: "Copy the publicApiKey of Billing backend" }).click();
-  // The browser host's clipboard lives in its process memory and no bridge method reads it back,
-  // so the test checks what the copy answered: the notification naming the key and the clear delay.
   await page
-    .getByText(/The publicApiKey of “Billing backend” is on the clipboard \(cleared in \d+ s\)/)
+    .getByText(/The publicApiKey of “Billing backend” is on the clipboard \(cleared in 30 s\)/)
     .waitFor();
+  await assertClipboardHoldsKeyOf(stored.key);
   await created.getByRole("button", { name: "Done" }).click();
   await created.waitFor({ state: "hidden" });
 
@@ -207,15 +250,13 @@ test("the quick TFA action creates a TFA key, shows its publicApiKey and copies 
   await page.getByRole("button", { name: "New TFA key + copy" }).click();
   const created = page.getByRole("dialog", { name: "Key created" });
   const shown = (await created.getByTestId("new-public-api-key").textContent()) ?? "";
-  await page
-    .getByText(/is on the clipboard \(cleared in \d+ s\)/)
-    .first()
-    .waitFor();
   const keys = await bridge<Key[]>("keys.list", { accountKey: "_" });
   const tfa = keys.find((key) => key.permissions.includes("TFA"));
   assert.ok(tfa, "a TFA key was created");
+  await page.getByText(`The publicApiKey of “${tfa.name}” is on the clipboard (cleared in 30 s).`).waitFor();
   const revealed = await bridge<Key>("keys.revealPublicApiKey", { accountKey: "_", key: tfa.key });
   assert.equal(shown, revealed.publicApiKey);
+  await assertClipboardHoldsKeyOf(tfa.key);
   await created.getByRole("button", { name: "Done" }).click();
   await row(tfa.name).waitFor();
   assert.match((await row(tfa.name).textContent()) ?? "", /TFA/);
@@ -299,7 +340,7 @@ test("a pasted publicApiKey finds the key it belongs to", async (t) => {
   await page.getByText("No key of this account has that publicApiKey.").waitFor();
 });
 
-test("a row reveals its publicApiKey on request, hides it again, and copies it in main", async (t) => {
+test("a row reveals its publicApiKey on request, hides it again, and copies it to the clipboard", async (t) => {
   if (skipWithoutChromium(t)) return;
   const target = await keyNamed("Old partner");
   const { publicApiKey } = await bridge<Key>("keys.revealPublicApiKey", { accountKey: "_", key: target.key });
@@ -311,6 +352,33 @@ test("a row reveals its publicApiKey on request, hides it again, and copies it i
   await row("Old partner").getByText(publicApiKey).waitFor({ state: "detached" });
   await row("Old partner").getByRole("button", { name: "Copy the publicApiKey of Old partner" }).click();
   await page.getByText(/The publicApiKey of “Old partner” is on the clipboard/).waitFor();
+  await assertClipboardHoldsKeyOf(target.key);
+  assert.equal(await row("Old partner").getByText(publicApiKey).count(), 0, "copying does not reveal");
+});
+
+test("a copied publicApiKey is cleared after the delay, unless the clipboard holds something else by then", async (t) => {
+  if (skipWithoutChromium(t)) return;
+  await bridge("settings.update", { clipboardClearSeconds: 5 });
+  t.after(() => bridge("settings.update", { clipboardClearSeconds: 30 }));
+  const first = await keyNamed("Future app");
+  const second = await keyNamed("Past app");
+  // Neither was copied before: no earlier copy's clear is pending for them.
+  await row("Future app").getByRole("button", { name: "Copy the publicApiKey of Future app" }).click();
+  await page.getByText(/The publicApiKey of “Future app” is on the clipboard \(cleared in 5 s\)/).waitFor();
+  const firstCopiedAt = Date.now();
+  await assertClipboardHoldsKeyOf(first.key);
+  await page.waitForTimeout(1500);
+  await row("Past app").getByRole("button", { name: "Copy the publicApiKey of Past app" }).click();
+  await page.getByText(/The publicApiKey of “Past app” is on the clipboard \(cleared in 5 s\)/).waitFor();
+  await assertClipboardHoldsKeyOf(second.key);
+
+  // The first copy's delay ends while the clipboard holds the second key: that stays.
+  await page.waitForTimeout(Math.max(0, firstCopiedAt + 5600 - Date.now()));
+  await assertClipboardHoldsKeyOf(second.key);
+  // The second copy's delay ends with its key still there: cleared.
+  for (let i = 0; i < 30 && (await clipboardText()) !== ""; i++) await page.waitForTimeout(100);
+  assert.equal(await clipboardText(), "");
+  assert.ok(Date.now() - firstCopiedAt >= 6400, "not before the second copy's delay was over");
 });
 
 test("the edit dialog changes name, permissions, IPs and the validity window", async (t) => {

@@ -8,7 +8,7 @@ import type {
 import { BridgeFailure } from "../../client/bridgeFailure.ts";
 import { KeyServiceClient } from "../../client/keyServiceClient.ts";
 import { type CredentialVault, vaultAccounts } from "../../vault/credentialVault.ts";
-import type { ClipboardPort } from "../corePorts.ts";
+import type { ClipboardPort, PAGE_CLIPBOARD } from "../corePorts.ts";
 import type { EmbeddedService } from "./embeddedService.ts";
 import { LOCAL_PROFILE_ID, type ProfileStore, type StoredProfile } from "./profileStore.ts";
 
@@ -17,7 +17,8 @@ export interface CoreContext {
   readonly store: ProfileStore;
   readonly vault: CredentialVault;
   readonly service: EmbeddedService;
-  readonly clipboard: ClipboardPort;
+  /** The system clipboard, or the page's (browser host): see CoreOptions.clipboard. */
+  readonly clipboard: ClipboardPort | typeof PAGE_CLIPBOARD;
   /** Test-only: clears the clipboard after this many ms instead of clipboardClearSeconds. */
   readonly clipboardClearMsOverride: number | undefined;
   /** Pending clipboard clears (cleared on close). */

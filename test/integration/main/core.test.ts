@@ -5,7 +5,7 @@ import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
 import { setTimeout as sleep } from "node:timers/promises";
 import { type KeydeskCoreOptions, startKeydeskCore } from "../../../electron/main/core.ts";
-import type { KeydeskCore } from "../../../electron/main/corePorts.ts";
+import { type KeydeskCore, PAGE_CLIPBOARD } from "../../../electron/main/corePorts.ts";
 import { MemoryClipboard } from "../../../electron/main/memoryClipboard.ts";
 import { type CredentialVault, vaultAccounts } from "../../../electron/vault/credentialVault.ts";
 import { SessionVault } from "../../../electron/vault/sessionVault.ts";
@@ -290,7 +290,8 @@ describe("the Local profile through dispatch", () => {
   test("copy puts the publicApiKey on the clipboard and clears it after the delay", async () => {
     const key = await ok(core, "keys.create", { request: { name: "to copy" } });
     const copied = await ok(core, "clipboard.copyPublicApiKey", { key: key.key });
-    assert.equal(copied.clearsAfterMs, 300);
+    // Main wrote the clipboard: the answer carries the delay only, never the publicApiKey.
+    assert.deepEqual(copied, { writtenBy: "main", clearsAfterMs: 300 });
     assert.equal(clipboard.text, key.publicApiKey);
     await sleep(600);
     assert.equal(clipboard.text, "");
@@ -346,6 +347,17 @@ describe("the Local profile through dispatch", () => {
     );
     const renamed = await ok(core, "profiles.edit", { id: "local", name: "This computer" });
     assert.equal(renamed.name, "This computer");
+    const checked = await ok(core, "profiles.checkActive");
+    assert.deepEqual(
+      [
+        checked.profile.name,
+        checked.profile.kind,
+        checked.verdict.reachable,
+        checked.verdict.credentialsAccepted,
+      ],
+      ["This computer", "local", true, true],
+    );
+    assert.equal(checked.profile.baseUrl, (await ok(core, "service.status")).baseUrl);
     assert.equal((await fails(core, "profiles.activate", { id: "nope" })).messageId, "NOT_FOUND");
   });
 
@@ -397,6 +409,32 @@ describe("the Local profile through dispatch", () => {
     assert.doesNotMatch(text, /password/i);
     const settings = await settingsOf(dataDir);
     assert.equal(settings.profiles[0]?.username, "owner");
+  });
+});
+
+describe("the browser host's page clipboard", () => {
+  test("a copy answers the publicApiKey for the page to write, with the configured delay", async () => {
+    const dataDir = await makeTempDir("keydesk-page-clipboard-");
+    const core = await startKeydeskCore({
+      dataDir,
+      vault: memoryKeychain(),
+      clipboard: PAGE_CLIPBOARD,
+      defaultServicePort: 0,
+    });
+    try {
+      const key = await ok(core, "keys.create", { request: { name: "copied in the page" } });
+      assert.deepEqual(await ok(core, "clipboard.copyPublicApiKey", { key: key.key }), {
+        writtenBy: "page",
+        clearsAfterMs: 30_000,
+        publicApiKey: key.publicApiKey,
+      });
+      await ok(core, "settings.update", { clipboardClearSeconds: 5 });
+      const again = await ok(core, "clipboard.copyPublicApiKey", { key: key.key });
+      assert.equal(again.clearsAfterMs, 5000);
+    } finally {
+      await core.close();
+      await removeDir(dataDir);
+    }
   });
 });
 

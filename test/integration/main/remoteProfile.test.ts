@@ -118,6 +118,13 @@ test("activating a remote profile switches what keys.list answers, and back", as
   assert.equal(activated.active, true);
   assert.deepEqual(events.at(-1), { type: "profile-changed", activeProfileId: profile.id });
   assert.equal((await ok(core, "service.status")).activeProfileId, profile.id);
+  const checked = await ok(core, "profiles.checkActive");
+  assert.equal(checked.profile.id, profile.id);
+  assert.equal(checked.profile.baseUrl, remote.url);
+  assert.deepEqual(
+    [checked.verdict.reachable, checked.verdict.credentialsAccepted, checked.verdict.accountKey],
+    [true, true, remoteAccountKey],
+  );
   assert.deepEqual(await names(), []);
   const created = await ok(core, "keys.create", { request: { name: "remote key" } });
   assert.equal(created.accountKey, remoteAccountKey);
@@ -156,6 +163,12 @@ test("an unreachable active profile answers UNREACHABLE naming the URL", async (
   const error = await fails(core, "keys.list", {});
   assert.equal(error.messageId, "UNREACHABLE");
   assert.ok(error.text.includes(url), error.text);
+  // The header's check says so too, about the active profile (not about the embedded service).
+  const checked = await ok(core, "profiles.checkActive");
+  assert.equal(checked.profile.name, "Gone");
+  assert.equal(checked.verdict.reachable, false);
+  assert.ok(checked.verdict.text.includes(url), checked.verdict.text);
+  assert.equal((await ok(core, "service.status")).running, true, "the embedded service still runs");
   await ok(core, "profiles.remove", { id: profile.id });
 });
 

@@ -1,4 +1,5 @@
 import { randomUUID } from "node:crypto";
+import { formatApiDateTime } from "../../../../shared/datetime.ts";
 import { BridgeFailure } from "../../../client/bridgeFailure.ts";
 import { KeyServiceClient } from "../../../client/keyServiceClient.ts";
 import { vaultAccounts } from "../../../vault/credentialVault.ts";
@@ -19,7 +20,8 @@ type ProfileMethods =
   | "profiles.remove"
   | "profiles.test"
   | "profiles.activate"
-  | "profiles.revealLocalCredentials";
+  | "profiles.revealLocalCredentials"
+  | "profiles.checkActive";
 
 function activate(context: CoreContext, id: string): void {
   context.store.update((settings) => {
@@ -95,5 +97,12 @@ export const profileHandlers: HandlerTable<ProfileMethods> = {
       throw new BridgeFailure("NO_KEYCHAIN", "the Local profile's password is not in the keychain");
     }
     return { baseUrl: context.service.url, username: local.username, password };
+  },
+
+  /** The active profile and whether its service answers now (the header polls this). */
+  "profiles.checkActive": async (_args, context) => {
+    const profile = activeProfile(context);
+    const verdict = await (await clientOf(context, profile)).testConnection();
+    return { profile: toProfileDto(context, profile), verdict, checkedAt: formatApiDateTime(Date.now()) };
   },
 };

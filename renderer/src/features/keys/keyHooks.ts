@@ -3,6 +3,7 @@
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import type { ApiKeyView, BridgeArgs } from "../../../../shared/bridge.ts";
 import { callBridge } from "../../bridgeHooks.ts";
+import { writeAndClearLater } from "../../pageClipboard.ts";
 
 /** Every keys.list query of an account (whatever its filters) starts with this. */
 const accountKeysPrefix = (accountKey: string) => ["keys.list", { accountKey }] as const;
@@ -56,10 +57,27 @@ export function useRevealPublicApiKey() {
   });
 }
 
+/**
+ * Copies a key's publicApiKey: main writes the OS clipboard (desktop app), or answers the value for
+ * the page to write (browser host). The mutation's data holds only the clear delay, never the value.
+ */
 export function useCopyPublicApiKey() {
   return useMutation({
-    mutationFn: (args: BridgeArgs<"clipboard.copyPublicApiKey">) =>
-      callBridge("clipboard.copyPublicApiKey", args),
+    mutationFn: async (
+      args: BridgeArgs<"clipboard.copyPublicApiKey">,
+    ): Promise<{ clearsAfterMs: number }> => {
+      const result = await callBridge("clipboard.copyPublicApiKey", args);
+      if (result.writtenBy === "page") {
+        try {
+          await writeAndClearLater(result.publicApiKey, result.clearsAfterMs);
+        } catch (error) {
+          throw new Error(
+            `the browser did not let the page write the clipboard: ${(error as Error).message}`,
+          );
+        }
+      }
+      return { clearsAfterMs: result.clearsAfterMs };
+    },
   });
 }
 
