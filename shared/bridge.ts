@@ -2,6 +2,7 @@ import { z } from "zod";
 import type { MessageId, ValidationErrors } from "./apiErrors.ts";
 import type { ApiKeyDto } from "./apiKeys.ts";
 import { createApiKeyRequestSchema, PERMISSIONS, updateApiKeyRequestSchema } from "./apiKeys.ts";
+import { type SyncBridgeResults, type SyncChangedEvent, syncBridgeArgumentSchemas } from "./syncBridge.ts";
 import type { CapturedPinDto } from "./tfa.ts";
 
 /**
@@ -68,11 +69,11 @@ export interface AccountDto {
   parentAccountKey: string | null;
 }
 
-export interface ServiceStatusDto {
 /**
  * The embedded key service (the Local profile's) and the credential store, whichever profile is
  * active; `profiles.checkActive` tells about the active profile's service.
  */
+export interface ServiceStatusDto {
   running: boolean;
   baseUrl: string | null;
   port: number | null;
@@ -164,8 +165,8 @@ export const bridgeArgumentSchemas = {
   ]),
   "profiles.activate": z.strictObject({ id: profileId }),
   "profiles.revealLocalCredentials": none,
-  "service.status": none,
   "profiles.checkActive": none,
+  "service.status": none,
   "pins.list": z.strictObject({
     to: z.string().max(20).optional(),
     applicationId: z.string().max(64).optional(),
@@ -173,6 +174,7 @@ export const bridgeArgumentSchemas = {
   "clipboard.copyPublicApiKey": z.strictObject({ accountKey, key: keyId }),
   "settings.get": none,
   "settings.update": z.strictObject({ clipboardClearSeconds: z.int().min(5).max(3600).optional() }),
+  ...syncBridgeArgumentSchemas,
 } as const;
 
 export type BridgeMethod = keyof typeof bridgeArgumentSchemas;
@@ -181,7 +183,7 @@ export type BridgeMethod = keyof typeof bridgeArgumentSchemas;
 export { BRIDGE_METHODS, channelOf, EVENT_CHANNEL, isBridgeMethod } from "./bridgeMethods.ts";
 
 /** What each method answers. */
-export interface BridgeResults {
+export interface BridgeResults extends SyncBridgeResults {
   "keys.list": ApiKeyView[];
   "keys.get": ApiKeyView;
   "keys.lookup": ApiKeyView | null;
@@ -199,9 +201,9 @@ export interface BridgeResults {
   "profiles.test": ConnectionVerdict;
   "profiles.activate": ProfileDto;
   "profiles.revealLocalCredentials": LocalCredentialsDto;
+  "profiles.checkActive": ActiveProfileStatusDto;
   "service.status": ServiceStatusDto;
   "pins.list": CapturedPinDto[];
-  "profiles.checkActive": ActiveProfileStatusDto;
   "clipboard.copyPublicApiKey": CopyResultDto;
   "settings.get": SettingsDto;
   "settings.update": SettingsDto;
@@ -216,7 +218,8 @@ export type BridgeParsedArgs<M extends BridgeMethod> = z.output<(typeof bridgeAr
 export type BridgeEvent =
   | { type: "pin"; pin: CapturedPinDto }
   | { type: "profile-changed"; activeProfileId: string }
-  | { type: "service-status"; status: ServiceStatusDto };
+  | { type: "service-status"; status: ServiceStatusDto }
+  | SyncChangedEvent;
 
 /** `window.keydesk` in the renderer: one function per method, plus the event subscription. */
 export type KeydeskBridge = {

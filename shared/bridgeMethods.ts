@@ -33,6 +33,18 @@ const methodSet: Record<BridgeMethod, true> = {
   "clipboard.copyPublicApiKey": true,
   "settings.get": true,
   "settings.update": true,
+  "sync.links.list": true,
+  "sync.links.create": true,
+  "sync.links.update": true,
+  "sync.links.remove": true,
+  "sync.run": true,
+  "sync.keys": true,
+  "sync.resolve": true,
+  "sync.outbox": true,
+  "sync.outbox.discard": true,
+  "sync.outbox.retry": true,
+  "sync.localAccounts": true,
+  "sync.remoteAccounts": true,
 };
 
 export const BRIDGE_METHODS = Object.keys(methodSet) as BridgeMethod[];

@@ -51,11 +51,13 @@ interface RawAnswer {
   retryAfterMs: number | undefined;
 }
 
-interface RequestOptions {
+export interface RequestOptions {
   method?: string;
   body?: unknown;
   query?: URLSearchParams;
   headers?: Record<string, string>;
+  /** This request's timeout instead of the client's (e.g. a sync run that answers when done). */
+  timeoutMs?: number;
 }
 
 /** `Retry-After` as delay-seconds or an HTTP date, in ms from now; undefined when absent or unreadable. */
@@ -250,11 +252,30 @@ export class KeyServiceClient {
     }
   }
 
+  // ---- other routes of the same service ---------------------------------------------------
+
+  /**
+   * Any JSON route of this service through the same transport and checks (electron/client/syncClient.ts
+   * builds on it): the answer must match `schema`; failures are thrown as BridgeFailure like above.
+   */
+  requestJson<S extends z.ZodType>(
+    path: string,
+    schema: S,
+    options: RequestOptions = {},
+  ): Promise<z.output<S>> {
+    return this.#json(path, schema, options);
+  }
+
+  /** A route answered without a body (204): resolves on any 2xx, throws like requestJson otherwise. */
+  async requestNoContent(path: string, options: RequestOptions = {}): Promise<void> {
+    await this.#json(path, null, options);
+  }
+
   // ---- transport -------------------------------------------------------------------------
 
   async #json<S extends z.ZodType>(
     path: string,
-    schema: S,
+    schema: S | null,
     options: RequestOptions = {},
   ): Promise<z.output<S>> {
     const answer = await this.#send(path, options);
@@ -282,7 +303,8 @@ export class KeyServiceClient {
         answer.retryAfterMs,
       );
     }
-    const result = isJson ? schema.safeParse(parsed) : undefined;
+    if (schema === null && answer.status >= 200 && answer.status < 300) return undefined as z.output<S>;
+    const result = isJson && schema !== null ? schema.safeParse(parsed) : undefined;
     if (!result?.success) {
       throw new BridgeFailure(
         "GENERAL_ERROR",
@@ -309,7 +331,7 @@ export class KeyServiceClient {
         headers,
         ...(options.body !== undefined && { body: JSON.stringify(options.body) }),
         redirect: "manual",
-        signal: AbortSignal.timeout(this.#timeoutMs),
+        signal: AbortSignal.timeout(options.timeoutMs ?? this.#timeoutMs),
       });
       return {
         status: response.status,
@@ -320,7 +342,7 @@ export class KeyServiceClient {
     } catch (error) {
       throw new BridgeFailure(
         "UNREACHABLE",
-        unreachableText(`${this.baseUrl}${path}`, error, this.#timeoutMs),
+        unreachableText(`${this.baseUrl}${path}`, error, options.timeoutMs ?? this.#timeoutMs),
       );
     }
   }

@@ -19,8 +19,15 @@ import { AccountSwitcher } from "./features/accounts/AccountSwitcher.tsx";
 import { KeysView, NAME_SEARCH_ID } from "./features/keys/KeysView.tsx";
 import { PinInboxView } from "./features/pins/PinInboxView.tsx";
 import { ProfilesView } from "./features/profiles/ProfilesView.tsx";
+import { SyncView } from "./features/sync/SyncView.tsx";
 
-type View = "keys" | "profiles" | "pins";
+type View = "keys" | "profiles" | "pins" | "sync";
+const VIEW_NAMES: Record<View, string> = {
+  keys: "Keys",
+  profiles: "Profiles",
+  pins: "PIN inbox",
+  sync: "Sync",
+};
 
 function errorText(error: unknown): string {
   return error instanceof BridgeFailure ? error.error.text : String(error);
@@ -153,20 +160,18 @@ export function App() {
                 <Tabs.Tab value="keys">Keys</Tabs.Tab>
                 <Tabs.Tab value="profiles">Profiles</Tabs.Tab>
                 <Tabs.Tab value="pins">PIN inbox</Tabs.Tab>
+                <Tabs.Tab value="sync">Sync</Tabs.Tab>
               </Tabs.List>
             </Tabs>
           </nav>
           <FailingQueriesBanner />
-          <section
-            id="main"
-            tabIndex={-1}
-            aria-label={view === "keys" ? "Keys" : view === "profiles" ? "Profiles" : "PIN inbox"}
-          >
+          <section id="main" tabIndex={-1} aria-label={VIEW_NAMES[view]}>
             {view === "keys" && (
               <KeysView accountKey={accountKey} createOpen={createOpen} onCreateOpenChange={setCreateOpen} />
             )}
             {view === "profiles" && <ProfilesView />}
             {view === "pins" && <PinInboxView />}
+            {view === "sync" && <SyncView onOpenProfiles={() => setView("profiles")} />}
           </section>
         </Stack>
       </AppShell.Main>

@@ -10,6 +10,7 @@ import { pinHandlers } from "./handlers/pins.ts";
 import { profileHandlers } from "./handlers/profiles.ts";
 import { serviceHandlers } from "./handlers/service.ts";
 import { settingsHandlers } from "./handlers/settings.ts";
+import { syncHandlers } from "./handlers/sync.ts";
 
 /** Every bridge method's handler (the type makes a missing one a compile error). */
 export const handlers: HandlerTable<BridgeMethod> = {
@@ -20,6 +21,7 @@ export const handlers: HandlerTable<BridgeMethod> = {
   ...pinHandlers,
   ...clipboardHandlers,
   ...settingsHandlers,
+  ...syncHandlers,
 };
 
 /**

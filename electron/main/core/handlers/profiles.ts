@@ -12,6 +12,7 @@ import {
   toProfileDto,
 } from "../context.ts";
 import { LOCAL_PROFILE_ID } from "../profileStore.ts";
+import { updateLinkCredentials } from "./sync.ts";
 
 type ProfileMethods =
   | "profiles.list"
@@ -58,6 +59,8 @@ export const profileHandlers: HandlerTable<ProfileMethods> = {
     };
     if (password !== undefined) await context.vault.set(vaultAccounts.profilePassword(id), password);
     context.store.upsertProfile(edited);
+    // Sync links that use these credentials get the new ones (a link paused by a 401 resumes).
+    await updateLinkCredentials(context, profile, edited, password);
     return toProfileDto(context, edited);
   },
 

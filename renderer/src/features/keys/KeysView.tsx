@@ -27,7 +27,10 @@ import {
   useState,
 } from "react";
 import type { ApiKeyView, RevealedApiKey } from "../../../../shared/bridge.ts";
+import type { SyncKeyState } from "../../../../shared/sync.ts";
 import { BridgeFailure } from "../../bridgeHooks.ts";
+import { SyncKeyBadge } from "../sync/SyncKeyBadge.tsx";
+import { useSyncKeyStates } from "../sync/syncHooks.ts";
 import {
   CopyButton,
   CreateKeyDialog,
@@ -108,15 +111,19 @@ const KeyRow = memo(function KeyRow(props: {
   onReveal(key: ApiKeyView): void;
   onEdit(key: ApiKeyView): void;
   onToggle(key: ApiKeyView, enabled: boolean): void;
+  syncState?: SyncKeyState | undefined;
 }) {
   const key = props.apiKey;
   const state = keyState(key, props.now);
   return (
     <>
       <td className="kd-cell" title={key.name}>
-        <Text size="sm" fw={500} truncate>
-          {key.name}
-        </Text>
+        <Group gap={4} wrap="nowrap">
+          <Text size="sm" fw={500} truncate>
+            {key.name}
+          </Text>
+          <SyncKeyBadge state={props.syncState} />
+        </Group>
       </td>
       <td className="kd-cell">
         <Group gap={4}>
@@ -189,6 +196,7 @@ function KeyTable(props: {
   onToggle(key: ApiKeyView, enabled: boolean): void;
 }) {
   const scrollRef = useRef<HTMLDivElement>(null);
+  const syncStates = useSyncKeyStates(props.accountKey);
   const copy = useCopyPublicApiKey();
   const reveal = useRevealPublicApiKey();
   const [revealed, setRevealed] = useState<Record<string, string>>({});
@@ -275,6 +283,7 @@ function KeyTable(props: {
                   onReveal={onReveal}
                   onEdit={onEdit}
                   onToggle={onToggle}
+                  syncState={syncStates.get(key.key)}
                 />
               </tr>
             );

@@ -224,7 +224,8 @@ interface ProfileValues {
   password: string;
 }
 
-function ProfileForm({ profile, onDone }: { profile?: ProfileDto; onDone(): void }) {
+/** Adds a remote profile, or edits one (also the Sync view's "Enter credentials"). */
+export function ProfileForm({ profile, onDone }: { profile?: ProfileDto; onDone(): void }) {
   const add = useAddProfile();
   const edit = useEditProfile();
   const test = useTestProfile();

@@ -1,0 +1,188 @@
+// React Query hooks of the Sync view: one per bridge operation, kept live by "sync-changed" events.
+
+import { type QueryClient, useMutation, useQueries, useQuery, useQueryClient } from "@tanstack/react-query";
+import { useEffect } from "react";
+import type { BridgeArgs } from "../../../../shared/bridge.ts";
+import type { SyncKeyDto, SyncKeyState, SyncLinkDto } from "../../../../shared/sync.ts";
+import { getBridge } from "../../bridge.ts";
+import { callBridge } from "../../bridgeHooks.ts";
+import { useActiveProfile } from "../profiles/profileHooks.ts";
+import { anyRunning, linksOfAccount, staleAfter } from "./syncState.ts";
+
+export const syncQueryKeys = {
+  links: () => ["sync.links.list"] as const,
+  keys: (id: number) => ["sync.keys", id] as const,
+  outbox: (id: number) => ["sync.outbox", id] as const,
+  localAccounts: () => ["sync.localAccounts"] as const,
+  remoteAccounts: (profileId: string) => ["sync.remoteAccounts", profileId] as const,
+};
+
+/** While the Sync view shows, the links are refreshed: every second during a run, else every 5 s. */
+export const RUNNING_REFRESH_MS = 1_000;
+export const IDLE_REFRESH_MS = 5_000;
+
+/** What a new list of links makes stale is refetched: key lists after a run, a link's details on new counts. */
+function refreshStale(queryClient: QueryClient, links: SyncLinkDto[]): void {
+  const stale = staleAfter(queryClient.getQueryData<SyncLinkDto[]>(syncQueryKeys.links()), links);
+  if (stale.keys) void queryClient.invalidateQueries({ queryKey: ["keys.list"] });
+  if (stale.details) {
+    void queryClient.invalidateQueries({ queryKey: ["sync.keys"] });
+    void queryClient.invalidateQueries({ queryKey: ["sync.outbox"] });
+  }
+}
+
+/**
+ * The embedded service's links. `live` (the Sync view) refreshes them every second during a run and
+ * every 5 s otherwise, which also shows the runs the engine starts on its own (interval, reconnect).
+ */
+export function useSyncLinks(options: { live?: boolean; enabled?: boolean } = {}) {
+  const queryClient = useQueryClient();
+  return useQuery({
+    queryKey: syncQueryKeys.links(),
+    queryFn: async () => {
+      const links = await callBridge("sync.links.list", undefined);
+      refreshStale(queryClient, links);
+      return links;
+    },
+    enabled: options.enabled ?? true,
+    refetchInterval: options.live
+      ? (query) => (anyRunning(query.state.data) ? RUNNING_REFRESH_MS : IDLE_REFRESH_MS)
+      : false,
+  });
+}
+
+export function useSyncKeys(id: number) {
+  return useQuery({ queryKey: syncQueryKeys.keys(id), queryFn: () => callBridge("sync.keys", { id }) });
+}
+
+export function useSyncOutbox(id: number) {
+  return useQuery({ queryKey: syncQueryKeys.outbox(id), queryFn: () => callBridge("sync.outbox", { id }) });
+}
+
+/** The Local service's accounts (the local side of a link), whichever profile is active. */
+export function useLocalAccounts() {
+  return useQuery({
+    queryKey: syncQueryKeys.localAccounts(),
+    queryFn: () => callBridge("sync.localAccounts", undefined),
+  });
+}
+
+/** A remote profile's own account and sub-accounts (the remote side of a link). */
+export function useRemoteAccounts(profileId: string | null) {
+  return useQuery({
+    queryKey: syncQueryKeys.remoteAccounts(profileId ?? ""),
+    queryFn: () => callBridge("sync.remoteAccounts", { profileId: profileId ?? "" }),
+    enabled: profileId !== null,
+  });
+}
+
+/** Applies main's "sync-changed" events (sent after each sync call, and every second of a run it started). */
+export function useSyncEvents(): void {
+  const queryClient = useQueryClient();
+  useEffect(
+    () =>
+      getBridge().onEvent((event) => {
+        if (event.type !== "sync-changed") return;
+        refreshStale(queryClient, event.links);
+        queryClient.setQueryData(syncQueryKeys.links(), event.links);
+      }),
+    [queryClient],
+  );
+}
+
+function useSyncMutation<A, R>(call: (args: A) => Promise<R>) {
+  const queryClient = useQueryClient();
+  return useMutation({
+    mutationFn: call,
+    onSettled: () =>
+      Promise.all([
+        queryClient.invalidateQueries({ queryKey: syncQueryKeys.links() }),
+        queryClient.invalidateQueries({ queryKey: ["sync.keys"] }),
+        queryClient.invalidateQueries({ queryKey: ["sync.outbox"] }),
+      ]),
+  });
+}
+
+export function useCreateLink() {
+  return useSyncMutation((args: BridgeArgs<"sync.links.create">) => callBridge("sync.links.create", args));
+}
+
+export function useUpdateLink() {
+  return useSyncMutation((args: BridgeArgs<"sync.links.update">) => callBridge("sync.links.update", args));
+}
+
+export function useRemoveLink() {
+  return useSyncMutation((args: BridgeArgs<"sync.links.remove">) => callBridge("sync.links.remove", args));
+}
+
+/** Runs a link now; the keys lists are refetched after (a pull may have brought keys). */
+export function useRunLink() {
+  const queryClient = useQueryClient();
+  return useMutation({
+    mutationFn: (args: BridgeArgs<"sync.run">) => callBridge("sync.run", args),
+    onSettled: () =>
+      Promise.all([
+        queryClient.invalidateQueries({ queryKey: syncQueryKeys.links() }),
+        queryClient.invalidateQueries({ queryKey: ["sync.keys"] }),
+        queryClient.invalidateQueries({ queryKey: ["sync.outbox"] }),
+        queryClient.invalidateQueries({ queryKey: ["keys.list"] }),
+      ]),
+  });
+}
+
+export function useResolveConflict() {
+  const queryClient = useQueryClient();
+  return useMutation({
+    mutationFn: (args: BridgeArgs<"sync.resolve">) => callBridge("sync.resolve", args),
+    onSettled: () =>
+      Promise.all([
+        queryClient.invalidateQueries({ queryKey: syncQueryKeys.links() }),
+        queryClient.invalidateQueries({ queryKey: ["sync.keys"] }),
+        queryClient.invalidateQueries({ queryKey: ["sync.outbox"] }),
+        queryClient.invalidateQueries({ queryKey: ["keys.list"] }),
+      ]),
+  });
+}
+
+export function useDiscardEntry() {
+  return useSyncMutation((args: BridgeArgs<"sync.outbox.discard">) =>
+    callBridge("sync.outbox.discard", args),
+  );
+}
+
+export function useRetryEntry() {
+  return useSyncMutation((args: BridgeArgs<"sync.outbox.retry">) => callBridge("sync.outbox.retry", args));
+}
+
+/**
+ * The sync state of the keys of a local account, for the Keys table's badges: empty unless the
+ * Local profile is active and the account is linked. One sync.keys call per link of the account.
+ */
+export function useSyncKeyStates(accountKey: string): ReadonlyMap<string, SyncKeyState> {
+  const profile = useActiveProfile();
+  const local = profile?.kind === "local";
+  const links = useSyncLinks({ enabled: local });
+  const accounts = useQuery({
+    queryKey: syncQueryKeys.localAccounts(),
+    queryFn: () => callBridge("sync.localAccounts", undefined),
+    enabled: local && (links.data?.length ?? 0) > 0,
+  });
+  useSyncEvents();
+  const linked = local ? linksOfAccount(links.data, accountKey, accounts.data) : [];
+  return useQueries({
+    queries: linked.map((link) => ({
+      queryKey: syncQueryKeys.keys(link.id),
+      queryFn: () => callBridge("sync.keys", { id: link.id }),
+    })),
+    combine: keyStatesOf,
+  });
+}
+
+const NO_STATES: ReadonlyMap<string, SyncKeyState> = new Map();
+
+function keyStatesOf(results: Array<{ data?: SyncKeyDto[] | undefined }>): ReadonlyMap<string, SyncKeyState> {
+  if (results.every((result) => !result.data?.length)) return NO_STATES;
+  const states = new Map<string, SyncKeyState>();
+  for (const result of results) for (const key of result.data ?? []) states.set(key.key, key.state);
+  return states;
+}

@@ -1,0 +1,187 @@
+import type { AccountDto, ProfileDto } from "../../../../shared/bridge.ts";
+import { parseApiDateTime } from "../../../../shared/datetime.ts";
+import type {
+  SyncedField,
+  SyncKeyState,
+  SyncLinkDto,
+  SyncLinkState,
+  SyncProgressDto,
+} from "../../../../shared/sync.ts";
+import { linkUses } from "../../../../shared/syncLinks.ts";
+
+/** What the Sync view says about links, keys and values. Pure, so that it is tested without a browser. */
+
+export interface StateLook {
+  label: string;
+  color: string;
+}
+
+/** The badge of a link: a link paused by a 401 says it needs credentials. */
+export function linkStateLook(link: Pick<SyncLinkDto, "state" | "pausedReason">): StateLook {
+  const looks: Record<SyncLinkState, StateLook> = {
+    idle: { label: "Up to date", color: "green.9" },
+    running: { label: "Syncing", color: "blue.9" },
+    "backing-off": { label: "Retrying later", color: "orange.9" },
+    paused: { label: "Paused", color: "gray.8" },
+  };
+  if (link.state === "paused" && link.pausedReason === "credentials") {
+    return { label: "Needs credentials", color: "red.9" };
+  }
+  return looks[link.state];
+}
+
+/** The Keys table's badge of a linked key; null for the states that need no attention. */
+export function keySyncLook(state: SyncKeyState | undefined): StateLook | null {
+  switch (state) {
+    case "conflict":
+      return { label: "Conflict", color: "red.9" };
+    case "pending":
+      return { label: "Sync pending", color: "blue.9" };
+    case "remote-missing":
+      return { label: "Gone from remote", color: "orange.9" };
+    case "failed":
+      return { label: "Sync failed", color: "red.9" };
+    default:
+      return null;
+  }
+}
+
+export const FIELD_LABELS: Record<SyncedField, string> = {
+  name: "Name",
+  allowedIPs: "Allowed IPs",
+  permissions: "Permissions",
+  validFrom: "Valid from",
+  validTo: "Valid to",
+  enabled: "Enabled",
+};
+
+/** A field's API value as a person reads it. */
+export function formatFieldValue(field: SyncedField, value: unknown): string {
+  if (value === null || value === undefined) {
+    if (field === "allowedIPs") return "Any IP";
+    if (field === "validFrom" || field === "validTo") return "(not set)";
+    return "(none)";
+  }
+  if (Array.isArray(value)) return value.length === 0 && field === "allowedIPs" ? "Any IP" : value.join(", ");
+  if (typeof value === "boolean")
+    return field === "enabled" ? (value ? "enabled" : "disabled") : String(value);
+  if (typeof value === "string") return value;
+  return JSON.stringify(value);
+}
+
+/** A time of the contract (the API's datetime format, or ISO) as milliseconds, or null. */
+export function parseSyncTime(text: string | null): number | null {
+  if (text === null) return null;
+  const api = parseApiDateTime(text);
+  if (api !== null) return api;
+  const iso = Date.parse(text);
+  return Number.isNaN(iso) ? null : iso;
+}
+
+/** "3 min ago", "in 20 s", "just now": a time relative to now. */
+export function relativeTime(time: number, now: number): string {
+  const seconds = Math.round((time - now) / 1000);
+  const abs = Math.abs(seconds);
+  if (abs < 5) return "just now";
+  const [amount, unit] =
+    abs < 60
+      ? [abs, "s"]
+      : abs < 3600
+        ? [Math.round(abs / 60), "min"]
+        : abs < 86_400
+          ? [Math.round(abs / 3600), "h"]
+          : [Math.round(abs / 86_400), "d"];
+  return seconds < 0 ? `${amount} ${unit} ago` : `in ${amount} ${unit}`;
+}
+
+/** A time as shown on a link card, e.g. "3 min ago (14:05:10)"; `never` when there is none. */
+export function formatSyncTime(text: string | null, now: number, never = "never"): string {
+  const time = parseSyncTime(text);
+  if (time === null) return text ?? never;
+  return `${relativeTime(time, now)} (${new Date(time).toLocaleString()})`;
+}
+
+/** Progress as a percentage (0 when the total is not known yet). */
+export function progressPercent(progress: SyncProgressDto | null): number {
+  if (!progress || progress.total <= 0) return 0;
+  return Math.min(100, Math.round((progress.done / progress.total) * 100));
+}
+
+export function progressText(progress: SyncProgressDto | null): string {
+  if (!progress) return "Starting…";
+  const phase = progress.phase === "pull" ? "Pulling remote keys" : "Pushing local changes";
+  return progress.total > 0 ? `${phase}: ${progress.done} of ${progress.total}` : `${phase}…`;
+}
+
+/** The remote profile whose credentials a link uses (the one to edit when the remote refused them). */
+export function profileOfLink(
+  link: Pick<SyncLinkDto, "remote">,
+  profiles: readonly ProfileDto[],
+): ProfileDto | undefined {
+  return profiles.find((profile) => profile.kind === "remote" && linkUses(link, profile));
+}
+
+/** "owner (own account)" or "qa (sub-account)" for a local accountKey; the key itself when unknown. */
+export function localAccountLabel(accountKey: string, accounts: readonly AccountDto[] | undefined): string {
+  const account = accounts?.find((each) => each.accountKey === accountKey);
+  if (!account) return accountKey;
+  return `${account.username} (${account.parentAccountKey === null ? "own account" : "sub-account"})`;
+}
+
+/** "own account" for `_`, the accountKey otherwise. */
+export function remoteAccountLabel(accountKey: string): string {
+  return accountKey === "_" ? "own account" : `account ${accountKey}`;
+}
+
+export function linkTitle(link: SyncLinkDto, accounts: readonly AccountDto[] | undefined): string {
+  return `${localAccountLabel(link.accountKey, accounts)} ↔ ${link.remote.username} at ${link.remote.baseUrl} (${remoteAccountLabel(link.remote.accountKey)})`;
+}
+
+/** Whether any link is running (the view then refreshes often, for its progress). */
+export function anyRunning(links: readonly SyncLinkDto[] | undefined): boolean {
+  return links?.some((link) => link.state === "running") ?? false;
+}
+
+/**
+ * What a new list of links makes stale: `keys` when a run ended or began since the last list (the
+ * key lists may have new or changed keys), `details` (per-link keys and outbox) when any count changed.
+ */
+export function staleAfter(
+  previous: readonly SyncLinkDto[] | undefined,
+  next: readonly SyncLinkDto[],
+): { keys: boolean; details: boolean } {
+  if (previous === undefined) return { keys: false, details: false };
+  if (previous.length !== next.length) return { keys: true, details: true };
+  let keys = false;
+  let details = false;
+  for (const link of next) {
+    const before = previous.find((each) => each.id === link.id);
+    if (!before) return { keys: true, details: true };
+    if (before.lastAttemptAt !== link.lastAttemptAt || before.state !== link.state) keys = true;
+    if (
+      keys ||
+      before.pending !== link.pending ||
+      before.failed !== link.failed ||
+      before.conflicts !== link.conflicts ||
+      before.remoteMissing !== link.remoteMissing ||
+      before.linkedKeys !== link.linkedKeys
+    ) {
+      details = true;
+    }
+  }
+  return { keys, details };
+}
+
+/** The local account's links (the Keys table badges): `_` stands for the own account. */
+export function linksOfAccount(
+  links: readonly SyncLinkDto[] | undefined,
+  accountKey: string,
+  accounts: readonly AccountDto[] | undefined,
+): SyncLinkDto[] {
+  if (!links || !accounts) return [];
+  const real =
+    accountKey === "_"
+      ? accounts.find((account) => account.parentAccountKey === null)?.accountKey
+      : accountKey;
+  return real === undefined ? [] : links.filter((link) => link.accountKey === real);
+}

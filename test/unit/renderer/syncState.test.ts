@@ -1,0 +1,174 @@
+import assert from "node:assert/strict";
+import { test } from "node:test";
+import {
+  anyRunning,
+  formatFieldValue,
+  keySyncLook,
+  linkStateLook,
+  linksOfAccount,
+  linkTitle,
+  parseSyncTime,
+  profileOfLink,
+  progressPercent,
+  progressText,
+  relativeTime,
+  staleAfter,
+} from "../../../renderer/src/features/sync/syncState.ts";
+import type { AccountDto, ProfileDto } from "../../../shared/bridge.ts";
+import type { SyncLinkDto } from "../../../shared/sync.ts";
+
+const OWNER = "A".repeat(32);
+const SUB = "B".repeat(32);
+const ACCOUNTS: AccountDto[] = [
+  { accountKey: OWNER, username: "owner", parentAccountKey: null },
+  { accountKey: SUB, username: "qa", parentAccountKey: OWNER },
+];
+
+function link(overrides: Partial<SyncLinkDto> = {}): SyncLinkDto {
+  return {
+    id: 1,
+    accountKey: OWNER,
+    remote: { baseUrl: "http://127.0.0.1:9000", username: "alice", accountKey: "_" },
+    intervalSeconds: 300,
+    state: "idle",
+    pausedReason: null,
+    progress: null,
+    lastAttemptAt: "2026-06-15T12:00:00.000+0000",
+    lastSuccessAt: "2026-06-15T12:00:00.000+0000",
+    lastError: null,
+    nextRunAt: "2026-06-15T12:05:00.000+0000",
+    pending: 0,
+    failed: 0,
+    conflicts: 0,
+    remoteMissing: 0,
+    linkedKeys: 3,
+    ...overrides,
+  };
+}
+
+test("a link paused by a 401 says it needs credentials; paused by the user just paused", () => {
+  assert.equal(
+    linkStateLook(link({ state: "paused", pausedReason: "credentials" })).label,
+    "Needs credentials",
+  );
+  assert.equal(linkStateLook(link({ state: "paused", pausedReason: "user" })).label, "Paused");
+  assert.equal(linkStateLook(link({ state: "running" })).label, "Syncing");
+  assert.equal(linkStateLook(link({ state: "backing-off" })).label, "Retrying later");
+  assert.equal(linkStateLook(link()).label, "Up to date");
+});
+
+test("the Keys table marks conflict, pending, remote-missing and failed keys only", () => {
+  assert.equal(keySyncLook("conflict")?.label, "Conflict");
+  assert.equal(keySyncLook("pending")?.label, "Sync pending");
+  assert.equal(keySyncLook("remote-missing")?.label, "Gone from remote");
+  assert.equal(keySyncLook("failed")?.label, "Sync failed");
+  assert.equal(keySyncLook("synced"), null);
+  assert.equal(keySyncLook("local-only"), null);
+  assert.equal(keySyncLook(undefined), null);
+});
+
+test("field values read as a person says them", () => {
+  assert.equal(formatFieldValue("name", "billing"), "billing");
+  assert.equal(formatFieldValue("allowedIPs", null), "Any IP");
+  assert.equal(formatFieldValue("allowedIPs", []), "Any IP");
+  assert.equal(formatFieldValue("allowedIPs", ["10.0.0.0/8", "::1"]), "10.0.0.0/8, ::1");
+  assert.equal(formatFieldValue("validTo", null), "(not set)");
+  assert.equal(formatFieldValue("enabled", false), "disabled");
+  assert.equal(formatFieldValue("permissions", ["ALL"]), "ALL");
+});
+
+test("times: the API's format and ISO are read; relative times say ago and in", () => {
+  assert.equal(parseSyncTime("2026-06-15T12:00:00.000+0000"), Date.UTC(2026, 5, 15, 12));
+  assert.equal(parseSyncTime("2026-06-15T12:00:00.000Z"), Date.UTC(2026, 5, 15, 12));
+  assert.equal(parseSyncTime(null), null);
+  assert.equal(parseSyncTime("soon"), null);
+  const now = Date.UTC(2026, 5, 15, 12);
+  assert.equal(relativeTime(now - 2_000, now), "just now");
+  assert.equal(relativeTime(now - 30_000, now), "30 s ago");
+  assert.equal(relativeTime(now + 180_000, now), "in 3 min");
+  assert.equal(relativeTime(now - 2 * 3_600_000, now), "2 h ago");
+});
+
+test("progress as a percentage and in words", () => {
+  assert.equal(progressPercent(null), 0);
+  assert.equal(progressPercent({ phase: "pull", done: 0, total: 0 }), 0);
+  assert.equal(progressPercent({ phase: "pull", done: 250, total: 1000 }), 25);
+  assert.equal(progressPercent({ phase: "push", done: 12, total: 10 }), 100);
+  assert.equal(progressText({ phase: "pull", done: 250, total: 1000 }), "Pulling remote keys: 250 of 1000");
+  assert.equal(progressText(null), "Starting…");
+});
+
+test("the profile of a link is the remote profile with its base URL and username", () => {
+  const profiles: ProfileDto[] = [
+    {
+      id: "local",
+      name: "Local",
+      kind: "local",
+      baseUrl: "http://127.0.0.1:8787",
+      username: "owner",
+      active: true,
+    },
+    {
+      id: "p1",
+      name: "Other",
+      kind: "remote",
+      baseUrl: "http://127.0.0.1:9000",
+      username: "bob",
+      active: false,
+    },
+    {
+      id: "p2",
+      name: "Staging",
+      kind: "remote",
+      baseUrl: "http://127.0.0.1:9000/",
+      username: "alice",
+      active: false,
+    },
+  ];
+  assert.equal(profileOfLink(link(), profiles)?.id, "p2");
+  assert.equal(profileOfLink(link({ remote: { ...link().remote, username: "carol" } }), profiles), undefined);
+});
+
+test("a link's title names both accounts", () => {
+  assert.equal(
+    linkTitle(link(), ACCOUNTS),
+    "owner (own account) ↔ alice at http://127.0.0.1:9000 (own account)",
+  );
+  assert.equal(
+    linkTitle(link({ accountKey: SUB, remote: { ...link().remote, accountKey: "C".repeat(32) } }), ACCOUNTS),
+    `qa (sub-account) ↔ alice at http://127.0.0.1:9000 (account ${"C".repeat(32)})`,
+  );
+});
+
+test("the links of an account: _ is the own account", () => {
+  const links = [link({ id: 1 }), link({ id: 2, accountKey: SUB })];
+  assert.deepEqual(
+    linksOfAccount(links, "_", ACCOUNTS).map((each) => each.id),
+    [1],
+  );
+  assert.deepEqual(
+    linksOfAccount(links, SUB, ACCOUNTS).map((each) => each.id),
+    [2],
+  );
+  assert.deepEqual(linksOfAccount(links, "_", undefined), []);
+  assert.equal(anyRunning(links), false);
+  assert.equal(anyRunning([link({ state: "running" })]), true);
+});
+
+test("what a new list of links makes stale: keys after a run, details on new counts, nothing on progress", () => {
+  const before = [link({ state: "running", progress: { phase: "pull", done: 1, total: 9 } })];
+  assert.deepEqual(staleAfter(undefined, before), { keys: false, details: false });
+  assert.deepEqual(
+    staleAfter(before, [link({ state: "running", progress: { phase: "pull", done: 5, total: 9 } })]),
+    { keys: false, details: false },
+  );
+  assert.deepEqual(staleAfter(before, [link({ state: "running", conflicts: 1 })]), {
+    keys: false,
+    details: true,
+  });
+  assert.deepEqual(staleAfter(before, [link({ lastAttemptAt: "2026-06-15T12:10:00.000+0000" })]), {
+    keys: true,
+    details: true,
+  });
+  assert.deepEqual(staleAfter(before, []), { keys: true, details: true });
+});
