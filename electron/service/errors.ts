@@ -46,3 +46,4 @@ export const badRequest = (text: string, validationErrors?: ValidationErrors) =>
   new ApiError("BAD_REQUEST", text, validationErrors);
 export const notFound = (text: string) => new ApiError("NOT_FOUND", text);
 export const forbidden = (text: string) => new ApiError("FORBIDDEN", text);
+export const conflict = (text: string) => new ApiError("CONFLICT", text);

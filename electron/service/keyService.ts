@@ -17,8 +17,9 @@ import {
   validationErrorsOf,
 } from "./domain/apiKeyRules.ts";
 import { newKeyId, newPublicApiKey } from "./domain/identifiers.ts";
-import { badRequest, notFound } from "./errors.ts";
+import { badRequest, conflict, notFound } from "./errors.ts";
 import type { Account } from "./store/accountStore.ts";
+import { IdempotencyStore, type IdempotentRequest } from "./store/idempotencyStore.ts";
 
 const listQuerySchema = z.strictObject({
   enabled: z.enum(["true", "false"], { error: "must be true or false, given once" }).optional(),
@@ -27,15 +28,20 @@ const listQuerySchema = z.strictObject({
 });
 
 const INVALID_BODY = "the request has invalid fields; see validationErrors";
+const IDEMPOTENCY_KEY_REUSED =
+  "this Idempotency-Key was already used for a different request (another path or body) in the last 24 hours; " +
+  "send a new request with a new Idempotency-Key, or repeat the first request exactly to get its answer again";
 
 /** The key-management operations, for an already authenticated caller. */
 export class KeyService {
   readonly #data: DataDir;
   readonly #now: () => number;
+  readonly #idempotency: IdempotencyStore;
 
   constructor(data: DataDir, now: () => number = Date.now) {
     this.#data = data;
     this.#now = now;
+    this.#idempotency = new IdempotencyStore(data.db, data.box);
   }
 
   /** `_` is the caller's own account; otherwise the caller's own or one of its sub-accounts. */
@@ -68,13 +74,49 @@ export class KeyService {
     return created;
   }
 
-  async create(caller: Account, accountKey: string, body: unknown): Promise<ApiKeyDto> {
+  /**
+   * Runs a create once per idempotency key: without a key, `create` runs as it is; with one, the
+   * lookup of the caller's record, the create and the new record happen in one write step, so
+   * a retry (also a concurrent one) answers the remembered result instead of creating again.
+   */
+  async #createOnce<T>(
+    caller: Account,
+    idempotencyKey: string | undefined,
+    request: IdempotentRequest,
+    create: () => T,
+  ): Promise<T> {
+    if (idempotencyKey === undefined) return this.#data.writes.run(create);
+    const digest = this.#idempotency.digestOf(caller.id, request);
+    return this.#data.writes.run(() => {
+      const now = this.#now();
+      this.#idempotency.purgeExpired(now);
+      const found = this.#idempotency.lookup(caller.id, idempotencyKey, digest, now);
+      if (found.kind === "conflict") throw conflict(IDEMPOTENCY_KEY_REUSED);
+      if (found.kind === "replay") return JSON.parse(found.answer.body) as T;
+      const created = create();
+      const answer = { status: 200, body: JSON.stringify(created) };
+      this.#idempotency.remember(caller.id, idempotencyKey, digest, answer, now);
+      return created;
+    });
+  }
+
+  /** `idempotencyKey`: the caller's `Idempotency-Key` header, already validated by the route. */
+  async create(
+    caller: Account,
+    accountKey: string,
+    body: unknown,
+    idempotencyKey?: string,
+  ): Promise<ApiKeyDto> {
     const account = this.resolveAccount(caller, accountKey);
     const parsed = createApiKeyRequestSchema.safeParse(body);
     if (!parsed.success) throw badRequest(INVALID_BODY, validationErrorsOf(parsed.error.issues));
     const fields = fieldsForCreate(parsed.data);
     if (!fields.ok) throw badRequest(INVALID_BODY, fields.errors);
-    return toApiKeyDto(await this.#data.writes.run(() => this.#insert(account, fields.value)));
+    // `_` and the account's own accountKey name the same path.
+    const request = { method: "POST", path: `/settings/1/accounts/${account.accountKey}/api-keys`, body };
+    return this.#createOnce(caller, idempotencyKey, request, () =>
+      toApiKeyDto(this.#insert(account, fields.value)),
+    );
   }
 
   list(caller: Account, accountKey: string, query: unknown): ApiKeyListDto {
@@ -116,8 +158,14 @@ export class KeyService {
     return toApiKeyDto(updated);
   }
 
-  /** `POST /2fa/{version}/api-key`: a TFA key in the caller's own account; answers its publicApiKey. */
-  async createTfaKey(caller: Account): Promise<string> {
+  /**
+   * `POST /2fa/{version}/api-key`: a TFA key in the caller's own account; answers its publicApiKey.
+   * The call takes no body, so the request an idempotency key stands for is the version alone.
+   */
+  async createTfaKey(
+    caller: Account,
+    options: { version?: string; idempotencyKey?: string } = {},
+  ): Promise<string> {
     const fields: ApiKeyFields = {
       name: `TFA key ${formatApiDateTime(this.#now())}`,
       allowedIPs: null,
@@ -126,7 +174,12 @@ export class KeyService {
       validTo: null,
       enabled: true,
     };
-    const created = await this.#data.writes.run(() => this.#insert(caller, fields));
-    return created.publicApiKey;
+    const request = { method: "POST", path: `/2fa/${options.version ?? "2"}/api-key`, body: undefined };
+    return this.#createOnce(
+      caller,
+      options.idempotencyKey,
+      request,
+      () => this.#insert(caller, fields).publicApiKey,
+    );
   }
 }

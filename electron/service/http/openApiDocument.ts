@@ -43,6 +43,19 @@ const keyParameter = {
   schema: { type: "string", pattern: "^[0-9A-F]{32}$" },
 };
 const basicOnly = [{ basic: [] }];
+const idempotencyKeyParameter = {
+  name: "Idempotency-Key",
+  in: "header",
+  required: false,
+  description:
+    "Makes the create safe to retry: the same key with the same request (same caller, path and body) within 24 hours answers the first successful answer again (the same key and publicApiKey) and creates nothing; with a different request it is a 409. Scoped to the authenticated account. Only successful answers are remembered. 1–255 visible ASCII characters (0x21–0x7E), given once.",
+  schema: { type: "string", minLength: 1, maxLength: 255, pattern: "^[\\x21-\\x7E]+$" },
+};
+const idempotencyConflict = {
+  "409": errorResponse(
+    "CONFLICT: the Idempotency-Key was already used in the last 24 hours for a different request; use a new key",
+  ),
+};
 
 export function buildOpenApiDocument() {
   return {
@@ -159,10 +172,12 @@ export function buildOpenApiDocument() {
           operationId: "createApiKey",
           summary: "Create a key; permissions default to [ALL]",
           security: basicOnly,
+          parameters: [idempotencyKeyParameter],
           requestBody: { required: true, content: json(ref("CreateApiKeyRequest")) },
           responses: {
             "200": { description: "The new key", content: json(ref("ApiKey")) },
             ...commonErrors,
+            ...idempotencyConflict,
             ...bodyErrors,
           },
         },
@@ -195,9 +210,11 @@ export function buildOpenApiDocument() {
           operationId: "createTfaApiKey",
           summary: "Create a key with permissions [TFA] in the caller's account and answer its publicApiKey",
           security: basicOnly,
+          parameters: [idempotencyKeyParameter],
           responses: {
             "200": { description: "The new key's publicApiKey", content: json({ type: "string" }) },
             ...commonErrors,
+            ...idempotencyConflict,
             ...bodyErrors,
           },
         },

@@ -58,6 +58,8 @@ const SAMPLE_PARAMS: Record<string, string> = {
   appId: "0123456789ABCDEF0123456789ABCDEF",
   msgId: "0123456789ABCDEF0123456789ABCDEF",
   pinId: "0123456789ABCDEF0123456789ABCDEF",
+  linkId: "1",
+  entryId: "1",
 };
 function concreteUrl(url: string): string {
   return url.replace(/:([A-Za-z0-9_]+)/g, (_, name: string) => {
@@ -92,6 +94,19 @@ test("the document describes the key-management operations the spec names", () =
     "POST /2fa/{version}/api-key",
   ]) {
     assert.ok(operations.has(operation), `${operation} is not documented`);
+  }
+});
+
+test("both creates document the Idempotency-Key header and its 409", () => {
+  for (const path of ["/settings/1/accounts/{accountKey}/api-keys", "/2fa/{version}/api-key"]) {
+    const post = doc.paths[path]?.post as Operation & {
+      parameters?: { name: string; in: string; required?: boolean; schema: { maxLength?: number } }[];
+    };
+    const header = post.parameters?.find((p) => p.in === "header" && p.name === "Idempotency-Key");
+    assert.ok(header, `POST ${path} does not document the Idempotency-Key header`);
+    assert.equal(header.required, false);
+    assert.equal(header.schema.maxLength, 255);
+    assert.ok(post.responses["409"]?.content?.["application/json"], `POST ${path} does not document 409`);
   }
 });
 
@@ -238,9 +253,17 @@ describe("real responses against the document's schemas", () => {
     validateResponse("POST", "/2fa/{version}/api-key", res);
   });
 
-  test("error answers (400, 401, 403, 404, 405, 413, 415) are documented and match the ApiError schema", async () => {
+  test("error answers (400, 401, 403, 404, 405, 409, 413, 415) are documented and match the ApiError schema", async () => {
     const auth = service.auth(OWNER);
     const key = (await service.createKey(OWNER, { name: "for errors" })) as ApiKey;
+    const first = await service.call({
+      method: "POST",
+      path: keysPath(),
+      authorization: auth,
+      body: { name: "first body" },
+      headers: { "idempotency-key": "openapi-409" },
+    });
+    validateResponse("POST", KEYS, first);
     const cases: [string, string, () => Promise<ApiResponse>, number][] = [
       [
         "POST",
@@ -281,6 +304,31 @@ describe("real responses against the document's schemas", () => {
         "/2fa/{version}/api-key",
         () => service.call({ method: "POST", path: "/2fa/3/api-key", authorization: auth }),
         404,
+      ],
+      [
+        "POST",
+        KEYS,
+        () =>
+          service.call({
+            method: "POST",
+            path: keysPath(),
+            authorization: auth,
+            body: { name: "other body" },
+            headers: { "idempotency-key": "openapi-409" },
+          }),
+        409,
+      ],
+      [
+        "POST",
+        "/2fa/{version}/api-key",
+        () =>
+          service.call({
+            method: "POST",
+            path: "/2fa/2/api-key",
+            authorization: auth,
+            headers: { "idempotency-key": "openapi-409" },
+          }),
+        409,
       ],
       [
         "POST",

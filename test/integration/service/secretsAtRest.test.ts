@@ -3,6 +3,7 @@ import { existsSync } from "node:fs";
 import { readFile, stat } from "node:fs/promises";
 import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
+import Database from "better-sqlite3";
 import {
   addAccount,
   basic,
@@ -84,6 +85,42 @@ describe("secrets at rest and in the log", () => {
     const [tfaKey] = (tfaLookup.json as { apiKeys: { key: string; publicApiKey: string }[] }).apiKeys;
     assert.ok(tfaKey, tfaLookup.text);
     created.push(tfaKey);
+
+    // Creates with an Idempotency-Key: their answers (publicApiKey included) are remembered, sealed.
+    const idempotent = { "idempotency-key": "vault-idempotent-1" };
+    const remembered = await request(server.url, {
+      method: "POST",
+      path: KEYS,
+      authorization: admin,
+      body: { name: "idempotent key" },
+      headers: idempotent,
+    });
+    assert.equal(remembered.status, 200, remembered.text);
+    const replayed = await request(server.url, {
+      method: "POST",
+      path: KEYS,
+      authorization: admin,
+      body: { name: "idempotent key" },
+      headers: idempotent,
+    });
+    assert.equal(replayed.text, remembered.text, "the remembered answer is replayed");
+    created.push(remembered.json as { key: string; publicApiKey: string });
+    const tfaRemembered = await request(server.url, {
+      method: "POST",
+      path: "/2fa/2/api-key",
+      authorization: sub,
+      headers: idempotent,
+    });
+    assert.equal(tfaRemembered.status, 200, tfaRemembered.text);
+    const tfaRememberedLookup = await request(server.url, {
+      path: `${KEYS}?publicApiKey=${tfaRemembered.json as string}`,
+      authorization: sub,
+    });
+    const [tfaRememberedKey] = (
+      tfaRememberedLookup.json as { apiKeys: { key: string; publicApiKey: string }[] }
+    ).apiKeys;
+    assert.ok(tfaRememberedKey, tfaRememberedLookup.text);
+    created.push(tfaRememberedKey);
 
     // Traffic that carries secrets in every place a request can: query, App header, Basic header.
     for (const { publicApiKey } of created) {
@@ -184,5 +221,19 @@ describe("secrets at rest and in the log", () => {
     const mode = (await stat(join(dir, "keydesk.db"))).mode & 0o777;
     assert.equal(mode.toString(8), "600");
     assertAbsent(Buffer.from(server.stderr(), "utf8"), secrets(), "the service log after shutdown");
+    // The scan covered the remembered answers: both records are in the database, sealed.
+    const db = new Database(join(dir, "keydesk.db"), { readonly: true });
+    try {
+      const rows = db
+        .prepare("SELECT idempotency_key, length(response_sealed) AS size FROM idempotent_requests")
+        .all() as { idempotency_key: string; size: number }[];
+      assert.deepEqual(
+        rows.map((row) => row.idempotency_key),
+        ["vault-idempotent-1", "vault-idempotent-1"],
+      );
+      for (const row of rows) assert.ok(row.size > 28, "a sealed answer is stored");
+    } finally {
+      db.close();
+    }
   });
 });

@@ -2,6 +2,7 @@ import type { FastifyInstance } from "fastify";
 import { badRequest, notFound } from "../../errors.ts";
 import type { KeyService } from "../../keyService.ts";
 import type { BasicGuard } from "../basicAuthGuard.ts";
+import { idempotencyKeyOf } from "../idempotencyKeyHeader.ts";
 import { routePath } from "../methodRoutes.ts";
 
 type AccountParams = { accountKey: string };
@@ -21,7 +22,8 @@ export function registerApiKeyRoutes(app: FastifyInstance, keys: KeyService, cal
     },
     post: async (request) => {
       const { accountKey } = request.params as AccountParams;
-      return keys.create(await caller(request), accountKey, request.body);
+      const account = await caller(request);
+      return keys.create(account, accountKey, request.body, idempotencyKeyOf(request));
     },
   });
 
@@ -43,13 +45,14 @@ export function registerApiKeyRoutes(app: FastifyInstance, keys: KeyService, cal
         throw notFound(`no 2FA API version ${version}; use ${TFA_API_KEY_VERSIONS.join(" or ")}`);
       }
       const account = await caller(request);
+      const idempotencyKey = idempotencyKeyOf(request);
       if (request.body !== undefined && !isEmptyObject(request.body)) {
         throw badRequest("this call takes no request body (send none, or {})", { body: ["must be empty"] });
       }
       // The answer is a bare JSON string; serialize it ourselves so it is not sent as text/plain.
       return reply
         .type("application/json; charset=utf-8")
-        .send(JSON.stringify(await keys.createTfaKey(account)));
+        .send(JSON.stringify(await keys.createTfaKey(account, { version, idempotencyKey })));
     },
   });
 }

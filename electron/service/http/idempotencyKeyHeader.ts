@@ -1,0 +1,34 @@
+import type { FastifyRequest } from "fastify";
+import { badRequest } from "../errors.ts";
+
+/** The request header that makes a create safe to retry. */
+export const IDEMPOTENCY_KEY_HEADER = "Idempotency-Key";
+/** 1–255 visible ASCII characters (0x21–0x7E): no spaces, no control or non-ASCII characters. */
+const IDEMPOTENCY_KEY_PATTERN = /^[\x21-\x7E]{1,255}$/;
+const INVALID =
+  "the Idempotency-Key header is not valid; send it once, as 1 to 255 visible ASCII characters (a UUID is a good choice)";
+
+/**
+ * The `Idempotency-Key` of a request, or undefined when it has none. Counted in the raw headers:
+ * Node joins repeated headers into one value, which must not pass for a key that was given once.
+ */
+export function idempotencyKeyOf(request: FastifyRequest): string | undefined {
+  const raw = request.raw.rawHeaders;
+  const values: string[] = [];
+  for (let index = 0; index < raw.length; index += 2) {
+    if ((raw[index] as string).toLowerCase() === "idempotency-key") values.push(raw[index + 1] as string);
+  }
+  if (values.length === 0) return undefined;
+  if (values.length > 1) throw badRequest(INVALID, { [IDEMPOTENCY_KEY_HEADER]: ["must be given once"] });
+  const value = values[0] as string;
+  if (!IDEMPOTENCY_KEY_PATTERN.test(value)) {
+    throw badRequest(INVALID, {
+      [IDEMPOTENCY_KEY_HEADER]: [
+        value.length === 0 || value.length > 255
+          ? "must be 1 to 255 characters long"
+          : "must contain only visible ASCII characters (0x21-0x7E), no spaces",
+      ],
+    });
+  }
+  return value;
+}
