@@ -1,5 +1,6 @@
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, type RouteOptions } from "fastify";
 import pino from "pino";
+import { SyncEngine, type SyncEngineOptions } from "../../sync/syncEngine.ts";
 import { AppKeyAuthorizer } from "../auth/appKeyAuthorizer.ts";
 import { BasicAuthenticator } from "../auth/basicAuthenticator.ts";
 import { FailureThrottle, type ThrottleOptions } from "../auth/failureThrottle.ts";
@@ -17,6 +18,7 @@ import { registerApiKeyRoutes } from "./routes/apiKeyRoutes.ts";
 import { registerLocalAccountRoutes } from "./routes/localAccountRoutes.ts";
 import { registerLocalPinRoutes } from "./routes/localPinRoutes.ts";
 import { registerOpenApiRoute } from "./routes/openApiRoute.ts";
+import { registerSyncRoutes } from "./routes/syncRoutes.ts";
 import { registerTfaRoutes } from "./routes/tfaRoutes.ts";
 
 export interface HttpAppOptions {
@@ -28,6 +30,8 @@ export interface HttpAppOptions {
   now?: () => number;
   /** Called for every route as it is registered (lets tests list the routes). */
   onRoute?: (route: RouteOptions) => void;
+  /** Options of the sync engine (sync with remote instances; see electron/sync). */
+  sync?: SyncEngineOptions;
 }
 
 export interface KeyServiceApp {
@@ -35,6 +39,7 @@ export interface KeyServiceApp {
   keys: KeyService;
   /** The local 2FA simulator (its event fan-out is what the PIN stream subscribes to). */
   tfa: TfaSimulator;
+  sync: SyncEngine;
 }
 
 /** The key service's HTTP application over an open data directory. */
@@ -107,6 +112,20 @@ export function buildHttpApp(data: DataDir, options: HttpAppOptions = {}): KeySe
   registerTfaRoutes(app, tfa, requireCaller);
   registerLocalPinRoutes(app, tfa, requireBasic);
   registerLocalAccountRoutes(app, data.accounts, requireBasic);
+  const sync = new SyncEngine(data, {
+    ...(options.now && { now: options.now }),
+    onRun: (link, outcome) =>
+      app.log[outcome.ok ? "info" : "warn"](
+        { syncLink: link.id, remote: link.remoteBaseUrl },
+        `sync: ${outcome.text}`,
+      ),
+    ...options.sync,
+  });
+  sync.start();
+  app.addHook("onClose", async () => {
+    await sync.close();
+  });
+  registerSyncRoutes(app, sync, keys, requireBasic);
   registerOpenApiRoute(app);
-  return { app, keys, tfa };
+  return { app, keys, tfa, sync };
 }

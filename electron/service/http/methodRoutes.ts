@@ -27,7 +27,7 @@ function answeringApiErrors(handler: RouteHandlerMethod): RouteHandlerMethod {
 export function routePath(
   app: FastifyInstance,
   url: string,
-  handlers: Partial<Record<"get" | "post" | "put", RouteHandlerMethod>>,
+  handlers: Partial<Record<"get" | "post" | "put" | "delete", RouteHandlerMethod>>,
 ): void {
   const entries = Object.entries(handlers) as [string, RouteHandlerMethod][];
   const allowed = entries.map(([method]) => method.toUpperCase() as HTTPMethods);

@@ -5,6 +5,7 @@ import {
   updateApiKeyRequestSchema,
 } from "../../../shared/apiKeys.ts";
 import { json, jsonSchemaOf, ref } from "./openApiParts.ts";
+import { syncPaths, syncSchemas } from "./openApiSync.ts";
 import { tfaPaths, tfaSchemas } from "./openApiTfa.ts";
 
 /**
@@ -95,6 +96,7 @@ export function buildOpenApiDocument() {
           properties: { apiKeys: { type: "array", items: ref("ApiKey") } },
         },
         ...tfaSchemas,
+        ...syncSchemas,
         LocalAccountList: {
           type: "object",
           required: ["accounts"],
@@ -220,6 +222,7 @@ export function buildOpenApiDocument() {
         },
       },
       ...tfaPaths,
+      ...syncPaths,
       "/local/1/accounts": {
         get: {
           tags: ["Accounts"],

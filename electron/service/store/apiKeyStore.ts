@@ -49,6 +49,9 @@ export class ApiKeyStore {
   readonly #update;
   readonly #byKey;
   readonly #byDigest;
+  readonly #byId;
+  readonly #keyTaken;
+  readonly #replaceSecret;
   readonly #grantByDigest;
   readonly #listeners = new Set<KeyChangeListener>();
 
@@ -67,6 +70,12 @@ export class ApiKeyStore {
     );
     this.#byKey = db.prepare<[string, number], ApiKeyRow>(`${SELECT} WHERE k.key = ? AND k.account_id = ?`);
     this.#byDigest = db.prepare<[Buffer], ApiKeyRow>(`${SELECT} WHERE k.public_api_key_digest = ?`);
+    this.#byId = db.prepare<[number], ApiKeyRow>(`${SELECT} WHERE k.id = ?`);
+    this.#keyTaken = db.prepare<[string], { id: number }>("SELECT id FROM api_keys WHERE key = ?");
+    this.#replaceSecret = db.prepare(
+      `UPDATE api_keys SET public_api_key_digest = @digest, public_api_key_sealed = @sealed, updated_at = @now
+       WHERE id = @id`,
+    );
     this.#grantByDigest = db.prepare<[Buffer], GrantRow>(
       `SELECT key, account_id, permissions, allowed_ips, valid_from, valid_to, enabled
        FROM api_keys WHERE public_api_key_digest = ?`,
@@ -153,6 +162,32 @@ export class ApiKeyStore {
     this.#update.run({ ...this.#columns(fields), id: stored.id, now });
     this.#changed(stored.publicApiKey);
     return { ...stored, ...fields };
+  }
+
+  /**
+   * Gives a key another publicApiKey (a key created here and then on a sync remote takes the
+   * remote's value, so that one value works on both). The old value stops working at once.
+   */
+  replacePublicApiKey(stored: StoredApiKey, publicApiKey: string, now: number): StoredApiKey {
+    this.#replaceSecret.run({
+      id: stored.id,
+      digest: this.#box.digest(publicApiKey),
+      sealed: this.#box.encrypt(publicApiKey, stored.key),
+      now,
+    });
+    this.#changed(stored.publicApiKey);
+    this.#changed(publicApiKey);
+    return { ...stored, publicApiKey };
+  }
+
+  byId(id: number): StoredApiKey | undefined {
+    const row = this.#byId.get(id);
+    return row && this.#toStored(row);
+  }
+
+  /** Whether any account has a key with this id (ids are unique across the service). */
+  keyIdTaken(key: string): boolean {
+    return this.#keyTaken.get(key) !== undefined;
   }
 
   get(accountId: number, key: string): StoredApiKey | undefined {

@@ -1,0 +1,266 @@
+import {
+  createSyncLinkRequestSchema,
+  resolveConflictRequestSchema,
+  SYNC_LINKS_PATH,
+  SYNCED_FIELDS,
+  updateSyncLinkRequestSchema,
+} from "../../../shared/sync.ts";
+import { json, jsonSchemaOf, ref } from "./openApiParts.ts";
+
+/** The OpenAPI description of the sync routes (`/local/1/sync/links`). */
+
+const error = (description: string) => ({ description, content: json(ref("ApiError")) });
+const ok = (description: string, schema: object) => ({ "200": { description, content: json(schema) } });
+const noContent = { "204": { description: "Done; no body" } };
+const body = (name: string) => ({ required: true, content: json(ref(name)) });
+const basicOnly = [{ basic: [] }];
+const TAGS = ["Sync"];
+
+const errors = {
+  "400": error("Invalid input; validationErrors names each field"),
+  "401": error("Missing or wrong Basic credentials"),
+  "403": error("An API key was used; sync takes the account's Basic credentials only"),
+  "404": error("No such link, key or outbox entry among the accounts the caller manages"),
+  "405": error("Method not allowed on this path"),
+  "409": error("The account is already linked, the field has no conflict, or the entry is not failed"),
+  "429": error("Too many failed sign-in attempts from this address; see Retry-After"),
+  "500": error("The service failed; nothing was written"),
+};
+const bodyErrors = {
+  "413": error("Request body over 64 KiB"),
+  "415": error("Request body is not application/json"),
+};
+
+const nullableTime = { type: ["string", "null"], description: "yyyy-MM-ddTHH:mm:ss.SSS+0000" };
+const count = { type: "integer", minimum: 0 };
+const fieldName = { type: "string", enum: [...SYNCED_FIELDS] };
+
+export const syncSchemas = {
+  SyncLink: {
+    type: "object",
+    additionalProperties: false,
+    required: [
+      "id",
+      "accountKey",
+      "remote",
+      "intervalSeconds",
+      "state",
+      "pausedReason",
+      "progress",
+      "lastAttemptAt",
+      "lastSuccessAt",
+      "lastError",
+      "nextRunAt",
+      "pending",
+      "failed",
+      "conflicts",
+      "remoteMissing",
+      "linkedKeys",
+    ],
+    properties: {
+      id: { type: "integer", minimum: 1 },
+      accountKey: { type: "string", description: "The local account" },
+      remote: {
+        type: "object",
+        additionalProperties: false,
+        required: ["baseUrl", "username", "accountKey"],
+        properties: {
+          baseUrl: { type: "string" },
+          username: { type: "string" },
+          accountKey: { type: "string" },
+        },
+      },
+      intervalSeconds: { type: "integer" },
+      state: { type: "string", enum: ["idle", "running", "backing-off", "paused"] },
+      pausedReason: { type: ["string", "null"], enum: ["credentials", "user", null] },
+      progress: {
+        oneOf: [
+          { type: "null" },
+          {
+            type: "object",
+            additionalProperties: false,
+            required: ["phase", "done", "total"],
+            properties: { phase: { type: "string", enum: ["pull", "push"] }, done: count, total: count },
+          },
+        ],
+      },
+      lastAttemptAt: nullableTime,
+      lastSuccessAt: nullableTime,
+      lastError: { type: ["string", "null"] },
+      nextRunAt: nullableTime,
+      pending: count,
+      failed: count,
+      conflicts: count,
+      remoteMissing: count,
+      linkedKeys: count,
+    },
+  },
+  SyncLinkList: {
+    type: "object",
+    additionalProperties: false,
+    required: ["links"],
+    properties: { links: { type: "array", items: ref("SyncLink") } },
+  },
+  SyncKey: {
+    type: "object",
+    additionalProperties: false,
+    required: ["key", "name", "remoteKey", "state", "conflicts", "pendingFields", "error"],
+    properties: {
+      key: { type: "string" },
+      name: { type: "string" },
+      remoteKey: { type: ["string", "null"] },
+      state: {
+        type: "string",
+        enum: ["synced", "pending", "conflict", "remote-missing", "failed", "local-only"],
+      },
+      conflicts: {
+        type: "array",
+        items: {
+          type: "object",
+          additionalProperties: false,
+          required: ["field", "mine", "theirs"],
+          properties: { field: fieldName, mine: {}, theirs: {} },
+        },
+      },
+      pendingFields: { type: "array", items: fieldName },
+      error: { type: ["string", "null"] },
+    },
+  },
+  SyncKeyList: {
+    type: "object",
+    additionalProperties: false,
+    required: ["keys"],
+    properties: { keys: { type: "array", items: ref("SyncKey") } },
+  },
+  SyncOutboxEntry: {
+    type: "object",
+    additionalProperties: false,
+    required: ["id", "key", "kind", "fields", "attempts", "failed", "lastError", "createdAt"],
+    properties: {
+      id: { type: "integer" },
+      key: { type: "string" },
+      kind: { type: "string", enum: ["create", "update"] },
+      fields: { type: "array", items: fieldName },
+      attempts: count,
+      failed: { type: "boolean" },
+      lastError: { type: ["string", "null"] },
+      createdAt: { type: "string" },
+    },
+  },
+  SyncOutbox: {
+    type: "object",
+    additionalProperties: false,
+    required: ["entries"],
+    properties: { entries: { type: "array", items: ref("SyncOutboxEntry") } },
+  },
+  CreateSyncLinkRequest: jsonSchemaOf(createSyncLinkRequestSchema),
+  UpdateSyncLinkRequest: jsonSchemaOf(updateSyncLinkRequestSchema),
+  ResolveConflictRequest: jsonSchemaOf(resolveConflictRequestSchema),
+};
+
+const linkId = {
+  name: "linkId",
+  in: "path",
+  required: true,
+  schema: { type: "string", pattern: "^[1-9][0-9]*$" },
+};
+const entryId = {
+  name: "entryId",
+  in: "path",
+  required: true,
+  schema: { type: "string", pattern: "^[1-9][0-9]*$" },
+};
+const key = {
+  name: "key",
+  in: "path",
+  required: true,
+  description: "The local key id",
+  schema: { type: "string" },
+};
+
+const operation = (operationId: string, summary: string, responses: object, requestBody?: string) => ({
+  tags: TAGS,
+  operationId,
+  summary,
+  security: basicOnly,
+  ...(requestBody && { requestBody: body(requestBody) }),
+  responses: { ...responses, ...errors, ...(requestBody && bodyErrors) },
+});
+
+const link = `${SYNC_LINKS_PATH}/{linkId}`;
+
+export const syncPaths = {
+  [SYNC_LINKS_PATH]: {
+    get: operation(
+      "listSyncLinks",
+      "The sync links of the accounts the caller manages",
+      ok("The links", ref("SyncLinkList")),
+    ),
+    post: operation(
+      "createSyncLink",
+      "Link a local account to an account of a remote instance; the first run starts at once",
+      ok("The new link", ref("SyncLink")),
+      "CreateSyncLinkRequest",
+    ),
+  },
+  [link]: {
+    parameters: [linkId],
+    get: operation("getSyncLink", "One link and its state", ok("The link", ref("SyncLink"))),
+    put: operation(
+      "updateSyncLink",
+      "Change the remote's credentials (resumes a link paused by a 401), the interval, or pause/resume",
+      ok("The link", ref("SyncLink")),
+      "UpdateSyncLinkRequest",
+    ),
+    delete: operation("deleteSyncLink", "Remove the link; its keys stay as local keys", noContent),
+  },
+  [`${link}/run`]: {
+    parameters: [linkId],
+    post: operation(
+      "runSyncLink",
+      "Sync now: pull, then push; answers when the run is over",
+      ok("The link after the run", ref("SyncLink")),
+    ),
+  },
+  [`${link}/keys`]: {
+    parameters: [linkId],
+    get: operation(
+      "listSyncKeys",
+      "Linked keys with something to show: conflicts, pending or failed changes, keys the remote no longer lists",
+      ok("The keys", ref("SyncKeyList")),
+    ),
+  },
+  [`${link}/keys/{key}/resolve`]: {
+    parameters: [linkId, key],
+    post: operation(
+      "resolveSyncConflict",
+      "Settle one field's conflict: keep mine (pushed to the remote) or take theirs (written here); validFrom and validTo are settled together",
+      ok("The key's sync state", ref("SyncKey")),
+      "ResolveConflictRequest",
+    ),
+  },
+  [`${link}/outbox`]: {
+    parameters: [linkId],
+    get: operation(
+      "listSyncOutbox",
+      "Local changes waiting to go out, in order, and failed ones",
+      ok("The outbox", ref("SyncOutbox")),
+    ),
+  },
+  [`${link}/outbox/{entryId}`]: {
+    parameters: [linkId, entryId],
+    delete: operation(
+      "discardSyncOutboxEntry",
+      "Discard a change the remote refused (the local key keeps its value)",
+      noContent,
+    ),
+  },
+  [`${link}/outbox/{entryId}/retry`]: {
+    parameters: [linkId, entryId],
+    post: operation(
+      "retrySyncOutboxEntry",
+      "Queue a refused change again",
+      ok("The entry", ref("SyncOutboxEntry")),
+    ),
+  },
+};

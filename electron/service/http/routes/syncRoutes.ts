@@ -1,0 +1,110 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
+import type { z } from "zod";
+import {
+  createSyncLinkRequestSchema,
+  resolveConflictRequestSchema,
+  SYNC_LINKS_PATH,
+  updateSyncLinkRequestSchema,
+} from "../../../../shared/sync.ts";
+import type { SyncEngine } from "../../../sync/syncEngine.ts";
+import { validationErrorsOf } from "../../domain/apiKeyRules.ts";
+import { badRequest, notFound } from "../../errors.ts";
+import type { KeyService } from "../../keyService.ts";
+import type { BasicGuard } from "../basicAuthGuard.ts";
+import { routePath } from "../methodRoutes.ts";
+
+const LINK_PATH = `${SYNC_LINKS_PATH}/:linkId`;
+
+function parseBody<S extends z.ZodType>(schema: S, body: unknown): z.output<S> {
+  const parsed = schema.safeParse(body);
+  if (!parsed.success) {
+    throw badRequest(
+      "the request has invalid fields; see validationErrors",
+      validationErrorsOf(parsed.error.issues),
+    );
+  }
+  return parsed.data;
+}
+
+function idParam(request: FastifyRequest, name: string, what: string): number {
+  const text = (request.params as Record<string, string>)[name] ?? "";
+  const id = /^[1-9]\d{0,15}$/.test(text) ? Number(text) : Number.NaN;
+  if (!Number.isSafeInteger(id)) throw notFound(`no ${what} ${text}`);
+  return id;
+}
+
+const noContent = (reply: FastifyReply) => reply.code(204).send();
+
+/**
+ * Sync with a remote instance (`/local/1/sync/links`, a Keydesk route like `/local/1/pins`):
+ * links of the accounts the Basic caller manages, "sync now", the per-key sync state with
+ * conflict resolution, and the outbox. The remote's password is accepted, never answered.
+ */
+export function registerSyncRoutes(
+  app: FastifyInstance,
+  engine: SyncEngine,
+  keys: KeyService,
+  requireBasic: BasicGuard,
+): void {
+  const linkOf = async (request: FastifyRequest) => {
+    const caller = await requireBasic(request);
+    return engine.linkFor(caller, idParam(request, "linkId", "sync link"));
+  };
+
+  routePath(app, SYNC_LINKS_PATH, {
+    get: async (request) => ({ links: engine.links(await requireBasic(request)) }),
+    post: async (request) => {
+      const caller = await requireBasic(request);
+      const body = parseBody(createSyncLinkRequestSchema, request.body);
+      const account = keys.resolveAccount(caller, body.accountKey);
+      return engine.createLink(account, body);
+    },
+  });
+
+  routePath(app, LINK_PATH, {
+    get: async (request) => engine.toDto(await linkOf(request)),
+    put: async (request) => {
+      const link = await linkOf(request);
+      return engine.updateLink(link, parseBody(updateSyncLinkRequestSchema, request.body));
+    },
+    delete: async (request, reply) => {
+      await engine.deleteLink(await linkOf(request));
+      return noContent(reply);
+    },
+  });
+
+  routePath(app, `${LINK_PATH}/run`, {
+    post: async (request) => engine.runNow(await linkOf(request)),
+  });
+
+  routePath(app, `${LINK_PATH}/keys`, {
+    get: async (request) => ({ keys: engine.keys(await linkOf(request)) }),
+  });
+
+  routePath(app, `${LINK_PATH}/keys/:key/resolve`, {
+    post: async (request) => {
+      const link = await linkOf(request);
+      const { field, take } = parseBody(resolveConflictRequestSchema, request.body);
+      return engine.resolve(link, (request.params as { key: string }).key, field, take);
+    },
+  });
+
+  routePath(app, `${LINK_PATH}/outbox`, {
+    get: async (request) => ({ entries: engine.outbox(await linkOf(request)) }),
+  });
+
+  routePath(app, `${LINK_PATH}/outbox/:entryId`, {
+    delete: async (request, reply) => {
+      const link = await linkOf(request);
+      await engine.discardEntry(link, idParam(request, "entryId", "outbox entry"));
+      return noContent(reply);
+    },
+  });
+
+  routePath(app, `${LINK_PATH}/outbox/:entryId/retry`, {
+    post: async (request) => {
+      const link = await linkOf(request);
+      return engine.retryEntry(link, idParam(request, "entryId", "outbox entry"));
+    },
+  });
+}

@@ -1,0 +1,45 @@
+import { randomUUID } from "node:crypto";
+import { SYNCED_FIELDS } from "../../shared/sync.ts";
+import type { StoredApiKey } from "../service/domain/apiKeyRules.ts";
+import type { KeyWriteJournal } from "../service/domain/keyWriteJournal.ts";
+import { changedFields } from "./syncedFields.ts";
+import type { SyncStore } from "./syncStore.ts";
+
+/**
+ * Records local changes of linked keys in the outbox, inside the transaction of the API write
+ * itself: a change the service acknowledged is in the outbox too, or the write did not happen.
+ * - A key created in a linked account becomes a linked key with a pending create (its
+ *   Idempotency-Key is fixed now, so every retry of it is the same request).
+ * - An update of a linked key queues the fields that changed. Keys created before the link
+ *   stay local-only and queue nothing.
+ */
+export function createOutboxJournal(
+  store: SyncStore,
+  now: () => number,
+  onQueued: (linkId: number) => void,
+): KeyWriteJournal {
+  return {
+    created(key: StoredApiKey) {
+      const link = store.linkOfAccount(key.accountId);
+      if (!link) return;
+      store.insertKeyState({ apiKeyId: key.id, linkId: link.id, remoteKey: null, base: null });
+      store.enqueue({
+        linkId: link.id,
+        apiKeyId: key.id,
+        kind: "create",
+        fields: SYNCED_FIELDS,
+        idempotencyKey: randomUUID(),
+        now: now(),
+      });
+      onQueued(link.id);
+    },
+    updated(before: StoredApiKey, after: StoredApiKey) {
+      const state = store.keyState(after.id);
+      if (!state) return;
+      const fields = changedFields(before, after);
+      if (fields.length === 0) return;
+      store.enqueue({ linkId: state.linkId, apiKeyId: after.id, kind: "update", fields, now: now() });
+      onQueued(state.linkId);
+    },
+  };
+}

@@ -1,0 +1,177 @@
+import type { SyncedField } from "../../shared/sync.ts";
+import { adoptPublicApiKey } from "./pull.ts";
+import { classifyRemoteFailure } from "./remoteFailure.ts";
+import type { RunContext } from "./runContext.ts";
+import {
+  changedFields,
+  createRequestOf,
+  type Fields,
+  fieldsOfDto,
+  updateRequestOf,
+  withField,
+} from "./syncedFields.ts";
+import type { OutboxEntry } from "./syncStore.ts";
+
+/** Thrown to end the run: the failure concerns the link (credentials, throttling, no answer), not one key. */
+export class LinkFailure extends Error {
+  readonly failure: ReturnType<typeof classifyRemoteFailure>;
+  constructor(failure: ReturnType<typeof classifyRemoteFailure>) {
+    super(failure.text);
+    this.failure = failure;
+  }
+}
+
+/** A remote call: a refusal of this one operation is returned; anything else ends the run. */
+async function call<T>(
+  work: () => Promise<T>,
+): Promise<{ ok: true; value: T } | { ok: false; text: string; status: number }> {
+  try {
+    return { ok: true, value: await work() };
+  } catch (error) {
+    const failure = classifyRemoteFailure(error);
+    if (failure.kind !== "refused") throw new LinkFailure(failure);
+    return { ok: false, text: failure.text, status: failure.status };
+  }
+}
+
+/** The outbox grouped by key, keys in the order of their oldest pending change. */
+function pendingByKey(entries: readonly OutboxEntry[]): OutboxEntry[][] {
+  const groups = new Map<number, OutboxEntry[]>();
+  for (const entry of entries) {
+    if (entry.failed) continue;
+    const group = groups.get(entry.apiKeyId);
+    if (group) group.push(entry);
+    else groups.set(entry.apiKeyId, [entry]);
+  }
+  return [...groups.values()];
+}
+
+/**
+ * Sends the outbox, key by key in the order of their oldest change. A key's pending changes go
+ * out together as one create or one update of the fields that changed, with their current local
+ * values. A conflict holds its fields back; a refusal marks that key's entries failed and the
+ * others go on; credentials, throttling or no answer end the run (the entries stay queued).
+ */
+export async function pushOutbox(context: RunContext): Promise<void> {
+  const groups = pendingByKey(context.store.entries(context.link.id));
+  context.progress({ phase: "push", done: 0, total: groups.length });
+  let done = 0;
+  for (const group of groups) {
+    if (context.stopped()) return;
+    const create = group.find((entry) => entry.kind === "create");
+    if (create) await pushCreate(context, create, group);
+    else await pushUpdate(context, group);
+    context.progress({ phase: "push", done: ++done, total: groups.length });
+  }
+}
+
+async function pushCreate(
+  context: RunContext,
+  entry: OutboxEntry,
+  group: readonly OutboxEntry[],
+): Promise<void> {
+  const { data, store, link, client } = context;
+  const local = data.apiKeys.byId(entry.apiKeyId);
+  if (!local) return;
+  const sent: Fields = { ...local };
+  // On disk before it is sent: after a crash the next pull recognizes the key if it was created.
+  await data.writes.run(() => store.recordCreateAttempt(entry.id, sent, entry.fields));
+  const answer = await call(() =>
+    client.create(link.remoteAccountKey, createRequestOf(sent), {
+      ...(entry.idempotencyKey !== null && { idempotencyKey: entry.idempotencyKey }),
+    }),
+  );
+  if (!answer.ok) {
+    await data.writes.run(() =>
+      store.markFailed(
+        group.map((other) => other.id),
+        `create refused: ${answer.text}`,
+      ),
+    );
+    return;
+  }
+  const remote = fieldsOfDto(answer.value);
+  if (!remote.ok) {
+    context.problem(`the remote created key ${answer.value.key} for ${local.key} but ${remote.reason}`);
+    return;
+  }
+  const handled = group.map((other) => other.id);
+  await data.writes.run(() => {
+    store.setRemote(entry.apiKeyId, answer.value.key, remote.fields);
+    adoptPublicApiKey(context, entry.apiKeyId, answer.value.publicApiKey);
+    store.deleteEntries(handled);
+    // `enabled` (a create cannot set it) and changes made while the create was on its way.
+    const now = data.apiKeys.byId(entry.apiKeyId);
+    const differing = now ? changedFields(remote.fields, now) : [];
+    if (differing.length > 0) {
+      store.enqueue({
+        linkId: link.id,
+        apiKeyId: entry.apiKeyId,
+        kind: "update",
+        fields: differing,
+        now: context.now(),
+      });
+    }
+  });
+  const followUp = store.entriesOfKey(entry.apiKeyId).filter((other) => !other.failed);
+  if (followUp.length > 0) await pushUpdate(context, followUp);
+}
+
+async function pushUpdate(context: RunContext, group: readonly OutboxEntry[]): Promise<void> {
+  const { data, store, link, client } = context;
+  const apiKeyId = (group[0] as OutboxEntry).apiKeyId;
+  const state = store.keyState(apiKeyId);
+  const local = data.apiKeys.byId(apiKeyId);
+  if (!state || !local) {
+    await data.writes.run(() => store.deleteEntries(group.map((entry) => entry.id)));
+    return;
+  }
+  // Waits for its create, which failed or is still to go.
+  if (state.remoteKey === null || state.base === null) return;
+  const ids = group.map((entry) => entry.id);
+  if (state.remoteMissing) {
+    await data.writes.run(() =>
+      store.markFailed(ids, `the remote no longer has key ${state.remoteKey}; the change cannot be pushed`),
+    );
+    return;
+  }
+  const held = new Set(Object.keys(state.conflict ?? {}));
+  const fields = [...new Set(group.flatMap((entry) => entry.fields))].filter((field) => !held.has(field));
+  if (fields.length === 0) return;
+  const upTo = Math.max(...ids);
+  const answer = await call(() =>
+    client.update(link.remoteAccountKey, state.remoteKey as string, updateRequestOf(local, fields)),
+  );
+  if (!answer.ok) {
+    await data.writes.run(() => {
+      if (answer.status === 404) store.setRemoteMissing(apiKeyId, true);
+      store.markFailed(ids, `update refused: ${answer.text}`);
+    });
+    return;
+  }
+  const remote = fieldsOfDto(answer.value);
+  if (!remote.ok) {
+    context.problem(`the remote answered key ${state.remoteKey} with a key that ${remote.reason}`);
+    return;
+  }
+  await data.writes.run(() => {
+    const current = store.keyState(apiKeyId);
+    const now = data.apiKeys.byId(apiKeyId);
+    if (!current?.base || !now) return;
+    let base = current.base;
+    let adopted: Fields = now;
+    const spelledOtherwise: SyncedField[] = [];
+    for (const field of fields) {
+      base = withField(base, field, remote.fields);
+      // The remote stored it in its own spelling: take that, or the next pull would see a change.
+      if (changedFields(local, now).includes(field)) continue;
+      if (changedFields(now, remote.fields).includes(field)) {
+        adopted = withField(adopted, field, remote.fields);
+        spelledOtherwise.push(field);
+      }
+    }
+    store.setBase(apiKeyId, base);
+    if (spelledOtherwise.length > 0) data.apiKeys.update(now, adopted, context.now());
+    store.dropFields(apiKeyId, fields, upTo);
+  });
+}

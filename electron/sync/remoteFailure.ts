@@ -1,0 +1,43 @@
+import { BridgeFailure } from "../client/bridgeFailure.ts";
+
+/**
+ * What a failed call to the remote means for the sync:
+ * - `credentials` (401): pause the link until the user gives credentials again;
+ * - `throttled` (429): stop this run, retry after the remote's Retry-After (or the backoff);
+ * - `unavailable` (no answer, 5xx, 408, an answer that is not the API): stop this run,
+ *   retry with exponential backoff;
+ * - `refused` (any other 4xx): this one operation failed; the others go on.
+ */
+export type RemoteFailure =
+  | { kind: "credentials"; text: string }
+  | { kind: "throttled"; text: string; retryAfterMs: number | undefined }
+  | { kind: "unavailable"; text: string }
+  | { kind: "refused"; text: string; status: number };
+
+export function classifyRemoteFailure(error: unknown): RemoteFailure {
+  if (!(error instanceof BridgeFailure)) {
+    return { kind: "unavailable", text: error instanceof Error ? error.message : String(error) };
+  }
+  const { status } = error;
+  const text = error.bridgeError.text;
+  if (status === 401) return { kind: "credentials", text: `the remote refused the credentials: ${text}` };
+  if (status === 429)
+    return {
+      kind: "throttled",
+      text: `the remote throttles requests: ${text}`,
+      retryAfterMs: error.retryAfterMs,
+    };
+  if (status === undefined || status >= 500 || status === 408 || status < 400)
+    return { kind: "unavailable", text };
+  return { kind: "refused", text, status };
+}
+
+export const MIN_BACKOFF_MS = 1_000;
+export const MAX_BACKOFF_MS = 5 * 60_000;
+
+/** Exponential backoff after `failures` failed runs in a row (1 s, 2 s, 4 s … 5 min), ±20 % jitter. */
+export function backoffMs(failures: number, random = Math.random): number {
+  const exponent = Math.min(Math.max(failures - 1, 0), 20);
+  const delay = Math.min(MAX_BACKOFF_MS, MIN_BACKOFF_MS * 2 ** exponent);
+  return Math.round(delay * (0.8 + 0.4 * random()));
+}

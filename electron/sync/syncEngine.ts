@@ -1,0 +1,452 @@
+import { formatApiDateTime } from "../../shared/datetime.ts";
+import type {
+  CreateSyncLinkRequest,
+  SyncedField,
+  SyncKeyDto,
+  SyncLinkDto,
+  SyncOutboxEntryDto,
+  SyncProgressDto,
+  UpdateSyncLinkRequest,
+} from "../../shared/sync.ts";
+import { KeyServiceClient } from "../client/keyServiceClient.ts";
+import type { DataDir } from "../service/dataDir.ts";
+import { conflict, notFound } from "../service/errors.ts";
+import type { Account } from "../service/store/accountStore.ts";
+import { createOutboxJournal } from "./outboxJournal.ts";
+import { pullKeys } from "./pull.ts";
+import { LinkFailure, pushOutbox } from "./push.ts";
+import { backoffMs, classifyRemoteFailure } from "./remoteFailure.ts";
+import type { RunContext } from "./runContext.ts";
+import { apiValueOf, type Fields, withField } from "./syncedFields.ts";
+import { type SyncLink, SyncStore } from "./syncStore.ts";
+
+export interface SyncEngineOptions {
+  now?: () => number;
+  /** Per-request timeout towards remotes (10 s by default). */
+  remoteTimeoutMs?: number;
+  /** A local change is pushed this long after it was made (changes in between go together). */
+  pushDelayMs?: number;
+  /** Told after every run, with its outcome (the service logs it without secrets). */
+  onRun?: (link: SyncLink, outcome: { ok: boolean; text: string }) => void;
+}
+
+interface Runtime {
+  timer?: NodeJS.Timeout;
+  running?: Promise<void>;
+  progress?: SyncProgressDto;
+  /** A change was queued during the run: run again right after. */
+  again?: boolean;
+  problems: string[];
+}
+
+const time = (value: number | null) => (value === null ? null : formatApiDateTime(value));
+
+/**
+ * Keeps local accounts in step with remote instances of the API. Each link runs on its own:
+ * a run pulls (mirror + three-way merge) and then pushes the outbox. Runs are started by
+ * "sync now", by the link's interval, by a local change (after pushDelayMs), and after a
+ * failure by exponential backoff, which is also what picks a remote up when it comes back.
+ * At most one run per link at a time.
+ */
+export class SyncEngine {
+  readonly store: SyncStore;
+  readonly #data: DataDir;
+  readonly #now: () => number;
+  readonly #options: SyncEngineOptions;
+  readonly #runtime = new Map<number, Runtime>();
+  readonly #journal;
+  #closed = false;
+
+  constructor(data: DataDir, options: SyncEngineOptions = {}) {
+    this.#data = data;
+    this.#options = options;
+    this.#now = options.now ?? Date.now;
+    this.store = new SyncStore(data.db, data.box);
+    this.#journal = createOutboxJournal(this.store, this.#now, (linkId) => this.#changeQueued(linkId));
+  }
+
+  /** Starts recording local changes and schedules every link. */
+  start(): void {
+    this.#data.keyJournals.add(this.#journal);
+    for (const link of this.store.links()) this.#schedule(link);
+  }
+
+  async close(): Promise<void> {
+    this.#closed = true;
+    this.#data.keyJournals.delete(this.#journal);
+    for (const runtime of this.#runtime.values()) clearTimeout(runtime.timer);
+    await Promise.allSettled([...this.#runtime.values()].map((runtime) => runtime.running));
+  }
+
+  #runtimeOf(linkId: number): Runtime {
+    let runtime = this.#runtime.get(linkId);
+    if (!runtime) {
+      runtime = { problems: [] };
+      this.#runtime.set(linkId, runtime);
+    }
+    return runtime;
+  }
+
+  // ---- links -------------------------------------------------------------------------------
+
+  /** The link, if these credentials manage its local account. */
+  linkFor(caller: Account, linkId: number): SyncLink {
+    const link = this.store.link(linkId);
+    if (!link || !this.#data.accounts.manages(caller.id, link.accountId)) {
+      throw notFound(`no sync link ${linkId} among the accounts these credentials manage`);
+    }
+    return link;
+  }
+
+  links(caller: Account): SyncLinkDto[] {
+    return this.store
+      .links()
+      .filter((link) => this.#data.accounts.manages(caller.id, link.accountId))
+      .map((link) => this.toDto(link));
+  }
+
+  async createLink(
+    account: Account,
+    request: Required<Omit<CreateSyncLinkRequest, "accountKey">>,
+  ): Promise<SyncLinkDto> {
+    const link = await this.#data.writes.run(() => {
+      if (this.store.linkOfAccount(account.id)) {
+        throw conflict(
+          `account ${account.accountKey} is already linked to a remote; change or remove that link first`,
+        );
+      }
+      return this.store.insertLink({
+        accountId: account.id,
+        remoteBaseUrl: request.remote.baseUrl.replace(/\/+$/, ""),
+        remoteUsername: request.remote.username,
+        remotePassword: request.remote.password,
+        remoteAccountKey: request.remote.accountKey ?? "_",
+        intervalSeconds: request.intervalSeconds,
+        now: this.#now(),
+      });
+    });
+    this.#schedule(link);
+    return this.toDto(link);
+  }
+
+  async updateLink(link: SyncLink, request: UpdateSyncLinkRequest): Promise<SyncLinkDto> {
+    await this.#data.writes.run(() => {
+      if (request.remote) this.store.setCredentials(link, request.remote.username, request.remote.password);
+      if (request.intervalSeconds !== undefined) this.store.setInterval(link.id, request.intervalSeconds);
+      if (request.paused === true) this.store.setPaused(link.id, "user");
+      if (request.paused === false) this.store.setPaused(link.id, null);
+      // New credentials or a resume: try at once rather than at the end of a backoff.
+      if (request.remote || request.paused === false)
+        this.store.recordFailure(link.id, link.lastError ?? "", this.#now(), 0);
+    });
+    const updated = this.store.link(link.id) as SyncLink;
+    this.#schedule(updated);
+    return this.toDto(updated);
+  }
+
+  async deleteLink(link: SyncLink): Promise<void> {
+    const runtime = this.#runtimeOf(link.id);
+    clearTimeout(runtime.timer);
+    await runtime.running;
+    await this.#data.writes.run(() => this.store.deleteLink(link.id));
+    this.#runtime.delete(link.id);
+  }
+
+  toDto(link: SyncLink): SyncLinkDto {
+    const runtime = this.#runtime.get(link.id);
+    const account = this.#data.accounts.byId(link.accountId);
+    const state = runtime?.running
+      ? "running"
+      : link.pausedReason
+        ? "paused"
+        : link.failures > 0
+          ? "backing-off"
+          : "idle";
+    return {
+      id: link.id,
+      accountKey: account?.accountKey ?? "",
+      remote: {
+        baseUrl: link.remoteBaseUrl,
+        username: link.remoteUsername,
+        accountKey: link.remoteAccountKey,
+      },
+      intervalSeconds: link.intervalSeconds,
+      state,
+      pausedReason: link.pausedReason,
+      progress: runtime?.running ? (runtime.progress ?? null) : null,
+      lastAttemptAt: time(link.lastAttemptAt),
+      lastSuccessAt: time(link.lastSuccessAt),
+      lastError: link.lastError || null,
+      nextRunAt: link.pausedReason ? null : time(link.nextAttemptAt),
+      ...this.store.counts(link.id),
+    };
+  }
+
+  // ---- running -------------------------------------------------------------------------------
+
+  /** Runs the link now (or waits for the run under way) and answers its state afterwards. */
+  async runNow(link: SyncLink): Promise<SyncLinkDto> {
+    const runtime = this.#runtimeOf(link.id);
+    if (runtime.running) await runtime.running;
+    else await this.#run(link.id);
+    return this.toDto(this.store.link(link.id) as SyncLink);
+  }
+
+  #changeQueued(linkId: number): void {
+    const runtime = this.#runtimeOf(linkId);
+    if (runtime.running) {
+      runtime.again = true;
+      return;
+    }
+    const link = this.store.link(linkId);
+    // Paused, or backing off after a failure: the change waits for that run.
+    if (!link || link.pausedReason || link.failures > 0) return;
+    this.#arm(linkId, this.#options.pushDelayMs ?? 1_000);
+  }
+
+  #schedule(link: SyncLink): void {
+    if (this.#closed) return;
+    const runtime = this.#runtimeOf(link.id);
+    clearTimeout(runtime.timer);
+    if (link.pausedReason) return;
+    const due = link.nextAttemptAt ?? this.#now();
+    this.#arm(link.id, Math.max(0, due - this.#now()));
+  }
+
+  #arm(linkId: number, delayMs: number): void {
+    if (this.#closed) return;
+    const runtime = this.#runtimeOf(linkId);
+    clearTimeout(runtime.timer);
+    // setTimeout's limit is about 24.8 days; intervals are at most a day.
+    runtime.timer = setTimeout(() => void this.#run(linkId), Math.min(delayMs, 2 ** 31 - 1));
+    runtime.timer.unref();
+  }
+
+  #run(linkId: number): Promise<void> {
+    const runtime = this.#runtimeOf(linkId);
+    if (runtime.running) return runtime.running;
+    clearTimeout(runtime.timer);
+    runtime.again = false;
+    runtime.problems = [];
+    runtime.running = this.#runOnce(linkId, runtime).finally(() => {
+      runtime.running = undefined;
+      runtime.progress = undefined;
+      const link = this.store.link(linkId);
+      if (!link || this.#closed) return;
+      if (runtime.again && !link.pausedReason && link.failures === 0) this.#arm(linkId, 0);
+      else this.#schedule(link);
+    });
+    return runtime.running;
+  }
+
+  async #runOnce(linkId: number, runtime: Runtime): Promise<void> {
+    const link = this.store.link(linkId);
+    if (!link || link.pausedReason || this.#closed) return;
+    const started = this.#now();
+    await this.#data.writes.run(() => this.store.recordLinkAttempt(link.id, started));
+    const context: RunContext = {
+      data: this.#data,
+      store: this.store,
+      link,
+      client: new KeyServiceClient({
+        baseUrl: link.remoteBaseUrl,
+        username: link.remoteUsername,
+        password: this.store.remotePassword(link),
+        ...(this.#options.remoteTimeoutMs !== undefined && { timeoutMs: this.#options.remoteTimeoutMs }),
+      }),
+      now: this.#now,
+      progress: (progress) => {
+        runtime.progress = progress;
+      },
+      problem: (text) => {
+        if (runtime.problems.length < 20) runtime.problems.push(text);
+      },
+      stopped: () => this.#closed,
+    };
+    try {
+      let remoteKeys: Awaited<ReturnType<KeyServiceClient["list"]>>;
+      try {
+        remoteKeys = await context.client.list(link.remoteAccountKey);
+      } catch (error) {
+        throw new LinkFailure(classifyRemoteFailure(error));
+      }
+      await pullKeys(context, remoteKeys);
+      await pushOutbox(context);
+      const problems = runtime.problems;
+      const text =
+        problems.length > 0 ? `synced, with ${problems.length} problem(s): ${problems.join("; ")}` : "synced";
+      await this.#data.writes.run(() => {
+        this.store.recordSuccess(link.id, this.#now(), this.#now() + link.intervalSeconds * 1000);
+        if (problems.length > 0)
+          this.store.recordFailure(link.id, text, this.#now() + link.intervalSeconds * 1000, 0);
+      });
+      this.#options.onRun?.(link, { ok: true, text });
+    } catch (error) {
+      if (this.#closed) return;
+      const failure = error instanceof LinkFailure ? error.failure : classifyRemoteFailure(error);
+      const failures = link.failures + 1;
+      await this.#data.writes.run(() => {
+        if (failure.kind === "credentials") {
+          this.store.recordFailure(
+            link.id,
+            `${failure.text}; enter the remote's credentials again`,
+            null,
+            failures,
+          );
+          this.store.setPaused(link.id, "credentials");
+          return;
+        }
+        const backoff = backoffMs(failures);
+        const wait = failure.kind === "throttled" ? Math.max(failure.retryAfterMs ?? 0, backoff) : backoff;
+        this.store.recordFailure(link.id, failure.text, this.#now() + wait, failures);
+      });
+      this.#options.onRun?.(link, { ok: false, text: failure.text });
+    }
+  }
+
+  // ---- keys, conflicts, outbox -------------------------------------------------------------
+
+  keys(link: SyncLink): SyncKeyDto[] {
+    const entries = this.store.entries(link.id);
+    return this.store.keyStatesWithNews(link.id).flatMap((state) => {
+      const local = this.#data.apiKeys.byId(state.apiKeyId);
+      if (!local) return [];
+      const mine = entries.filter((entry) => entry.apiKeyId === state.apiKeyId);
+      const failed = mine.find((entry) => entry.failed);
+      const pendingFields = [
+        ...new Set(mine.filter((entry) => !entry.failed).flatMap((entry) => entry.fields)),
+      ];
+      const conflicts = Object.entries(state.conflict ?? {}).map(([field, theirs]) => ({
+        field: field as SyncedField,
+        mine: apiValueOf(field as SyncedField, local),
+        theirs: apiValueOf(field as SyncedField, { ...local, [field]: theirs } as Fields),
+      }));
+      const dto: SyncKeyDto = {
+        key: local.key,
+        name: local.name,
+        remoteKey: state.remoteKey,
+        state:
+          conflicts.length > 0
+            ? "conflict"
+            : failed
+              ? "failed"
+              : state.remoteMissing
+                ? "remote-missing"
+                : pendingFields.length > 0 || state.remoteKey === null
+                  ? "pending"
+                  : "synced",
+        conflicts,
+        pendingFields,
+        error: failed?.lastError ?? null,
+      };
+      return [dto];
+    });
+  }
+
+  /**
+   * Settles one field's conflict. "theirs": the remote's value is written locally. "mine": the
+   * local value is queued to overwrite the remote's. validFrom and validTo are one window and are
+   * settled together.
+   */
+  async resolve(
+    link: SyncLink,
+    key: string,
+    field: SyncedField,
+    take: "mine" | "theirs",
+  ): Promise<SyncKeyDto> {
+    const local = this.#data.apiKeys.get(link.accountId, key);
+    const state = local && this.store.keyState(local.id);
+    if (!local || !state || state.linkId !== link.id) throw notFound(`no linked key ${key} in this link`);
+    if (!state.conflict || !(field in state.conflict)) {
+      throw conflict(`key ${key} has no conflict on ${field}; reload to see its current state`);
+    }
+    const fields: SyncedField[] =
+      field === "validFrom" || field === "validTo"
+        ? (["validFrom", "validTo"] as SyncedField[]).filter((f) => state.conflict && f in state.conflict)
+        : [field];
+    await this.#data.writes.run(() => {
+      const current = this.store.keyState(local.id);
+      const stored = this.#data.apiKeys.byId(local.id);
+      if (!current?.conflict || !current.base || !stored) return;
+      const theirs = { ...stored, ...(current.conflict as Partial<Fields>) } as Fields;
+      let base = current.base;
+      for (const f of fields) base = withField(base, f, theirs);
+      if (take === "theirs") {
+        let next: Fields = stored;
+        for (const f of fields) next = withField(next, f, theirs);
+        this.#data.apiKeys.update(stored, next, this.#now());
+        this.store.dropFields(local.id, fields);
+      } else {
+        this.store.enqueue({ linkId: link.id, apiKeyId: local.id, kind: "update", fields, now: this.#now() });
+      }
+      this.store.setBase(local.id, base);
+      const left = { ...current.conflict };
+      for (const f of fields) delete left[f];
+      this.store.setConflict(local.id, left);
+    });
+    if (take === "mine") this.#changeQueued(link.id);
+    const dto = this.keys(link).find((candidate) => candidate.key === key);
+    return (
+      dto ?? {
+        key,
+        name: local.name,
+        remoteKey: state.remoteKey,
+        state: "synced",
+        conflicts: [],
+        pendingFields: [],
+        error: null,
+      }
+    );
+  }
+
+  outbox(link: SyncLink): SyncOutboxEntryDto[] {
+    const keyIds = new Map<number, string>();
+    return this.store.entries(link.id).map((entry) => {
+      let key = keyIds.get(entry.apiKeyId);
+      if (key === undefined) {
+        key = this.#data.apiKeys.byId(entry.apiKeyId)?.key ?? "";
+        keyIds.set(entry.apiKeyId, key);
+      }
+      return {
+        id: entry.id,
+        key,
+        kind: entry.kind,
+        fields: entry.fields,
+        attempts: entry.attempts,
+        failed: entry.failed,
+        lastError: entry.lastError,
+        createdAt: formatApiDateTime(entry.createdAt),
+      };
+    });
+  }
+
+  #entryOf(link: SyncLink, entryId: number) {
+    const entry = this.store.entry(entryId);
+    if (!entry || entry.linkId !== link.id)
+      throw notFound(`no outbox entry ${entryId} in sync link ${link.id}`);
+    return entry;
+  }
+
+  async retryEntry(link: SyncLink, entryId: number): Promise<SyncOutboxEntryDto> {
+    this.#entryOf(link, entryId);
+    await this.#data.writes.run(() => this.store.retry(entryId));
+    this.#changeQueued(link.id);
+    return this.outbox(link).find((entry) => entry.id === entryId) as SyncOutboxEntryDto;
+  }
+
+  /** Drops a change the remote refused; the local key keeps its value. */
+  async discardEntry(link: SyncLink, entryId: number): Promise<void> {
+    const entry = this.#entryOf(link, entryId);
+    if (!entry.failed)
+      throw conflict(`outbox entry ${entryId} is still queued; only a failed entry can be discarded`);
+    await this.#data.writes.run(() => {
+      if (entry.kind === "create") {
+        // The remote never got the key: it stays here as a local-only key.
+        this.store.deleteEntries(this.store.entriesOfKey(entry.apiKeyId).map((other) => other.id));
+        this.store.deleteKeyState(entry.apiKeyId);
+      } else {
+        this.store.deleteEntries([entryId]);
+      }
+    });
+  }
+}

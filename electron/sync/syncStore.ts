@@ -1,0 +1,436 @@
+import type { SyncedField } from "../../shared/sync.ts";
+import type { SecretBox } from "../service/crypto/secretBox.ts";
+import type { Db } from "../service/store/database.ts";
+import { type Fields, parseFields, serializeFields } from "./syncedFields.ts";
+
+/**
+ * The sync state in the service's own database: links (remote password sealed with the data
+ * key), each linked key's remote id and last agreed fields, and the outbox of local changes.
+ * Callers run these inside the service's write transactions, together with the key writes.
+ */
+
+export interface SyncLink {
+  id: number;
+  accountId: number;
+  remoteBaseUrl: string;
+  remoteUsername: string;
+  remoteAccountKey: string;
+  intervalSeconds: number;
+  pausedReason: "credentials" | "user" | null;
+  lastAttemptAt: number | null;
+  lastSuccessAt: number | null;
+  lastError: string | null;
+  nextAttemptAt: number | null;
+  failures: number;
+}
+
+export interface SyncKeyState {
+  apiKeyId: number;
+  linkId: number;
+  remoteKey: string | null;
+  /** The fields both sides last agreed on; null before the key's create reached the remote. */
+  base: Fields | null;
+  remoteMissing: boolean;
+  /** Field → the remote's value, for fields changed differently on both sides. */
+  conflict: Partial<Record<SyncedField, unknown>> | null;
+}
+
+export interface OutboxEntry {
+  id: number;
+  linkId: number;
+  apiKeyId: number;
+  kind: "create" | "update";
+  /** update: the fields changed; create: all of them. */
+  fields: SyncedField[];
+  /** create only: the fields sent at the last attempt (matched against the remote's keys after a lost answer). */
+  sentBody: Fields | null;
+  idempotencyKey: string | null;
+  attempts: number;
+  failed: boolean;
+  lastError: string | null;
+  createdAt: number;
+}
+
+interface LinkRow {
+  id: number;
+  account_id: number;
+  remote_base_url: string;
+  remote_username: string;
+  remote_account_key: string;
+  interval_seconds: number;
+  paused_reason: string | null;
+  last_attempt_at: number | null;
+  last_success_at: number | null;
+  last_error: string | null;
+  next_attempt_at: number | null;
+  failures: number;
+}
+
+interface KeyRow {
+  api_key_id: number;
+  link_id: number;
+  remote_key: string | null;
+  base: string | null;
+  remote_missing: number;
+  conflict: string | null;
+}
+
+interface OutboxRow {
+  id: number;
+  link_id: number;
+  api_key_id: number;
+  kind: string;
+  fields: string;
+  idempotency_key: string | null;
+  attempts: number;
+  failed: number;
+  last_error: string | null;
+  created_at: number;
+}
+
+const LINK_COLUMNS = `id, account_id, remote_base_url, remote_username, remote_account_key, interval_seconds,
+  paused_reason, last_attempt_at, last_success_at, last_error, next_attempt_at, failures`;
+
+const toLink = (row: LinkRow): SyncLink => ({
+  id: row.id,
+  accountId: row.account_id,
+  remoteBaseUrl: row.remote_base_url,
+  remoteUsername: row.remote_username,
+  remoteAccountKey: row.remote_account_key,
+  intervalSeconds: row.interval_seconds,
+  pausedReason: row.paused_reason as SyncLink["pausedReason"],
+  lastAttemptAt: row.last_attempt_at,
+  lastSuccessAt: row.last_success_at,
+  lastError: row.last_error,
+  nextAttemptAt: row.next_attempt_at,
+  failures: row.failures,
+});
+
+const toKeyState = (row: KeyRow): SyncKeyState => ({
+  apiKeyId: row.api_key_id,
+  linkId: row.link_id,
+  remoteKey: row.remote_key,
+  base: row.base === null ? null : parseFields(row.base),
+  remoteMissing: row.remote_missing === 1,
+  conflict: row.conflict === null ? null : (JSON.parse(row.conflict) as SyncKeyState["conflict"]),
+});
+
+function toEntry(row: OutboxRow): OutboxEntry {
+  const stored = JSON.parse(row.fields) as { fields: SyncedField[]; sentBody?: Fields };
+  return {
+    id: row.id,
+    linkId: row.link_id,
+    apiKeyId: row.api_key_id,
+    kind: row.kind as OutboxEntry["kind"],
+    fields: stored.fields,
+    sentBody: stored.sentBody ?? null,
+    idempotencyKey: row.idempotency_key,
+    attempts: row.attempts,
+    failed: row.failed === 1,
+    lastError: row.last_error,
+    createdAt: row.created_at,
+  };
+}
+
+const passwordContext = (accountId: number) => `sync-link-password:${accountId}`;
+
+export interface LinkCounts {
+  pending: number;
+  failed: number;
+  conflicts: number;
+  remoteMissing: number;
+  linkedKeys: number;
+}
+
+export class SyncStore {
+  readonly #db: Db;
+  readonly #box: SecretBox;
+  readonly #linkByAccount;
+  readonly #keyState;
+  readonly #insertEntry;
+  readonly #statements = new Map<string, unknown>();
+
+  /** A prepared statement, made once per SQL text. */
+  #sql<P extends unknown[] = unknown[], R = unknown>(sql: string): import("better-sqlite3").Statement<P, R> {
+    let statement = this.#statements.get(sql) as import("better-sqlite3").Statement<P, R> | undefined;
+    if (!statement) {
+      statement = this.#db.prepare<P, R>(sql);
+      this.#statements.set(sql, statement);
+    }
+    return statement;
+  }
+
+  constructor(db: Db, box: SecretBox) {
+    this.#db = db;
+    this.#box = box;
+    this.#linkByAccount = db.prepare<[number], LinkRow>(
+      `SELECT ${LINK_COLUMNS} FROM sync_links WHERE account_id = ?`,
+    );
+    this.#keyState = db.prepare<[number], KeyRow>("SELECT * FROM sync_keys WHERE api_key_id = ?");
+    this.#insertEntry = db.prepare(
+      `INSERT INTO sync_outbox (link_id, api_key_id, kind, fields, idempotency_key, created_at)
+       VALUES (@linkId, @apiKeyId, @kind, @fields, @idempotencyKey, @now)`,
+    );
+  }
+
+  // ---- links ---------------------------------------------------------------------------
+
+  insertLink(link: {
+    accountId: number;
+    remoteBaseUrl: string;
+    remoteUsername: string;
+    remotePassword: string;
+    remoteAccountKey: string;
+    intervalSeconds: number;
+    now: number;
+  }): SyncLink {
+    const { id } = this.#sql(
+      `INSERT INTO sync_links (account_id, remote_base_url, remote_username, remote_password_sealed,
+          remote_account_key, interval_seconds, next_attempt_at, created_at)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`,
+    ).get(
+      link.accountId,
+      link.remoteBaseUrl,
+      link.remoteUsername,
+      this.#box.encrypt(link.remotePassword, passwordContext(link.accountId)),
+      link.remoteAccountKey,
+      link.intervalSeconds,
+      link.now,
+      link.now,
+    ) as { id: number };
+    return this.link(id) as SyncLink;
+  }
+
+  link(id: number): SyncLink | undefined {
+    const row = this.#sql<[number], LinkRow>(`SELECT ${LINK_COLUMNS} FROM sync_links WHERE id = ?`).get(id);
+    return row && toLink(row);
+  }
+
+  linkOfAccount(accountId: number): SyncLink | undefined {
+    const row = this.#linkByAccount.get(accountId);
+    return row && toLink(row);
+  }
+
+  links(): SyncLink[] {
+    return this.#sql<[], LinkRow>(`SELECT ${LINK_COLUMNS} FROM sync_links ORDER BY id`).all().map(toLink);
+  }
+
+  remotePassword(link: SyncLink): string {
+    const row = this.#sql<[number], { remote_password_sealed: Buffer }>(
+      "SELECT remote_password_sealed FROM sync_links WHERE id = ?",
+    ).get(link.id);
+    if (!row) throw new Error(`sync link ${link.id} is gone`);
+    return this.#box.decrypt(row.remote_password_sealed, passwordContext(link.accountId));
+  }
+
+  setCredentials(link: SyncLink, username: string, password: string): void {
+    this.#sql(
+      `UPDATE sync_links SET remote_username = ?, remote_password_sealed = ?,
+          paused_reason = CASE WHEN paused_reason = 'credentials' THEN NULL ELSE paused_reason END
+         WHERE id = ?`,
+    ).run(username, this.#box.encrypt(password, passwordContext(link.accountId)), link.id);
+  }
+
+  setInterval(linkId: number, seconds: number): void {
+    this.#sql("UPDATE sync_links SET interval_seconds = ? WHERE id = ?").run(seconds, linkId);
+  }
+
+  setPaused(linkId: number, reason: SyncLink["pausedReason"], error: string | null = null): void {
+    this.#sql(
+      "UPDATE sync_links SET paused_reason = ?, last_error = COALESCE(?, last_error) WHERE id = ?",
+    ).run(reason, error, linkId);
+  }
+
+  recordLinkAttempt(linkId: number, now: number): void {
+    this.#sql("UPDATE sync_links SET last_attempt_at = ? WHERE id = ?").run(now, linkId);
+  }
+
+  recordSuccess(linkId: number, now: number, nextAttemptAt: number): void {
+    this.#sql(
+      `UPDATE sync_links SET last_success_at = ?, last_error = NULL, failures = 0, next_attempt_at = ?
+         WHERE id = ?`,
+    ).run(now, nextAttemptAt, linkId);
+  }
+
+  recordFailure(linkId: number, error: string, nextAttemptAt: number | null, failures: number): void {
+    this.#sql("UPDATE sync_links SET last_error = ?, next_attempt_at = ?, failures = ? WHERE id = ?").run(
+      error,
+      nextAttemptAt,
+      failures,
+      linkId,
+    );
+  }
+
+  /** Removes the link and its sync state; the keys themselves stay, as local keys. */
+  deleteLink(linkId: number): void {
+    this.#sql("DELETE FROM sync_outbox WHERE link_id = ?").run(linkId);
+    this.#sql("DELETE FROM sync_keys WHERE link_id = ?").run(linkId);
+    this.#sql("DELETE FROM sync_links WHERE id = ?").run(linkId);
+  }
+
+  counts(linkId: number): LinkCounts {
+    const outbox = this.#sql<[number], { pending: number | null; failed: number | null }>(
+      `SELECT SUM(failed = 0) AS pending, SUM(failed = 1) AS failed FROM sync_outbox WHERE link_id = ?`,
+    ).get(linkId);
+    const keys = this.#sql<[number], { conflicts: number | null; missing: number | null; linked: number }>(
+      `SELECT SUM(conflict IS NOT NULL) AS conflicts, SUM(remote_missing) AS missing, COUNT(*) AS linked
+         FROM sync_keys WHERE link_id = ?`,
+    ).get(linkId);
+    return {
+      pending: outbox?.pending ?? 0,
+      failed: outbox?.failed ?? 0,
+      conflicts: keys?.conflicts ?? 0,
+      remoteMissing: keys?.missing ?? 0,
+      linkedKeys: keys?.linked ?? 0,
+    };
+  }
+
+  // ---- linked keys ---------------------------------------------------------------------
+
+  keyState(apiKeyId: number): SyncKeyState | undefined {
+    const row = this.#keyState.get(apiKeyId);
+    return row && toKeyState(row);
+  }
+
+  keyStates(linkId: number): SyncKeyState[] {
+    return this.#sql<[number], KeyRow>("SELECT * FROM sync_keys WHERE link_id = ? ORDER BY api_key_id")
+      .all(linkId)
+      .map(toKeyState);
+  }
+
+  /** Keys with anything to show: conflicts, flags, or changes not yet out. */
+  keyStatesWithNews(linkId: number): SyncKeyState[] {
+    return this.#sql<[number, number], KeyRow>(
+      `SELECT * FROM sync_keys WHERE link_id = ? AND (conflict IS NOT NULL OR remote_missing = 1 OR remote_key IS NULL
+           OR api_key_id IN (SELECT api_key_id FROM sync_outbox WHERE link_id = ?))
+         ORDER BY api_key_id`,
+    )
+      .all(linkId, linkId)
+      .map(toKeyState);
+  }
+
+  insertKeyState(state: {
+    apiKeyId: number;
+    linkId: number;
+    remoteKey: string | null;
+    base: Fields | null;
+  }): void {
+    this.#sql("INSERT INTO sync_keys (api_key_id, link_id, remote_key, base) VALUES (?, ?, ?, ?)").run(
+      state.apiKeyId,
+      state.linkId,
+      state.remoteKey,
+      state.base && serializeFields(state.base),
+    );
+  }
+
+  deleteKeyState(apiKeyId: number): void {
+    this.#sql("DELETE FROM sync_keys WHERE api_key_id = ?").run(apiKeyId);
+  }
+
+  setRemote(apiKeyId: number, remoteKey: string, base: Fields): void {
+    this.#sql("UPDATE sync_keys SET remote_key = ?, base = ?, remote_missing = 0 WHERE api_key_id = ?").run(
+      remoteKey,
+      serializeFields(base),
+      apiKeyId,
+    );
+  }
+
+  setBase(apiKeyId: number, base: Fields): void {
+    this.#sql("UPDATE sync_keys SET base = ? WHERE api_key_id = ?").run(serializeFields(base), apiKeyId);
+  }
+
+  setConflict(apiKeyId: number, conflict: SyncKeyState["conflict"]): void {
+    const json = conflict && Object.keys(conflict).length > 0 ? JSON.stringify(conflict) : null;
+    this.#sql("UPDATE sync_keys SET conflict = ? WHERE api_key_id = ?").run(json, apiKeyId);
+  }
+
+  setRemoteMissing(apiKeyId: number, missing: boolean): void {
+    this.#sql("UPDATE sync_keys SET remote_missing = ? WHERE api_key_id = ?").run(missing ? 1 : 0, apiKeyId);
+  }
+
+  // ---- outbox --------------------------------------------------------------------------
+
+  enqueue(entry: {
+    linkId: number;
+    apiKeyId: number;
+    kind: OutboxEntry["kind"];
+    fields: readonly SyncedField[];
+    idempotencyKey?: string;
+    now: number;
+  }): void {
+    this.#insertEntry.run({
+      linkId: entry.linkId,
+      apiKeyId: entry.apiKeyId,
+      kind: entry.kind,
+      fields: JSON.stringify({ fields: entry.fields }),
+      idempotencyKey: entry.idempotencyKey ?? null,
+      now: entry.now,
+    });
+  }
+
+  entry(id: number): OutboxEntry | undefined {
+    const row = this.#sql<[number], OutboxRow>("SELECT * FROM sync_outbox WHERE id = ?").get(id);
+    return row && toEntry(row);
+  }
+
+  /** The link's outbox in order, failed entries included. */
+  entries(linkId: number): OutboxEntry[] {
+    return this.#sql<[number], OutboxRow>("SELECT * FROM sync_outbox WHERE link_id = ? ORDER BY id")
+      .all(linkId)
+      .map(toEntry);
+  }
+
+  entriesOfKey(apiKeyId: number): OutboxEntry[] {
+    return this.#sql<[number], OutboxRow>("SELECT * FROM sync_outbox WHERE api_key_id = ? ORDER BY id")
+      .all(apiKeyId)
+      .map(toEntry);
+  }
+
+  /** Records an attempt before it is sent: after a crash, a create with attempts > 0 may have reached the remote. */
+  recordCreateAttempt(entryId: number, sentBody: Fields, fields: readonly SyncedField[]): void {
+    this.#sql("UPDATE sync_outbox SET attempts = attempts + 1, fields = ? WHERE id = ?").run(
+      JSON.stringify({ fields, sentBody }),
+      entryId,
+    );
+  }
+
+  recordEntryAttempts(entryIds: readonly number[], error: string | null): void {
+    const statement = this.#sql(
+      "UPDATE sync_outbox SET attempts = attempts + 1, last_error = COALESCE(?, last_error) WHERE id = ?",
+    );
+    for (const id of entryIds) statement.run(error, id);
+  }
+
+  markFailed(entryIds: readonly number[], error: string): void {
+    const statement = this.#sql("UPDATE sync_outbox SET failed = 1, last_error = ? WHERE id = ?");
+    for (const id of entryIds) statement.run(error, id);
+  }
+
+  retry(entryId: number): void {
+    this.#sql("UPDATE sync_outbox SET failed = 0, last_error = NULL WHERE id = ?").run(entryId);
+  }
+
+  deleteEntries(entryIds: readonly number[]): void {
+    const statement = this.#sql("DELETE FROM sync_outbox WHERE id = ?");
+    for (const id of entryIds) statement.run(id);
+  }
+
+  /**
+   * Takes fields out of a key's pending update entries (sent, agreed, or taken from the remote);
+   * entries left with no field are removed. Only entries up to `upToId` when given.
+   */
+  dropFields(apiKeyId: number, fields: readonly SyncedField[], upToId = Number.MAX_SAFE_INTEGER): void {
+    if (fields.length === 0) return;
+    for (const entry of this.entriesOfKey(apiKeyId)) {
+      if (entry.kind !== "update" || entry.id > upToId) continue;
+      const left = entry.fields.filter((field) => !fields.includes(field));
+      if (left.length === entry.fields.length) continue;
+      if (left.length === 0) this.deleteEntries([entry.id]);
+      else
+        this.#sql("UPDATE sync_outbox SET fields = ? WHERE id = ?").run(
+          JSON.stringify({ fields: left }),
+          entry.id,
+        );
+    }
+  }
+}

@@ -1,0 +1,66 @@
+import assert from "node:assert/strict";
+import { after, before, test } from "node:test";
+import { request } from "../../harness/keyServiceProcess.ts";
+import {
+  byName,
+  comparable,
+  link,
+  linkState,
+  runLink,
+  type SyncPair,
+  startPair,
+  syncKeys,
+} from "./syncFixture.ts";
+
+let pair: SyncPair;
+before(async () => {
+  pair = await startPair();
+});
+after(() => pair.close());
+
+test("a pull mirrors 1,000 remote keys, publicApiKey included, and a second pull changes nothing", async () => {
+  const { local, remote } = pair;
+  await remote.createKeys(1000);
+  await remote.createKey({
+    name: "restricted",
+    permissions: ["TFA"],
+    allowedIPs: ["10.1.2.0/24", "2001:db8::1"],
+    validFrom: "2026-01-01T00:00:00.000+0100",
+    validTo: "2030-01-01T00:00:00.000+0000",
+  });
+  const linked = await link(local, remote.url);
+  const state = await runLink(local, linked.id);
+  assert.equal(state.lastError, null);
+  assert.equal(state.linkedKeys, 1001);
+  assert.equal(state.pending, 0);
+
+  const remoteKeys = await remote.keys();
+  const localKeys = await local.keys();
+  assert.equal(localKeys.length, 1001);
+  const mirrored = byName(localKeys);
+  for (const key of remoteKeys) {
+    assert.deepEqual(comparable(mirrored.get(key.name) as never), comparable(key), `key ${key.name}`);
+    assert.equal(mirrored.get(key.name)?.key, key.key, "the remote's key id is kept where free");
+  }
+
+  const again = await runLink(local, linked.id);
+  assert.equal(again.lastError, null);
+  assert.equal((await local.keys()).length, 1001, "no key doubled");
+  assert.deepEqual(await syncKeys(local, linked.id), [], "nothing pending, conflicting or missing");
+  assert.equal(again.state, "idle");
+  assert.ok(again.lastSuccessAt && again.nextRunAt, "last sync and next run are shown");
+});
+
+test("a mirrored key works against the local service with the remote's publicApiKey", async () => {
+  const { local, remote } = pair;
+  const [key] = await remote.keys();
+  assert.ok(key);
+  const res = await request(local.url, {
+    path: "/2fa/2/applications",
+    authorization: `App ${key.publicApiKey}`,
+  });
+  assert.equal(res.status, 200, res.text);
+  const other = await request(local.url, { path: "/2fa/2/applications", authorization: "App not-a-key" });
+  assert.equal(other.status, 401);
+  assert.equal((await linkState(local, 1)).conflicts, 0);
+});
