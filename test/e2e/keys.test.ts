@@ -119,9 +119,9 @@ async function keyNamed(name: string): Promise<Key> {
   return found;
 }
 
-async function axe(what: string): Promise<void> {
-  await page.waitForTimeout(400); // let dialogs finish fading in: half-transparent text fails contrast
-  const results = await new AxeBuilder({ page }).analyze();
+async function axe(what: string, on: Page = page): Promise<void> {
+  await on.waitForTimeout(400); // let dialogs finish fading in: half-transparent text fails contrast
+  const results = await new AxeBuilder({ page: on }).analyze();
   const bad = results.violations.filter((v) => v.impact === "serious" || v.impact === "critical");
   assert.deepEqual(
     bad.map(
@@ -457,6 +457,116 @@ test("the edit dialog's Enabled switch disables after confirmation", async (t) =
   await row("Past app").getByTestId("key-state").getByText("Disabled").waitFor();
   assert.equal((await keyNamed("Past app")).enabled, false);
   assert.deepEqual(pageProblems, [], "no console errors (CSP included)");
+});
+
+/** Picks day `day` of next month at hh:mm:ss in the open date-time picker; answers the year and month. */
+async function pickNextMonth(
+  on: Page,
+  field: string,
+  day: number,
+  time: [string, string, string],
+): Promise<{ year: number; month: number }> {
+  const dialog = on.getByRole("dialog");
+  await dialog.getByRole("button", { name: field, exact: true }).click();
+  const picker = on.locator("[data-dates-dropdown]");
+  await picker.getByRole("button", { name: "Next month" }).click();
+  await picker.locator(`button[aria-label^="${day} "]`).click();
+  await picker.getByRole("spinbutton", { name: "Hours" }).fill(time[0]);
+  await picker.getByRole("spinbutton", { name: "Minutes" }).fill(time[1]);
+  await picker.getByRole("spinbutton", { name: "Seconds" }).fill(time[2]);
+  await picker.getByRole("button", { name: `Apply ${field}` }).click();
+  await picker.waitFor({ state: "hidden" });
+  const shown = (await dialog.getByRole("button", { name: field, exact: true }).textContent()) ?? "";
+  const match = new RegExp(`^(\\d{4})-(\\d{2})-${String(day).padStart(2, "0")} ${time.join(":")}$`).exec(
+    shown.trim(),
+  );
+  assert.ok(match, `${field} shows the local time picked: "${shown}"`);
+  return { year: Number(match[1]), month: Number(match[2]) };
+}
+
+test("every field of the edit dialog is saved, dates entered in Kolkata time stored as their UTC instant", async (t) => {
+  if (skipWithoutChromium(t)) return;
+  const original = await bridge<Key>("keys.create", {
+    accountKey: "_",
+    request: { name: "Kolkata partner", permissions: ["TFA"], allowedIPs: ["198.51.100.4", "10.1.0.0/16"] },
+  });
+  // A browser in India (UTC+05:30 all year, no daylight saving): local times are not UTC times.
+  const kolkata = await browser.newContext({
+    viewport: { width: 1400, height: 900 },
+    timezoneId: "Asia/Kolkata",
+  });
+  t.after(() => kolkata.close());
+  const local = await kolkata.newPage();
+  local.setDefaultTimeout(10_000);
+  const problems: string[] = [];
+  local.on("console", (message) => {
+    if (message.type() === "error") problems.push(message.text());
+  });
+  await local.goto(host.pageUrl);
+  const keyRow = local.getByTestId("key-row").filter({ hasText: "Kolkata partner" });
+  await keyRow.getByRole("button", { name: "Edit Kolkata partner" }).click();
+  const dialog = local.getByRole("dialog", { name: "Edit “Kolkata partner”" });
+  await dialog.waitFor();
+  // Chromium's ICU names the zone by its canonical id, Asia/Calcutta.
+  assert.equal(
+    await dialog.getByText(/^Local time \(Asia\/(Kolkata|Calcutta)\)$/).count(),
+    2,
+    "the zone is shown",
+  );
+
+  await dialog.getByLabel("Name").fill("Kolkata partner (renewed)");
+  await dialog.getByRole("radio", { name: "ALL (every API)" }).check();
+  await dialog.getByLabel("Allowed IP 1", { exact: true }).fill("198.51.100.0/24");
+  await dialog.getByRole("button", { name: "Remove allowed IP 2" }).click();
+  await dialog.getByRole("button", { name: "Add IP" }).click();
+  await dialog.getByLabel("Allowed IP 2", { exact: true }).fill("2001:db8:abcd::/48");
+  const from = await pickNextMonth(local, "Valid from", 15, ["09", "05", "30"]);
+  const to = await pickNextMonth(local, "Valid to", 20, ["02", "15", "00"]);
+  await dialog
+    .locator(".mantine-Switch-root")
+    .filter({ has: local.getByRole("switch", { name: "Enabled" }) })
+    .locator(".mantine-Switch-track")
+    .click();
+  await axe("the edit dialog with every field changed", local);
+  await local.screenshot({ path: join(RESULTS, "keys-edit-every-field.png") });
+  await dialog.getByRole("button", { name: "Save changes" }).click();
+  await local
+    .getByRole("dialog", { name: "Disable “Kolkata partner”?" })
+    .getByRole("button", { name: "Disable key" })
+    .click();
+  await dialog.waitFor({ state: "hidden" });
+
+  // What the service stored, asked over its HTTP API with the Local profile's credentials.
+  const stored = await serviceGet<Key>(`/settings/1/accounts/_/api-keys/${original.key}`);
+  const month = (m: number) => String(m).padStart(2, "0");
+  assert.equal(stored.name, "Kolkata partner (renewed)");
+  assert.deepEqual(stored.permissions, ["ALL"]);
+  assert.deepEqual(stored.allowedIPs, ["198.51.100.0/24", "2001:db8:abcd::/48"]);
+  assert.equal(stored.enabled, false);
+  // 09:05:30 on the 15th in Kolkata is 03:35:30 UTC; 02:15 on the 20th is 20:45 UTC on the 19th.
+  assert.equal(stored.validFrom, `${from.year}-${month(from.month)}-15T03:35:30.000+0000`);
+  assert.equal(stored.validTo, `${to.year}-${month(to.month)}-19T20:45:00.000+0000`);
+  assert.equal(stored.publicApiKey, original.publicApiKey, "the publicApiKey did not change");
+
+  // Opened again, the dialog shows the stored values in local time.
+  const renamed = local.getByTestId("key-row").filter({ hasText: "Kolkata partner (renewed)" });
+  await renamed.getByTestId("key-state").getByText("Disabled").waitFor();
+  await renamed.getByRole("button", { name: "Edit Kolkata partner (renewed)" }).click();
+  const again = local.getByRole("dialog", { name: "Edit “Kolkata partner (renewed)”" });
+  await again.waitFor();
+  assert.equal(
+    (await again.getByRole("button", { name: "Valid from", exact: true }).textContent())?.trim(),
+    `${from.year}-${month(from.month)}-15 09:05:30`,
+  );
+  assert.equal(
+    (await again.getByRole("button", { name: "Valid to", exact: true }).textContent())?.trim(),
+    `${to.year}-${month(to.month)}-20 02:15:00`,
+  );
+  assert.equal(await again.getByLabel("Allowed IP 2", { exact: true }).inputValue(), "2001:db8:abcd::/48");
+  assert.equal(await again.getByRole("radio", { name: "ALL (every API)" }).isChecked(), true);
+  assert.equal(await again.getByRole("switch", { name: "Enabled" }).isChecked(), false);
+  await again.getByRole("button", { name: "Cancel" }).click();
+  assert.deepEqual(problems, []);
 });
 
 test("when the service cannot be reached: a banner with Retry, and a refused toggle rolls back with a message", async (t) => {
