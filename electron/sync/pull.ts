@@ -14,7 +14,7 @@ const CHUNK = 500;
 /** A create's answer was lost when the remote has a key that matches what was sent, except `enabled`. */
 const CLAIM_FIELDS: readonly SyncedField[] = SYNCED_FIELDS.filter((field) => field !== "enabled");
 
-function matchesSent(sent: Fields, remote: Fields): boolean {
+export function matchesSent(sent: Fields, remote: Fields): boolean {
   return CLAIM_FIELDS.every((field) => sameValue(field, sent, remote));
 }
 

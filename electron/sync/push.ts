@@ -1,5 +1,5 @@
 import type { SyncedField } from "../../shared/sync.ts";
-import { adoptPublicApiKey } from "./pull.ts";
+import { adoptPublicApiKey, claimCreate, matchesSent } from "./pull.ts";
 import { classifyRemoteFailure } from "./remoteFailure.ts";
 import type { RunContext } from "./runContext.ts";
 import {
@@ -73,6 +73,11 @@ async function pushCreate(
   const { data, store, link, client } = context;
   const local = data.apiKeys.byId(entry.apiKeyId);
   if (!local) return;
+  if (entry.attempts > 0 && entry.sentBody && (await claimEarlierAttempt(context, entry, entry.sentBody))) {
+    const followUp = store.entriesOfKey(entry.apiKeyId).filter((other) => !other.failed);
+    if (followUp.length > 0) await pushUpdate(context, followUp);
+    return;
+  }
   const sent: Fields = { ...local };
   // On disk before it is sent: after a crash the next pull recognizes the key if it was created.
   await data.writes.run(() => store.recordCreateAttempt(entry.id, sent, entry.fields));
@@ -115,6 +120,25 @@ async function pushCreate(
   });
   const followUp = store.entriesOfKey(entry.apiKeyId).filter((other) => !other.failed);
   if (followUp.length > 0) await pushUpdate(context, followUp);
+}
+
+/**
+ * An earlier attempt of this create may have reached the remote without its answer reaching
+ * us. Before sending it again, look for that key by name (a remote that ignores
+ * Idempotency-Key would otherwise create a second one).
+ */
+async function claimEarlierAttempt(context: RunContext, entry: OutboxEntry, sent: Fields): Promise<boolean> {
+  const { data, store, link, client } = context;
+  const found = await call(() => client.list(link.remoteAccountKey, { name: sent.name }));
+  if (!found.ok) return false;
+  for (const candidate of found.value) {
+    const fields = fieldsOfDto(candidate);
+    if (!fields.ok || !matchesSent(sent, fields.fields) || store.remoteKeyLinked(link.id, candidate.key))
+      continue;
+    await data.writes.run(() => claimCreate(context, entry, candidate, fields.fields));
+    return true;
+  }
+  return false;
 }
 
 async function pushUpdate(context: RunContext, group: readonly OutboxEntry[]): Promise<void> {

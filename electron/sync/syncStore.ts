@@ -323,6 +323,14 @@ export class SyncStore {
     );
   }
 
+  /** Whether a key of this link is already the twin of this remote key. */
+  remoteKeyLinked(linkId: number, remoteKey: string): boolean {
+    return (
+      this.#sql("SELECT 1 FROM sync_keys WHERE link_id = ? AND remote_key = ?").get(linkId, remoteKey) !==
+      undefined
+    );
+  }
+
   deleteKeyState(apiKeyId: number): void {
     this.#sql("DELETE FROM sync_keys WHERE api_key_id = ?").run(apiKeyId);
   }
