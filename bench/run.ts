@@ -4,6 +4,7 @@ import { keyServiceBenchmarks } from "./keyService.bench.ts";
 import { type KeyServiceFixture, startKeyServiceFixture } from "./keyServiceFixture.ts";
 import type { BenchContext, Benchmark } from "./lib/benchmark.ts";
 import { formatTable, type Metric, writeResults } from "./lib/metrics.ts";
+import { syncBenchmark } from "./sync.bench.ts";
 import { uiBenchmark } from "./ui.bench.ts";
 
 /**
@@ -13,7 +14,12 @@ import { uiBenchmark } from "./ui.bench.ts";
  */
 
 /** Every benchmark, in run order. New benchmarks are added here. */
-export const benchmarks: readonly Benchmark[] = [...keyServiceBenchmarks, appAuthorization, uiBenchmark];
+export const benchmarks: readonly Benchmark[] = [
+  ...keyServiceBenchmarks,
+  appAuthorization,
+  uiBenchmark,
+  syncBenchmark,
+];
 
 const RESULTS_FILE = join(import.meta.dirname, "results", "key-service.json");
 

@@ -47,7 +47,8 @@ function pendingByKey(entries: readonly OutboxEntry[]): OutboxEntry[][] {
 }
 
 /**
- * Sends the outbox, key by key in the order of their oldest change. A key's pending changes go
+ * Sends the outbox, key by key in the order of their oldest change (up to PUSH_CONCURRENCY keys
+ * in flight). A key's pending changes go
  * out together as one create or one update of the fields that changed, with their current local
  * values. A conflict holds its fields back; a refusal marks that key's entries failed and the
  * others go on; credentials, throttling or no answer end the run (the entries stay queued).
@@ -55,15 +56,31 @@ function pendingByKey(entries: readonly OutboxEntry[]): OutboxEntry[][] {
 export async function pushOutbox(context: RunContext): Promise<void> {
   const groups = pendingByKey(context.store.entries(context.link.id));
   context.progress({ phase: "push", done: 0, total: groups.length });
+  let next = 0;
   let done = 0;
-  for (const group of groups) {
-    if (context.stopped()) return;
-    const create = group.find((entry) => entry.kind === "create");
-    if (create) await pushCreate(context, create, group);
-    else await pushUpdate(context, group);
-    context.progress({ phase: "push", done: ++done, total: groups.length });
-  }
+  let failure: LinkFailure | undefined;
+  // Keys are taken in order; a few are in flight at once so that both sides' group commits
+  // share their disk syncs. One key's changes are never in flight twice.
+  const worker = async () => {
+    while (next < groups.length && !failure && !context.stopped()) {
+      const group = groups[next++] as OutboxEntry[];
+      try {
+        const create = group.find((entry) => entry.kind === "create");
+        if (create) await pushCreate(context, create, group);
+        else await pushUpdate(context, group);
+      } catch (error) {
+        if (!(error instanceof LinkFailure)) throw error;
+        failure ??= error;
+      }
+      context.progress({ phase: "push", done: ++done, total: groups.length });
+    }
+  };
+  await Promise.all(Array.from({ length: PUSH_CONCURRENCY }, worker));
+  if (failure) throw failure;
 }
+
+/** Keys pushed at the same time. */
+export const PUSH_CONCURRENCY = 8;
 
 async function pushCreate(
   context: RunContext,
