@@ -1,25 +1,14 @@
-import {
-  Alert,
-  AppShell,
-  Badge,
-  Button,
-  Group,
-  Stack,
-  Tabs,
-  Text,
-  Title,
-  Tooltip,
-  VisuallyHidden,
-} from "@mantine/core";
+import { Alert, AppShell, Button, Group, Stack, Tabs, Text, Title } from "@mantine/core";
 import { useHotkeys } from "@mantine/hooks";
 import { useQueryClient } from "@tanstack/react-query";
 import { useEffect, useState } from "react";
-import { BridgeFailure, useBridgeEvents, useServiceStatus } from "./bridgeHooks.ts";
+import { BridgeFailure, useBridgeEvents } from "./bridgeHooks.ts";
 import { AccountSwitcher } from "./features/accounts/AccountSwitcher.tsx";
 import { KeysView, NAME_SEARCH_ID } from "./features/keys/KeysView.tsx";
 import { PinInboxView } from "./features/pins/PinInboxView.tsx";
 import { ProfilesView } from "./features/profiles/ProfilesView.tsx";
 import { SyncView } from "./features/sync/SyncView.tsx";
+import { HeaderStatus } from "./HeaderStatus.tsx";
 
 type View = "keys" | "profiles" | "pins" | "sync";
 const VIEW_NAMES: Record<View, string> = {
@@ -31,39 +20,6 @@ const VIEW_NAMES: Record<View, string> = {
 
 function errorText(error: unknown): string {
   return error instanceof BridgeFailure ? error.error.text : String(error);
-}
-
-/** The embedded service's address and where credentials are kept. */
-function ServiceStatus() {
-  const status = useServiceStatus();
-  if (status.isPending) return <Text size="sm">Checking the key service…</Text>;
-  if (status.isError) return null; // the banner says it, with Retry
-  const s = status.data;
-  return (
-    <Group gap="xs" data-testid="service-status" aria-label="Service status" role="status">
-      <Badge color={s.running ? "green" : "red"} variant="dot">
-        {s.running ? "Service running" : "Service stopped"}
-      </Badge>
-      <Text size="sm">
-        {s.running ? `Key service: running at ${s.baseUrl}` : "Key service: stopped"}
-        {s.portChanged ? ` (the remembered port was taken, so it uses port ${s.port})` : ""}
-      </Text>
-      <Tooltip
-        label={
-          s.keychain === "os"
-            ? "Credentials are kept in the OS keychain."
-            : `Credentials are kept for this session only: ${s.keychainUnavailableReason ?? "no OS keychain is available"}`
-        }
-        multiline
-        w={280}
-      >
-        <Badge color={s.keychain === "os" ? "gray" : "yellow"} variant="dot" tabIndex={0}>
-          {s.keychain === "os" ? "OS keychain" : "Session-only credentials"}
-        </Badge>
-      </Tooltip>
-      {s.keychain !== "os" && <VisuallyHidden>{s.keychainUnavailableReason}</VisuallyHidden>}
-    </Group>
-  );
 }
 
 /** A banner while any query fails, with one Retry for all of them. */
@@ -147,7 +103,7 @@ export function App() {
             <Title order={1} size="h3">
               Keydesk
             </Title>
-            <ServiceStatus />
+            <HeaderStatus />
           </Group>
           <AccountSwitcher accountKey={accountKey} onChange={setAccountKey} />
         </Group>

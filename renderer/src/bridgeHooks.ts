@@ -4,6 +4,7 @@
 import { useQuery, useQueryClient } from "@tanstack/react-query";
 import { useEffect } from "react";
 import type {
+  ActiveProfileStatusDto,
   BridgeArgs,
   BridgeError,
   BridgeMethod,
@@ -37,14 +38,68 @@ export async function callBridge<M extends BridgeMethod>(
 /** Query keys: every query of a method starts with its name, so one invalidation covers it. */
 export const queryKeys = {
   serviceStatus: () => ["service.status"] as const,
+  activeProfileStatus: () => ["profiles.checkActive"] as const,
   keys: (args: BridgeArgs<"keys.list">) => ["keys.list", args] as const,
 };
 
+/** The embedded key service (the Local profile's) and where credentials are kept. */
 export function useServiceStatus() {
   return useQuery({
     queryKey: queryKeys.serviceStatus(),
     queryFn: () => callBridge("service.status", undefined),
   });
+}
+
+/** How often the header checks a remote active profile's service. */
+export const ACTIVE_STATUS_POLL_MS = 10_000;
+
+/**
+ * When to check the active profile's service again: a remote one every ACTIVE_STATUS_POLL_MS,
+ * except while it refuses the credentials (asking again would only count more failed sign-ins
+ * until it throttles; editing the profile checks again). The embedded service runs in the app
+ * itself: it is checked when the profile is activated or on request, not polled.
+ */
+export function activeStatusPollMs(status: ActiveProfileStatusDto | undefined): number | false {
+  if (status === undefined || status.profile.kind === "local") return false;
+  const { reachable, credentialsAccepted } = status.verdict;
+  return reachable && !credentialsAccepted ? false : ACTIVE_STATUS_POLL_MS;
+}
+
+/** The active profile and whether its service answers (kept fresh, see activeStatusPollMs). */
+export function useActiveProfileStatus() {
+  return useQuery({
+    queryKey: queryKeys.activeProfileStatus(),
+    queryFn: () => callBridge("profiles.checkActive", undefined),
+    refetchInterval: (query) => activeStatusPollMs(query.state.data),
+  });
+}
+
+/**
+ * A call that finds the active profile's service unreachable makes the header check again at once
+ * (instead of showing "reachable" until the next poll).
+ */
+export function useRecheckWhenUnreachable(): void {
+  const queryClient = useQueryClient();
+  useEffect(() => {
+    const recheck = (error: unknown) => {
+      if (error instanceof BridgeFailure && error.error.messageId === "UNREACHABLE") {
+        void queryClient.invalidateQueries({ queryKey: queryKeys.activeProfileStatus() });
+      }
+    };
+    const unsubscribeQueries = queryClient.getQueryCache().subscribe((event) => {
+      const isTheCheck = event.query.queryKey[0] === queryKeys.activeProfileStatus()[0];
+      if (event.type === "updated" && event.action.type === "error" && !isTheCheck) {
+        recheck(event.action.error);
+      }
+    });
+    const unsubscribeMutations = queryClient.getMutationCache().subscribe((event) => {
+      if (event.type === "updated" && event.action.type === "error") recheck(event.action.error);
+    });
+    return () => {
+      unsubscribeQueries();
+      unsubscribeMutations();
+    };
+  }, [queryClient]);
 }
 
 /** The keys of an account of the active profile ("_": the profile's own account). */

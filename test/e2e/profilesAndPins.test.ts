@@ -246,6 +246,76 @@ test("a remote profile is added, tested, activated with its keys shown, and the 
   await page.close();
 });
 
+test("the header describes the active profile's service: a remote one's address, reachable, then unreachable when it stops", async (t) => {
+  if (skipWithoutChromium(t)) return;
+  const headerDir = await makeTempDir("keydesk-e2e-header-remote-");
+  t.after(() => removeDir(headerDir));
+  await addAccount(headerDir, REMOTE_USER, REMOTE_PASSWORD);
+  let team = await startServe({ dataDir: headerDir });
+  t.after(() => team.stop("SIGTERM"));
+  const profile = await bridge<{ id: string }>("profiles.add", {
+    name: "Team server",
+    baseUrl: team.url,
+    username: REMOTE_USER,
+    password: REMOTE_PASSWORD,
+  });
+  t.after(async () => {
+    await bridge("profiles.activate", { id: "local" });
+    await bridge("profiles.remove", { id: profile.id });
+  });
+  const local = await bridge<{ baseUrl: string }>("profiles.revealLocalCredentials");
+
+  const { page, problems } = await openApp();
+  const header = page.getByRole("banner");
+  const status = header.getByTestId("service-status");
+  const state = header.getByTestId("active-service-state");
+  await header.locator('[data-testid="active-service-state"][data-state="reachable"]').waitFor();
+  assert.match((await status.textContent()) ?? "", /Local profile “Local”: embedded key service running at/);
+  assert.ok(((await status.textContent()) ?? "").includes(local.baseUrl));
+
+  await page.getByRole("tab", { name: "Profiles" }).click();
+  await page.getByRole("button", { name: "Activate Team server" }).click();
+  await header.getByText(`Remote profile “Team server”: ${team.url}`).waitFor();
+  await header.locator('[data-testid="active-service-state"][data-state="reachable"]').waitFor();
+  assert.equal((await state.textContent())?.trim(), "Reachable");
+  assert.ok(
+    !((await status.textContent()) ?? "").includes(local.baseUrl),
+    "not the embedded service's address",
+  );
+  // The embedded service stays in view where its profile is: the Profiles view's Local card.
+  assert.match(
+    (await page.getByTestId("embedded-service-status").textContent()) ?? "",
+    new RegExp(`Embedded key service: running at ${local.baseUrl.replaceAll(".", "\\.")}`),
+  );
+  assert.deepEqual(await seriousViolations(page, "header"), []);
+  await page.screenshot({ path: join(RESULTS, "header-remote-reachable.png") });
+
+  // The team server stops: the header finds out by itself (it checks a remote every 10 s).
+  const port = team.port;
+  assert.equal((await team.stop("SIGTERM")).code, 0);
+  const stoppedAt = Date.now();
+  await header
+    .locator('[data-testid="active-service-state"][data-state="unreachable"]')
+    .waitFor({ timeout: 15_000 });
+  assert.ok(Date.now() - stoppedAt < 15_000);
+  assert.equal((await state.textContent())?.trim(), "Unreachable");
+  assert.ok(((await status.textContent()) ?? "").includes(team.url), "still names the remote's address");
+  assert.deepEqual(await seriousViolations(page, "header"), []);
+  await page.screenshot({ path: join(RESULTS, "header-remote-unreachable.png") });
+
+  // Back on the same port: Check now sees it at once, without waiting for the next check.
+  team = await startServe({ dataDir: headerDir, args: ["--port", String(port)] });
+  await header.getByRole("button", { name: "Check the active profile's service now" }).click();
+  await header
+    .locator('[data-testid="active-service-state"][data-state="reachable"]')
+    .waitFor({ timeout: 5000 });
+
+  await page.getByRole("button", { name: "Activate Local" }).click();
+  await header.getByText(/Local profile “Local”: embedded key service running at/).waitFor();
+  assert.deepEqual(problems, []);
+  await page.close();
+});
+
 test("the Local profile shows the embedded service's address, and its credentials on request", async (t) => {
   if (skipWithoutChromium(t)) return;
   const { page, problems } = await openApp();

@@ -16,7 +16,7 @@ import {
 import { useForm } from "@mantine/form";
 import { useState } from "react";
 import type { ConnectionVerdict, ProfileDto } from "../../../../shared/bridge.ts";
-import { BridgeFailure } from "../../bridgeHooks.ts";
+import { BridgeFailure, useServiceStatus } from "../../bridgeHooks.ts";
 import { CopyableField } from "./CopyableField.tsx";
 import {
   useActivateProfile,
@@ -353,6 +353,25 @@ function RemoveConfirm({ profile, onDone }: { profile: ProfileDto; onDone(): voi
   );
 }
 
+/** The embedded service's state, whichever profile is active (the header shows the active one's). */
+function EmbeddedServiceStatus() {
+  const status = useServiceStatus();
+  if (status.isPending) return <Text size="sm">Checking the embedded key service…</Text>;
+  if (status.isError) return null; // the banner says it, with Retry
+  const s = status.data;
+  return (
+    <Group gap="xs" data-testid="embedded-service-status">
+      <Badge color={s.running ? "green" : "red"} variant="dot">
+        {s.running ? "Running" : "Stopped"}
+      </Badge>
+      <Text size="sm">
+        {s.running ? `Embedded key service: running at ${s.baseUrl}` : "Embedded key service: stopped"}
+        {s.portChanged ? ` (the remembered port was taken, so it uses port ${s.port})` : ""}
+      </Text>
+    </Group>
+  );
+}
+
 function LocalServiceCard({ profile }: { profile: ProfileDto }) {
   const reveal = useRevealLocalCredentials();
   return (
@@ -365,6 +384,7 @@ function LocalServiceCard({ profile }: { profile: ProfileDto }) {
           The key service embedded in Keydesk. Point an app under test at this address with the credentials
           below (HTTP Basic), or with an API key you create here.
         </Text>
+        <EmbeddedServiceStatus />
         <CopyableField label="Base URL" value={profile.baseUrl} testId="local-base-url" />
         {reveal.data ? (
           <>

@@ -2,7 +2,7 @@
 
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import type { BridgeArgs } from "../../../../shared/bridge.ts";
-import { callBridge } from "../../bridgeHooks.ts";
+import { callBridge, queryKeys } from "../../bridgeHooks.ts";
 
 export const profileQueryKeys = {
   list: () => ["profiles.list"] as const,
@@ -21,11 +21,16 @@ export function useActiveProfile() {
   return profiles.data?.find((profile) => profile.active);
 }
 
+/** A change of the profiles: the list, and the header's check of the active one (it may be the one changed). */
 function useProfileListMutation<A, R>(call: (args: A) => Promise<R>) {
   const queryClient = useQueryClient();
   return useMutation({
     mutationFn: call,
-    onSuccess: () => queryClient.invalidateQueries({ queryKey: profileQueryKeys.list() }),
+    onSuccess: () =>
+      Promise.all([
+        queryClient.invalidateQueries({ queryKey: profileQueryKeys.list() }),
+        queryClient.invalidateQueries({ queryKey: queryKeys.activeProfileStatus() }),
+      ]),
   });
 }
 

@@ -1,0 +1,127 @@
+import { Badge, Button, Group, Text, Tooltip, VisuallyHidden } from "@mantine/core";
+import type { ActiveProfileStatusDto, ServiceStatusDto } from "../../shared/bridge.ts";
+import { parseApiDateTime } from "../../shared/datetime.ts";
+import {
+  BridgeFailure,
+  useActiveProfileStatus,
+  useRecheckWhenUnreachable,
+  useServiceStatus,
+} from "./bridgeHooks.ts";
+
+type ActiveState = "checking" | "unknown" | "reachable" | "credentials-refused" | "unreachable";
+
+const STATE_BADGES: Record<ActiveState, { label: string; color: string }> = {
+  checking: { label: "Checking…", color: "gray" },
+  unknown: { label: "Status unknown", color: "red" },
+  reachable: { label: "Reachable", color: "green" },
+  "credentials-refused": { label: "Credentials refused", color: "orange" },
+  unreachable: { label: "Unreachable", color: "red" },
+};
+
+function stateOf(status: ActiveProfileStatusDto): ActiveState {
+  const { reachable, credentialsAccepted } = status.verdict;
+  if (!reachable) return "unreachable";
+  return credentialsAccepted ? "reachable" : "credentials-refused";
+}
+
+function describe(status: ActiveProfileStatusDto, embedded: ServiceStatusDto | undefined): string {
+  const { profile, verdict } = status;
+  if (profile.kind === "remote") return `Remote profile “${profile.name}”: ${profile.baseUrl}`;
+  const where = verdict.reachable
+    ? `embedded key service running at ${profile.baseUrl}`
+    : `the embedded key service at ${profile.baseUrl} does not answer`;
+  const port =
+    embedded?.portChanged && embedded.port !== null
+      ? ` (the remembered port was taken, so it uses port ${embedded.port})`
+      : "";
+  return `Local profile “${profile.name}”: ${where}${port}`;
+}
+
+function checkedAtText(status: ActiveProfileStatusDto): string {
+  const time = parseApiDateTime(status.checkedAt);
+  return time === null ? "" : ` Checked at ${new Date(time).toLocaleTimeString()}.`;
+}
+
+/**
+ * The header's status: the ACTIVE profile's service (its address, and whether it answers and
+ * accepts the credentials), a Check now button, and where credentials are kept. A remote profile
+ * is checked every ACTIVE_STATUS_POLL_MS, and at once when a call finds it unreachable; the
+ * embedded service's own status is in the Profiles view.
+ */
+export function HeaderStatus() {
+  useRecheckWhenUnreachable();
+  const embedded = useServiceStatus();
+  const active = useActiveProfileStatus();
+  // Just after a switch the last check is of the previous profile: say "checking" until the new one's.
+  const stale =
+    active.data !== undefined &&
+    embedded.data !== undefined &&
+    embedded.data.activeProfileId !== active.data.profile.id;
+  const state: ActiveState =
+    active.isPending || stale ? "checking" : active.isError ? "unknown" : stateOf(active.data);
+  const badge = STATE_BADGES[state];
+  const description =
+    state === "checking" || !active.data
+      ? "Checking the active profile's service…"
+      : describe(active.data, embedded.data);
+  const why =
+    state === "unknown"
+      ? active.error instanceof BridgeFailure
+        ? active.error.error.text
+        : String(active.error)
+      : active.data && !stale
+        ? `${active.data.verdict.text}${checkedAtText(active.data)}`
+        : "";
+  const keychain = embedded.data;
+
+  return (
+    <Group gap="xs" wrap="wrap">
+      <Group gap="xs" data-testid="service-status" role="status" aria-label="Service of the active profile">
+        <Tooltip label={why || description} multiline w={320} disabled={!why}>
+          <Badge
+            color={badge.color}
+            variant="dot"
+            data-testid="active-service-state"
+            data-state={state}
+            tabIndex={0}
+          >
+            {badge.label}
+          </Badge>
+        </Tooltip>
+        <Text size="sm" data-testid="active-service-text">
+          {description}
+        </Text>
+        {state !== "reachable" && why && <VisuallyHidden>{why}</VisuallyHidden>}
+      </Group>
+      <Button
+        size="compact-xs"
+        variant="subtle"
+        loading={active.isFetching}
+        onClick={() => void active.refetch()}
+        aria-label="Check the active profile's service now"
+      >
+        Check now
+      </Button>
+      {keychain && (
+        <>
+          <Tooltip
+            label={
+              keychain.keychain === "os"
+                ? "Credentials are kept in the OS keychain."
+                : `Credentials are kept for this session only: ${keychain.keychainUnavailableReason ?? "no OS keychain is available"}`
+            }
+            multiline
+            w={280}
+          >
+            <Badge color={keychain.keychain === "os" ? "gray" : "yellow"} variant="dot" tabIndex={0}>
+              {keychain.keychain === "os" ? "OS keychain" : "Session-only credentials"}
+            </Badge>
+          </Tooltip>
+          {keychain.keychain !== "os" && (
+            <VisuallyHidden>{keychain.keychainUnavailableReason}</VisuallyHidden>
+          )}
+        </>
+      )}
+    </Group>
+  );
+}
