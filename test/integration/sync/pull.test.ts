@@ -1,4 +1,6 @@
 import assert from "node:assert/strict";
+import { readdir, readFile } from "node:fs/promises";
+import { join } from "node:path";
 import { after, before, test } from "node:test";
 import { request } from "../../harness/keyServiceProcess.ts";
 import {
@@ -6,6 +8,7 @@ import {
   comparable,
   link,
   linkState,
+  PASSWORD,
   runLink,
   type SyncPair,
   startPair,
@@ -63,4 +66,21 @@ test("a mirrored key works against the local service with the remote's publicApi
   const other = await request(local.url, { path: "/2fa/2/applications", authorization: "App not-a-key" });
   assert.equal(other.status, 401);
   assert.equal((await linkState(local, 1)).conflicts, 0);
+});
+
+test("the remote's password is kept sealed: not in the local database files, logs or answers", async () => {
+  const { local } = pair;
+  const secret = PASSWORD;
+  const files = (await readdir(local.dataDir)).filter((name) => name.startsWith("keydesk.db"));
+  assert.ok(files.includes("keydesk.db"));
+  for (const name of files) {
+    const content = await readFile(join(local.dataDir, name));
+    assert.equal(content.indexOf(secret), -1, `${name} holds the password in clear`);
+  }
+  const answers = [
+    await local.call("GET", "/local/1/sync/links"),
+    await local.call("GET", "/local/1/sync/links/1"),
+  ];
+  for (const answer of answers) assert.equal(answer.text.includes(secret), false);
+  assert.equal(local.process?.stderr().includes(secret), false);
 });
