@@ -132,7 +132,14 @@ export class SyncEngine {
   async updateLink(link: SyncLink, request: UpdateSyncLinkRequest): Promise<SyncLinkDto> {
     await this.#data.writes.run(() => {
       if (request.remote) this.store.setCredentials(link, request.remote.username, request.remote.password);
-      if (request.intervalSeconds !== undefined) this.store.setInterval(link.id, request.intervalSeconds);
+      if (request.intervalSeconds !== undefined) {
+        this.store.setInterval(link.id, request.intervalSeconds);
+        // A shorter interval applies to the run already planned.
+        const due = (link.lastSuccessAt ?? this.#now()) + request.intervalSeconds * 1000;
+        if (link.failures === 0 && (link.nextAttemptAt === null || due < link.nextAttemptAt)) {
+          this.store.recordFailure(link.id, link.lastError ?? "", due, 0);
+        }
+      }
       if (request.paused === true) this.store.setPaused(link.id, "user");
       if (request.paused === false) this.store.setPaused(link.id, null);
       // New credentials or a resume: try at once rather than at the end of a backoff.

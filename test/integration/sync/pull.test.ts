@@ -6,6 +6,7 @@ import { request } from "../../harness/keyServiceProcess.ts";
 import {
   byName,
   comparable,
+  eventually,
   link,
   linkState,
   PASSWORD,
@@ -83,4 +84,29 @@ test("the remote's password is kept sealed: not in the local database files, log
   ];
   for (const answer of answers) assert.equal(answer.text.includes(secret), false);
   assert.equal(local.process?.stderr().includes(secret), false);
+});
+
+test("the link's interval runs it without Sync now", async () => {
+  const { local, remote } = pair;
+  const [target] = await remote.keys();
+  assert.ok(target);
+  const shortened = await local.ok<{ intervalSeconds: number; nextRunAt: string }>(
+    "PUT",
+    "/local/1/sync/links/1",
+    {
+      intervalSeconds: 10,
+    },
+  );
+  assert.equal(shortened.intervalSeconds, 10);
+  assert.ok(Date.parse(shortened.nextRunAt) <= Date.now() + 10_000, "the planned run moved closer");
+  await remote.updateKey(target.key, { name: "renamed on the remote" });
+  const mirrored = await eventually(
+    async () => {
+      const found = (await local.keys()).find((key) => key.key === target.key);
+      return found?.name === "renamed on the remote" ? found : undefined;
+    },
+    "the interval run to pull the change",
+    25_000,
+  );
+  assert.equal(mirrored.publicApiKey, target.publicApiKey);
 });

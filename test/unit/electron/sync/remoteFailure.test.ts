@@ -1,0 +1,56 @@
+import assert from "node:assert/strict";
+import { test } from "node:test";
+import { BridgeFailure } from "../../../../electron/client/bridgeFailure.ts";
+import {
+  backoffMs,
+  classifyRemoteFailure,
+  MAX_BACKOFF_MS,
+  MIN_BACKOFF_MS,
+} from "../../../../electron/sync/remoteFailure.ts";
+
+test("401 asks for credentials, 429 keeps the remote's Retry-After", () => {
+  assert.equal(
+    classifyRemoteFailure(new BridgeFailure("UNAUTHORIZED", "no", undefined, 401)).kind,
+    "credentials",
+  );
+  const throttled = classifyRemoteFailure(
+    new BridgeFailure("TOO_MANY_REQUESTS", "slow", undefined, 429, 7000),
+  );
+  assert.deepEqual(throttled.kind === "throttled" && throttled.retryAfterMs, 7000);
+});
+
+test("no answer, 5xx, 408 and answers that are not the API end the run; other 4xx refuse one change", () => {
+  assert.equal(classifyRemoteFailure(new BridgeFailure("UNREACHABLE", "down")).kind, "unavailable");
+  assert.equal(
+    classifyRemoteFailure(new BridgeFailure("GENERAL_ERROR", "x", undefined, 503)).kind,
+    "unavailable",
+  );
+  assert.equal(
+    classifyRemoteFailure(new BridgeFailure("GENERAL_ERROR", "x", undefined, 408)).kind,
+    "unavailable",
+  );
+  assert.equal(
+    classifyRemoteFailure(new BridgeFailure("GENERAL_ERROR", "x", undefined, 200)).kind,
+    "unavailable",
+  );
+  assert.equal(classifyRemoteFailure(new Error("bug")).kind, "unavailable");
+  const refused = classifyRemoteFailure(new BridgeFailure("BAD_REQUEST", "bad name", undefined, 400));
+  assert.deepEqual(refused, { kind: "refused", text: "bad name", status: 400 });
+  assert.equal(classifyRemoteFailure(new BridgeFailure("NOT_FOUND", "gone", undefined, 404)).kind, "refused");
+});
+
+test("backoff doubles from 1 s up to 5 min, within ±20 %", () => {
+  const exact = (failures: number) => backoffMs(failures, () => 0.5);
+  assert.equal(exact(1), MIN_BACKOFF_MS);
+  assert.equal(exact(2), 2 * MIN_BACKOFF_MS);
+  assert.equal(exact(5), 16 * MIN_BACKOFF_MS);
+  assert.equal(exact(100), MAX_BACKOFF_MS);
+  assert.equal(
+    backoffMs(3, () => 0),
+    0.8 * 4 * MIN_BACKOFF_MS,
+  );
+  assert.equal(
+    backoffMs(3, () => 1),
+    1.2 * 4 * MIN_BACKOFF_MS,
+  );
+});
