@@ -25,6 +25,8 @@ export function matchesSent(sent: Fields, remote: Fields): boolean {
  *   (no second copy);
  * - any other remote key is added locally, publicApiKey included, keeping the remote's key id
  *   when it is free here;
+ * - a key of this account that already has the remote key's publicApiKey (from an earlier link)
+ *   is linked again, and its local differences are queued;
  * - a linked key the remote no longer lists is flagged, never deleted.
  * Local writes made here bypass the outbox: they come from the remote.
  */
@@ -155,6 +157,21 @@ export function adoptPublicApiKey(context: RunContext, apiKeyId: number, publicA
 function mirrorNewKey(context: RunContext, account: Account, remote: ApiKeyDto, fields: Fields): void {
   const { data, store, link } = context;
   const holder = data.apiKeys.findByPublicApiKey(remote.publicApiKey);
+  if (holder && holder.accountId === account.id && !store.keyState(holder.id)) {
+    // A key of this account from an earlier link: linked again; what was changed here since goes out.
+    store.insertKeyState({ apiKeyId: holder.id, linkId: link.id, remoteKey: remote.key, base: fields });
+    const differing = changedFields(fields, holder);
+    if (differing.length > 0) {
+      store.enqueue({
+        linkId: link.id,
+        apiKeyId: holder.id,
+        kind: "update",
+        fields: differing,
+        now: context.now(),
+      });
+    }
+    return;
+  }
   if (holder) {
     context.problem(
       `remote key ${remote.key} was not mirrored: its publicApiKey is already key ${holder.key}'s here (in account ${holder.accountKey})`,
