@@ -1,7 +1,9 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import type { Fields } from "../../../../electron/sync/syncedFields.ts";
+import fc from "fast-check";
+import { type Fields, sameValue } from "../../../../electron/sync/syncedFields.ts";
 import { mergeKey } from "../../../../electron/sync/threeWayMerge.ts";
+import { SYNCED_FIELDS } from "../../../../shared/sync.ts";
 
 const base: Fields = {
   name: "checkout",
@@ -73,4 +75,39 @@ test("window changes that still leave a valid window merge", () => {
   assert.equal(outcome.local.validFrom, Date.UTC(2027, 0, 1));
   assert.equal(outcome.local.validTo, Date.UTC(2027, 5, 1));
   assert.deepEqual(outcome.conflicts, {});
+});
+
+const arbitraryFields: fc.Arbitrary<Fields> = fc.record({
+  name: fc.constantFrom("a", "b", "c"),
+  allowedIPs: fc.constantFrom<string[] | null>(null, ["10.0.0.1"], ["192.0.2.0/24", "10.0.0.1"]),
+  permissions: fc.constantFrom(["ALL"], ["TFA"], ["ALL", "TFA"]) as fc.Arbitrary<Fields["permissions"]>,
+  validFrom: fc.constantFrom(null, 1_000, 3_000),
+  validTo: fc.constantFrom(null, 2_000, 4_000),
+  enabled: fc.boolean(),
+});
+
+test("property: a merge never loses a change, never touches a conflicted field, and never makes an empty window", () => {
+  fc.assert(
+    fc.property(arbitraryFields, arbitraryFields, arbitraryFields, (base, local, remote) => {
+      const outcome = mergeKey(base, local, remote);
+      for (const field of SYNCED_FIELDS) {
+        const localChanged = !sameValue(field, local, base);
+        const remoteChanged = !sameValue(field, remote, base);
+        if (field in outcome.conflicts) {
+          assert.ok(sameValue(field, outcome.local, local), `${field}: a conflict keeps the local value`);
+          assert.ok(sameValue(field, outcome.base, base), `${field}: and the agreed one`);
+        } else if (localChanged) {
+          assert.ok(sameValue(field, outcome.local, local), `${field}: the local change is kept`);
+        } else if (remoteChanged) {
+          assert.ok(sameValue(field, outcome.local, remote), `${field}: the remote change is taken`);
+        }
+      }
+      const { validFrom, validTo } = outcome.local;
+      const windowWasValid =
+        local.validFrom === null || local.validTo === null || local.validTo > local.validFrom;
+      if (windowWasValid)
+        assert.ok(validFrom === null || validTo === null || validTo > validFrom, "window stays valid");
+    }),
+    { numRuns: 2000 },
+  );
 });
