@@ -55,6 +55,9 @@ test("a link paused by a 401 says it needs credentials; paused by the user just 
   assert.equal(linkStateLook(link({ state: "running" })).label, "Syncing");
   assert.equal(linkStateLook(link({ state: "backing-off" })).label, "Retrying later");
   assert.equal(linkStateLook(link()).label, "Up to date");
+  assert.equal(linkStateLook(link({ pending: 2 })).label, "Changes waiting");
+  assert.equal(linkStateLook(link({ pending: 2, conflicts: 1 })).label, "Needs attention");
+  assert.equal(linkStateLook(link({ failed: 1 })).label, "Needs attention");
 });
 
 test("the Keys table marks conflict, pending, remote-missing and failed keys only", () => {

@@ -7,7 +7,7 @@ export function SyncKeyBadge({ state }: { state: SyncKeyState | undefined }) {
   const look = keySyncLook(state);
   if (!look) return null;
   return (
-    <Badge size="xs" variant="light" color={look.color} data-testid="key-sync-state" data-sync-state={state}>
+    <Badge size="xs" variant="dot" color={look.color} data-testid="key-sync-state" data-sync-state={state}>
       {look.label}
     </Badge>
   );

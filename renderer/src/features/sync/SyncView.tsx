@@ -382,7 +382,7 @@ function LinkCard(props: { link: SyncLinkDto; accounts: AccountDto[] | undefined
               {link.linkedKeys === 1 ? "key" : "keys"}
             </Text>
           </Stack>
-          <Badge color={look.color} variant="light" data-testid="sync-state">
+          <Badge color={look.color} variant="dot" data-testid="sync-state">
             {look.label}
           </Badge>
         </Group>
@@ -469,7 +469,7 @@ function LinkCard(props: { link: SyncLinkDto; accounts: AccountDto[] | undefined
           )}
           <IntervalEditor link={link} />
           <Button
-            variant="light"
+            variant="outline"
             color="red.9"
             onClick={() => setRemoving(true)}
             aria-label={`Remove link ${title}`}
@@ -610,7 +610,7 @@ function KeysNeedingAttention({ link }: { link: SyncLinkDto }) {
           </Text>
           <Group gap="xs">
             {missing.map((key) => (
-              <Badge key={key.key} variant="outline" color="orange.9" data-testid="sync-remote-missing-key">
+              <Badge key={key.key} variant="dot" color="orange.9" data-testid="sync-remote-missing-key">
                 {key.name}
               </Badge>
             ))}
@@ -743,7 +743,7 @@ function OutboxList({ link }: { link: SyncLinkDto }) {
                 <Table.Td>
                   {entry.failed ? (
                     <Stack gap={2}>
-                      <Badge color="red.9" variant="light">
+                      <Badge color="red.9" variant="dot">
                         Failed
                       </Badge>
                       {entry.lastError && (
@@ -753,7 +753,7 @@ function OutboxList({ link }: { link: SyncLinkDto }) {
                       )}
                     </Stack>
                   ) : (
-                    <Badge color="blue.9" variant="light">
+                    <Badge color="blue.9" variant="dot">
                       Waiting
                     </Badge>
                   )}
@@ -784,7 +784,7 @@ function OutboxList({ link }: { link: SyncLinkDto }) {
                       </Button>
                       <Button
                         size="compact-sm"
-                        variant="light"
+                        variant="outline"
                         color="red.9"
                         aria-label={`Discard the change of ${nameOf(entry.key)}`}
                         onClick={() => setDiscarding(entry)}

@@ -1,12 +1,6 @@
 import type { AccountDto, ProfileDto } from "../../../../shared/bridge.ts";
 import { parseApiDateTime } from "../../../../shared/datetime.ts";
-import type {
-  SyncedField,
-  SyncKeyState,
-  SyncLinkDto,
-  SyncLinkState,
-  SyncProgressDto,
-} from "../../../../shared/sync.ts";
+import type { SyncedField, SyncKeyState, SyncLinkDto, SyncProgressDto } from "../../../../shared/sync.ts";
 import { linkUses } from "../../../../shared/syncLinks.ts";
 
 /** What the Sync view says about links, keys and values. Pure, so that it is tested without a browser. */
@@ -16,18 +10,29 @@ export interface StateLook {
   color: string;
 }
 
-/** The badge of a link: a link paused by a 401 says it needs credentials. */
-export function linkStateLook(link: Pick<SyncLinkDto, "state" | "pausedReason">): StateLook {
-  const looks: Record<SyncLinkState, StateLook> = {
-    idle: { label: "Up to date", color: "green.9" },
-    running: { label: "Syncing", color: "blue.9" },
-    "backing-off": { label: "Retrying later", color: "orange.9" },
-    paused: { label: "Paused", color: "gray.8" },
-  };
-  if (link.state === "paused" && link.pausedReason === "credentials") {
-    return { label: "Needs credentials", color: "red.9" };
+/**
+ * The badge of a link: a link paused by a 401 says it needs credentials; an idle link says whether
+ * anything waits for the user (conflicts, failed changes) or for the next run (pending changes).
+ */
+export function linkStateLook(
+  link: Pick<SyncLinkDto, "state" | "pausedReason"> &
+    Partial<Pick<SyncLinkDto, "pending" | "failed" | "conflicts">>,
+): StateLook {
+  switch (link.state) {
+    case "running":
+      return { label: "Syncing", color: "blue.9" };
+    case "backing-off":
+      return { label: "Retrying later", color: "orange.9" };
+    case "paused":
+      return link.pausedReason === "credentials"
+        ? { label: "Needs credentials", color: "red.9" }
+        : { label: "Paused", color: "gray.8" };
+    default:
+      if ((link.conflicts ?? 0) > 0 || (link.failed ?? 0) > 0)
+        return { label: "Needs attention", color: "red.9" };
+      if ((link.pending ?? 0) > 0) return { label: "Changes waiting", color: "blue.9" };
+      return { label: "Up to date", color: "green.9" };
   }
-  return looks[link.state];
 }
 
 /** The Keys table's badge of a linked key; null for the states that need no attention. */

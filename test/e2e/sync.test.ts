@@ -1,0 +1,296 @@
+import assert from "node:assert/strict";
+import { mkdir } from "node:fs/promises";
+import { join } from "node:path";
+import { after, before, test } from "node:test";
+import type { Browser, BrowserContext, Locator, Page } from "playwright-core";
+import { seriousViolations } from "../harness/axe.ts";
+import { chromiumMissing, launchChromium, skipWithoutChromium } from "../harness/chromium.ts";
+import {
+  addAccount,
+  basic,
+  makeTempDir,
+  REPO_ROOT,
+  removeDir,
+  request,
+  runCli,
+  type ServeProcess,
+  startServe,
+} from "../harness/keyServiceProcess.ts";
+import { startWebHost, type WebHostProcess } from "../harness/webHostProcess.ts";
+
+/**
+ * Sync end to end in Debian's Chromium: the browser host (its core, embedded service and sync
+ * engine) and a second, real `key-service serve` process as the remote. A remote profile is added
+ * and linked in the UI, "Sync now" brings the remote keys into the Keys view, a name changed on
+ * both sides (through the two services' HTTP APIs) shows as a conflict that is resolved once with
+ * "Take remote" and once with "Keep mine", checked through both HTTP APIs; a changed remote password
+ * pauses the link until "Enter credentials" gives the new one; the link is removed after a confirmation.
+ */
+
+const RESULTS = join(REPO_ROOT, "test-results");
+const REMOTE_USER = "team-admin";
+let remotePassword = "team-password-1";
+
+let dataDir: string;
+let remoteDir: string;
+let host: WebHostProcess;
+let remote: ServeProcess;
+let browser: Browser;
+let context: BrowserContext;
+let page: Page;
+const problems: string[] = [];
+let local: { baseUrl: string; username: string; password: string };
+
+type BridgeAnswer<T> = { ok: true; value: T } | { ok: false; error: { messageId: string; text: string } };
+
+async function bridge<T>(method: string, args?: unknown): Promise<T> {
+  const res = await fetch(`${host.baseUrl}/bridge/${method}`, {
+    method: "POST",
+    headers: { "content-type": "application/json", "x-keydesk-token": host.token },
+    ...(args !== undefined && { body: JSON.stringify(args) }),
+  });
+  const answer = (await res.json()) as BridgeAnswer<T>;
+  if (!answer.ok) assert.fail(`bridge ${method}: ${answer.error.messageId} ${answer.error.text}`);
+  return answer.value;
+}
+
+interface Key {
+  key: string;
+  name: string;
+}
+
+async function api(side: "local" | "remote", path: string, method = "GET", body?: unknown) {
+  const [url, authorization] =
+    side === "local"
+      ? [local.baseUrl, basic(local.username, local.password)]
+      : [remote.url, basic(REMOTE_USER, remotePassword)];
+  const answer = await request(url, { method, path, authorization, body });
+  assert.ok(answer.status < 300, `${method} ${path} on the ${side} service: ${answer.status} ${answer.text}`);
+  return answer.json;
+}
+
+async function keyNamed(side: "local" | "remote", name: string): Promise<Key> {
+  const { apiKeys } = (await api(side, "/settings/1/accounts/_/api-keys")) as { apiKeys: Key[] };
+  const found = apiKeys.find((key) => key.name === name);
+  assert.ok(
+    found,
+    `the ${side} service has a key named ${name}: ${apiKeys.map((key) => key.name).join(", ")}`,
+  );
+  return found;
+}
+
+const rename = (side: "local" | "remote", key: string, name: string) =>
+  api(side, `/settings/1/accounts/_/api-keys/${key}`, "PUT", { name });
+
+/** Waits until `check` holds, polling (the engine and the view work in the background). */
+async function eventually(what: string, check: () => Promise<boolean>, timeoutMs = 20_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > deadline) assert.fail(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+}
+
+before(async () => {
+  if (chromiumMissing) return;
+  dataDir = await makeTempDir("keydesk-e2e-sync-");
+  remoteDir = await makeTempDir("keydesk-e2e-sync-remote-");
+  await addAccount(remoteDir, REMOTE_USER, remotePassword);
+  remote = await startServe({ dataDir: remoteDir });
+  for (const name of ["shared key", "remote only"]) {
+    await api("remote", "/settings/1/accounts/_/api-keys", "POST", { name });
+  }
+  host = await startWebHost({ dataDir });
+  local = await bridge("profiles.revealLocalCredentials");
+  browser = await launchChromium();
+  context = await browser.newContext();
+  page = await context.newPage();
+  page.on("console", (message) => {
+    if (message.type() === "error") problems.push(message.text());
+  });
+  page.on("pageerror", (error) => problems.push(String(error)));
+  await page.goto(host.pageUrl);
+  await page.getByTestId("service-status").waitFor({ timeout: 15_000 });
+  await mkdir(RESULTS, { recursive: true });
+});
+
+after(async () => {
+  await browser?.close();
+  if (host) assert.equal((await host.stop()).code, 0);
+  if (remote) assert.equal((await remote.stop("SIGTERM")).code, 0);
+  if (dataDir) await removeDir(dataDir);
+  if (remoteDir) await removeDir(remoteDir);
+});
+
+async function choose(scope: Page | Locator, label: string, option: string | RegExp): Promise<void> {
+  await scope.getByRole("combobox", { name: label, exact: true }).click();
+  await page.getByRole("option", { name: option }).click();
+}
+
+const syncView = () => page.getByTestId("sync-view");
+const linkCard = () => syncView().getByTestId("sync-link");
+
+/** Clicks "Sync now" and waits for the run's bridge call to answer. */
+async function syncNow(): Promise<void> {
+  const answered = page.waitForResponse((response) => response.url().endsWith("/bridge/sync.run"));
+  await linkCard()
+    .getByRole("button", { name: /^Sync now/ })
+    .click();
+  assert.equal((await answered).status(), 200);
+}
+
+test("a remote profile is linked, Sync now brings its keys, and conflicts are resolved both ways", async (t) => {
+  if (skipWithoutChromium(t)) return;
+  // The remote profile, through the Profiles view.
+  await page.getByRole("tab", { name: "Profiles" }).click();
+  await page.getByRole("button", { name: "Add remote profile" }).click();
+  const dialog = page.getByRole("dialog");
+  await dialog.getByRole("textbox", { name: "Name", exact: true }).fill("Team server");
+  await dialog.getByRole("textbox", { name: "Base URL", exact: true }).fill(remote.url);
+  await dialog.getByRole("textbox", { name: "Username", exact: true }).fill(REMOTE_USER);
+  await dialog.getByRole("textbox", { name: "Password", exact: true }).fill(remotePassword);
+  await dialog.getByRole("button", { name: "Add profile" }).click();
+  await dialog.waitFor({ state: "hidden" });
+
+  // The Sync view, empty, then the link.
+  await page.getByRole("tab", { name: "Sync" }).click();
+  await syncView().getByTestId("sync-links-empty").waitFor();
+  assert.deepEqual(await seriousViolations(page, '[data-testid="sync-view"]'), []);
+  const form = syncView().getByTestId("sync-link-form");
+  await choose(form, "Remote profile", /^Team server/);
+  await form.getByRole("textbox", { name: "Sync every (seconds)" }).fill("600");
+  await form.getByRole("button", { name: "Link accounts" }).click();
+  await linkCard().waitFor();
+  const [link] =
+    await bridge<{ id: number; intervalSeconds: number; remote: { username: string } }[]>("sync.links.list");
+  assert.equal(link?.intervalSeconds, 600);
+  assert.equal(link?.remote.username, REMOTE_USER);
+  // Linking again is refused: one link per local account.
+  await choose(form, "Remote profile", /^Team server/);
+  await form.getByRole("button", { name: "Link accounts" }).click();
+  await form.getByText(/already linked/).waitFor();
+
+  await syncNow();
+  await eventually(
+    "two linked keys",
+    async () => (await linkCard().getByTestId("sync-linked-keys").textContent()) === "2",
+  );
+  assert.notEqual(await linkCard().getByTestId("sync-last-success").textContent(), "never");
+
+  // The remote keys are in the Keys view.
+  await page.getByRole("tab", { name: "Keys" }).click();
+  await page.getByTestId("key-row").filter({ hasText: "shared key" }).waitFor();
+  await page.getByTestId("key-row").filter({ hasText: "remote only" }).waitFor();
+
+  // Take remote: the same key renamed on both sides, remote first.
+  const localKey = await keyNamed("local", "shared key");
+  const remoteKey = await keyNamed("remote", "shared key");
+  await rename("remote", remoteKey.key, "shared (theirs)");
+  await rename("local", localKey.key, "shared (mine)");
+  await page.getByRole("tab", { name: "Sync" }).click();
+  await syncNow();
+  const conflict = syncView().getByTestId("sync-conflict");
+  await conflict.waitFor();
+  assert.equal(await linkCard().getByTestId("sync-conflicts").textContent(), "1");
+  const nameRow = conflict.locator('[data-testid="sync-conflict-field"][data-field="name"]');
+  assert.equal(await nameRow.getByTestId("conflict-mine").textContent(), "shared (mine)");
+  assert.equal(await nameRow.getByTestId("conflict-theirs").textContent(), "shared (theirs)");
+
+  // The Keys table marks the key.
+  await page.getByRole("tab", { name: "Keys" }).click();
+  const row = page.locator(`[data-testid="key-row"][data-key-id="${localKey.key}"]`);
+  await row.getByTestId("key-sync-state").filter({ hasText: "Conflict" }).waitFor();
+  await page.getByRole("tab", { name: "Sync" }).click();
+  await conflict.waitFor();
+  assert.deepEqual(await seriousViolations(page, '[data-testid="sync-view"]'), []);
+  // The toasts of the runs would cover the link's times in the screenshot.
+  for (const close of await page.getByRole("button", { name: "Close notification" }).all()) {
+    await close.click();
+  }
+  await page.getByRole("button", { name: "Close notification" }).first().waitFor({ state: "detached" });
+  await page.screenshot({ path: join(RESULTS, "sync-view.png"), fullPage: true });
+
+  await conflict.getByRole("button", { name: "Take remote: Name of shared (mine)" }).click();
+  await conflict.waitFor({ state: "detached" });
+  assert.equal((await keyNamed("local", "shared (theirs)")).key, localKey.key);
+  assert.equal((await keyNamed("remote", "shared (theirs)")).key, remoteKey.key);
+  assert.equal(await syncView().getByTestId("sync-no-conflicts").count(), 1);
+
+  // Keep mine: renamed on both sides again; the local name wins and reaches the remote.
+  await rename("remote", remoteKey.key, "shared v2 (theirs)");
+  await rename("local", localKey.key, "shared v2 (mine)");
+  await syncNow();
+  await conflict.waitFor();
+  await conflict.getByRole("button", { name: "Keep mine: Name of shared v2 (mine)" }).click();
+  await conflict.waitFor({ state: "detached" });
+  await eventually("the kept name on the remote", async () => {
+    const { name } = (await api("remote", `/settings/1/accounts/_/api-keys/${remoteKey.key}`)) as Key;
+    if (name !== "shared v2 (mine)") await bridge("sync.run", { id: link?.id });
+    return name === "shared v2 (mine)";
+  });
+  assert.equal(
+    ((await api("local", `/settings/1/accounts/_/api-keys/${localKey.key}`)) as Key).name,
+    "shared v2 (mine)",
+  );
+  await eventually(
+    "no conflict and nothing pending",
+    async () =>
+      (await linkCard().getByTestId("sync-conflicts").textContent()) === "0" &&
+      (await linkCard().getByTestId("sync-pending").textContent()) === "0",
+  );
+  await page.getByRole("tab", { name: "Keys" }).click();
+  await page.getByTestId("key-row").filter({ hasText: "shared v2 (mine)" }).waitFor();
+  assert.equal(await row.getByTestId("key-sync-state").count(), 0);
+  assert.deepEqual(problems, []);
+});
+
+test("a refused password pauses the link until Enter credentials gives the new one; the link is removed after a confirmation", async (t) => {
+  if (skipWithoutChromium(t)) return;
+  remotePassword = "team-password-2";
+  const changed = await runCli(["account", "passwd", "--data-dir", remoteDir, "--username", REMOTE_USER], {
+    KEY_SERVICE_PASSWORD: remotePassword,
+  });
+  assert.equal(changed.code, 0, changed.stderr);
+
+  await page.getByRole("tab", { name: "Sync" }).click();
+  await syncNow();
+  await linkCard().getByTestId("sync-state").filter({ hasText: "Needs credentials" }).waitFor();
+  const notice = linkCard().getByTestId("sync-needs-credentials");
+  await notice.getByRole("button", { name: "Enter credentials" }).click();
+  const dialog = page.getByRole("dialog");
+  await dialog.getByRole("textbox", { name: "Password", exact: true }).fill(remotePassword);
+  assert.deepEqual(await seriousViolations(page, '[role="dialog"]'), []);
+  await dialog.getByRole("button", { name: "Save" }).click();
+  await dialog.waitFor({ state: "hidden" });
+  await notice.waitFor({ state: "detached" });
+  await api("remote", "/settings/1/accounts/_/api-keys", "POST", { name: "made after the new password" });
+  await syncNow();
+  await linkCard().getByTestId("sync-state").filter({ hasText: "Up to date" }).waitFor();
+  assert.equal(await linkCard().getByTestId("sync-last-error").count(), 0);
+  await keyNamed("local", "made after the new password");
+
+  // Pause and resume.
+  await linkCard().getByRole("button", { name: "Pause" }).click();
+  await linkCard().getByTestId("sync-state").filter({ hasText: "Paused" }).waitFor();
+  await linkCard().getByRole("button", { name: "Resume" }).click();
+  await linkCard().getByRole("button", { name: "Pause" }).waitFor();
+
+  // Remove, after a cancelled first try.
+  await linkCard()
+    .getByRole("button", { name: /^Remove link/ })
+    .click();
+  await dialog.getByRole("button", { name: "Cancel" }).click();
+  await dialog.waitFor({ state: "hidden" });
+  assert.equal(await linkCard().count(), 1);
+  await linkCard()
+    .getByRole("button", { name: /^Remove link/ })
+    .click();
+  await dialog.getByRole("button", { name: "Remove link" }).waitFor();
+  assert.deepEqual(await seriousViolations(page, '[role="dialog"]'), []);
+  await dialog.getByRole("button", { name: "Remove link" }).click();
+  await syncView().getByTestId("sync-links-empty").waitFor();
+  assert.deepEqual(await bridge("sync.links.list"), []);
+  // The keys stay.
+  await keyNamed("local", "shared v2 (mine)");
+  assert.deepEqual(problems, []);
+});
