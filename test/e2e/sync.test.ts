@@ -269,6 +269,13 @@ test("a refused password pauses the link until Enter credentials gives the new o
   assert.equal(await linkCard().getByTestId("sync-last-error").count(), 0);
   await keyNamed("local", "made after the new password");
 
+  // A new interval.
+  const interval = linkCard().getByRole("textbox", { name: /^Interval in seconds/ });
+  await interval.fill("120");
+  await linkCard().getByRole("button", { name: "Set interval" }).click();
+  await linkCard().getByText("Every 120 s", { exact: false }).waitFor();
+  assert.equal((await bridge<{ intervalSeconds: number }[]>("sync.links.list"))[0]?.intervalSeconds, 120);
+
   // Pause and resume.
   await linkCard().getByRole("button", { name: "Pause" }).click();
   await linkCard().getByTestId("sync-state").filter({ hasText: "Paused" }).waitFor();
