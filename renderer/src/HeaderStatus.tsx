@@ -24,17 +24,17 @@ function stateOf(status: ActiveProfileStatusDto): ActiveState {
   return credentialsAccepted ? "reachable" : "credentials-refused";
 }
 
-function describe(status: ActiveProfileStatusDto, embedded: ServiceStatusDto | undefined): string {
+function describe(status: ActiveProfileStatusDto): string {
   const { profile, verdict } = status;
-  if (profile.kind === "remote") return `Remote profile “${profile.name}”: ${profile.baseUrl}`;
-  const where = verdict.reachable
-    ? `embedded key service running at ${profile.baseUrl}`
-    : `the embedded key service at ${profile.baseUrl} does not answer`;
-  const port =
-    embedded?.portChanged && embedded.port !== null
-      ? ` (the remembered port was taken, so it uses port ${embedded.port})`
-      : "";
-  return `Local profile “${profile.name}”: ${where}${port}`;
+  if (profile.kind === "remote") return `Profile “${profile.name}” (remote): ${profile.baseUrl}`;
+  return `Profile “${profile.name}” (embedded service): ${verdict.reachable ? "running at" : "not answering at"} ${profile.baseUrl}`;
+}
+
+/** Why the embedded service is not on its usual port (the Profiles view says it too). */
+function portNote(status: ActiveProfileStatusDto, embedded: ServiceStatusDto | undefined): string {
+  return status.profile.kind === "local" && embedded?.portChanged && embedded.port !== null
+    ? ` The remembered port was taken, so it uses port ${embedded.port}.`
+    : "";
 }
 
 function checkedAtText(status: ActiveProfileStatusDto): string {
@@ -61,16 +61,14 @@ export function HeaderStatus() {
     active.isPending || stale ? "checking" : active.isError ? "unknown" : stateOf(active.data);
   const badge = STATE_BADGES[state];
   const description =
-    state === "checking" || !active.data
-      ? "Checking the active profile's service…"
-      : describe(active.data, embedded.data);
+    state === "checking" || !active.data ? "Checking the active profile's service…" : describe(active.data);
   const why =
     state === "unknown"
       ? active.error instanceof BridgeFailure
         ? active.error.error.text
         : String(active.error)
       : active.data && !stale
-        ? `${active.data.verdict.text}${checkedAtText(active.data)}`
+        ? `${active.data.verdict.text}${portNote(active.data, embedded.data)}${checkedAtText(active.data)}`
         : "";
   const keychain = embedded.data;
 

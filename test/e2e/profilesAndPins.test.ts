@@ -270,12 +270,12 @@ test("the header describes the active profile's service: a remote one's address,
   const status = header.getByTestId("service-status");
   const state = header.getByTestId("active-service-state");
   await header.locator('[data-testid="active-service-state"][data-state="reachable"]').waitFor();
-  assert.match((await status.textContent()) ?? "", /Local profile “Local”: embedded key service running at/);
+  assert.match((await status.textContent()) ?? "", /Profile “Local” \(embedded service\): running at/);
   assert.ok(((await status.textContent()) ?? "").includes(local.baseUrl));
 
   await page.getByRole("tab", { name: "Profiles" }).click();
   await page.getByRole("button", { name: "Activate Team server" }).click();
-  await header.getByText(`Remote profile “Team server”: ${team.url}`).waitFor();
+  await header.getByText(`Profile “Team server” (remote): ${team.url}`).waitFor();
   await header.locator('[data-testid="active-service-state"][data-state="reachable"]').waitFor();
   assert.equal((await state.textContent())?.trim(), "Reachable");
   assert.ok(
@@ -311,7 +311,7 @@ test("the header describes the active profile's service: a remote one's address,
     .waitFor({ timeout: 5000 });
 
   await page.getByRole("button", { name: "Activate Local" }).click();
-  await header.getByText(/Local profile “Local”: embedded key service running at/).waitFor();
+  await header.getByText(/Profile “Local” \(embedded service\): running at/).waitFor();
   assert.deepEqual(problems, []);
   await page.close();
 });
