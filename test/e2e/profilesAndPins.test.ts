@@ -415,3 +415,74 @@ test("a PIN sent through the SDK to the local service appears in the inbox witho
   assert.deepEqual(problems, []);
   await page.close();
 });
+
+test("a PIN in the inbox turns Expired when its time to live ends, without a reload", async (t) => {
+  if (skipWithoutChromium(t)) return;
+  const credentials = await bridge<{ baseUrl: string; username: string; password: string }>(
+    "profiles.revealLocalCredentials",
+  );
+  const owner = basic(credentials.username, credentials.password);
+  const call = async <T>(path: string, body: unknown, authorization = owner): Promise<T> => {
+    const answer = await request(credentials.baseUrl, { method: "POST", path, authorization, body });
+    assert.equal(answer.status, 200, answer.text);
+    return answer.json as T;
+  };
+  const app = async (name: string, configuration: Record<string, unknown>) => {
+    const { applicationId } = await call<{ applicationId: string }>("/2fa/2/applications", {
+      name,
+      configuration,
+    });
+    const { messageId } = await call<{ messageId: string }>(`/2fa/2/applications/${applicationId}/messages`, {
+      messageText: "Code {{pin}}",
+      pinType: "NUMERIC",
+      pinLength: 4,
+    });
+    return { applicationId, messageId };
+  };
+  const { publicApiKey } = await call<{ publicApiKey: string }>("/settings/1/accounts/_/api-keys", {
+    name: "ttl backend",
+    permissions: ["TFA"],
+  });
+  const send = async (application: { applicationId: string; messageId: string }, to: string) =>
+    (await call<{ pinId: string }>("/2fa/2/pin", { ...application, to }, `App ${publicApiKey}`)).pinId;
+  const shortLived = await app("short-lived PINs", { pinTimeToLive: "4s" });
+  const longLived = await app("long-lived PINs", { pinTimeToLive: "15m" });
+
+  const { page, problems } = await openApp();
+  await page.getByRole("tab", { name: "PIN inbox" }).click();
+  const inbox = page.getByTestId("pin-inbox");
+  await inbox.getByRole("button", { name: "Refresh" }).waitFor();
+  // Marks this document: a reload would lose the mark.
+  await page.evaluate(() => {
+    (window as unknown as { notReloaded: boolean }).notReloaded = true;
+  });
+
+  const longPin = await send(longLived, "41793026741");
+  const shortPin = await send(shortLived, "41793026740");
+  const stateOf = (pinId: string) =>
+    inbox.locator(`[data-testid="pin-row"][data-pin-id="${pinId}"]`).getByTestId("pin-state");
+  await stateOf(shortPin).getByText("10 attempts left").waitFor();
+  await stateOf(longPin).getByText("10 attempts left").waitFor();
+  const [captured] = await bridge<{ pinId: string; expiresAt: string }[]>("pins.list", { to: "41793026740" });
+  assert.equal(captured?.pinId, shortPin);
+  const expiresAt = Date.parse(captured.expiresAt.replace("+0000", "Z"));
+  assert.ok(expiresAt - Date.now() > 1000, "still valid when first shown");
+
+  // The row changes at its expiry: watched from the page every 50 ms, the time it flipped is kept.
+  const flippedAt = await page.waitForFunction(
+    (id) => {
+      const badge = document.querySelector(`[data-pin-id="${id}"] [data-testid="pin-state"]`);
+      return badge?.textContent === "Expired" ? Date.now() : false;
+    },
+    shortPin,
+    { polling: 50, timeout: 10_000 },
+  );
+  const flipped = (await flippedAt.jsonValue()) as number;
+  assert.ok(flipped >= expiresAt - 50, `not before the expiry (${flipped - expiresAt} ms)`);
+  assert.ok(flipped <= expiresAt + 1000, `within a second of the expiry (${flipped - expiresAt} ms)`);
+  assert.equal(await page.evaluate(() => (window as unknown as { notReloaded?: boolean }).notReloaded), true);
+  assert.equal(await stateOf(longPin).textContent(), "10 attempts left", "the 15-minute PIN is still valid");
+  await page.screenshot({ path: join(RESULTS, "pin-inbox-expired.png"), fullPage: true });
+  assert.deepEqual(problems, []);
+  await page.close();
+});

@@ -1,12 +1,31 @@
 import { Alert, Badge, Button, Group, Stack, Table, Text, TextInput, Title } from "@mantine/core";
 import { useDebouncedValue } from "@mantine/hooks";
-import { useRef, useState } from "react";
-import { parseApiDateTime } from "../../../../shared/datetime.ts";
+import { useEffect, useRef, useState } from "react";
 import type { CapturedPinDto } from "../../../../shared/tfa.ts";
 import { BridgeFailure } from "../../bridgeHooks.ts";
 import { copyText } from "../profiles/CopyableField.tsx";
 import { useActiveProfile } from "../profiles/profileHooks.ts";
 import { usePinEvents, usePins } from "./pinHooks.ts";
+import { nextPinExpiry, pinState, timerDelay } from "./pinState.ts";
+
+/**
+ * The time the rows' states are computed for: it moves on when a listed PIN expires, with one
+ * timer set for the next expiry (none while no PIN will expire), so "Expired" shows without a
+ * reload and nothing runs in between.
+ */
+function useTimeOfNextExpiry(pins: readonly CapturedPinDto[] | undefined): number {
+  const [now, setNow] = useState(Date.now);
+  const next = pins ? nextPinExpiry(pins, now) : null;
+  // A timer may fire a little early (or a long wait is done in steps): `now` then moves on but
+  // stays before `next`, and this effect must run again to set the next timer.
+  // biome-ignore lint/correctness/useExhaustiveDependencies: `now` re-arms the timer (see above)
+  useEffect(() => {
+    if (next === null) return;
+    const timer = setTimeout(() => setNow(Date.now()), timerDelay(next, Date.now()));
+    return () => clearTimeout(timer);
+  }, [next, now]);
+  return now;
+}
 
 function errorText(error: unknown): string {
   return error instanceof BridgeFailure ? error.error.text : String((error as Error)?.message ?? error);
@@ -16,8 +35,12 @@ function errorText(error: unknown): string {
 export function PinInboxView() {
   const [to, setTo] = useState("");
   const [applicationId, setApplicationId] = useState("");
-  const [filters] = useDebouncedValue({ to, applicationId }, 250);
-  const pins = usePins(filters);
+  // Each text debounced on its own: an object literal is new at every render, and debouncing it
+  // re-rendered the view every 250 ms for ever.
+  const [debouncedTo] = useDebouncedValue(to, 250);
+  const [debouncedApplicationId] = useDebouncedValue(applicationId, 250);
+  const pins = usePins({ to: debouncedTo, applicationId: debouncedApplicationId });
+  const now = useTimeOfNextExpiry(pins.data);
   const profile = useActiveProfile();
   usePinEvents(profile?.kind !== "remote");
 
@@ -75,7 +98,7 @@ export function PinInboxView() {
             </Table.Thead>
             <Table.Tbody>
               {pins.data.map((pin) => (
-                <PinRow key={pin.pinId} pin={pin} />
+                <PinRow key={pin.pinId} pin={pin} now={now} />
               ))}
             </Table.Tbody>
           </Table>
@@ -84,15 +107,7 @@ export function PinInboxView() {
   );
 }
 
-function stateOf(pin: CapturedPinDto, now: number): { label: string; color: string } {
-  if (pin.verified) return { label: "Verified", color: "green" };
-  if (pin.attemptsRemaining <= 0) return { label: "No attempts left", color: "red" };
-  const expiresAt = parseApiDateTime(pin.expiresAt);
-  if (expiresAt !== null && expiresAt <= now) return { label: "Expired", color: "gray" };
-  return { label: `${pin.attemptsRemaining} attempts left`, color: "blue" };
-}
-
-function PinRow({ pin }: { pin: CapturedPinDto }) {
+function PinRow({ pin, now }: { pin: CapturedPinDto; now: number }) {
   const code = useRef<HTMLElement>(null);
   const [copied, setCopied] = useState<"copied" | "selected" | null>(null);
   const copy = async () => {
@@ -108,7 +123,7 @@ function PinRow({ pin }: { pin: CapturedPinDto }) {
     }
     setTimeout(() => setCopied(null), 2000);
   };
-  const state = stateOf(pin, Date.now());
+  const state = pinState(pin, now);
   return (
     <Table.Tr data-testid="pin-row" data-pin-id={pin.pinId}>
       <Table.Td>
@@ -135,7 +150,7 @@ function PinRow({ pin }: { pin: CapturedPinDto }) {
       </Table.Td>
       <Table.Td>{pin.channel}</Table.Td>
       <Table.Td>
-        <Badge color={state.color} variant="dot">
+        <Badge color={state.color} variant="dot" data-testid="pin-state">
           {state.label}
         </Badge>
       </Table.Td>

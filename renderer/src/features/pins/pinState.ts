@@ -1,0 +1,43 @@
+// What a captured PIN's row says, and when that changes by time alone: pure, for the inbox and tests.
+
+import { parseApiDateTime } from "../../../../shared/datetime.ts";
+import type { CapturedPinDto } from "../../../../shared/tfa.ts";
+
+export interface PinState {
+  label: string;
+  color: string;
+  /** Still usable: not verified, attempts left, not expired. */
+  pending: boolean;
+}
+
+/** The state of a captured PIN at `now` (epoch ms). */
+export function pinState(pin: CapturedPinDto, now: number): PinState {
+  if (pin.verified) return { label: "Verified", color: "green", pending: false };
+  if (pin.attemptsRemaining <= 0) return { label: "No attempts left", color: "red", pending: false };
+  const expiresAt = parseApiDateTime(pin.expiresAt);
+  if (expiresAt !== null && expiresAt <= now) return { label: "Expired", color: "gray", pending: false };
+  const attempts = `${pin.attemptsRemaining} ${pin.attemptsRemaining === 1 ? "attempt" : "attempts"} left`;
+  return { label: attempts, color: "blue", pending: true };
+}
+
+/**
+ * The next instant after `now` at which a listed PIN turns "Expired" (the earliest expiry of the
+ * PINs still pending), or null when none will: the inbox sets one timer for it, not an interval.
+ */
+export function nextPinExpiry(pins: readonly CapturedPinDto[], now: number): number | null {
+  let next: number | null = null;
+  for (const pin of pins) {
+    if (!pinState(pin, now).pending) continue;
+    const expiresAt = parseApiDateTime(pin.expiresAt);
+    if (expiresAt !== null && expiresAt > now && (next === null || expiresAt < next)) next = expiresAt;
+  }
+  return next;
+}
+
+/** setTimeout fires at once for delays over 2^31-1 ms (~24.8 days): longer waits are done in steps. */
+export const MAX_TIMER_DELAY_MS = 2 ** 31 - 1;
+
+/** How long to wait from `now` for `at`: never negative, never more than a timer can hold. */
+export function timerDelay(at: number, now: number): number {
+  return Math.min(Math.max(0, at - now), MAX_TIMER_DELAY_MS);
+}
