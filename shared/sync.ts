@@ -9,7 +9,14 @@ import { z } from "zod";
 export const SYNC_LINKS_PATH = "/local/1/sync/links";
 
 /** The fields a sync compares and merges, one by one. */
-export const SYNCED_FIELDS = ["name", "allowedIPs", "permissions", "validFrom", "validTo", "enabled"] as const;
+export const SYNCED_FIELDS = [
+  "name",
+  "allowedIPs",
+  "permissions",
+  "validFrom",
+  "validTo",
+  "enabled",
+] as const;
 export type SyncedField = (typeof SYNCED_FIELDS)[number];
 
 export const MIN_SYNC_INTERVAL_SECONDS = 10;
@@ -83,6 +90,7 @@ export interface SyncKeyDto {
   error: string | null;
 }
 
+/** `GET .../keys` lists only linked keys that need attention: never "synced" ones (a resolve may answer one). */
 export interface SyncKeyListDto {
   keys: SyncKeyDto[];
 }
@@ -119,7 +127,9 @@ const baseUrlSchema = z
 
 const remoteAccountKeySchema = z
   .string({ error: "must be a string" })
-  .regex(/^(_|[0-9A-Za-z-]{1,100})$/, { error: "must be _ (the credentials' own account) or an account key" });
+  .regex(/^(_|[0-9A-Za-z-]{1,100})$/, {
+    error: "must be _ (the credentials' own account) or an account key",
+  });
 
 const usernameSchema = z
   .string({ error: "must be a string" })
@@ -155,11 +165,14 @@ export const createSyncLinkRequestSchema = z.strictObject(
 
 export const updateSyncLinkRequestSchema = z.strictObject(
   {
-    /** New credentials for the remote (both together); a link paused by a 401 resumes. */
+    /**
+     * New credentials for the remote (both together), and its new address if it moved; a link
+     * paused by a 401 resumes.
+     */
     remote: z
       .strictObject(
-        { username: usernameSchema, password: passwordSchema },
-        { error: "must be an object with username and password" },
+        { baseUrl: baseUrlSchema.optional(), username: usernameSchema, password: passwordSchema },
+        { error: "must be an object with username and password (and baseUrl when it moved)" },
       )
       .optional(),
     intervalSeconds: intervalSchema.optional(),

@@ -117,7 +117,7 @@ export function claimCreate(
   const { data, store } = context;
   const local = data.apiKeys.byId(entry.apiKeyId);
   if (!local) return;
-  store.setRemote(entry.apiKeyId, remote.key, remoteFields);
+  store.setRemoteKey(entry.apiKeyId, remote.key, remoteFields);
   adoptPublicApiKey(context, local.id, remote.publicApiKey);
   // The create is done; what changed locally since (or `enabled`, which a create cannot set) goes out as an update.
   const later = store

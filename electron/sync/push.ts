@@ -119,7 +119,7 @@ async function pushCreate(
   }
   const handled = group.map((other) => other.id);
   await data.writes.run(() => {
-    store.setRemote(entry.apiKeyId, answer.value.key, remote.fields);
+    store.setRemoteKey(entry.apiKeyId, answer.value.key, remote.fields);
     adoptPublicApiKey(context, entry.apiKeyId, answer.value.publicApiKey);
     store.deleteEntries(handled);
     // `enabled` (a create cannot set it) and changes made while the create was on its way.

@@ -131,7 +131,13 @@ export class SyncEngine {
 
   async updateLink(link: SyncLink, request: UpdateSyncLinkRequest): Promise<SyncLinkDto> {
     await this.#data.writes.run(() => {
-      if (request.remote) this.store.setCredentials(link, request.remote.username, request.remote.password);
+      if (request.remote) {
+        this.store.setRemote(link, {
+          baseUrl: request.remote.baseUrl?.replace(/\/+$/, ""),
+          username: request.remote.username,
+          password: request.remote.password,
+        });
+      }
       if (request.intervalSeconds !== undefined) {
         this.store.setInterval(link.id, request.intervalSeconds);
         // A shorter interval applies to the run already planned.

@@ -223,12 +223,21 @@ export class SyncStore {
     return this.#box.decrypt(row.remote_password_sealed, passwordContext(link.accountId));
   }
 
-  setCredentials(link: SyncLink, username: string, password: string): void {
+  /** New credentials (and address, when it moved); a link paused for its credentials resumes. */
+  setRemote(
+    link: SyncLink,
+    remote: { baseUrl?: string | undefined; username: string; password: string },
+  ): void {
     this.#sql(
-      `UPDATE sync_links SET remote_username = ?, remote_password_sealed = ?,
+      `UPDATE sync_links SET remote_base_url = ?, remote_username = ?, remote_password_sealed = ?,
           paused_reason = CASE WHEN paused_reason = 'credentials' THEN NULL ELSE paused_reason END
          WHERE id = ?`,
-    ).run(username, this.#box.encrypt(password, passwordContext(link.accountId)), link.id);
+    ).run(
+      remote.baseUrl ?? link.remoteBaseUrl,
+      remote.username,
+      this.#box.encrypt(remote.password, passwordContext(link.accountId)),
+      link.id,
+    );
   }
 
   setInterval(linkId: number, seconds: number): void {
@@ -335,7 +344,7 @@ export class SyncStore {
     this.#sql("DELETE FROM sync_keys WHERE api_key_id = ?").run(apiKeyId);
   }
 
-  setRemote(apiKeyId: number, remoteKey: string, base: Fields): void {
+  setRemoteKey(apiKeyId: number, remoteKey: string, base: Fields): void {
     this.#sql("UPDATE sync_keys SET remote_key = ?, base = ?, remote_missing = 0 WHERE api_key_id = ?").run(
       remoteKey,
       serializeFields(base),

@@ -270,6 +270,18 @@ test("a refused password pauses the link; editing the profile's password resumes
   assert.ok((await ok(core, "keys.list", {})).some((key) => key.name === "after the new password"));
 });
 
+test("when the remote moves, editing the profile's base URL moves its links too", async () => {
+  await remote.stop("SIGTERM");
+  remote = await startServe({ dataDir: remoteDir });
+  const down = await ok(core, "sync.run", { id: link.id });
+  assert.equal(down.state, "backing-off", "the old address answers no more");
+  await ok(core, "profiles.edit", { id: staging.id, baseUrl: remote.url });
+  const moved = await linkNow();
+  assert.equal(moved.remote.baseUrl.replace(/\/+$/, ""), remote.url);
+  const run = await ok(core, "sync.run", { id: link.id });
+  assert.equal(run.lastError, null, JSON.stringify(run));
+});
+
 test("unknown links and outbox entries are NOT_FOUND; removing the link keeps the keys", async () => {
   assert.equal((await fails(core, "sync.run", { id: 9999 })).messageId, "NOT_FOUND");
   assert.equal(

@@ -113,9 +113,8 @@ async function changing<T>(context: CoreContext, change: () => Promise<T>): Prom
 }
 
 /**
- * After a remote profile's credentials were edited: gives the links that use them (same base URL
- * and username before the edit) the new ones, which resumes a link paused by a 401. A link whose
- * remote address changed is left alone (a link's base URL cannot change; make a new link). Never
+ * After a remote profile was edited: gives the links that use it (same base URL and username
+ * before the edit) its new address and credentials, which resumes a link paused by a 401. Never
  * fails the edit: a link that cannot be updated keeps its state, and says so in the Sync view.
  */
 export async function updateLinkCredentials(
@@ -124,8 +123,9 @@ export async function updateLinkCredentials(
   after: StoredProfile,
   newPassword: string | undefined,
 ): Promise<void> {
-  if (before.kind !== "remote" || !sameBaseUrl(before.baseUrl, after.baseUrl)) return;
-  if (newPassword === undefined && before.username === after.username) return;
+  if (before.kind !== "remote") return;
+  const moved = !sameBaseUrl(before.baseUrl, after.baseUrl);
+  if (newPassword === undefined && before.username === after.username && !moved) return;
   try {
     const sync = await localSync(context);
     const links = (await sync.links()).filter((link) => linkUses(link, before));
@@ -133,7 +133,9 @@ export async function updateLinkCredentials(
     const password = newPassword ?? (await passwordOf(context, after));
     for (const link of links) {
       try {
-        await sync.updateLink(link.id, { remote: { username: after.username, password } });
+        await sync.updateLink(link.id, {
+          remote: { ...(moved && { baseUrl: after.baseUrl }), username: after.username, password },
+        });
       } catch (error) {
         console.warn(
           `keydesk: the sync link ${link.id} did not take the new credentials of "${after.name}": ${(error as Error).message}`,
