@@ -288,6 +288,15 @@ test("the header describes the active profile's service: a remote one's address,
     new RegExp(`Embedded key service: running at ${local.baseUrl.replaceAll(".", "\\.")}`),
   );
   assert.deepEqual(await seriousViolations(page, "header"), []);
+  // The profiles table with a remote row (its Edit and Remove buttons) and the active badge on it.
+  assert.deepEqual(await seriousViolations(page, '[data-testid="profiles-view"]'), []);
+  // axe leaves text of the very colour of its background to a person ("incomplete"): check it here.
+  for (const name of ["Test connection of Team server", "Edit Team server", "Remove Team server"]) {
+    const [text, background] = await page
+      .getByRole("button", { name })
+      .evaluate((button) => [getComputedStyle(button).color, getComputedStyle(button).backgroundColor]);
+    assert.notEqual(text, background, `the text of "${name}" shows on its background`);
+  }
   await page.screenshot({ path: join(RESULTS, "header-remote-reachable.png") });
 
   // The team server stops: the header finds out by itself (it checks a remote every 10 s).

@@ -182,9 +182,10 @@ function ProfileRow(props: { profile: ProfileDto; onEdit(): void; onRemove(): vo
                 >
                   Edit
                 </Button>
+                {/* Outline: a "light" button with a shade (red.9) fills with that shade, and its red text vanished. */}
                 <Button
                   size="compact-sm"
-                  variant="light"
+                  variant="outline"
                   color="red.9"
                   onClick={props.onRemove}
                   aria-label={`Remove ${profile.name}`}
