@@ -124,23 +124,27 @@ export function claimCreate(
     .entriesOfKey(entry.apiKeyId)
     .filter((other) => other.kind === "update" && !other.failed);
   store.deleteEntries([entry.id, ...later.map((other) => other.id)]);
-  const differing = changedFields(remoteFields, local);
-  if (differing.length > 0) {
-    store.enqueue({
-      linkId: entry.linkId,
-      apiKeyId: entry.apiKeyId,
-      kind: "update",
-      fields: differing,
-      now: context.now(),
-    });
-  }
+  queueDifferences(context, entry.apiKeyId, remoteFields, local);
+}
+
+/** Queues an update of the fields where the local key differs from what the remote holds. */
+function queueDifferences(context: RunContext, apiKeyId: number, remote: Fields, local: Fields): void {
+  const differing = changedFields(remote, local);
+  if (differing.length === 0) return;
+  context.store.enqueue({
+    linkId: context.link.id,
+    apiKeyId,
+    kind: "update",
+    fields: differing,
+    now: context.now(),
+  });
 }
 
 /**
  * The remote's publicApiKey becomes the local one, so an app under test uses one value against
  * both services. Refused when another local key already has that value.
  */
-export function adoptPublicApiKey(context: RunContext, apiKeyId: number, publicApiKey: string): void {
+function adoptPublicApiKey(context: RunContext, apiKeyId: number, publicApiKey: string): void {
   const { data } = context;
   const local = data.apiKeys.byId(apiKeyId);
   if (!local || local.publicApiKey === publicApiKey) return;
@@ -160,16 +164,7 @@ function mirrorNewKey(context: RunContext, account: Account, remote: ApiKeyDto, 
   if (holder && holder.accountId === account.id && !store.keyState(holder.id)) {
     // A key of this account from an earlier link: linked again; what was changed here since goes out.
     store.insertKeyState({ apiKeyId: holder.id, linkId: link.id, remoteKey: remote.key, base: fields });
-    const differing = changedFields(fields, holder);
-    if (differing.length > 0) {
-      store.enqueue({
-        linkId: link.id,
-        apiKeyId: holder.id,
-        kind: "update",
-        fields: differing,
-        now: context.now(),
-      });
-    }
+    queueDifferences(context, holder.id, fields, holder);
     return;
   }
   if (holder) {

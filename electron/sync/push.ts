@@ -1,5 +1,5 @@
 import type { SyncedField } from "../../shared/sync.ts";
-import { adoptPublicApiKey, claimCreate, matchesSent } from "./pull.ts";
+import { claimCreate, matchesSent } from "./pull.ts";
 import { classifyRemoteFailure } from "./remoteFailure.ts";
 import type { RunContext } from "./runContext.ts";
 import {
@@ -117,24 +117,8 @@ async function pushCreate(
     context.problem(`the remote created key ${answer.value.key} for ${local.key} but ${remote.reason}`);
     return;
   }
-  const handled = group.map((other) => other.id);
-  await data.writes.run(() => {
-    store.setRemoteKey(entry.apiKeyId, answer.value.key, remote.fields);
-    adoptPublicApiKey(context, entry.apiKeyId, answer.value.publicApiKey);
-    store.deleteEntries(handled);
-    // `enabled` (a create cannot set it) and changes made while the create was on its way.
-    const now = data.apiKeys.byId(entry.apiKeyId);
-    const differing = now ? changedFields(remote.fields, now) : [];
-    if (differing.length > 0) {
-      store.enqueue({
-        linkId: link.id,
-        apiKeyId: entry.apiKeyId,
-        kind: "update",
-        fields: differing,
-        now: context.now(),
-      });
-    }
-  });
+  // Also queues `enabled` (a create cannot set it) and changes made while the create was on its way.
+  await data.writes.run(() => claimCreate(context, entry, answer.value, remote.fields));
   const followUp = store.entriesOfKey(entry.apiKeyId).filter((other) => !other.failed);
   if (followUp.length > 0) await pushUpdate(context, followUp);
 }

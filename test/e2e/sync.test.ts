@@ -5,6 +5,7 @@ import { after, before, test } from "node:test";
 import type { Browser, BrowserContext, Locator, Page } from "playwright-core";
 import { seriousViolations } from "../harness/axe.ts";
 import { chromiumMissing, launchChromium, skipWithoutChromium } from "../harness/chromium.ts";
+import { eventually } from "../harness/eventually.ts";
 import {
   addAccount,
   basic,
@@ -83,13 +84,8 @@ const rename = (side: "local" | "remote", key: string, name: string) =>
   api(side, `/settings/1/accounts/_/api-keys/${key}`, "PUT", { name });
 
 /** Waits until `check` holds, polling (the engine and the view work in the background). */
-async function eventually(what: string, check: () => Promise<boolean>, timeoutMs = 20_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) assert.fail(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 200));
-  }
-}
+const until = (what: string, check: () => Promise<boolean>, timeoutMs?: number) =>
+  eventually(what, async () => ((await check()) ? true : undefined), timeoutMs);
 
 before(async () => {
   if (chromiumMissing) return;
@@ -171,7 +167,7 @@ test("a remote profile is linked, Sync now brings its keys, and conflicts are re
   await form.getByText(/already linked/).waitFor();
 
   await syncNow();
-  await eventually(
+  await until(
     "two linked keys",
     async () => (await linkCard().getByTestId("sync-linked-keys").textContent()) === "2",
   );
@@ -223,7 +219,7 @@ test("a remote profile is linked, Sync now brings its keys, and conflicts are re
   await conflict.waitFor();
   await conflict.getByRole("button", { name: "Keep mine: Name of shared v2 (mine)" }).click();
   await conflict.waitFor({ state: "detached" });
-  await eventually("the kept name on the remote", async () => {
+  await until("the kept name on the remote", async () => {
     const { name } = (await api("remote", `/settings/1/accounts/_/api-keys/${remoteKey.key}`)) as Key;
     if (name !== "shared v2 (mine)") await bridge("sync.run", { id: link?.id });
     return name === "shared v2 (mine)";
@@ -232,7 +228,7 @@ test("a remote profile is linked, Sync now brings its keys, and conflicts are re
     ((await api("local", `/settings/1/accounts/_/api-keys/${localKey.key}`)) as Key).name,
     "shared v2 (mine)",
   );
-  await eventually(
+  await until(
     "no conflict and nothing pending",
     async () =>
       (await linkCard().getByTestId("sync-conflicts").textContent()) === "0" &&

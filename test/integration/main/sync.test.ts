@@ -6,6 +6,7 @@ import { MemoryClipboard } from "../../../electron/main/memoryClipboard.ts";
 import { SessionVault } from "../../../electron/vault/sessionVault.ts";
 import type { BridgeEvent, ProfileDto } from "../../../shared/bridge.ts";
 import type { SyncLinkDto } from "../../../shared/sync.ts";
+import { eventually } from "../../harness/eventually.ts";
 import {
   addAccount,
   basic,
@@ -47,21 +48,6 @@ async function remoteKey(name: string): Promise<{ key: string; name: string }> {
   const created = await remoteApi("/settings/1/accounts/_/api-keys", "POST", { name });
   assert.equal(created.status, 200, created.text);
   return created.json as { key: string; name: string };
-}
-
-/** Polls until `check` answers something other than undefined (the engine works in the background). */
-async function eventually<T>(
-  what: string,
-  check: () => Promise<T | undefined>,
-  timeoutMs = 15_000,
-): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await check();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) assert.fail(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
 }
 
 const linkNow = async () => {

@@ -20,18 +20,18 @@ test("kill -9 of the local side in the middle of a pull: after a restart the pul
   const total = 3000;
   await remote.createKeys(total);
   linkId = (await link(local, remote.url)).id; // the first run starts at once
-  const seen = await eventually(async () => {
+  const seen = await eventually("the pull to be under way", async () => {
     const state = await linkState(local, linkId);
     return state.linkedKeys > 0 ? state.linkedKeys : undefined;
-  }, "the pull to be under way");
+  });
   await local.stop("SIGKILL");
   assert.ok(seen < total, `killed mid-pull (${seen} of ${total} keys were in)`);
 
   await local.start(); // the interrupted run is due, so it starts again at once
-  await eventually(async () => {
+  await eventually("the pull to finish after the restart", async () => {
     const state = await linkState(local, linkId);
     return state.linkedKeys === total && state.lastSuccessAt !== null ? state : undefined;
-  }, "the pull to finish after the restart");
+  });
   const localKeys = await local.keys();
   assert.equal(localKeys.length, total);
   assert.equal(countBy(localKeys, (key) => key.publicApiKey).size, total, "every remote key once");
@@ -41,10 +41,10 @@ test("kill -9 of the local side in the middle of a push: after a restart every c
   const { local, remote } = pair;
   const count = 300;
   await local.createKeys(count, (i) => `made here ${i}`); // each queues a create; a push starts a second later
-  const seen = await eventually(async () => {
+  const seen = await eventually("the push to be under way", async () => {
     const state = await linkState(local, linkId);
     return state.pending < count ? state.pending : undefined;
-  }, "the push to be under way");
+  });
   await local.stop("SIGKILL");
   assert.ok(seen > 0, `killed mid-push (${count - seen} of ${count} creates were through)`);
 

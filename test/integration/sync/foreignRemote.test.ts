@@ -157,9 +157,8 @@ test("401 pauses the link and asks for credentials; new credentials resume it", 
   await local.ok("PUT", `/local/1/sync/links/${linkId}`, {
     remote: { username: foreign.username, password: "rotated password" },
   });
-  await eventually(
-    async () => (foreignByName("made while paused").length === 1 ? true : undefined),
-    "the resumed link to push",
+  await eventually("the resumed link to push", async () =>
+    foreignByName("made while paused").length === 1 ? true : undefined,
   );
   assert.ok(foreign.seen.length > requestsWhilePaused);
   const state = await linkState(local, linkId);

@@ -101,11 +101,11 @@ test("the link's interval runs it without Sync now", async () => {
   assert.ok(Date.parse(shortened.nextRunAt) <= Date.now() + 10_000, "the planned run moved closer");
   await remote.updateKey(target.key, { name: "renamed on the remote" });
   const mirrored = await eventually(
+    "the interval run to pull the change",
     async () => {
       const found = (await local.keys()).find((key) => key.key === target.key);
       return found?.name === "renamed on the remote" ? found : undefined;
     },
-    "the interval run to pull the change",
     25_000,
   );
   assert.equal(mirrored.publicApiKey, target.publicApiKey);

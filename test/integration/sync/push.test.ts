@@ -55,10 +55,10 @@ test("changes made while the remote is down wait in the outbox, survive a restar
 
   await remote.start();
   // No "sync now": the backoff retry is what notices the remote is back.
-  const synced = await eventually(async () => {
+  const synced = await eventually("the queued changes to go out", async () => {
     const state = await linkState(local, linkId);
     return state.pending === 0 && state.lastError === null ? state : undefined;
-  }, "the queued changes to go out");
+  });
   assert.equal(synced.state, "idle");
 
   const remoteKeys = byName(await remote.keys());

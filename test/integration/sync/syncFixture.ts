@@ -158,20 +158,7 @@ export const outbox = (local: Side, id: number) =>
     .ok<{ entries: SyncOutboxEntryDto[] }>("GET", `/local/1/sync/links/${id}/outbox`)
     .then((list) => list.entries);
 
-/** Polls until `check` returns a value (not undefined), or fails after `timeoutMs`. */
-export async function eventually<T>(
-  check: () => Promise<T | undefined>,
-  what: string,
-  timeoutMs = 20_000,
-): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await check();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) assert.fail(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-}
+export { eventually } from "../../harness/eventually.ts";
 
 /** The fields both sides must agree on, without the ids that differ between them. */
 export const comparable = (key: ApiKey) => {
