@@ -125,11 +125,9 @@ const baseUrlSchema = z
     { error: "must be an http:// or https:// URL without credentials in it" },
   );
 
-const remoteAccountKeySchema = z
-  .string({ error: "must be a string" })
-  .regex(/^(_|[0-9A-Za-z-]{1,100})$/, {
-    error: "must be _ (the credentials' own account) or an account key",
-  });
+const remoteAccountKeySchema = z.string({ error: "must be a string" }).regex(/^(_|[0-9A-Za-z-]{1,100})$/, {
+  error: "must be _ (the credentials' own account) or an account key",
+});
 
 const usernameSchema = z
   .string({ error: "must be a string" })
