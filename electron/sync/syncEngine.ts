@@ -36,6 +36,8 @@ interface Runtime {
   progress?: SyncProgressDto;
   /** A change was queued during the run: run again right after. */
   again?: boolean;
+  /** The run "sync now" asked for while another one was under way. */
+  rerun?: Promise<void> | undefined;
   problems: string[];
 }
 
@@ -197,11 +199,22 @@ export class SyncEngine {
 
   // ---- running -------------------------------------------------------------------------------
 
-  /** Runs the link now (or waits for the run under way) and answers its state afterwards. */
+  /**
+   * Runs the link now and answers its state afterwards. With a run under way, waits for it and
+   * then runs again: that run may have started before the changes the caller wants synced.
+   * Callers waiting together share the second run.
+   */
   async runNow(link: SyncLink): Promise<SyncLinkDto> {
     const runtime = this.#runtimeOf(link.id);
-    if (runtime.running) await runtime.running;
-    else await this.#run(link.id);
+    if (runtime.running) {
+      runtime.rerun ??= runtime.running.then(() => {
+        runtime.rerun = undefined;
+        return this.#run(link.id);
+      });
+      await runtime.rerun;
+    } else {
+      await this.#run(link.id);
+    }
     return this.toDto(this.store.link(link.id) as SyncLink);
   }
 

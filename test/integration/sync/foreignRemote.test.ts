@@ -129,6 +129,28 @@ test("one refused change does not block the others; it can be retried", async ()
   assert.equal(foreignByName("alpha refused").length, 1);
 });
 
+test("sync now during a run waits for it and runs again, so it sees what changed meanwhile", async () => {
+  foreign.listDelayMs = 800;
+  const first = runLink(local, linkId);
+  await eventually("the first run to be under way", async () =>
+    (await linkState(local, linkId)).state === "running" ? true : undefined,
+  );
+  const key = {
+    name: "added during a run",
+    key: randomBytes(16).toString("hex").toUpperCase(),
+    publicApiKey: "added-during-a-run-public-api-key",
+    accountKey: "F".repeat(32),
+    permissions: ["ALL"],
+    enabled: true,
+  };
+  foreign.keys.set(key.key, key);
+  const second = await runLink(local, linkId);
+  foreign.listDelayMs = 0;
+  await first;
+  assert.equal(second.lastError, null);
+  assert.ok(byName(await local.keys()).has("added during a run"), "the second run pulled it");
+});
+
 test("429 backs off for at least the remote's Retry-After", async () => {
   foreign.fail({ method: "GET", status: 429, headers: { "retry-after": "30" } });
   const before = Date.now();

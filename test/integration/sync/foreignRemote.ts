@@ -41,6 +41,8 @@ export interface ForeignRemote {
   fail(failure: InjectedFailure): void;
   /** Keys left out of the unfiltered list (a list that lags behind), still found by `?name=`. */
   lagging: Set<string>;
+  /** Answers to unfiltered lists wait this long (a slow remote). */
+  listDelayMs: number;
   /** The next create is carried out, but its connection is cut before the answer. */
   loseNextCreateAnswer(): void;
   close(): Promise<void>;
@@ -60,6 +62,7 @@ export async function startForeignRemote(username = "foreign", password = "s3cre
     keys: new Map(),
     seen: [],
     lagging: new Set(),
+    listDelayMs: 0,
     fail: (failure) => failures.push({ ...failure, left: failure.times ?? 1 }),
     loseNextCreateAnswer: () => {
       loseCreate = true;
@@ -124,6 +127,10 @@ export async function startForeignRemote(username = "foreign", password = "s3cre
         else list = list.filter((key) => !remote.lagging.has(key.name));
         if (publicApiKey !== null) list = list.filter((key) => key.publicApiKey === publicApiKey);
         if (enabled !== null) list = list.filter((key) => String(key.enabled) === enabled);
+        if (name === null && remote.listDelayMs > 0) {
+          setTimeout(() => send(res, 200, { apiKeys: list }), remote.listDelayMs);
+          return;
+        }
         return send(res, 200, { apiKeys: list });
       }
       if (id === undefined && method === "POST") {
