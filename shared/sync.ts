@@ -100,6 +100,8 @@ export interface SyncOutboxEntryDto {
   key: string;
   kind: "create" | "update";
   fields: SyncedField[];
+  /** Fields of this change held back by a conflict on the key until it is resolved. */
+  heldFields: SyncedField[];
   attempts: number;
   failed: boolean;
   lastError: string | null;

@@ -62,6 +62,7 @@ export const syncOutboxEntrySchema = z.object({
   key: z.string(),
   kind: z.enum(["create", "update"]),
   fields: z.array(syncedField),
+  heldFields: z.array(syncedField),
   attempts: z.int(),
   failed: z.boolean(),
   lastError: nullableString,

@@ -427,6 +427,12 @@ export class SyncEngine {
 
   outbox(link: SyncLink): SyncOutboxEntryDto[] {
     const keyIds = new Map<number, string>();
+    const conflicted = new Map(
+      this.store
+        .keyStates(link.id)
+        .filter((state) => state.conflict)
+        .map((state) => [state.apiKeyId, new Set(Object.keys(state.conflict ?? {}))]),
+    );
     return this.store.entries(link.id).map((entry) => {
       let key = keyIds.get(entry.apiKeyId);
       if (key === undefined) {
@@ -438,6 +444,7 @@ export class SyncEngine {
         key,
         kind: entry.kind,
         fields: entry.fields,
+        heldFields: entry.fields.filter((field) => conflicted.get(entry.apiKeyId)?.has(field) ?? false),
         attempts: entry.attempts,
         failed: entry.failed,
         lastError: entry.lastError,

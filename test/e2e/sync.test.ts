@@ -205,6 +205,8 @@ test("a remote profile is linked, Sync now brings its keys, and conflicts are re
   }
   await page.getByRole("button", { name: "Close notification" }).first().waitFor({ state: "detached" });
   await page.screenshot({ path: join(RESULTS, "sync-view.png"), fullPage: true });
+  const held = syncView().getByTestId("sync-outbox-entry").filter({ hasText: "shared (mine)" });
+  assert.equal(await held.getByText("Held by conflict").count(), 1, "the local rename waits for the choice");
 
   await conflict.getByRole("button", { name: "Take remote: Name of shared (mine)" }).click();
   await conflict.waitFor({ state: "detached" });

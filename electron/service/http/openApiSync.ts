@@ -135,12 +135,17 @@ export const syncSchemas = {
   SyncOutboxEntry: {
     type: "object",
     additionalProperties: false,
-    required: ["id", "key", "kind", "fields", "attempts", "failed", "lastError", "createdAt"],
+    required: ["id", "key", "kind", "fields", "heldFields", "attempts", "failed", "lastError", "createdAt"],
     properties: {
       id: { type: "integer" },
       key: { type: "string" },
       kind: { type: "string", enum: ["create", "update"] },
       fields: { type: "array", items: fieldName },
+      heldFields: {
+        type: "array",
+        items: fieldName,
+        description: "Fields held back by a conflict on the key",
+      },
       attempts: count,
       failed: { type: "boolean" },
       lastError: { type: ["string", "null"] },

@@ -121,6 +121,13 @@ test("the same field changed on both sides is a conflict: nothing is overwritten
   assert.equal(remoteKey?.enabled, false, "the other field changed here still went out");
   assert.equal(localKey?.validFrom, "2026-06-01T00:00:00.000+0000", "the other field changed there came in");
 
+  const waiting = (await outbox(local, linkId)).filter((entry) => entry.key === target.key);
+  assert.deepEqual(
+    waiting.map((entry) => [entry.fields, entry.heldFields]),
+    [[["name"], ["name"]]],
+    "the local rename is held back by the conflict",
+  );
+
   // Another run keeps both sides as they are.
   await runLink(local, linkId);
   assert.equal((await remote.keys()).find((key) => key.key === target.key)?.name, "theirs");

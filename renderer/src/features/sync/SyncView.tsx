@@ -752,6 +752,12 @@ function OutboxList({ link }: { link: SyncLinkDto }) {
                         </Text>
                       )}
                     </Stack>
+                  ) : entry.heldFields.length > 0 ? (
+                    <Badge color="orange.9" variant="dot" title="Resolve the conflict above to send it">
+                      {entry.heldFields.length === entry.fields.length
+                        ? "Held by conflict"
+                        : "Partly held by conflict"}
+                    </Badge>
                   ) : (
                     <Badge color="blue.9" variant="dot">
                       Waiting

@@ -125,6 +125,7 @@ test("keys, resolve and the outbox use the contract's paths; discard answers not
     key: KEY,
     kind: "update",
     fields: ["name"],
+    heldFields: [],
     attempts: 2,
     failed: true,
     lastError: "the remote refused it",
