@@ -34,6 +34,24 @@ async function call<T>(
   }
 }
 
+/** `call`, counting an attempt on the entries when it fails (creates count theirs before sending). */
+async function countingAttempts<T>(
+  context: RunContext,
+  ids: readonly number[],
+  work: () => Promise<T>,
+): ReturnType<typeof call<T>> {
+  try {
+    const answer = await call(work);
+    if (!answer.ok) await context.data.writes.run(() => context.store.recordEntryAttempts(ids, answer.text));
+    return answer;
+  } catch (error) {
+    if (error instanceof LinkFailure && !context.stopped()) {
+      await context.data.writes.run(() => context.store.recordEntryAttempts(ids, error.failure.text));
+    }
+    throw error;
+  }
+}
+
 /** The outbox grouped by key, keys in the order of their oldest pending change. */
 function pendingByKey(entries: readonly OutboxEntry[]): OutboxEntry[][] {
   const groups = new Map<number, OutboxEntry[]>();
@@ -164,7 +182,7 @@ async function pushUpdate(context: RunContext, group: readonly OutboxEntry[]): P
   const fields = [...new Set(group.flatMap((entry) => entry.fields))].filter((field) => !held.has(field));
   if (fields.length === 0) return;
   const upTo = Math.max(...ids);
-  const answer = await call(() =>
+  const answer = await countingAttempts(context, ids, () =>
     client.update(link.remoteAccountKey, state.remoteKey as string, updateRequestOf(local, fields)),
   );
   if (!answer.ok) {

@@ -29,7 +29,9 @@ export function classifyRemoteFailure(error: unknown): RemoteFailure {
     };
   if (status === undefined || status >= 500 || status === 408 || status < 400)
     return { kind: "unavailable", text };
-  return { kind: "refused", text, status };
+  // A remote with another error body: its status is all we can tell.
+  const said = error.bridgeError.messageId === "GENERAL_ERROR" ? `the remote answered HTTP ${status}` : text;
+  return { kind: "refused", text: said, status };
 }
 
 export const MIN_BACKOFF_MS = 1_000;

@@ -1,8 +1,8 @@
 import assert from "node:assert/strict";
 import { randomBytes } from "node:crypto";
 import { after, before, test } from "node:test";
+import { type ForeignRemote, startForeignRemote } from "../../harness/foreignRemote.ts";
 import { addAccount, makeTempDir, removeDir } from "../../harness/keyServiceProcess.ts";
-import { type ForeignRemote, startForeignRemote } from "./foreignRemote.ts";
 import { byName, eventually, linkState, outbox, PASSWORD, runLink, Side, syncKeys } from "./syncFixture.ts";
 
 let local: Side;

@@ -341,9 +341,9 @@ function LinkCard(props: { link: SyncLinkDto; accounts: AccountDto[] | undefined
             after.lastError
               ? { color: "red", title: "Sync did not go through", message: after.lastError }
               : {
-                  color: "green",
-                  title: "Synced",
-                  message: `${after.linkedKeys} linked ${after.linkedKeys === 1 ? "key" : "keys"}, ${after.pending} pending, ${after.conflicts} in conflict.`,
+                  color: after.failed > 0 || after.conflicts > 0 ? "orange" : "green",
+                  title: after.failed > 0 || after.conflicts > 0 ? "Synced; some changes need you" : "Synced",
+                  message: `${after.linkedKeys} linked ${after.linkedKeys === 1 ? "key" : "keys"}, ${after.pending} pending, ${after.conflicts} in conflict, ${after.failed} refused by the remote.`,
                 },
           ),
         onError: failed("Sync failed"),

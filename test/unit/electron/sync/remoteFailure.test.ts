@@ -37,6 +37,10 @@ test("no answer, 5xx, 408 and answers that are not the API end the run; other 4x
   const refused = classifyRemoteFailure(new BridgeFailure("BAD_REQUEST", "bad name", undefined, 400));
   assert.deepEqual(refused, { kind: "refused", text: "bad name", status: 400 });
   assert.equal(classifyRemoteFailure(new BridgeFailure("NOT_FOUND", "gone", undefined, 404)).kind, "refused");
+  const foreign = classifyRemoteFailure(
+    new BridgeFailure("GENERAL_ERROR", "check the base URL", undefined, 422),
+  );
+  assert.deepEqual(foreign, { kind: "refused", text: "the remote answered HTTP 422", status: 422 });
 });
 
 test("backoff doubles from 1 s up to 5 min, within ±20 %", () => {
