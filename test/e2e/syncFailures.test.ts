@@ -189,3 +189,31 @@ test("a key gone from the remote is flagged, kept here, and a change to it can b
   await keyRow.getByTestId("key-sync-state").filter({ hasText: "Gone from remote" }).waitFor();
   assert.deepEqual(problems, []);
 });
+
+test("a run shows its progress live", async (t) => {
+  if (skipWithoutChromium(t)) return;
+  await bridge("sync.links.update", { id: linkId, paused: true });
+  for (let index = 0; index < 24; index++) {
+    const { key } = (await localApi("/settings/1/accounts/_/api-keys", "POST", {
+      name: `queued ${index}`,
+    })) as Key;
+    await localApi(`/settings/1/accounts/_/api-keys/${key}`, "PUT", { enabled: false });
+  }
+  // Three waves of 8 keys, each update answered 2.5 s late: long enough for the view, which
+  // refreshes itself every 5 s (every second once it sees a run), to catch the run in progress.
+  foreign.updateDelayMs = 2500;
+  await page.getByRole("tab", { name: "Sync" }).click();
+  await bridge("sync.links.update", { id: linkId, paused: false });
+  await linkCard()
+    .getByText(/^Pushing local changes: \d+ of 24$/)
+    .waitFor({ timeout: 10_000 });
+  assert.equal(await linkCard().getByTestId("sync-progress").count(), 1);
+  await linkCard().getByTestId("sync-state").filter({ hasText: "Up to date" }).waitFor({ timeout: 20_000 });
+  await linkCard().getByTestId("sync-pending").filter({ hasText: /^0$/ }).waitFor({ timeout: 20_000 });
+  foreign.updateDelayMs = 0;
+  assert.equal(
+    [...foreign.keys.values()].filter((key) => key.name.startsWith("queued ") && !key.enabled).length,
+    24,
+  );
+  assert.deepEqual(problems, []);
+});

@@ -41,8 +41,10 @@ export interface ForeignRemote {
   fail(failure: InjectedFailure): void;
   /** Keys left out of the unfiltered list (a list that lags behind), still found by `?name=`. */
   lagging: Set<string>;
-  /** Answers to unfiltered lists wait this long (a slow remote). */
+  /** Unfiltered lists are answered this many ms late (a slow remote). */
   listDelayMs: number;
+  /** Updates are answered this many ms late. */
+  updateDelayMs: number;
   /** The next create is carried out, but its connection is cut before the answer. */
   loseNextCreateAnswer(): void;
   close(): Promise<void>;
@@ -63,6 +65,7 @@ export async function startForeignRemote(username = "foreign", password = "s3cre
     seen: [],
     lagging: new Set(),
     listDelayMs: 0,
+    updateDelayMs: 0,
     fail: (failure) => failures.push({ ...failure, left: failure.times ?? 1 }),
     loseNextCreateAnswer: () => {
       loseCreate = true;
@@ -160,6 +163,10 @@ export async function startForeignRemote(username = "foreign", password = "s3cre
         const problem = apply(updated, body, UPDATE_FIELDS);
         if (problem) return send(res, 400, { error: problem });
         remote.keys.set(key.key, updated);
+        if (remote.updateDelayMs > 0) {
+          setTimeout(() => send(res, 200, updated), remote.updateDelayMs);
+          return;
+        }
         return send(res, 200, updated);
       }
       return send(res, 405, { error: "method not allowed" });
