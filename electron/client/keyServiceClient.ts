@@ -32,6 +32,8 @@ export interface KeyServiceClientOptions {
   password: string;
   /** Per-request timeout; 10 s by default. */
   timeoutMs?: number;
+  /** Aborts every request of this client (its owner is closing). */
+  signal?: AbortSignal;
 }
 
 export interface KeyListFilter {
@@ -77,12 +79,14 @@ export class KeyServiceClient {
   readonly username: string;
   readonly #authorization: string;
   readonly #timeoutMs: number;
+  readonly #signal: AbortSignal | undefined;
 
   constructor(options: KeyServiceClientOptions) {
     this.baseUrl = options.baseUrl.replace(/\/+$/, "");
     this.username = options.username;
     this.#authorization = `Basic ${Buffer.from(`${options.username}:${options.password}`, "utf8").toString("base64")}`;
     this.#timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+    this.#signal = options.signal;
   }
 
   // ---- keys ----------------------------------------------------------------------------
@@ -331,7 +335,9 @@ export class KeyServiceClient {
         headers,
         ...(options.body !== undefined && { body: JSON.stringify(options.body) }),
         redirect: "manual",
-        signal: AbortSignal.timeout(options.timeoutMs ?? this.#timeoutMs),
+        signal: this.#signal
+          ? AbortSignal.any([this.#signal, AbortSignal.timeout(options.timeoutMs ?? this.#timeoutMs)])
+          : AbortSignal.timeout(options.timeoutMs ?? this.#timeoutMs),
       });
       return {
         status: response.status,

@@ -58,6 +58,8 @@ export class SyncEngine {
   readonly #runtime = new Map<number, Runtime>();
   readonly #journal;
   #closed = false;
+  /** Aborts the requests of runs under way when the engine closes. */
+  readonly #closing = new AbortController();
 
   constructor(data: DataDir, options: SyncEngineOptions = {}) {
     this.#data = data;
@@ -73,9 +75,14 @@ export class SyncEngine {
     for (const link of this.store.links()) this.#schedule(link);
   }
 
+  /**
+   * Stops every run (aborting its requests) and schedules none. Local changes are still
+   * recorded in the outbox until the data directory closes: requests still in flight while the
+   * service stops must not lose theirs.
+   */
   async close(): Promise<void> {
     this.#closed = true;
-    this.#data.keyJournals.delete(this.#journal);
+    this.#closing.abort();
     for (const runtime of this.#runtime.values()) clearTimeout(runtime.timer);
     await Promise.allSettled([...this.#runtime.values()].map((runtime) => runtime.running));
   }
@@ -278,6 +285,7 @@ export class SyncEngine {
         baseUrl: link.remoteBaseUrl,
         username: link.remoteUsername,
         password: this.store.remotePassword(link),
+        signal: this.#closing.signal,
         ...(this.#options.remoteTimeoutMs !== undefined && { timeoutMs: this.#options.remoteTimeoutMs }),
       }),
       now: this.#now,

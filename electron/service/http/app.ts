@@ -122,7 +122,8 @@ export function buildHttpApp(data: DataDir, options: HttpAppOptions = {}): KeySe
     ...options.sync,
   });
   sync.start();
-  app.addHook("onClose", async () => {
+  // Before the server waits for requests in flight: a "sync now" waiting on a slow remote ends now.
+  app.addHook("preClose", async () => {
     await sync.close();
   });
   registerSyncRoutes(app, sync, keys, requireBasic);

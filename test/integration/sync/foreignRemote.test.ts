@@ -188,3 +188,24 @@ test("401 pauses the link and asks for credentials; new credentials resume it", 
   const answer = await local.call("GET", `/local/1/sync/links/${linkId}`);
   assert.doesNotMatch(answer.text, /rotated password/, "the password is never answered");
 });
+
+test("stopping the service during a run waits for no slow remote: its requests are aborted", async () => {
+  foreign.listDelayMs = 60_000;
+  const pending = local.call("POST", `/local/1/sync/links/${linkId}/run`).catch(() => undefined);
+  await eventually("the run to be under way", async () =>
+    (await linkState(local, linkId)).state === "running" ? true : undefined,
+  );
+  const serving = local.process;
+  assert.ok(serving);
+  const started = Date.now();
+  const exit = await serving.stop("SIGTERM");
+  local.process = undefined;
+  const took = Date.now() - started;
+  foreign.listDelayMs = 0;
+  await pending;
+  assert.equal(exit.code, 0, serving.stderr());
+  assert.ok(took < 5_000, `stopped in ${took} ms, not after the remote's 60 s`);
+  await local.start();
+  const state = await runLink(local, linkId);
+  assert.equal(state.lastError, null, "the next run goes through");
+});
