@@ -7,11 +7,22 @@ import { PERMISSIONS } from "../../shared/apiKeys.ts";
  * before the app uses it (a remote may be anything that answers HTTP). Unknown fields are dropped.
  */
 
+/**
+ * Identifiers as any service may spell them (the spec leaves their format open; Keydesk's own
+ * are 32 hex digits): non-empty, printable, without path separators.
+ */
+const identifier = z
+  .string()
+  .min(1)
+  .max(200)
+  .regex(/^[\x21-\x7E]+$/)
+  .refine((value) => !value.includes("/") && value !== "." && value !== "..");
+
 export const apiKeySchema = z.object({
   name: z.string(),
-  key: z.string().regex(/^[0-9A-F]{32}$/),
+  key: identifier,
   publicApiKey: z.string().min(1),
-  accountKey: z.string().regex(/^[0-9A-F]{32}$/),
+  accountKey: identifier,
   allowedIPs: z.array(z.string()).optional(),
   permissions: z.array(z.enum(PERMISSIONS)),
   validFrom: z.string().optional(),

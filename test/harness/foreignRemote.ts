@@ -50,7 +50,8 @@ export interface ForeignRemote {
   close(): Promise<void>;
 }
 
-const ACCOUNT = randomBytes(16).toString("hex").toUpperCase();
+// The spec leaves identifier formats open: this remote's are not Keydesk's 32 hex digits.
+const ACCOUNT = `acct-${randomUUID()}`;
 const CREATE_FIELDS = ["name", "allowedIPs", "permissions", "validFrom", "validTo"];
 const UPDATE_FIELDS = [...CREATE_FIELDS, "enabled"];
 
@@ -139,7 +140,7 @@ export async function startForeignRemote(username = "foreign", password = "s3cre
       if (id === undefined && method === "POST") {
         const key: Key = {
           name: "",
-          key: randomBytes(16).toString("hex").toUpperCase(),
+          key: `key_${randomUUID()}`,
           publicApiKey: `${randomBytes(16).toString("hex")}-${randomUUID()}`,
           accountKey: ACCOUNT,
           permissions: ["ALL"],
