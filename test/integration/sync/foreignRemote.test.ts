@@ -51,10 +51,10 @@ test("a remote written from the spec alone, without Idempotency-Key, syncs both 
   assert.equal(pushed.pending, 0, pushed.lastError ?? "");
   assert.equal(foreignByName("beta renamed")[0]?.enabled, false);
   assert.deepEqual(foreignByName("delta")[0]?.allowedIPs, ["192.0.2.10"]);
-  assert.equal(
-    byName(await local.keys()).get("delta")?.publicApiKey,
-    foreignByName("delta")[0]?.publicApiKey,
-  );
+  const delta = byName(await local.keys()).get("delta");
+  assert.equal(delta?.publicApiKey, foreignByName("delta")[0]?.publicApiKey);
+  assert.match(foreignByName("delta")[0]?.key ?? "", /^key_/, "the remote spells its ids its own way");
+  assert.match(delta?.key ?? "", /^[0-9A-F]{32}$/, "the local key keeps a local id");
 });
 
 test("a lost create answer on a remote without Idempotency-Key: the key is found by name, not created twice", async () => {
