@@ -27,6 +27,11 @@ export interface ApiKeyListDto {
 export const NAME_MAX_LENGTH = 255;
 export const KEY_ID_PATTERN = /^[0-9A-F]{32}$/;
 export const ACCOUNT_KEY_PATTERN = /^[0-9A-F]{32}$/;
+/**
+ * Key and account ids as any instance of the API may spell them (the spec leaves their format
+ * open; Keydesk's own are 32 hex digits): 1–200 printable characters, no `/`, not `.` or `..`.
+ */
+export const ANY_ID_PATTERN = /^(?!\.{1,2}$)[\x21-\x2E\x30-\x7E]{1,200}$/;
 
 /** Checks a key name; returns the problems found (empty when the name is fine). */
 export function nameProblems(name: string): string[] {

@@ -1,7 +1,12 @@
 import { z } from "zod";
 import type { MessageId, ValidationErrors } from "./apiErrors.ts";
 import type { ApiKeyDto } from "./apiKeys.ts";
-import { createApiKeyRequestSchema, PERMISSIONS, updateApiKeyRequestSchema } from "./apiKeys.ts";
+import {
+  ANY_ID_PATTERN,
+  createApiKeyRequestSchema,
+  PERMISSIONS,
+  updateApiKeyRequestSchema,
+} from "./apiKeys.ts";
 import { type SyncBridgeResults, type SyncChangedEvent, syncBridgeArgumentSchemas } from "./syncBridge.ts";
 import type { CapturedPinDto } from "./tfa.ts";
 
@@ -120,11 +125,9 @@ export interface SettingsDto {
 
 // ---- Argument schemas ---------------------------------------------------------------------
 
-const accountKey = z
-  .string()
-  .regex(/^(_|[0-9A-F]{32})$/, "must be _ or a 32-character accountKey")
-  .default("_");
-const keyId = z.string().regex(/^[0-9A-F]{32}$/, "must be a 32-character key id");
+// Remote services may spell ids their own way (ANY_ID_PATTERN); `_` is the credentials' own account.
+const accountKey = z.string().regex(ANY_ID_PATTERN, "must be _ or an accountKey").default("_");
+const keyId = z.string().regex(ANY_ID_PATTERN, "must be a key id (printable, without /)");
 const profileId = z.string().min(1).max(100);
 const baseUrl = z
   .url({ protocol: /^https?$/, error: "must be an http:// or https:// URL" })

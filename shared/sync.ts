@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { ANY_ID_PATTERN } from "./apiKeys.ts";
 
 /**
  * Sync with a remote instance of the key-management API: the contract of the key service's
@@ -127,9 +128,9 @@ const baseUrlSchema = z
     { error: "must be an http:// or https:// URL without credentials in it" },
   );
 
-const remoteAccountKeySchema = z.string({ error: "must be a string" }).regex(/^(_|[0-9A-Za-z-]{1,100})$/, {
-  error: "must be _ (the credentials' own account) or an account key",
-});
+const remoteAccountKeySchema = z
+  .string({ error: "must be a string" })
+  .regex(ANY_ID_PATTERN, { error: "must be _ (the credentials' own account) or an account key" });
 
 const usernameSchema = z
   .string({ error: "must be a string" })

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { ANY_ID_PATTERN } from "./apiKeys.ts";
 import type { AccountDto } from "./bridge.ts";
 import {
   MAX_SYNC_INTERVAL_SECONDS,
@@ -24,7 +25,7 @@ const localAccountKey = z
   .default("_");
 const remoteAccountKey = z
   .string()
-  .regex(/^(_|[0-9A-Za-z-]{1,100})$/, "must be _ (the profile's own account) or an account key")
+  .regex(ANY_ID_PATTERN, "must be _ (the profile's own account) or an account key")
   .default("_");
 const intervalSeconds = z
   .int("must be a whole number of seconds")

@@ -1,22 +1,13 @@
 import { z } from "zod";
 import { MESSAGE_IDS } from "../../shared/apiErrors.ts";
-import { PERMISSIONS } from "../../shared/apiKeys.ts";
+import { ANY_ID_PATTERN, PERMISSIONS } from "../../shared/apiKeys.ts";
 
 /**
  * What the client accepts from a key service, local or remote: every answer is checked here
  * before the app uses it (a remote may be anything that answers HTTP). Unknown fields are dropped.
  */
 
-/**
- * Identifiers as any service may spell them (the spec leaves their format open; Keydesk's own
- * are 32 hex digits): non-empty, printable, without path separators.
- */
-const identifier = z
-  .string()
-  .min(1)
-  .max(200)
-  .regex(/^[\x21-\x7E]+$/)
-  .refine((value) => !value.includes("/") && value !== "." && value !== "..");
+const identifier = z.string().regex(ANY_ID_PATTERN);
 
 export const apiKeySchema = z.object({
   name: z.string(),

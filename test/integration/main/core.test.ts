@@ -263,7 +263,7 @@ describe("the Local profile through dispatch", () => {
   });
 
   test("invalid arguments and unknown methods answer INVALID_ARGUMENT with a message per field", async () => {
-    const badKey = await fails(core, "keys.get", { key: "not-a-key" });
+    const badKey = await fails(core, "keys.get", { key: "not/a key" });
     assert.equal(badKey.messageId, "INVALID_ARGUMENT");
     assert.ok(badKey.validationErrors?.key?.length, JSON.stringify(badKey));
 

@@ -133,7 +133,7 @@ describe("browser host (npm run web)", { skip: built ? false : "out/renderer is 
   });
 
   it("returns typed errors: invalid arguments, unknown methods, bad JSON", async () => {
-    const invalid = await bridgeCall("keys.get", { key: "not-a-key-id" });
+    const invalid = await bridgeCall("keys.get", { key: "not a key/id" });
     assert.equal(invalid.status, 200);
     const invalidResult = invalid.json as BridgeResult<unknown>;
     assert.equal(invalidResult.ok, false);

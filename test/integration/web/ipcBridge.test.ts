@@ -58,7 +58,7 @@ describe("bridge over IPC", () => {
 
   it("returns the core's typed error for an invalid argument", async () => {
     const handler = bridgeHandlerTable(core, trusted).get(channelOf("keys.get"));
-    const result = await handler?.(APP_PAGE, { key: "nope" });
+    const result = await handler?.(APP_PAGE, { key: "no/pe" });
     assert.equal(result?.ok, false);
     assert.equal(result?.ok === false && result.error.messageId, "INVALID_ARGUMENT");
   });
