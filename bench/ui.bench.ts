@@ -8,7 +8,7 @@ import { fieldsForCreate } from "../electron/service/domain/apiKeyRules.ts";
 import { newKeyId, newPublicApiKey } from "../electron/service/domain/identifiers.ts";
 import { chromiumMissing, launchChromium } from "../test/harness/chromium.ts";
 import { makeTempDir, REPO_ROOT, removeDir } from "../test/harness/keyServiceProcess.ts";
-import { startWebHost, type WebHostProcess } from "../test/harness/webHostProcess.ts";
+import { callBridge, startWebHost, type WebHostProcess } from "../test/harness/webHostProcess.ts";
 import type { Benchmark } from "./lib/benchmark.ts";
 import { metric } from "./lib/metrics.ts";
 import { median, percentile } from "./lib/stats.ts";
@@ -31,19 +31,11 @@ const KEYSTROKES_PER_LOAD = 3;
 const ROW_SELECTOR = '[data-testid="key-row"]';
 const RENDERER_INDEX = join(REPO_ROOT, "out", "renderer", "index.html");
 const ROW_TIMEOUT_MS = 20_000;
-
-type BridgeAnswer = { ok: true; value: unknown } | { ok: false; error: { messageId: string; text: string } };
-
-async function bridge(host: WebHostProcess, method: string, args?: unknown): Promise<unknown> {
-  const response = await fetch(`${host.baseUrl}/bridge/${method}`, {
-    method: "POST",
-    headers: { "content-type": "application/json", "x-keydesk-token": host.token },
-    ...(args !== undefined && { body: JSON.stringify(args) }),
+/** A bridge call of the browser host; a refusal fails the bench. */
+const bridge = (host: WebHostProcess, method: string, args?: unknown): Promise<unknown> =>
+  callBridge(host, method, args).catch((error: Error) => {
+    throw new BenchFailure(error.message);
   });
-  const answer = (await response.json()) as BridgeAnswer;
-  if (!answer.ok) throw new BenchFailure(`bridge ${method}: ${answer.error.messageId} ${answer.error.text}`);
-  return answer.value;
-}
 
 function keyName(index: number): string {
   return index % 100 === 0 ? `ui key ${index} ${MARKER}` : `ui key ${index}`;

@@ -5,7 +5,7 @@ import { after, before, test } from "node:test";
 import type { Browser } from "playwright-core";
 import { chromiumMissing, launchChromium, skipWithoutChromium } from "../harness/chromium.ts";
 import { makeTempDir, REPO_ROOT, removeDir } from "../harness/keyServiceProcess.ts";
-import { startWebHost, type WebHostProcess } from "../harness/webHostProcess.ts";
+import { bridgeAnswer, startWebHost, type WebHostProcess } from "../harness/webHostProcess.ts";
 
 /**
  * The UI end to end in Debian's Chromium, through the browser host (`npm run web`): the built
@@ -29,14 +29,11 @@ after(async () => {
   if (dataDir) await removeDir(dataDir);
 });
 
-async function bridge(method: string, args: unknown) {
-  const res = await fetch(`${host.baseUrl}/bridge/${method}`, {
-    method: "POST",
-    headers: { "content-type": "application/json", "x-keydesk-token": host.token },
-    body: JSON.stringify(args),
-  });
-  return (await res.json()) as { ok: boolean; value: Record<string, unknown> };
-}
+const bridge = (method: string, args: unknown) =>
+  bridgeAnswer<Record<string, unknown>>(host, method, args) as Promise<{
+    ok: boolean;
+    value: Record<string, unknown>;
+  }>;
 
 test("the page opens with its token, shows the service and the keys, and hides publicApiKeys", async (t) => {
   if (skipWithoutChromium(t)) return;

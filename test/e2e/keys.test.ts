@@ -16,7 +16,7 @@ import {
   request,
   startServe,
 } from "../harness/keyServiceProcess.ts";
-import { startWebHost, type WebHostProcess } from "../harness/webHostProcess.ts";
+import { callBridge, startWebHost, type WebHostProcess } from "../harness/webHostProcess.ts";
 
 /**
  * The keys view end to end in Debian's Chromium through the browser host, with the real core and
@@ -58,16 +58,8 @@ after(async () => {
 });
 
 /** A bridge call over HTTP, as the page makes it. */
-async function bridge<T = Record<string, unknown>>(method: string, args?: unknown): Promise<T> {
-  const res = await fetch(`${host.baseUrl}/bridge/${method}`, {
-    method: "POST",
-    headers: { "content-type": "application/json", "x-keydesk-token": host.token },
-    body: JSON.stringify(args ?? {}),
-  });
-  const result = (await res.json()) as { ok: boolean; value: T; error?: unknown };
-  assert.equal(result.ok, true, `${method}: ${JSON.stringify(result.error)}`);
-  return result.value;
-}
+const bridge = <T = Record<string, unknown>>(method: string, args?: unknown) =>
+  callBridge<T>(host, method, args ?? {});
 
 interface Key {
   key: string;

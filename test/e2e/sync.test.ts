@@ -17,7 +17,7 @@ import {
   type ServeProcess,
   startServe,
 } from "../harness/keyServiceProcess.ts";
-import { startWebHost, type WebHostProcess } from "../harness/webHostProcess.ts";
+import { callBridge, startWebHost, type WebHostProcess } from "../harness/webHostProcess.ts";
 
 /**
  * Sync end to end in Debian's Chromium: the browser host (its core, embedded service and sync
@@ -42,18 +42,7 @@ let page: Page;
 const problems: string[] = [];
 let local: { baseUrl: string; username: string; password: string };
 
-type BridgeAnswer<T> = { ok: true; value: T } | { ok: false; error: { messageId: string; text: string } };
-
-async function bridge<T>(method: string, args?: unknown): Promise<T> {
-  const res = await fetch(`${host.baseUrl}/bridge/${method}`, {
-    method: "POST",
-    headers: { "content-type": "application/json", "x-keydesk-token": host.token },
-    ...(args !== undefined && { body: JSON.stringify(args) }),
-  });
-  const answer = (await res.json()) as BridgeAnswer<T>;
-  if (!answer.ok) assert.fail(`bridge ${method}: ${answer.error.messageId} ${answer.error.text}`);
-  return answer.value;
-}
+const bridge = <T>(method: string, args?: unknown) => callBridge<T>(host, method, args);
 
 interface Key {
   key: string;

@@ -8,7 +8,7 @@ import { seriousViolations } from "../harness/axe.ts";
 import { chromiumMissing, launchChromium, skipWithoutChromium } from "../harness/chromium.ts";
 import { type ForeignRemote, startForeignRemote } from "../harness/foreignRemote.ts";
 import { basic, makeTempDir, REPO_ROOT, removeDir, request } from "../harness/keyServiceProcess.ts";
-import { startWebHost, type WebHostProcess } from "../harness/webHostProcess.ts";
+import { callBridge, startWebHost, type WebHostProcess } from "../harness/webHostProcess.ts";
 
 /**
  * What the Sync view shows when a remote refuses a change or loses a key, end to end in Debian's
@@ -27,18 +27,7 @@ let linkId: number;
 let local: { baseUrl: string; username: string; password: string };
 const problems: string[] = [];
 
-type BridgeAnswer<T> = { ok: true; value: T } | { ok: false; error: { messageId: string; text: string } };
-
-async function bridge<T>(method: string, args?: unknown): Promise<T> {
-  const res = await fetch(`${host.baseUrl}/bridge/${method}`, {
-    method: "POST",
-    headers: { "content-type": "application/json", "x-keydesk-token": host.token },
-    ...(args !== undefined && { body: JSON.stringify(args) }),
-  });
-  const answer = (await res.json()) as BridgeAnswer<T>;
-  if (!answer.ok) assert.fail(`bridge ${method}: ${answer.error.messageId} ${answer.error.text}`);
-  return answer.value;
-}
+const bridge = <T>(method: string, args?: unknown) => callBridge<T>(host, method, args);
 
 interface Key {
   key: string;

@@ -51,3 +51,28 @@ export async function startWebHost(options: {
     stop,
   };
 }
+
+export type BridgeAnswer<T> =
+  | { ok: true; value: T }
+  | { ok: false; error: { messageId: string; text: string; validationErrors?: Record<string, string[]> } };
+
+/** One bridge call to the browser host, as the page makes it; the answer as it comes. */
+export async function bridgeAnswer<T>(
+  host: WebHostProcess,
+  method: string,
+  args?: unknown,
+): Promise<BridgeAnswer<T>> {
+  const res = await fetch(`${host.baseUrl}/bridge/${method}`, {
+    method: "POST",
+    headers: { "content-type": "application/json", "x-keydesk-token": host.token },
+    ...(args !== undefined && { body: JSON.stringify(args) }),
+  });
+  return (await res.json()) as BridgeAnswer<T>;
+}
+
+/** One bridge call that must succeed: its value, or an error naming the bridge's messageId and text. */
+export async function callBridge<T>(host: WebHostProcess, method: string, args?: unknown): Promise<T> {
+  const answer = await bridgeAnswer<T>(host, method, args);
+  if (!answer.ok) throw new Error(`bridge ${method}: ${answer.error.messageId} ${answer.error.text}`);
+  return answer.value;
+}
