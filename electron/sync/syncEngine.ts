@@ -152,14 +152,13 @@ export class SyncEngine {
         // A shorter interval applies to the run already planned.
         const due = (link.lastSuccessAt ?? this.#now()) + request.intervalSeconds * 1000;
         if (link.failures === 0 && (link.nextAttemptAt === null || due < link.nextAttemptAt)) {
-          this.store.recordFailure(link.id, link.lastError ?? "", due, 0);
+          this.store.planRun(link.id, due);
         }
       }
       if (request.paused === true) this.store.setPaused(link.id, "user");
       if (request.paused === false) this.store.setPaused(link.id, null);
       // New credentials or a resume: try at once rather than at the end of a backoff.
-      if (request.remote || request.paused === false)
-        this.store.recordFailure(link.id, link.lastError ?? "", this.#now(), 0);
+      if (request.remote || request.paused === false) this.store.planRun(link.id, this.#now());
     });
     const updated = this.store.link(link.id) as SyncLink;
     this.#schedule(updated);
@@ -198,7 +197,7 @@ export class SyncEngine {
       progress: runtime?.running ? (runtime.progress ?? null) : null,
       lastAttemptAt: time(link.lastAttemptAt),
       lastSuccessAt: time(link.lastSuccessAt),
-      lastError: link.lastError || null,
+      lastError: link.lastError,
       nextRunAt: link.pausedReason ? null : time(link.nextAttemptAt),
       ...this.store.counts(link.id),
     };
@@ -309,11 +308,10 @@ export class SyncEngine {
       const problems = runtime.problems;
       const text =
         problems.length > 0 ? `synced, with ${problems.length} problem(s): ${problems.join("; ")}` : "synced";
-      await this.#data.writes.run(() => {
-        this.store.recordSuccess(link.id, this.#now(), this.#now() + link.intervalSeconds * 1000);
-        if (problems.length > 0)
-          this.store.recordFailure(link.id, text, this.#now() + link.intervalSeconds * 1000, 0);
-      });
+      const next = this.#now() + link.intervalSeconds * 1000;
+      await this.#data.writes.run(() =>
+        this.store.recordSuccess(link.id, this.#now(), next, problems.length > 0 ? text : null),
+      );
       this.#options.onRun?.(link, { ok: true, text });
     } catch (error) {
       if (this.#closed) return;

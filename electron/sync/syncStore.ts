@@ -254,11 +254,17 @@ export class SyncStore {
     this.#sql("UPDATE sync_links SET last_attempt_at = ? WHERE id = ?").run(now, linkId);
   }
 
-  recordSuccess(linkId: number, now: number, nextAttemptAt: number): void {
+  /** A run went through; `problems` names keys it could not handle (null when none). */
+  recordSuccess(linkId: number, now: number, nextAttemptAt: number, problems: string | null): void {
     this.#sql(
-      `UPDATE sync_links SET last_success_at = ?, last_error = NULL, failures = 0, next_attempt_at = ?
+      `UPDATE sync_links SET last_success_at = ?, last_error = ?, failures = 0, next_attempt_at = ?
          WHERE id = ?`,
-    ).run(now, nextAttemptAt, linkId);
+    ).run(now, problems, nextAttemptAt, linkId);
+  }
+
+  /** Plans the next run at `at`, ending any backoff. */
+  planRun(linkId: number, at: number): void {
+    this.#sql("UPDATE sync_links SET next_attempt_at = ?, failures = 0 WHERE id = ?").run(at, linkId);
   }
 
   recordFailure(linkId: number, error: string, nextAttemptAt: number | null, failures: number): void {
