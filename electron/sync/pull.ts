@@ -119,10 +119,9 @@ export function claimCreate(
   if (!local) return;
   store.setRemoteKey(entry.apiKeyId, remote.key, remoteFields);
   adoptPublicApiKey(context, local.id, remote.publicApiKey);
-  // The create is done; what changed locally since (or `enabled`, which a create cannot set) goes out as an update.
-  const later = store
-    .entriesOfKey(entry.apiKeyId)
-    .filter((other) => other.kind === "update" && !other.failed);
+  // The create is done. What changed locally since (or `enabled`, which a create cannot set)
+  // goes out as one update that folds in the key's earlier update entries, refused ones included.
+  const later = store.entriesOfKey(entry.apiKeyId).filter((other) => other.kind === "update");
   store.deleteEntries([entry.id, ...later.map((other) => other.id)]);
   queueDifferences(context, entry.apiKeyId, remoteFields, local);
 }

@@ -151,6 +151,28 @@ test("sync now during a run waits for it and runs again, so it sees what changed
   assert.ok(byName(await local.keys()).has("added during a run"), "the second run pulled it");
 });
 
+test("a refused create holds its key's later changes; retried, it goes out with them", async () => {
+  foreign.fail({ method: "POST", status: 400 });
+  const created = await local.createKey({ name: "eta" });
+  await local.updateKey(created.key, { enabled: false });
+  const refused = await runLink(local, linkId);
+  assert.equal(refused.failed, 2, "the create and the update after it");
+  const entries = (await outbox(local, linkId)).filter((entry) => entry.key === created.key);
+  assert.deepEqual(
+    entries.map((entry) => [entry.kind, entry.failed]),
+    [
+      ["create", true],
+      ["update", true],
+    ],
+  );
+  assert.equal(foreignByName("eta").length, 0);
+  await local.ok("POST", `/local/1/sync/links/${linkId}/outbox/${entries[0]?.id}/retry`);
+  const retried = await runLink(local, linkId);
+  assert.equal(retried.failed, 0);
+  assert.equal(retried.pending, 0);
+  assert.equal(foreignByName("eta")[0]?.enabled, false, "created, then disabled as here");
+});
+
 test("429 backs off for at least the remote's Retry-After", async () => {
   foreign.fail({ method: "GET", status: 429, headers: { "retry-after": "30" } });
   const before = Date.now();
