@@ -3,7 +3,12 @@ import { mkdir } from "node:fs/promises";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
 import type { Browser } from "playwright-core";
-import { chromiumMissing, launchChromium, skipWithoutChromium } from "../harness/chromium.ts";
+import {
+  chromiumMissing,
+  launchChromium,
+  skipWithoutChromium,
+  watchPageErrors,
+} from "../harness/chromium.ts";
 import { makeTempDir, REPO_ROOT, removeDir } from "../harness/keyServiceProcess.ts";
 import { bridgeAnswer, startWebHost, type WebHostProcess } from "../harness/webHostProcess.ts";
 
@@ -43,10 +48,7 @@ test("the page opens with its token, shows the service and the keys, and hides p
 
   const page = await browser.newPage();
   const problems: string[] = [];
-  page.on("console", (message) => {
-    if (message.type() === "error") problems.push(message.text());
-  });
-  page.on("pageerror", (error) => problems.push(String(error)));
+  watchPageErrors(page, problems);
   await page.goto(host.pageUrl);
 
   await page.getByTestId("key-list").waitFor({ timeout: 15_000 });

@@ -6,7 +6,12 @@ import { after, before, test } from "node:test";
 import { AxeBuilder } from "@axe-core/playwright";
 import type { Browser, BrowserContext, Locator, Page } from "playwright-core";
 import { formatApiDateTime } from "../../shared/datetime.ts";
-import { chromiumMissing, launchChromium, skipWithoutChromium } from "../harness/chromium.ts";
+import {
+  chromiumMissing,
+  launchChromium,
+  skipWithoutChromium,
+  watchPageErrors,
+} from "../harness/chromium.ts";
 import {
   addAccount,
   basic,
@@ -44,10 +49,7 @@ before(async () => {
   // The page writes copied keys to the browser's clipboard; the test reads them back from there.
   await context.grantPermissions(["clipboard-read", "clipboard-write"], { origin: host.baseUrl });
   page = await context.newPage();
-  page.on("console", (message) => {
-    if (message.type() === "error") pageProblems.push(message.text());
-  });
-  page.on("pageerror", (error) => pageProblems.push(String(error)));
+  watchPageErrors(page, pageProblems);
   page.setDefaultTimeout(10_000);
 });
 

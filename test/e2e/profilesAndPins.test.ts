@@ -5,7 +5,12 @@ import { after, before, test } from "node:test";
 import { AxeBuilder } from "@axe-core/playwright";
 import { AuthType, Infobip } from "@infobip-api/sdk";
 import type { Browser, BrowserContext, Page } from "playwright-core";
-import { chromiumMissing, launchChromium, skipWithoutChromium } from "../harness/chromium.ts";
+import {
+  chromiumMissing,
+  launchChromium,
+  skipWithoutChromium,
+  watchPageErrors,
+} from "../harness/chromium.ts";
 import {
   addAccount,
   basic,
@@ -70,10 +75,7 @@ after(async () => {
 async function openApp(): Promise<{ page: Page; problems: string[] }> {
   const page = await context.newPage();
   const problems: string[] = [];
-  page.on("console", (message) => {
-    if (message.type() === "error") problems.push(message.text());
-  });
-  page.on("pageerror", (error) => problems.push(String(error)));
+  watchPageErrors(page, problems);
   await page.goto(host.pageUrl);
   await page.getByTestId("service-status").waitFor({ timeout: 15_000 });
   return { page, problems };

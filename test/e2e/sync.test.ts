@@ -4,7 +4,12 @@ import { join } from "node:path";
 import { after, before, test } from "node:test";
 import type { Browser, BrowserContext, Locator, Page } from "playwright-core";
 import { seriousViolations } from "../harness/axe.ts";
-import { chromiumMissing, launchChromium, skipWithoutChromium } from "../harness/chromium.ts";
+import {
+  chromiumMissing,
+  launchChromium,
+  skipWithoutChromium,
+  watchPageErrors,
+} from "../harness/chromium.ts";
 import { eventually } from "../harness/eventually.ts";
 import {
   addAccount,
@@ -90,10 +95,7 @@ before(async () => {
   browser = await launchChromium();
   context = await browser.newContext();
   page = await context.newPage();
-  page.on("console", (message) => {
-    if (message.type() === "error") problems.push(message.text());
-  });
-  page.on("pageerror", (error) => problems.push(String(error)));
+  watchPageErrors(page, problems);
   await page.goto(host.pageUrl);
   await page.getByTestId("service-status").waitFor({ timeout: 15_000 });
   await mkdir(RESULTS, { recursive: true });

@@ -5,7 +5,12 @@ import { join } from "node:path";
 import { after, before, test } from "node:test";
 import type { Browser, Page } from "playwright-core";
 import { seriousViolations } from "../harness/axe.ts";
-import { chromiumMissing, launchChromium, skipWithoutChromium } from "../harness/chromium.ts";
+import {
+  chromiumMissing,
+  launchChromium,
+  skipWithoutChromium,
+  watchPageErrors,
+} from "../harness/chromium.ts";
 import { type ForeignRemote, startForeignRemote } from "../harness/foreignRemote.ts";
 import { basic, makeTempDir, REPO_ROOT, removeDir, request } from "../harness/keyServiceProcess.ts";
 import { callBridge, startWebHost, type WebHostProcess } from "../harness/webHostProcess.ts";
@@ -90,10 +95,7 @@ before(async () => {
   await bridge("sync.run", { id: linkId });
   browser = await launchChromium();
   page = await (await browser.newContext()).newPage();
-  page.on("console", (message) => {
-    if (message.type() === "error") problems.push(message.text());
-  });
-  page.on("pageerror", (error) => problems.push(String(error)));
+  watchPageErrors(page, problems);
   await page.goto(host.pageUrl);
   await page.getByTestId("service-status").waitFor({ timeout: 15_000 });
   await mkdir(RESULTS, { recursive: true });

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { existsSync } from "node:fs";
-import { type Browser, chromium } from "playwright-core";
+import { type Browser, chromium, type Page } from "playwright-core";
 
 /** Debian's Chromium, driven by playwright-core: never a downloaded browser. */
 
@@ -30,4 +30,12 @@ export function skipWithoutChromium(t: { skip(message: string): void }): boolean
   if (process.env.CI === "true") assert.fail(chromiumMissing);
   t.skip(chromiumMissing);
   return true;
+}
+
+/** Collects the page's console errors and uncaught exceptions into `problems` (a test asserts it stays empty). */
+export function watchPageErrors(page: Page, problems: string[]): void {
+  page.on("console", (message) => {
+    if (message.type() === "error") problems.push(message.text());
+  });
+  page.on("pageerror", (error) => problems.push(String(error)));
 }

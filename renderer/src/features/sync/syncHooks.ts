@@ -90,7 +90,11 @@ export function useSyncEvents(): void {
   );
 }
 
-function useSyncMutation<A, R>(call: (args: A) => Promise<R>) {
+/**
+ * A sync mutation: the links, sync keys and outbox are refetched after it; with `keysChange`
+ * the keys lists too (a run may pull keys, a resolve may write a remote value here).
+ */
+function useSyncMutation<A, R>(call: (args: A) => Promise<R>, options: { keysChange?: boolean } = {}) {
   const queryClient = useQueryClient();
   return useMutation({
     mutationFn: call,
@@ -99,6 +103,7 @@ function useSyncMutation<A, R>(call: (args: A) => Promise<R>) {
         queryClient.invalidateQueries({ queryKey: syncQueryKeys.links() }),
         queryClient.invalidateQueries({ queryKey: ["sync.keys"] }),
         queryClient.invalidateQueries({ queryKey: ["sync.outbox"] }),
+        ...(options.keysChange ? [queryClient.invalidateQueries({ queryKey: ["keys.list"] })] : []),
       ]),
   });
 }
@@ -115,32 +120,16 @@ export function useRemoveLink() {
   return useSyncMutation((args: BridgeArgs<"sync.links.remove">) => callBridge("sync.links.remove", args));
 }
 
-/** Runs a link now; the keys lists are refetched after (a pull may have brought keys). */
+/** Runs a link now. */
 export function useRunLink() {
-  const queryClient = useQueryClient();
-  return useMutation({
-    mutationFn: (args: BridgeArgs<"sync.run">) => callBridge("sync.run", args),
-    onSettled: () =>
-      Promise.all([
-        queryClient.invalidateQueries({ queryKey: syncQueryKeys.links() }),
-        queryClient.invalidateQueries({ queryKey: ["sync.keys"] }),
-        queryClient.invalidateQueries({ queryKey: ["sync.outbox"] }),
-        queryClient.invalidateQueries({ queryKey: ["keys.list"] }),
-      ]),
+  return useSyncMutation((args: BridgeArgs<"sync.run">) => callBridge("sync.run", args), {
+    keysChange: true,
   });
 }
 
 export function useResolveConflict() {
-  const queryClient = useQueryClient();
-  return useMutation({
-    mutationFn: (args: BridgeArgs<"sync.resolve">) => callBridge("sync.resolve", args),
-    onSettled: () =>
-      Promise.all([
-        queryClient.invalidateQueries({ queryKey: syncQueryKeys.links() }),
-        queryClient.invalidateQueries({ queryKey: ["sync.keys"] }),
-        queryClient.invalidateQueries({ queryKey: ["sync.outbox"] }),
-        queryClient.invalidateQueries({ queryKey: ["keys.list"] }),
-      ]),
+  return useSyncMutation((args: BridgeArgs<"sync.resolve">) => callBridge("sync.resolve", args), {
+    keysChange: true,
   });
 }
 
