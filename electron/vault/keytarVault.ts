@@ -1,15 +1,36 @@
-import type * as Keytar from "keytar";
 import { type CredentialVault, VAULT_SERVICE } from "./credentialVault.ts";
 
-/** The part of keytar the vault uses. */
-export type KeytarModule = Pick<typeof Keytar, "getPassword" | "setPassword" | "deletePassword">;
+/** The part of keytar the vault uses (typed here: keytar may be absent, see loadKeytar). */
+export interface KeytarModule {
+  getPassword(service: string, account: string): Promise<string | null>;
+  setPassword(service: string, account: string, password: string): Promise<void>;
+  deletePassword(service: string, account: string): Promise<boolean>;
+}
 
 /**
- * Loads keytar (a Node-API module). Throws when the native binary is missing or cannot be loaded
- * (e.g. libsecret is not installed), which openCredentialVault turns into a session-only vault.
+ * keytar is an optional dependency: it builds from source against libsecret where no prebuilt
+ * binary can be downloaded, and `npm install` goes on without it when that fails. Its name is
+ * kept in a variable so neither the type checker nor the bundler needs it to be installed.
+ */
+const KEYTAR_MODULE = "keytar";
+
+/**
+ * Loads keytar (a Node-API module). Throws when it is not installed or its native binary cannot
+ * be loaded (e.g. libsecret is missing), which openCredentialVault turns into a session-only vault.
  */
 export async function loadKeytar(): Promise<KeytarModule> {
-  const loaded = (await import("keytar")) as KeytarModule & { default?: KeytarModule };
+  let loaded: KeytarModule & { default?: KeytarModule };
+  try {
+    loaded = await import(KEYTAR_MODULE);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "ERR_MODULE_NOT_FOUND") {
+      throw new Error(
+        "keytar is not installed (npm install could not build it: on Linux install libsecret-1-dev, " +
+          "a C++ toolchain and python3, then run npm install again)",
+      );
+    }
+    throw error;
+  }
   return loaded.default ?? loaded;
 }
 
