@@ -88,6 +88,12 @@ export interface ServiceStatusDto {
   keychain: "os" | "session-only";
   /** Why the OS keychain is not used, in words a person can act on (session-only only). */
   keychainUnavailableReason?: string;
+  /**
+   * Session-only only: the folder where the Local service's data key (`data.key`) and its owner's
+   * password (`owner.password`) are kept instead, in files only the user can read (mode 0600), so
+   * they stay the same across restarts.
+   */
+  localSecretsDir?: string;
   activeProfileId: string | null;
 }
 

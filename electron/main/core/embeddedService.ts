@@ -1,10 +1,12 @@
 import { randomBytes } from "node:crypto";
+import { mkdirSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import type { AccountDto } from "../../../shared/bridge.ts";
 import { BridgeFailure } from "../../client/bridgeFailure.ts";
 import { AccountAdminError, addAccount, changePassword } from "../../service/accountAdmin.ts";
-import { DataKeyError, decodeDataKey } from "../../service/crypto/dataKey.ts";
-import { type DataDir, openDataDir } from "../../service/dataDir.ts";
+import { DataKeyError, decodeDataKey, readKeyFile } from "../../service/crypto/dataKey.ts";
+import { createPrivateFile, fileExists, readPrivateFile } from "../../service/crypto/privateFile.ts";
+import { DATA_KEY_FILE, type DataDir, openDataDir } from "../../service/dataDir.ts";
 import { passwordProblem, usernameProblem } from "../../service/domain/accountRules.ts";
 import { type RunningKeyService, startKeyService } from "../../service/server.ts";
 import { type CredentialVault, vaultAccounts } from "../../vault/credentialVault.ts";
@@ -18,6 +20,8 @@ import { type CredentialVault, vaultAccounts } from "../../vault/credentialVault
 
 export const OWNER_USERNAME = "owner";
 export const DEFAULT_SERVICE_PORT = 8787;
+/** Without a keychain, the owner's password file in the service's data folder. */
+export const OWNER_PASSWORD_FILE = "owner.password";
 const HOST = "127.0.0.1";
 
 export interface EmbeddedService {
@@ -46,32 +50,78 @@ export const generatePassword = () => randomBytes(24).toString("base64url");
 
 /**
  * The data key from the OS keychain. Without one (a session-only vault) the key must outlive
- * the session, so it stays in the service's own `data.key` file (mode 0600), as headless.
+ * the session, so it stays in the service's own `data.key` file (mode 0600), as headless. When
+ * the keychain comes later, it adopts that file's key: a new key could not read the database.
  */
-async function dataKeyOf(vault: CredentialVault): Promise<Buffer | undefined> {
+async function dataKeyOf(vault: CredentialVault, serviceDir: string): Promise<Buffer | undefined> {
   if (vault.kind === "session-only") return undefined;
   const stored = await vault.get(vaultAccounts.localDataKey);
   if (stored !== null) return decodeDataKey(stored, "the local service's data key in the keychain");
-  const created = randomBytes(32);
-  await vault.set(vaultAccounts.localDataKey, created.toString("base64"));
-  return created;
+  const keyFile = join(serviceDir, DATA_KEY_FILE);
+  const key = fileExists(keyFile) ? readKeyFile(keyFile) : randomBytes(32);
+  await moveIntoVault(vault, vaultAccounts.localDataKey, key.toString("base64"), keyFile);
+  return key;
 }
 
-/** Makes sure `owner` exists and its password is the one in the vault (creating either as needed). */
-async function ensureOwner(data: DataDir, vault: CredentialVault, account: string): Promise<void> {
-  let password = await vault.get(account);
-  const owner = data.accounts.byUsername(OWNER_USERNAME);
-  if (password === null) {
-    password = generatePassword();
+/**
+ * The owner's password, and whether it was made just now. Without a keychain it is kept in
+ * `owner.password` (mode 0600) beside `data.key`, so apps under test configured with it keep
+ * working after a restart; a keychain that comes later takes it over.
+ */
+async function ownerPasswordOf(
+  vault: CredentialVault,
+  account: string,
+  serviceDir: string,
+): Promise<{ password: string; generated: boolean }> {
+  const file = join(serviceDir, OWNER_PASSWORD_FILE);
+  const fromFile = () =>
+    readPrivateFile(file, (problem) => new Error(`the Local owner's password file ${problem}`));
+  if (vault.kind === "session-only") {
+    let generated = false;
+    let password: string;
+    if (fileExists(file)) {
+      password = fromFile();
+    } else {
+      password = generatePassword();
+      generated = createPrivateFile(file, password);
+      if (!generated) password = fromFile();
+    }
     await vault.set(account, password);
-    if (owner) await changePassword(data, OWNER_USERNAME, password);
+    return { password, generated };
   }
+  const stored = await vault.get(account);
+  if (stored !== null) return { password: stored, generated: false };
+  if (fileExists(file)) {
+    const password = fromFile();
+    await moveIntoVault(vault, account, password, file);
+    return { password, generated: false };
+  }
+  const password = generatePassword();
+  await vault.set(account, password);
+  return { password, generated: true };
+}
+
+/** Stores the secret in the keychain and, once the keychain gives it back, removes its file. */
+async function moveIntoVault(vault: CredentialVault, account: string, secret: string, file: string) {
+  await vault.set(account, secret);
+  if ((await vault.get(account)) !== secret) {
+    throw new Error(`the OS keychain did not give back the secret Keydesk stored from ${file}; it was kept`);
+  }
+  rmSync(file, { force: true });
+}
+
+/** Makes sure `owner` exists with the password ownerPasswordOf keeps (creating either as needed). */
+async function ensureOwner(data: DataDir, vault: CredentialVault, account: string, serviceDir: string) {
+  const { password, generated } = await ownerPasswordOf(vault, account, serviceDir);
+  const owner = data.accounts.byUsername(OWNER_USERNAME);
   if (!owner) await addAccount(data, { username: OWNER_USERNAME, password });
+  else if (generated) await changePassword(data, OWNER_USERNAME, password);
 }
 
 export async function startEmbeddedService(options: EmbeddedServiceOptions): Promise<EmbeddedService> {
   const dataDir = join(options.appDataDir, "service");
-  const dataKey = await dataKeyOf(options.vault);
+  mkdirSync(dataDir, { recursive: true, mode: 0o700 });
+  const dataKey = await dataKeyOf(options.vault, dataDir);
   let data: DataDir;
   try {
     data = openDataDir({ dataDir, ...(dataKey && { dataKey }) });
@@ -85,7 +135,7 @@ export async function startEmbeddedService(options: EmbeddedServiceOptions): Pro
     throw error;
   }
   try {
-    await ensureOwner(data, options.vault, options.ownerPasswordAccount);
+    await ensureOwner(data, options.vault, options.ownerPasswordAccount, dataDir);
   } finally {
     data.close();
   }

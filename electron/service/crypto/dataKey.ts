@@ -1,5 +1,5 @@
 import { randomBytes } from "node:crypto";
-import { closeSync, fsyncSync, openSync, readFileSync, statSync, writeSync } from "node:fs";
+import { createPrivateFile, fileExists, readPrivateFile } from "./privateFile.ts";
 import { DATA_KEY_BYTES } from "./secretBox.ts";
 
 /**
@@ -20,34 +20,10 @@ export function decodeDataKey(text: string, origin: string): Buffer {
   return Buffer.from(trimmed, "base64");
 }
 
-function readKeyFile(path: string): Buffer {
-  if (process.platform !== "win32") {
-    const mode = statSync(path).mode & 0o777;
-    if ((mode & 0o077) !== 0) {
-      throw new DataKeyError(
-        `the data key file ${path} can be read by other users (mode ${mode.toString(8)}); run: chmod 600 ${path}`,
-      );
-    }
-  }
-  return decodeDataKey(readFileSync(path, "utf8"), `the data key file ${path}`);
-}
-
-function createKeyFile(path: string): Buffer | undefined {
-  const key = randomBytes(DATA_KEY_BYTES);
-  let fd: number;
-  try {
-    fd = openSync(path, "wx", 0o600);
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === "EEXIST") return undefined;
-    throw error;
-  }
-  try {
-    writeSync(fd, `${key.toString("base64")}\n`);
-    fsyncSync(fd);
-  } finally {
-    closeSync(fd);
-  }
-  return key;
+/** Reads a data key file, refusing one that other users can read. */
+export function readKeyFile(path: string): Buffer {
+  const text = readPrivateFile(path, (problem) => new DataKeyError(`the data key file ${problem}`));
+  return decodeDataKey(text, `the data key file ${path}`);
 }
 
 /**
@@ -55,20 +31,14 @@ function createKeyFile(path: string): Buffer | undefined {
  * keyed). A missing file for a keyed database is an error: a new key could not read the old data.
  */
 export function loadOrCreateKeyFile(path: string, mayCreate: boolean): Buffer {
-  let exists = true;
-  try {
-    statSync(path);
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== "ENOENT") throw error;
-    exists = false;
-  }
-  if (exists) return readKeyFile(path);
+  if (fileExists(path)) return readKeyFile(path);
   if (!mayCreate) {
     throw new DataKeyError(
       `the data key file ${path} is missing, but the database beside it was encrypted with a data key; ` +
         "restore the original data.key or set KEY_SERVICE_DATA_KEY to it",
     );
   }
+  const key = randomBytes(DATA_KEY_BYTES);
   // Another process may have created it between our check and now: then we use theirs.
-  return createKeyFile(path) ?? readKeyFile(path);
+  return createPrivateFile(path, key.toString("base64")) ? key : readKeyFile(path);
 }

@@ -25,6 +25,9 @@ export function openEventStream(
     "content-type": "text/event-stream; charset=utf-8",
     "cache-control": "no-cache",
     "x-accel-buffering": "no",
+    // The socket ends with the stream: kept alive, a stream the server ends while it stops would
+    // leave an idle socket that holds the stop open until the keep-alive timeout (72 s).
+    connection: "close",
   });
   raw.write(": connected\n\n");
   const heartbeat = setInterval(() => raw.write(": heartbeat\n\n"), heartbeatMs);

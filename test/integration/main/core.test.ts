@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { readdir, readFile, stat, writeFile } from "node:fs/promises";
+import { chmod, readdir, readFile, stat, writeFile } from "node:fs/promises";
 import { createServer, type Server } from "node:net";
 import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
@@ -456,6 +456,7 @@ describe("without an OS keychain (session-only vault)", () => {
       const status = await ok(first, "service.status");
       assert.equal(status.keychain, "session-only");
       assert.equal(status.keychainUnavailableReason, "test: no Secret Service");
+      assert.equal(status.localSecretsDir, join(dataDir, "service"));
     } finally {
       await first.close();
     }
@@ -468,15 +469,102 @@ describe("without an OS keychain (session-only vault)", () => {
       assert.ok(again);
       const revealed = await ok(second, "keys.revealPublicApiKey", { key: again.key });
       assert.equal(revealed.publicApiKey, created.publicApiKey);
-      // The owner's password was lost with the session: a new one was set and works.
-      const local = await ok(second, "profiles.revealLocalCredentials");
-      const res = await request(local.baseUrl, {
-        path: "/settings/1/accounts/_/api-keys",
-        authorization: basic(local.username, local.password),
-      });
-      assert.equal(res.status, 200);
     } finally {
       await second.close();
+    }
+  });
+
+  test("the Local owner's password stays the same across restarts, kept in a 0600 file", async () => {
+    const passwordsDir = await makeTempDir("keydesk-owner-password-");
+    const startIn = () =>
+      startKeydeskCore({
+        dataDir: passwordsDir,
+        vault: new SessionVault("test: no Secret Service"),
+        clipboard: new MemoryClipboard(),
+        defaultServicePort: 0,
+      });
+    try {
+      const first = await startIn();
+      const before = await ok(first, "profiles.revealLocalCredentials").finally(() => first.close());
+      const file = join(passwordsDir, "service", "owner.password");
+      assert.equal((await stat(file)).mode & 0o777, 0o600);
+      assert.equal((await readFile(file, "utf8")).trim(), before.password);
+
+      const second = await startIn();
+      try {
+        const after = await ok(second, "profiles.revealLocalCredentials");
+        assert.equal(after.password, before.password, "an app under test configured with it keeps working");
+        // The service itself accepts it (not only the vault's copy).
+        const res = await request(after.baseUrl, {
+          path: "/settings/1/accounts/_/api-keys",
+          authorization: basic(after.username, before.password),
+        });
+        assert.equal(res.status, 200);
+      } finally {
+        await second.close();
+      }
+    } finally {
+      await removeDir(passwordsDir);
+    }
+  });
+
+  test("an owner password file others can read is refused with the chmod to run", async () => {
+    const exposedDir = await makeTempDir("keydesk-owner-password-exposed-");
+    const startIn = () =>
+      startKeydeskCore({
+        dataDir: exposedDir,
+        vault: new SessionVault("test: no Secret Service"),
+        clipboard: new MemoryClipboard(),
+        defaultServicePort: 0,
+      });
+    try {
+      await (await startIn()).close();
+      const file = join(exposedDir, "service", "owner.password");
+      await chmod(file, 0o644);
+      await assert.rejects(startIn(), new RegExp(`mode 644\\); run: chmod 600 ${file}`));
+    } finally {
+      await removeDir(exposedDir);
+    }
+  });
+
+  // The timeout also guards the quit: a PIN stream the service ended left a kept-alive socket
+  // that held the core's close for 72 s (the stream now closes its connection).
+  test("a keychain that comes later takes over the data key and the owner's password from their files", {
+    timeout: 30_000,
+  }, async () => {
+    const laterDir = await makeTempDir("keydesk-keychain-later-");
+    try {
+      const before = await startKeydeskCore({
+        dataDir: laterDir,
+        vault: new SessionVault("test: no Secret Service"),
+        clipboard: new MemoryClipboard(),
+        defaultServicePort: 0,
+      });
+      const created = await ok(before, "keys.create", { request: { name: "made without a keychain" } });
+      const local = await ok(before, "profiles.revealLocalCredentials").finally(() => before.close());
+
+      const keychain = memoryKeychain();
+      const after = await startKeydeskCore({
+        dataDir: laterDir,
+        vault: keychain,
+        clipboard: new MemoryClipboard(),
+        defaultServicePort: 0,
+      });
+      try {
+        const revealed = await ok(after, "keys.revealPublicApiKey", { key: created.key });
+        assert.equal(revealed.publicApiKey, created.publicApiKey);
+        const status = await ok(after, "service.status");
+        assert.equal(status.keychain, "os");
+        assert.equal(status.localSecretsDir, undefined);
+        assert.equal((await ok(after, "profiles.revealLocalCredentials")).password, local.password);
+        assert.equal(await keychain.get(vaultAccounts.profilePassword("local")), local.password);
+        const files = await readdir(join(laterDir, "service"));
+        assert.ok(!files.includes("data.key") && !files.includes("owner.password"), files.join(", "));
+      } finally {
+        await after.close();
+      }
+    } finally {
+      await removeDir(laterDir);
     }
   });
 

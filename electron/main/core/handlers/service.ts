@@ -9,6 +9,7 @@ export function serviceStatus(context: CoreContext): ServiceStatusDto {
     portChanged: context.service.portChanged,
     keychain: context.vault.kind,
     ...(context.vault.unavailableReason && { keychainUnavailableReason: context.vault.unavailableReason }),
+    ...(context.vault.kind === "session-only" && { localSecretsDir: context.service.dataDir }),
     activeProfileId: activeProfile(context).id,
   };
 }
