@@ -1,5 +1,5 @@
 import { Alert, AppShell, Button, Group, Stack, Tabs, Text, Title } from "@mantine/core";
-import { useHotkeys } from "@mantine/hooks";
+import { useElementSize, useHotkeys } from "@mantine/hooks";
 import { useQueryClient } from "@tanstack/react-query";
 import { useEffect, useState } from "react";
 import { BridgeFailure, useBridgeEvents } from "./bridgeHooks.ts";
@@ -7,15 +7,17 @@ import { AccountSwitcher } from "./features/accounts/AccountSwitcher.tsx";
 import { KeysView, NAME_SEARCH_ID } from "./features/keys/KeysView.tsx";
 import { PinInboxView } from "./features/pins/PinInboxView.tsx";
 import { ProfilesView } from "./features/profiles/ProfilesView.tsx";
+import { SettingsView } from "./features/settings/SettingsView.tsx";
 import { SyncView } from "./features/sync/SyncView.tsx";
 import { HeaderStatus } from "./HeaderStatus.tsx";
 
-type View = "keys" | "profiles" | "pins" | "sync";
+type View = "keys" | "profiles" | "pins" | "sync" | "settings";
 const VIEW_NAMES: Record<View, string> = {
   keys: "Keys",
   profiles: "Profiles",
   pins: "PIN inbox",
   sync: "Sync",
+  settings: "Settings",
 };
 
 function errorText(error: unknown): string {
@@ -55,6 +57,8 @@ function FailingQueriesBanner() {
           size="xs"
           color="red"
           variant="light"
+          // A long error text wraps beside it instead of squeezing it to "Re…".
+          style={{ flexShrink: 0 }}
           onClick={() =>
             void queryClient.refetchQueries({ predicate: (query) => query.state.status === "error" })
           }
@@ -66,8 +70,17 @@ function FailingQueriesBanner() {
   );
 }
 
+/** The header's height on one line; at least this much before its content is measured. */
+const HEADER_MIN_HEIGHT = 60;
+/** Above and below the header's content. */
+const HEADER_PADDING_Y = 8;
+
 export function App() {
   useBridgeEvents();
+  // The header wraps in narrow windows (and around a long remote address): its height follows its
+  // content, so that it never covers the tabs, and one line takes no more room than one line.
+  const { ref: headerContent, height: headerContentHeight } = useElementSize();
+  const headerHeight = Math.max(HEADER_MIN_HEIGHT, Math.ceil(headerContentHeight) + 2 * HEADER_PADDING_Y + 1);
   const [view, setView] = useState<View>("keys");
   const [accountKey, setAccountKey] = useState("_");
   const [createOpen, setCreateOpen] = useState(false);
@@ -93,13 +106,13 @@ export function App() {
   ]);
 
   return (
-    <AppShell header={{ height: 110 }} padding="md">
+    <AppShell header={{ height: headerHeight }} padding="md">
       <a href="#main" className="kd-skip-link">
         Skip to content
       </a>
-      <AppShell.Header px="md">
-        <Group h="100%" justify="space-between" wrap="wrap" gap="xs" py={6}>
-          <Group gap="md" wrap="wrap">
+      <AppShell.Header px="md" py={HEADER_PADDING_Y} display="flex" style={{ alignItems: "center" }}>
+        <Group ref={headerContent} w="100%" justify="space-between" wrap="wrap" gap="xs">
+          <Group gap="md" wrap="wrap" miw={0}>
             <Title order={1} size="h3">
               Keydesk
             </Title>
@@ -117,6 +130,7 @@ export function App() {
                 <Tabs.Tab value="profiles">Profiles</Tabs.Tab>
                 <Tabs.Tab value="pins">PIN inbox</Tabs.Tab>
                 <Tabs.Tab value="sync">Sync</Tabs.Tab>
+                <Tabs.Tab value="settings">Settings</Tabs.Tab>
               </Tabs.List>
             </Tabs>
           </nav>
@@ -128,6 +142,7 @@ export function App() {
             {view === "profiles" && <ProfilesView />}
             {view === "pins" && <PinInboxView />}
             {view === "sync" && <SyncView onOpenProfiles={() => setView("profiles")} />}
+            {view === "settings" && <SettingsView />}
           </section>
         </Stack>
       </AppShell.Main>

@@ -43,6 +43,16 @@ function checkedAtText(status: ActiveProfileStatusDto): string {
 }
 
 /**
+ * Where credentials are kept, in a few words: without a keychain only the remote passwords are
+ * lost on restart (the Local service keeps its password and data key in files); Settings says more.
+ */
+function keychainNote(status: ServiceStatusDto): string {
+  return status.keychain === "os"
+    ? "Credentials are kept in the OS keychain."
+    : "Remote passwords for this session only; the Local password and data key in files. Details in Settings.";
+}
+
+/**
  * The header's status: the ACTIVE profile's service (its address, and whether it answers and
  * accepts the credentials), a Check now button, and where credentials are kept. A remote profile
  * is checked every ACTIVE_STATUS_POLL_MS, and at once when a call finds it unreachable; the
@@ -73,10 +83,20 @@ export function HeaderStatus() {
   const keychain = embedded.data;
 
   return (
-    <Group gap="xs" wrap="wrap">
-      <Group gap="xs" data-testid="service-status" role="status" aria-label="Service of the active profile">
+    <Group gap="xs" wrap="wrap" miw={0}>
+      <Group
+        gap="xs"
+        wrap="nowrap"
+        miw={0}
+        data-testid="service-status"
+        role="status"
+        aria-label="Service of the active profile"
+      >
         <Tooltip label={why || description} multiline w={320} disabled={!why}>
           <Badge
+            size="sm"
+            // The description shrinks, never the state.
+            style={{ flexShrink: 0 }}
             color={badge.color}
             variant="dot"
             data-testid="active-service-state"
@@ -86,7 +106,8 @@ export function HeaderStatus() {
             {badge.label}
           </Badge>
         </Tooltip>
-        <Text size="sm" data-testid="active-service-text">
+        {/* A long remote address ends in "…" (all of it on hover) rather than push the header to more lines. */}
+        <Text size="xs" truncate="end" miw={0} title={description} data-testid="active-service-text">
           {description}
         </Text>
         {state !== "reachable" && why && <VisuallyHidden>{why}</VisuallyHidden>}
@@ -102,21 +123,20 @@ export function HeaderStatus() {
       </Button>
       {keychain && (
         <>
-          <Tooltip
-            label={
-              keychain.keychain === "os"
-                ? "Credentials are kept in the OS keychain."
-                : `Credentials are kept for this session only: ${keychain.keychainUnavailableReason ?? "no OS keychain is available"}`
-            }
-            multiline
-            w={280}
-          >
-            <Badge color={keychain.keychain === "os" ? "gray" : "yellow"} variant="dot" tabIndex={0}>
-              {keychain.keychain === "os" ? "OS keychain" : "Session-only credentials"}
+          <Tooltip label={keychainNote(keychain)} multiline w={280}>
+            <Badge
+              size="sm"
+              color={keychain.keychain === "os" ? "gray" : "yellow"}
+              variant="dot"
+              tabIndex={0}
+            >
+              {keychain.keychain === "os" ? "OS keychain" : "No OS keychain"}
             </Badge>
           </Tooltip>
           {keychain.keychain !== "os" && (
-            <VisuallyHidden>{keychain.keychainUnavailableReason}</VisuallyHidden>
+            <VisuallyHidden>
+              {keychainNote(keychain)} {keychain.keychainUnavailableReason}
+            </VisuallyHidden>
           )}
         </>
       )}

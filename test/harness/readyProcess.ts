@@ -20,13 +20,15 @@ export interface ReadyProcess {
 export function spawnUntilReady(options: {
   /** Named in errors. */
   name: string;
+  /** The program; Node (process.execPath) unless told otherwise, e.g. a wrapper that runs Node. */
+  command?: string;
   args: string[];
   cwd: string;
   env: NodeJS.ProcessEnv;
   ready: RegExp;
   timeoutMs: number;
 }): Promise<ReadyProcess> {
-  const child = spawn(process.execPath, options.args, {
+  const child = spawn(options.command ?? process.execPath, options.args, {
     cwd: options.cwd,
     env: options.env,
     stdio: ["ignore", "pipe", "pipe"],

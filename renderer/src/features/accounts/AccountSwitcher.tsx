@@ -43,11 +43,13 @@ export function AccountSwitcher({ accountKey, onChange }: AccountSwitcherProps) 
         allowDeselect={false}
         error={accounts.isError}
         title={accounts.isError ? accounts.error.message : undefined}
-        w={220}
+        // Compact, like the rest of the header, which then fits on one line at 1280 px.
+        size="xs"
+        w={170}
         comboboxProps={{ withinPortal: true }}
       />
       {profile?.kind === "local" && (
-        <Button variant="default" size="sm" onClick={open}>
+        <Button variant="default" size="xs" onClick={open}>
           Add sub-account
         </Button>
       )}

@@ -1,0 +1,25 @@
+// React Query hooks of the user's settings: one per bridge operation.
+
+import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import type { BridgeArgs } from "../../../../shared/bridge.ts";
+import { callBridge } from "../../bridgeHooks.ts";
+
+export const settingsQueryKeys = {
+  get: () => ["settings.get"] as const,
+};
+
+export function useSettings() {
+  return useQuery({
+    queryKey: settingsQueryKeys.get(),
+    queryFn: () => callBridge("settings.get", undefined),
+  });
+}
+
+/** Saves settings; the answer (what main stored) replaces the cached ones, so no refetch is needed. */
+export function useUpdateSettings() {
+  const queryClient = useQueryClient();
+  return useMutation({
+    mutationFn: (args: BridgeArgs<"settings.update">) => callBridge("settings.update", args),
+    onSuccess: (saved) => queryClient.setQueryData(settingsQueryKeys.get(), saved),
+  });
+}
