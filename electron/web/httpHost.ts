@@ -17,6 +17,7 @@ import {
   resolveStaticPath,
   tokenMatches,
 } from "./hostSecurity.ts";
+import { type TokenProblem, tokenHelpPage, wantsPage } from "./tokenHelpPage.ts";
 
 /** The header every bridge call carries the session token in. */
 export const TOKEN_HEADER = "x-keydesk-token";
@@ -104,26 +105,30 @@ export async function startBrowserHost(options: BrowserHostOptions): Promise<Bro
   let port = options.port;
   const cookieName = (): string => `keydesk_token_${port}`;
 
+  /** Whether the right token came along, or which problem there is with it. */
+  const tokenProblem = (presented: Array<string | string[] | undefined>): TokenProblem | undefined => {
+    const given = presented.filter((value) => value !== undefined);
+    if (given.length === 0) return "missing";
+    return given.some((value) => tokenMatches(value, token)) ? undefined : "wrong";
+  };
+
   /** 401 when no token came along, 403 when a wrong one did; true when the right one did. */
   const authorized = (res: ServerResponse, presented: Array<string | string[] | undefined>): boolean => {
-    const given = presented.filter((value) => value !== undefined);
-    if (given.length === 0) {
+    const problem = tokenProblem(presented);
+    if (problem === "missing") {
       sendJson(
         res,
         401,
         failure("UNAUTHORIZED", "The session token is missing: open the address keydesk web printed."),
       );
-      return false;
-    }
-    if (!given.some((value) => tokenMatches(value, token))) {
+    } else if (problem === "wrong") {
       sendJson(
         res,
         403,
         failure("FORBIDDEN", "The session token is wrong: open the address keydesk web printed."),
       );
-      return false;
     }
-    return true;
+    return problem === undefined;
   };
 
   const serveBridgeCall = async (
@@ -224,7 +229,19 @@ export async function startBrowserHost(options: BrowserHostOptions): Promise<Bro
     // (which carry no custom header) and a reload are let in too.
     const fromQuery = query.get("token") ?? undefined;
     const fromCookie = cookieValue(req.headers.cookie, cookieName());
-    if (!authorized(res, [fromQuery, fromCookie, req.headers[TOKEN_HEADER]])) {
+    const presented = [fromQuery, fromCookie, req.headers[TOKEN_HEADER]];
+    const problem = tokenProblem(presented);
+    if (problem && wantsPage(req.headers.accept)) {
+      const page = tokenHelpPage(problem);
+      res.writeHead(problem === "missing" ? 401 : 403, {
+        ...SECURITY_HEADERS,
+        "Content-Type": "text/html; charset=utf-8",
+        "Content-Length": Buffer.byteLength(page),
+      });
+      res.end(req.method === "HEAD" ? undefined : page);
+      return;
+    }
+    if (!authorized(res, presented)) {
       return;
     }
     const lexical = resolveStaticPath(rendererRoot, pathname);

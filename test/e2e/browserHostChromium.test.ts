@@ -3,6 +3,7 @@ import { mkdir } from "node:fs/promises";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
 import type { Browser } from "playwright-core";
+import { seriousViolations } from "../harness/axe.ts";
 import {
   chromiumMissing,
   launchChromium,
@@ -68,10 +69,24 @@ test("the page opens with its token, shows the service and the keys, and hides p
   await page.close();
 });
 
-test("without the token the page is refused", async (t) => {
+test("without the token (a bookmark) the page is refused with a page that says how to get a valid address", async (t) => {
   if (skipWithoutChromium(t)) return;
-  const page = await browser.newPage();
+  const context = await browser.newContext();
+  const page = await context.newPage();
   const response = await page.goto(host.baseUrl);
   assert.equal(response?.status(), 401);
-  await page.close();
+  assert.match(response?.headers()["content-type"] ?? "", /^text\/html/);
+  await page.getByRole("heading", { name: "Keydesk needs the address the browser host printed" }).waitFor();
+  const text = (await page.locator("main").textContent()) ?? "";
+  assert.match(text, /no session token/);
+  assert.match(text, /npm run -s web/);
+  assert.match(text, /\?token=/);
+  assert.deepEqual(await seriousViolations(page, "main"), []);
+  await page.screenshot({ path: join(REPO_ROOT, "test-results", "browser-host-no-token.png") });
+
+  // A token from an earlier start of the host (a bookmark with it, or its cookie) is wrong now.
+  const stale = await page.goto(`${host.baseUrl}/?token=${"A".repeat(43)}`);
+  assert.equal(stale?.status(), 403);
+  await page.getByText(/changes each time the host starts/).waitFor();
+  await context.close();
 });
