@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { DATETIME_FORMAT_HINT, parseApiDateTime } from "./datetime.ts";
+import { DATETIME_FORMAT_HINT, DATETIME_INPUT_PATTERN, parseApiDateTime } from "./datetime.ts";
 import { MAX_ALLOWED_IPS, normalizeIpEntry } from "./ip.ts";
 
 /** The API-key resource as the key-management API sends it. */
@@ -83,6 +83,11 @@ const dateTimeSchema = z
   .string({ error: typeError(`a datetime string (${DATETIME_FORMAT_HINT})`) })
   .refine((value) => parseApiDateTime(value) !== null, {
     error: `must be a valid datetime in the form ${DATETIME_FORMAT_HINT}`,
+  })
+  // For the OpenAPI document: the syntax a client may send (the calendar is checked as well).
+  .meta({
+    description: `${DATETIME_FORMAT_HINT}; the fraction is rounded half-up to milliseconds; answered in UTC as yyyy-MM-ddTHH:mm:ss.SSS+0000`,
+    pattern: DATETIME_INPUT_PATTERN,
   });
 
 /** Fields the service assigns; an update may repeat them only unchanged. */

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { nameProblems } from "../../../shared/apiKeys.ts";
 import { PIN_PLACEHOLDER, PIN_TYPES, TEMPLATE_LANGUAGES } from "../../../shared/tfa.ts";
+import { lenientBooleanQuery } from "../domain/queryBoolean.ts";
 import { DURATION_HINT, parseDuration, parseRateLimit, RATE_LIMIT_HINT } from "./limits.ts";
 import { MSISDN_HINT, normalizeMsisdn } from "./phoneNumbers.ts";
 
@@ -218,16 +219,14 @@ export const verifyPinSchema = z.strictObject(
   BODY_OBJECT,
 );
 
-const booleanParameter = z.enum(["true", "false"], { error: "must be true or false, given once" }).optional();
-
-export const sendPinQuerySchema = z.strictObject({ ncNeeded: booleanParameter });
+export const sendPinQuerySchema = z.strictObject({ ncNeeded: lenientBooleanQuery });
 
 export const verificationsQuerySchema = z.strictObject({
   msisdn: z
     .string({ error: (issue) => (issue.input === undefined ? "is required" : "must be given once") })
     .refine((value) => normalizeMsisdn(value) !== null, { error: `must be a phone number: ${MSISDN_HINT}` }),
-  verified: booleanParameter,
-  sent: booleanParameter,
+  verified: lenientBooleanQuery,
+  sent: lenientBooleanQuery,
 });
 
 export const localPinsQuerySchema = z.strictObject({

@@ -255,14 +255,14 @@ export class TfaPins {
     });
   }
 
-  /** POST /2fa/2/pin?ncNeeded= : ncStatus is answered when Number Lookup is asked for (the default). */
+  /** POST /2fa/2/pin?ncNeeded= : ncStatus is answered unless Number Lookup is turned off (on by default). */
   async sendSms(account: Account, query: unknown, body: unknown): Promise<SmsPinResponseDto> {
     const { ncNeeded } = parseOrBadRequest(sendPinQuerySchema, query ?? {}, INVALID_QUERY);
     const { pinId, msisdn, outcome } = await this.#send(account, "SMS", body);
     return {
       pinId,
       to: msisdn,
-      ...(ncNeeded !== "false" && { ncStatus: outcome.ncStatus }),
+      ...(ncNeeded !== false && { ncStatus: outcome.ncStatus }),
       smsStatus: outcome.smsStatus,
     };
   }
@@ -344,8 +344,8 @@ export class TfaPins {
     const application = this.#applications.storedApplication(account, applicationId);
     const request = parseOrBadRequest(verificationsQuerySchema, query ?? {}, INVALID_QUERY);
     const rows = this.#pins.verifications(application.id, normalizeMsisdn(request.msisdn) as string, {
-      ...(request.verified !== undefined && { verified: request.verified === "true" }),
-      ...(request.sent !== undefined && { sent: request.sent === "true" }),
+      ...(request.verified !== undefined && { verified: request.verified }),
+      ...(request.sent !== undefined && { sent: request.sent }),
     });
     return {
       verifications: rows.map((row) => ({

@@ -168,6 +168,30 @@ describe("create with every field", () => {
     }
   });
 
+  test("datetimes as common clients write them (no fraction, 1 to 9 digits) are answered to the millisecond", async () => {
+    const cases: [string, string][] = [
+      ["2030-06-01T00:00:00Z", "2030-06-01T00:00:00.000+0000"],
+      ["2030-06-01T00:00:00+02:00", "2030-05-31T22:00:00.000+0000"],
+      ["2030-06-01T00:00:00+0200", "2030-05-31T22:00:00.000+0000"],
+      ["2030-06-01T00:00:00.5Z", "2030-06-01T00:00:00.500+0000"],
+      ["2030-06-01T00:00:00.123456+00:00", "2030-06-01T00:00:00.123+0000"],
+      ["2030-06-01T00:00:00.0005Z", "2030-06-01T00:00:00.001+0000"],
+      ["2030-12-31T23:59:59.999999999Z", "2031-01-01T00:00:00.000+0000"],
+    ];
+    for (const [input, utc] of cases) {
+      const key = assertOk<{ validFrom: string; key: string }>(
+        await create({ name: "client", validFrom: input }),
+      );
+      assert.equal(key.validFrom, utc, input);
+      assert.equal((await service.getKey(OWNER, key.key)).validFrom, utc, input);
+    }
+    const refused = assertValidationError(
+      await create({ name: "x", validFrom: "2030-06-01T00:00Z" }),
+      "validFrom",
+    );
+    assert.match(refused.join(" "), /yyyy-MM-ddTHH:mm:ss\.SSS\+hhmm.*fraction optional.*Z/);
+  });
+
   test("only validFrom or only validTo may be set; the other stays absent", async () => {
     const from = assertOk<Record<string, unknown>>(
       await create({ name: "from", validFrom: "2026-01-01T00:00:00.000Z" }),
@@ -214,7 +238,14 @@ describe("create validation", () => {
     ["allowedIPs short IPv4 form", { name: "x", allowedIPs: ["127.1"] }, "allowedIPs"],
     ["allowedIPs zoned IPv6", { name: "x", allowedIPs: ["fe80::1%eth0"] }, "allowedIPs"],
     ["allowedIPs valid then invalid", { name: "x", allowedIPs: ["10.0.0.1", "10.0.0.256"] }, "allowedIPs"],
-    ["validFrom without milliseconds", { name: "x", validFrom: "2026-01-01T00:00:00+0000" }, "validFrom"],
+    ["validFrom without seconds", { name: "x", validFrom: "2026-01-01T00:00+0000" }, "validFrom"],
+    [
+      "validFrom with 10 fraction digits",
+      { name: "x", validFrom: "2026-01-01T00:00:00.1234567890Z" },
+      "validFrom",
+    ],
+    ["validFrom rounding up past 9999", { name: "x", validFrom: "9999-12-31T23:59:59.9995Z" }, "validFrom"],
+    ["validFrom with an hours-only offset", { name: "x", validFrom: "2026-01-01T00:00:00+01" }, "validFrom"],
     ["validFrom month 13", { name: "x", validFrom: "2026-13-01T00:00:00.000+0000" }, "validFrom"],
     ["validFrom Feb 30", { name: "x", validFrom: "2026-02-30T00:00:00.000+0000" }, "validFrom"],
     ["validFrom Feb 29 of a common year", { name: "x", validFrom: "2027-02-29T00:00:00.000Z" }, "validFrom"],

@@ -237,7 +237,7 @@ describe("rejected updates leave the key unchanged", () => {
     ['permissions ["X"]', { permissions: ["X"] }, "permissions"],
     ["an invalid IP among valid ones", { allowedIPs: ["10.0.0.1", "10.0.0.300"] }, "allowedIPs"],
     ["allowedIPs as a string", { allowedIPs: "10.0.0.1" }, "allowedIPs"],
-    ["validFrom without milliseconds", { validFrom: "2026-01-01T00:00:00Z" }, "validFrom"],
+    ["validFrom without seconds", { validFrom: "2026-01-01T00:00Z" }, "validFrom"],
     ["validTo Feb 30", { validTo: "2027-02-30T00:00:00.000Z" }, "validTo"],
     ["unknown field", { name: "ok", colour: "blue" }, "colour"],
     ["array body", [], "body"],

@@ -78,8 +78,33 @@ describe("sending a PIN over SMS", () => {
     const without = await basicCaller.sendSms({ ...ids, to: "41793026727" }, "/?ncNeeded=false");
     assert.deepEqual(Object.keys(without), ["pinId", "to", "smsStatus"]);
     assert.equal(without.smsStatus, "MESSAGE_SENT");
+  });
+
+  test("ncNeeded is read the way clients spell booleans; a value that spells none means the default (true)", async () => {
+    const ncStatusWith = async (query: string) =>
+      (await basicCaller.sendSms({ ...ids, to: "41793026727" }, query)).ncStatus;
+    // The official SDK sends ncNeeded=undefined when its optional argument is left out.
+    for (const query of [
+      "/?ncNeeded=undefined",
+      "?ncNeeded=",
+      "?ncNeeded",
+      "?ncNeeded=maybe",
+      "?ncNeeded=null",
+    ])
+      assert.equal(await ncStatusWith(query), "NC_DESTINATION_REACHABLE", query);
+    for (const query of ["?ncNeeded=True", "?ncNeeded=1", "?ncNeeded=yes", "?ncNeeded=ON"])
+      assert.equal(await ncStatusWith(query), "NC_DESTINATION_REACHABLE", query);
+    for (const query of [
+      "?ncNeeded=False",
+      "?ncNeeded=FALSE",
+      "?ncNeeded=0",
+      "?ncNeeded=no",
+      "?ncNeeded=off",
+    ])
+      assert.equal(await ncStatusWith(query), undefined, query);
+    // Two values may contradict each other: that stays a 400.
     assertValidationError(
-      await basicCaller.send({ ...ids, to: "41793026727" }, "?ncNeeded=maybe"),
+      await basicCaller.send({ ...ids, to: "41793026727" }, "?ncNeeded=true&ncNeeded=false"),
       "ncNeeded",
     );
   });

@@ -224,6 +224,14 @@ describe("verification status", () => {
       await owner.call("GET", `${path}?msisdn=${to}&sent=true`),
     );
     assert.equal(sent.verifications.length, 2);
+    const listed = async (filter: string) =>
+      assertOk<{ verifications: Json[] }>(await owner.call("GET", `${path}?msisdn=${to}${filter}`))
+        .verifications;
+    assert.deepEqual(await listed("&verified=True"), [oldest]);
+    assert.deepEqual(await listed("&verified=0"), [newest]);
+    // A value that spells no boolean is no filter, the provider's default (SDKs send "undefined").
+    for (const filter of ["&verified=undefined", "&verified=", "&sent=maybe"])
+      assert.deepEqual(await listed(filter), all.verifications, filter);
     const none = assertOk<{ verifications: Json[] }>(await owner.call("GET", `${path}?msisdn=41799999999`));
     assert.deepEqual(none, { verifications: [] });
   });
@@ -233,7 +241,10 @@ describe("verification status", () => {
     const path = `/2fa/2/applications/${ids.applicationId}/verifications`;
     assertValidationError(await owner.call("GET", path), "msisdn");
     assertValidationError(await owner.call("GET", `${path}?msisdn=abc`), "msisdn");
-    assertValidationError(await owner.call("GET", `${path}?msisdn=41790000000&verified=yes`), "verified");
+    assertValidationError(
+      await owner.call("GET", `${path}?msisdn=41790000000&verified=true&verified=false`),
+      "verified",
+    );
     assertValidationError(await owner.call("GET", `${path}?msisdn=41790000000&colour=red`), "colour");
     const theirs = await stranger.setUp();
     assertApiError(
