@@ -4,6 +4,7 @@ import http from "node:http";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { spawnUntilReady } from "./readyProcess.ts";
+import { assertConformingAnswer, checkAnswersOf, checkerFor } from "./serviceContract.ts";
 
 /** Runs the real key-service command line, as users and scripts outside the project do. */
 
@@ -82,7 +83,11 @@ export interface ServeOptions {
 
 const LISTENING = /^key-service listening on (http:\/\/127\.0\.0\.1:(\d+))$/;
 
-/** Starts `key-service serve --port 0` and resolves once it printed its listening line. */
+/**
+ * Starts `key-service serve --port 0` and resolves once it printed its listening line and served
+ * its /openapi.json: from then until it stops, every answer `request` gets from it is checked
+ * against that document.
+ */
 export async function startServe(options: ServeOptions): Promise<ServeProcess> {
   const ready = await spawnUntilReady({
     name: "serve",
@@ -93,14 +98,25 @@ export async function startServe(options: ServeOptions): Promise<ServeProcess> {
     timeoutMs: 20_000,
   });
   const { child, match, stdoutLines, stderr, stop } = ready;
+  const url = match[1] as string;
+  let stopChecking: () => void;
+  try {
+    stopChecking = await checkAnswersOf(url);
+  } catch (error) {
+    await stop("SIGKILL");
+    throw error;
+  }
   return {
-    url: match[1] as string,
+    url,
     port: Number(match[2]),
     dataDir: options.dataDir,
     child,
     stdoutLines,
     stderr,
-    stop,
+    stop: (signal) => {
+      stopChecking();
+      return stop(signal);
+    },
   };
 }
 
@@ -128,12 +144,31 @@ export interface ApiRequest {
   headers?: Record<string, string>;
   /** Source address of the connection (any 127.x.y.z works on loopback). */
   localAddress?: string;
+  /**
+   * The peer is deliberately not a Keydesk key service although one was checked at this address:
+   * its answer is not held to the key service's /openapi.json. Answers of peers the harness never
+   * registered (a foreign remote, the web host) are not checked anyway.
+   */
+  foreignPeer?: true;
 }
 
 const keepAlive = new http.Agent({ keepAlive: true, maxSockets: 64 });
 
-/** One HTTP request over loopback, with the raw and parsed answer. */
-export function request(baseUrl: string, options: ApiRequest): Promise<ApiResponse> {
+/**
+ * One HTTP request over loopback, with the raw and parsed answer. An answer of a key service the
+ * harness checks (see serviceContract.ts) that does not conform to its /openapi.json fails the
+ * request, and so the test that made it, malformed requests and their error answers included.
+ */
+export async function request(baseUrl: string, options: ApiRequest): Promise<ApiResponse> {
+  const checker = options.foreignPeer ? undefined : checkerFor(baseUrl);
+  const method =
+    options.method ?? (options.body === undefined && options.rawBody === undefined ? "GET" : "POST");
+  const res = await send(baseUrl, { ...options, method });
+  if (checker) await assertConformingAnswer(checker, { method, path: options.path, ...res });
+  return res;
+}
+
+function send(baseUrl: string, options: ApiRequest & { method: string }): Promise<ApiResponse> {
   const headers: Record<string, string> = { accept: "application/json", ...options.headers };
   if (options.authorization) headers.authorization = options.authorization;
   let payload: string | Buffer | undefined = options.rawBody;
@@ -141,13 +176,18 @@ export function request(baseUrl: string, options: ApiRequest): Promise<ApiRespon
     payload = JSON.stringify(options.body);
     headers["content-type"] ??= "application/json";
   }
+  // Node frames a body with Content-Length by itself only for some methods: a DELETE or OPTIONS
+  // body would go out unframed and be read by the server as the start of the next request.
+  const named = (name: string) => Object.keys(headers).some((header) => header.toLowerCase() === name);
+  if (payload !== undefined && !named("content-length") && !named("transfer-encoding"))
+    headers["content-length"] = String(Buffer.byteLength(payload));
   const url = new URL(baseUrl);
   return new Promise((resolveResponse, reject) => {
     const req = http.request(
       {
         host: url.hostname,
         port: url.port,
-        method: options.method ?? (payload === undefined ? "GET" : "POST"),
+        method: options.method,
         path: options.path,
         headers,
         agent: options.localAddress ? undefined : keepAlive,

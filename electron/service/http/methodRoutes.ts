@@ -1,8 +1,6 @@
-import type { FastifyInstance, HTTPMethods, RouteHandlerMethod } from "fastify";
+import type { FastifyInstance, FastifyReply, FastifyRequest, HTTPMethods, RouteHandlerMethod } from "fastify";
 import { ApiError } from "../errors.ts";
 import { sendApiError } from "./errorReplies.ts";
-
-const METHODS: HTTPMethods[] = ["GET", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"];
 
 /**
  * Expected refusals (ApiError) are answered right here: sending them through Fastify's
@@ -21,8 +19,10 @@ function answeringApiErrors(handler: RouteHandlerMethod): RouteHandlerMethod {
 }
 
 /**
- * Registers the handlers of one path and answers every other method with 405 and an
- * `Allow` header, so a client sending PATCH learns it should send PUT instead of a bare 404.
+ * Registers the handlers of one path and answers every other method the server knows with 405
+ * and an `Allow` header, so a client sending PATCH learns it should send PUT instead of a bare
+ * 404. HEAD is answered wherever GET is. The 405 is given as the request arrives, before its
+ * body is read: whatever the body (none, not JSON, too large), the answer is the same 405.
  */
 export function routePath(
   app: FastifyInstance,
@@ -30,24 +30,27 @@ export function routePath(
   handlers: Partial<Record<"get" | "post" | "put" | "delete", RouteHandlerMethod>>,
 ): void {
   const entries = Object.entries(handlers) as [string, RouteHandlerMethod][];
-  const allowed = entries.map(([method]) => method.toUpperCase() as HTTPMethods);
+  const allowed = entries.map(([method]) => method.toUpperCase());
+  if (allowed.includes("GET")) allowed.push("HEAD");
   for (const [method, handler] of entries)
     app.route({ method: method.toUpperCase() as HTTPMethods, url, handler: answeringApiErrors(handler) });
-  const allowHeader = [...allowed, ...(allowed.includes("GET") ? ["HEAD"] : [])].join(", ");
-  app.route({
-    method: METHODS.filter((method) => !allowed.includes(method)),
-    url,
-    handler: (request, reply) =>
-      sendApiError(
-        reply,
-        new ApiError(
-          "METHOD_NOT_ALLOWED",
-          `${request.method} is not allowed here; use ${allowHeader}`,
-          undefined,
-          {
-            allow: allowHeader,
-          },
-        ),
+  const allowHeader = allowed.join(", ");
+  const refuse = async (request: FastifyRequest, reply: FastifyReply) =>
+    sendApiError(
+      reply,
+      new ApiError(
+        "METHOD_NOT_ALLOWED",
+        `${request.method} is not allowed here; use ${allowHeader}`,
+        undefined,
+        {
+          allow: allowHeader,
+        },
       ),
+    );
+  app.route({
+    method: app.supportedMethods.filter((method) => !allowed.includes(method)) as HTTPMethods[],
+    url,
+    onRequest: refuse,
+    handler: refuse,
   });
 }

@@ -1,10 +1,10 @@
-import { MESSAGE_IDS } from "../../../shared/apiErrors.ts";
 import {
   createApiKeyRequestSchema,
   PERMISSIONS,
   updateApiKeyRequestSchema,
 } from "../../../shared/apiKeys.ts";
-import { json, jsonSchemaOf, ref } from "./openApiParts.ts";
+import { BASIC_CHALLENGE, errorResponse, errorSchemas, unroutedAnswers } from "./openApiErrors.ts";
+import { API_DATETIME, json, jsonSchemaOf, ref } from "./openApiParts.ts";
 import { syncPaths, syncSchemas } from "./openApiSync.ts";
 import { tfaPaths, tfaSchemas } from "./openApiTfa.ts";
 
@@ -13,20 +13,21 @@ import { tfaPaths, tfaSchemas } from "./openApiTfa.ts";
  * from the same zod schemas the service validates with, so the two cannot drift apart.
  */
 
-const errorResponse = (description: string) => ({ description, content: json(ref("ApiError")) });
-
 const commonErrors = {
-  "400": errorResponse("Invalid input; validationErrors names each field and what is wrong with it"),
-  "401": errorResponse("Missing or wrong Basic credentials"),
-  "403": errorResponse("An API key (App scheme) was used; management takes Basic credentials only"),
-  "404": errorResponse("Unknown account, key or route"),
-  "405": errorResponse("Method not allowed on this path"),
-  "429": errorResponse("Too many failed sign-in attempts from this address; see Retry-After"),
-  "500": errorResponse("The service failed; nothing was written"),
+  "400": errorResponse("400", "Invalid input; validationErrors names each field and what is wrong with it"),
+  "401": errorResponse("401", "Missing or wrong Basic credentials", BASIC_CHALLENGE),
+  "403": errorResponse("403", "An API key (App scheme) was used; management takes Basic credentials only"),
+  "404": errorResponse(
+    "404",
+    "Unknown account or key, an account the caller does not manage, or (2FA key) an unknown version",
+  ),
+  "429": errorResponse("429", "Too many failed sign-in attempts from this address; see Retry-After"),
+  "500": errorResponse("500", "The service failed; nothing was written"),
 };
+const { "400": _invalidInput, ...withoutInvalidInput } = commonErrors;
 const bodyErrors = {
-  "413": errorResponse("Request body over 64 KiB"),
-  "415": errorResponse("Request body is not application/json"),
+  "413": errorResponse("413", "Request body over 64 KiB"),
+  "415": errorResponse("415", "Request body is not application/json"),
 };
 
 const accountKeyParameter = {
@@ -54,6 +55,7 @@ const idempotencyKeyParameter = {
 };
 const idempotencyConflict = {
   "409": errorResponse(
+    "409",
     "CONFLICT: the Idempotency-Key was already used in the last 24 hours for a different request; use a new key",
   ),
 };
@@ -61,6 +63,7 @@ const idempotencyConflict = {
 export function buildOpenApiDocument() {
   return {
     openapi: "3.1.0",
+    ...unroutedAnswers,
     info: {
       title: "Keydesk key service",
       version: "1.0.0",
@@ -81,18 +84,35 @@ export function buildOpenApiDocument() {
           properties: {
             name: { type: "string", minLength: 1, maxLength: 255 },
             key: { type: "string", pattern: "^[0-9A-F]{32}$" },
-            publicApiKey: { type: "string" },
+            publicApiKey: {
+              type: "string",
+              minLength: 1,
+              description:
+                "The service's own are 32 hex digits, a dash and a UUID; a key mirrored from or created through a sync remote keeps the remote's value",
+            },
             accountKey: { type: "string", pattern: "^[0-9A-F]{32}$" },
-            allowedIPs: { type: "array", items: { type: "string" }, minItems: 1 },
-            permissions: { type: "array", items: { type: "string", enum: [...PERMISSIONS] }, minItems: 1 },
-            validFrom: { type: "string", description: "yyyy-MM-ddTHH:mm:ss.SSS+0000" },
-            validTo: { type: "string", description: "yyyy-MM-ddTHH:mm:ss.SSS+0000" },
+            allowedIPs: {
+              type: "array",
+              items: { type: "string" },
+              minItems: 1,
+              uniqueItems: true,
+              description: "Normalized addresses and CIDR ranges; absent when the key has no IP restriction",
+            },
+            permissions: {
+              type: "array",
+              items: { type: "string", enum: [...PERMISSIONS] },
+              minItems: 1,
+              uniqueItems: true,
+            },
+            validFrom: API_DATETIME,
+            validTo: API_DATETIME,
             enabled: { type: "boolean" },
           },
         },
         ApiKeyList: {
           type: "object",
           required: ["apiKeys"],
+          additionalProperties: false,
           properties: { apiKeys: { type: "array", items: ref("ApiKey") } },
         },
         ...tfaSchemas,
@@ -122,30 +142,7 @@ export function buildOpenApiDocument() {
         },
         CreateApiKeyRequest: jsonSchemaOf(createApiKeyRequestSchema),
         UpdateApiKeyRequest: jsonSchemaOf(updateApiKeyRequestSchema),
-        ApiError: {
-          type: "object",
-          required: ["requestError"],
-          properties: {
-            requestError: {
-              type: "object",
-              required: ["serviceException"],
-              properties: {
-                serviceException: {
-                  type: "object",
-                  required: ["messageId", "text"],
-                  properties: {
-                    messageId: { type: "string", enum: [...MESSAGE_IDS] },
-                    text: { type: "string" },
-                    validationErrors: {
-                      type: "object",
-                      additionalProperties: { type: "array", items: { type: "string" } },
-                    },
-                  },
-                },
-              },
-            },
-          },
-        },
+        ...errorSchemas,
       },
     },
     paths: {
@@ -190,7 +187,11 @@ export function buildOpenApiDocument() {
           operationId: "getApiKey",
           summary: "Get one key",
           security: basicOnly,
-          responses: { "200": { description: "The key", content: json(ref("ApiKey")) }, ...commonErrors },
+          responses: {
+            "200": { description: "The key", content: json(ref("ApiKey")) },
+            // A key is looked up as given: no input of this call can be invalid, only unknown.
+            ...withoutInvalidInput,
+          },
         },
         put: {
           operationId: "updateApiKey",
@@ -234,7 +235,6 @@ export function buildOpenApiDocument() {
             "200": { description: "The accounts", content: json(ref("LocalAccountList")) },
             "401": commonErrors["401"],
             "403": commonErrors["403"],
-            "405": commonErrors["405"],
             "429": commonErrors["429"],
             "500": commonErrors["500"],
           },
@@ -245,7 +245,12 @@ export function buildOpenApiDocument() {
           operationId: "getOpenApiDocument",
           summary: "This document",
           security: [],
-          responses: { "200": { description: "OpenAPI 3.1 document", content: json({ type: "object" }) } },
+          responses: {
+            "200": {
+              description: "OpenAPI 3.1 document",
+              content: json({ type: "object", required: ["openapi", "info", "paths"] }),
+            },
+          },
         },
       },
     },

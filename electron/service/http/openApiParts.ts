@@ -13,3 +13,10 @@ export const jsonSchemaOf = (schema: z.ZodType) => {
 
 export const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
 export const json = (schema: object) => ({ "application/json": { schema } });
+
+/** A datetime as the service answers it (always UTC). */
+export const API_DATETIME = {
+  type: "string",
+  pattern: "^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}:\\d{2}\\.\\d{3}\\+0000$",
+  description: "yyyy-MM-ddTHH:mm:ss.SSS+0000",
+};

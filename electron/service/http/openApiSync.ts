@@ -5,11 +5,11 @@ import {
   SYNCED_FIELDS,
   updateSyncLinkRequestSchema,
 } from "../../../shared/sync.ts";
-import { json, jsonSchemaOf, ref } from "./openApiParts.ts";
+import { BASIC_CHALLENGE, errorResponse } from "./openApiErrors.ts";
+import { API_DATETIME, json, jsonSchemaOf, ref } from "./openApiParts.ts";
 
 /** The OpenAPI description of the sync routes (`/local/1/sync/links`). */
 
-const error = (description: string) => ({ description, content: json(ref("ApiError")) });
 const ok = (description: string, schema: object) => ({ "200": { description, content: json(schema) } });
 const noContent = { "204": { description: "Done; no body" } };
 const body = (name: string) => ({ required: true, content: json(ref(name)) });
@@ -17,21 +17,29 @@ const basicOnly = [{ basic: [] }];
 const TAGS = ["Sync"];
 
 const errors = {
-  "400": error("Invalid input; validationErrors names each field"),
-  "401": error("Missing or wrong Basic credentials"),
-  "403": error("An API key was used; sync takes the account's Basic credentials only"),
-  "404": error("No such link, key or outbox entry among the accounts the caller manages"),
-  "405": error("Method not allowed on this path"),
-  "409": error("The account is already linked, the field has no conflict, or the entry is not failed"),
-  "429": error("Too many failed sign-in attempts from this address; see Retry-After"),
-  "500": error("The service failed; nothing was written"),
+  "400": errorResponse(
+    "400",
+    "Invalid input (a body that is not JSON, or fields that are wrong); validationErrors names each field",
+  ),
+  "401": errorResponse("401", "Missing or wrong Basic credentials", BASIC_CHALLENGE),
+  "403": errorResponse("403", "An API key was used; sync takes the account's Basic credentials only"),
+  "404": errorResponse("404", "No such link, key or outbox entry among the accounts the caller manages"),
+  "413": errorResponse("413", "Request body over 64 KiB"),
+  "415": errorResponse("415", "Request body is not application/json"),
+  "429": errorResponse("429", "Too many failed sign-in attempts from this address; see Retry-After"),
+  "500": errorResponse("500", "The service failed; nothing was written"),
 };
-const bodyErrors = {
-  "413": error("Request body over 64 KiB"),
-  "415": error("Request body is not application/json"),
-};
+type Status = keyof typeof errors;
 
-const nullableTime = { type: ["string", "null"], description: "yyyy-MM-ddTHH:mm:ss.SSS+0000" };
+/**
+ * The refusals of each kind of operation. Every method but GET has its body read (and refused
+ * when it is too large, not JSON or broken) before the operation runs, even where it takes none.
+ */
+const LIST: Status[] = ["401", "403", "429", "500"];
+const READ_ONE: Status[] = ["401", "403", "404", "429", "500"];
+const WRITE: Status[] = ["400", "401", "403", "404", "413", "415", "429", "500"];
+
+const nullableTime = { ...API_DATETIME, type: ["string", "null"] };
 const count = { type: "integer", minimum: 0 };
 const fieldName = { type: "string", enum: [...SYNCED_FIELDS] };
 
@@ -149,7 +157,7 @@ export const syncSchemas = {
       attempts: count,
       failed: { type: "boolean" },
       lastError: { type: ["string", "null"] },
-      createdAt: { type: "string" },
+      createdAt: API_DATETIME,
     },
   },
   SyncOutbox: {
@@ -183,13 +191,22 @@ const key = {
   schema: { type: "string" },
 };
 
-const operation = (operationId: string, summary: string, responses: object, requestBody?: string) => ({
+const operation = (
+  operationId: string,
+  summary: string,
+  responses: object,
+  refusals: { statuses: Status[]; conflict?: string; body?: string },
+) => ({
   tags: TAGS,
   operationId,
   summary,
   security: basicOnly,
-  ...(requestBody && { requestBody: body(requestBody) }),
-  responses: { ...responses, ...errors, ...(requestBody && bodyErrors) },
+  ...(refusals.body && { requestBody: body(refusals.body) }),
+  responses: {
+    ...responses,
+    ...Object.fromEntries(refusals.statuses.map((status) => [status, errors[status]])),
+    ...(refusals.conflict && { "409": errorResponse("409", refusals.conflict) }),
+  },
 });
 
 const link = `${SYNC_LINKS_PATH}/{linkId}`;
@@ -200,24 +217,33 @@ export const syncPaths = {
       "listSyncLinks",
       "The sync links of the accounts the caller manages",
       ok("The links", ref("SyncLinkList")),
+      { statuses: LIST },
     ),
     post: operation(
       "createSyncLink",
       "Link a local account to an account of a remote instance; the first run starts at once",
       ok("The new link", ref("SyncLink")),
-      "CreateSyncLinkRequest",
+      {
+        statuses: WRITE,
+        body: "CreateSyncLinkRequest",
+        conflict: "The account is already linked (one link per account)",
+      },
     ),
   },
   [link]: {
     parameters: [linkId],
-    get: operation("getSyncLink", "One link and its state", ok("The link", ref("SyncLink"))),
+    get: operation("getSyncLink", "One link and its state", ok("The link", ref("SyncLink")), {
+      statuses: READ_ONE,
+    }),
     put: operation(
       "updateSyncLink",
       "Change the remote's credentials (resumes a link paused by a 401), the interval, or pause/resume",
       ok("The link", ref("SyncLink")),
-      "UpdateSyncLinkRequest",
+      { statuses: WRITE, body: "UpdateSyncLinkRequest" },
     ),
-    delete: operation("deleteSyncLink", "Remove the link; its keys stay as local keys", noContent),
+    delete: operation("deleteSyncLink", "Remove the link; its keys stay as local keys", noContent, {
+      statuses: WRITE,
+    }),
   },
   [`${link}/run`]: {
     parameters: [linkId],
@@ -225,6 +251,7 @@ export const syncPaths = {
       "runSyncLink",
       "Sync now: pull, then push; answers when the run is over",
       ok("The link after the run", ref("SyncLink")),
+      { statuses: WRITE },
     ),
   },
   [`${link}/keys`]: {
@@ -233,6 +260,7 @@ export const syncPaths = {
       "listSyncKeys",
       "Linked keys with something to show: conflicts, pending or failed changes, keys the remote no longer lists",
       ok("The keys", ref("SyncKeyList")),
+      { statuses: READ_ONE },
     ),
   },
   [`${link}/keys/{key}/resolve`]: {
@@ -241,7 +269,11 @@ export const syncPaths = {
       "resolveSyncConflict",
       "Settle one field's conflict: keep mine (pushed to the remote) or take theirs (written here); validFrom and validTo are settled together",
       ok("The key's sync state", ref("SyncKey")),
-      "ResolveConflictRequest",
+      {
+        statuses: WRITE,
+        body: "ResolveConflictRequest",
+        conflict: "The key has no conflict on this field (any more); reload its state",
+      },
     ),
   },
   [`${link}/outbox`]: {
@@ -250,6 +282,7 @@ export const syncPaths = {
       "listSyncOutbox",
       "Local changes waiting to go out, in order, and failed ones",
       ok("The outbox", ref("SyncOutbox")),
+      { statuses: READ_ONE },
     ),
   },
   [`${link}/outbox/{entryId}`]: {
@@ -258,6 +291,7 @@ export const syncPaths = {
       "discardSyncOutboxEntry",
       "Discard a change the remote refused (the local key keeps its value)",
       noContent,
+      { statuses: WRITE, conflict: "The entry is still queued; only a failed entry can be discarded" },
     ),
   },
   [`${link}/outbox/{entryId}/retry`]: {
@@ -266,6 +300,7 @@ export const syncPaths = {
       "retrySyncOutboxEntry",
       "Queue a refused change again",
       ok("The entry", ref("SyncOutboxEntry")),
+      { statuses: WRITE },
     ),
   },
 };

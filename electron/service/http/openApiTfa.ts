@@ -8,6 +8,7 @@ import {
   SMS_STATUSES,
   TEMPLATE_LANGUAGES,
 } from "../../../shared/tfa.ts";
+import { QUERY_BOOLEAN_SPELLINGS } from "../domain/queryBoolean.ts";
 import {
   createApplicationSchema,
   createTemplateSchema,
@@ -17,7 +18,8 @@ import {
   updateTemplateSchema,
   verifyPinSchema,
 } from "../tfa/schemas.ts";
-import { json, jsonSchemaOf, ref } from "./openApiParts.ts";
+import { BASIC_CHALLENGE, errorResponse } from "./openApiErrors.ts";
+import { API_DATETIME, json, jsonSchemaOf, ref } from "./openApiParts.ts";
 
 /**
  * The OpenAPI description of the local 2FA simulator (the provider's 2FA v2 routes) and of the
@@ -25,33 +27,56 @@ import { json, jsonSchemaOf, ref } from "./openApiParts.ts";
  */
 
 const ok = (description: string, schema: object) => ({ "200": { description, content: json(schema) } });
-const error = (description: string) => ({ description, content: json(ref("ApiError")) });
 const body = (name: string, required = true) => ({ required, content: json(ref(name)) });
 
 const errors = {
-  "400": error("Invalid input; validationErrors names each field (nested ones by dotted path)"),
-  "401": error("Missing credentials, unknown API key or wrong Basic credentials"),
-  "403": error(
+  "400": errorResponse(
+    "400",
+    "Invalid input; validationErrors names each field (nested ones by dotted path)",
+  ),
+  "401": errorResponse("401", "Missing credentials, unknown API key or wrong Basic credentials"),
+  "403": errorResponse(
+    "403",
     "The API key may not make this call (disabled, outside its validity window or allowedIPs, or a TFA key on a management route), or the 2FA application is disabled",
   ),
-  "404": error("Unknown application, message template or PIN in the caller's account"),
-  "405": error("Method not allowed on this path"),
-  "429": error(
-    "A send limit or verifyPinLimit of the application is reached, or too many failed sign-ins; see Retry-After",
-  ),
-  "500": error("The service failed; nothing was written"),
+  "404": errorResponse("404", "Unknown application, message template or PIN in the caller's account"),
+  "413": errorResponse("413", "Request body over 64 KiB"),
+  "415": errorResponse("415", "Request body is not application/json"),
+  "429": errorResponse("429", "Too many failed sign-in attempts from this address; see Retry-After"),
+  "500": errorResponse("500", "The service failed; nothing was written"),
 };
-const bodyErrors = {
-  "413": error("Request body over 64 KiB"),
-  "415": error("Request body is not application/json"),
-};
+const limited = errorResponse(
+  "429",
+  "A send limit or the verifyPinLimit of the application is reached, or too many failed sign-ins; see Retry-After",
+);
+
+type Status = keyof typeof errors;
+interface Refusals {
+  statuses: readonly Status[];
+  /** Counts against the application's send or verify limits (429 for those too). */
+  limited?: true;
+}
+
+/**
+ * The refusals of each kind of operation: what its handler can answer, and for a method with a
+ * body (every one but GET) what reading the body can.
+ */
+const LIST: Refusals = { statuses: ["401", "403", "429", "500"] };
+const READ_ONE: Refusals = { statuses: ["401", "403", "404", "429", "500"] };
+const CREATE_APPLICATION: Refusals = { statuses: ["400", "401", "403", "413", "415", "429", "500"] };
+const WRITE: Refusals = { statuses: ["400", "401", "403", "404", "413", "415", "429", "500"] };
+const VERIFICATIONS: Refusals = { statuses: ["400", "401", "403", "404", "429", "500"] };
+const SEND: Refusals = { ...WRITE, limited: true };
+
 const localErrors = {
-  "400": error("Invalid query parameters"),
-  "401": error("Missing or wrong Basic credentials"),
-  "403": error("An API key was used; the PIN inbox takes the account's Basic credentials only"),
-  "405": error("Method not allowed on this path"),
-  "429": error("Too many failed sign-in attempts from this address; see Retry-After"),
-  "500": error("The service failed"),
+  "400": errorResponse("400", "Invalid query parameters"),
+  "401": errorResponse("401", "Missing or wrong Basic credentials", BASIC_CHALLENGE),
+  "403": errorResponse(
+    "403",
+    "An API key was used; the PIN inbox takes the account's Basic credentials only",
+  ),
+  "429": errorResponse("429", "Too many failed sign-in attempts from this address; see Retry-After"),
+  "500": errorResponse("500", "The service failed"),
 };
 
 const appOrBasic = [{ app: [] }, { basic: [] }];
@@ -139,10 +164,12 @@ export const tfaSchemas = {
       voiceName: { type: "string" },
       regional: {
         type: "object",
+        additionalProperties: false,
         properties: {
           indiaDlt: {
             type: "object",
             required: ["principalEntityId"],
+            additionalProperties: false,
             properties: {
               contentTemplateId: { type: "string" },
               principalEntityId: { type: "string" },
@@ -237,8 +264,21 @@ export const tfaSchemas = {
       channel: { type: "string", enum: [...CHANNELS] },
       pin: { type: "string" },
       text: { type: "string" },
-      sentAt: { type: "string", description: "yyyy-MM-ddTHH:mm:ss.SSS+0000" },
-      expiresAt: { type: "string", description: "yyyy-MM-ddTHH:mm:ss.SSS+0000" },
+      sentAt: API_DATETIME,
+      expiresAt: API_DATETIME,
+      attemptsRemaining: { type: "integer", minimum: 0 },
+      verified: { type: "boolean" },
+    },
+  },
+  PinState: {
+    type: "object",
+    description: "A PIN's state after a verification changed it",
+    required: ["pinId", "applicationId", "to", "attemptsRemaining", "verified"],
+    additionalProperties: false,
+    properties: {
+      pinId: { type: "string" },
+      applicationId: { type: "string" },
+      to: { type: "string" },
       attemptsRemaining: { type: "integer", minimum: 0 },
       verified: { type: "boolean" },
     },
@@ -251,11 +291,12 @@ export const tfaSchemas = {
   },
 };
 
+/** Any value is accepted: one that spells no boolean counts as absent (see domain/queryBoolean.ts). */
 const booleanQuery = (name: string, description: string) => ({
   name,
   in: "query",
-  description,
-  schema: { type: "string", enum: ["true", "false"] },
+  description: `${description}. Read as ${QUERY_BOOLEAN_SPELLINGS}; any other value (empty, undefined, ...) counts as absent`,
+  schema: { type: "string", examples: ["true", "false"] },
 });
 const inboxFilters = [
   { name: "to", in: "query", description: "Only messages to this number", schema: { type: "string" } },
@@ -267,11 +308,19 @@ const inboxFilters = [
   },
 ];
 
-const tfaOperation = (operation: Record<string, unknown>, withBody: boolean) => ({
+const tfaOperation = (operation: Record<string, unknown>, refusals: Refusals) => ({
   tags: TAGS,
   security: appOrBasic,
   ...operation,
-  responses: { ...(operation.responses as object), ...errors, ...(withBody ? bodyErrors : {}) },
+  responses: {
+    ...(operation.responses as object),
+    ...Object.fromEntries(
+      refusals.statuses.map((status) => [
+        status,
+        status === "429" && refusals.limited ? limited : errors[status],
+      ]),
+    ),
+  },
 });
 
 export const tfaPaths = {
@@ -282,7 +331,7 @@ export const tfaPaths = {
         summary: "The account's 2FA applications in creation order (API keys need ALL)",
         responses: ok("The applications", ref("ApplicationList")),
       },
-      false,
+      LIST,
     ),
     post: tfaOperation(
       {
@@ -291,7 +340,7 @@ export const tfaPaths = {
         requestBody: body("CreateApplicationRequest"),
         responses: ok("The new application with every configuration field", ref("Application")),
       },
-      true,
+      CREATE_APPLICATION,
     ),
   },
   "/2fa/2/applications/{appId}": {
@@ -302,7 +351,7 @@ export const tfaPaths = {
         summary: "One 2FA application",
         responses: ok("The application", ref("Application")),
       },
-      false,
+      READ_ONE,
     ),
     put: tfaOperation(
       {
@@ -311,7 +360,7 @@ export const tfaPaths = {
         requestBody: body("UpdateApplicationRequest"),
         responses: ok("The application after the update", ref("Application")),
       },
-      true,
+      WRITE,
     ),
   },
   "/2fa/2/applications/{appId}/messages": {
@@ -322,7 +371,7 @@ export const tfaPaths = {
         summary: "The application's message templates in creation order",
         responses: ok("The templates", ref("MessageTemplateList")),
       },
-      false,
+      READ_ONE,
     ),
     post: tfaOperation(
       {
@@ -331,7 +380,7 @@ export const tfaPaths = {
         requestBody: body("CreateMessageTemplateRequest"),
         responses: ok("The new template", ref("MessageTemplate")),
       },
-      true,
+      WRITE,
     ),
   },
   "/2fa/2/applications/{appId}/messages/{msgId}": {
@@ -342,7 +391,7 @@ export const tfaPaths = {
         summary: "One message template",
         responses: ok("The template", ref("MessageTemplate")),
       },
-      false,
+      READ_ONE,
     ),
     put: tfaOperation(
       {
@@ -351,7 +400,7 @@ export const tfaPaths = {
         requestBody: body("UpdateMessageTemplateRequest"),
         responses: ok("The template after the update", ref("MessageTemplate")),
       },
-      true,
+      WRITE,
     ),
   },
   "/2fa/2/applications/{appId}/verifications": {
@@ -367,7 +416,7 @@ export const tfaPaths = {
         ],
         responses: ok("The verifications", ref("VerificationList")),
       },
-      false,
+      VERIFICATIONS,
     ),
   },
   "/2fa/2/pin": {
@@ -379,7 +428,7 @@ export const tfaPaths = {
         requestBody: body("SendPinRequest"),
         responses: ok("The PIN's id and the send status", ref("SmsPinResponse")),
       },
-      true,
+      SEND,
     ),
   },
   "/2fa/2/pin/voice": {
@@ -390,7 +439,7 @@ export const tfaPaths = {
         requestBody: body("SendPinRequest"),
         responses: ok("The PIN's id and the call status", ref("VoicePinResponse")),
       },
-      true,
+      SEND,
     ),
   },
   "/2fa/2/pin/{pinId}/verify": {
@@ -402,7 +451,7 @@ export const tfaPaths = {
         requestBody: body("VerifyPinRequest"),
         responses: ok("The verification result", ref("PinVerification")),
       },
-      true,
+      SEND,
     ),
   },
   "/2fa/2/pin/{pinId}/resend": {
@@ -415,7 +464,7 @@ export const tfaPaths = {
         requestBody: body("ResendPinRequest", false),
         responses: ok("The send status", ref("SmsPinResponse")),
       },
-      true,
+      SEND,
     ),
   },
   "/2fa/2/pin/{pinId}/resend/voice": {
@@ -427,7 +476,7 @@ export const tfaPaths = {
         requestBody: body("ResendPinRequest", false),
         responses: ok("The call status", ref("VoicePinResponse")),
       },
-      true,
+      SEND,
     ),
   },
   "/2fa/2/pin/{pinId}/status": {
@@ -439,7 +488,7 @@ export const tfaPaths = {
           "A PIN's state: verified, attempts left, and TTL_EXPIRED or NO_MORE_PIN_ATTEMPTS (TFA keys allowed)",
         responses: ok("The PIN's state", ref("PinVerification")),
       },
-      false,
+      READ_ONE,
     ),
   },
   "/local/1/pins": {
@@ -471,7 +520,16 @@ export const tfaPaths = {
       responses: {
         "200": {
           description: "An endless event stream",
-          content: { "text/event-stream": { schema: { type: "string" } } },
+          content: {
+            "text/event-stream": {
+              schema: { type: "string" },
+              // OpenAPI 3.1 cannot describe the events of a stream; this names each event's data.
+              "x-events": {
+                [PIN_STREAM_EVENTS.captured]: ref("CapturedPin"),
+                [PIN_STREAM_EVENTS.state]: ref("PinState"),
+              },
+            },
+          },
         },
         ...localErrors,
       },

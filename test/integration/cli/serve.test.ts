@@ -120,13 +120,25 @@ describe("key-service serve", () => {
     const created = answer.json as { key: string; name: string };
     assert.equal(created.name, "created during shutdown");
     assert.deepEqual(await exited, { code: 0, signal: null }, server.stderr());
-    const completed = server
+    // Only the create's own lines: the harness fetched /openapi.json from the process first.
+    type LogLine = {
+      reqId?: string;
+      msg: string;
+      time: number;
+      req?: { url: string };
+      res?: { statusCode: number };
+    };
+    const lines = server
       .stderr()
       .split("\n")
-      .filter((line) => line.includes('"msg":"request completed"'))
-      .map((line) => JSON.parse(line) as { time: number; res: { statusCode: number } });
+      .filter((line) => line.startsWith("{"))
+      .map((line) => JSON.parse(line) as LogLine);
+    const create = lines.find((line) => line.msg === "incoming request" && line.req?.url === KEYS);
+    const completed = lines.filter(
+      (line) => line.msg === "request completed" && line.reqId === create?.reqId,
+    );
     assert.equal(completed.length, 1, server.stderr());
-    assert.equal(completed[0]?.res.statusCode, 200);
+    assert.equal(completed[0]?.res?.statusCode, 200);
     assert.ok(
       (completed[0]?.time ?? 0) >= signalledAt,
       "the request was still running when SIGTERM was sent, and completed after it",

@@ -17,6 +17,7 @@ import {
   type ServeProcess,
   startServe,
 } from "../../harness/keyServiceProcess.ts";
+import { checkAnswersOf } from "../../harness/serviceContract.ts";
 import { fails, ok } from "./dispatchAssertions.ts";
 
 /**
@@ -36,6 +37,7 @@ let core: KeydeskCore;
 let staging: ProfileDto;
 let link: SyncLinkDto;
 let local: { baseUrl: string; username: string; password: string };
+let stopCheckingLocal: (() => void) | undefined;
 const vault = new SessionVault("sync test: secrets in memory");
 const events: BridgeEvent[] = [];
 
@@ -70,6 +72,8 @@ before(async () => {
   });
   core.onEvent((event) => events.push(event));
   local = await ok(core, "profiles.revealLocalCredentials");
+  // The embedded service runs in this process, not through startServe: its answers are checked too.
+  stopCheckingLocal = await checkAnswersOf(local.baseUrl);
   staging = await ok(core, "profiles.add", {
     name: "Staging",
     baseUrl: remote.url,
@@ -78,6 +82,7 @@ before(async () => {
   });
 });
 after(async () => {
+  stopCheckingLocal?.();
   await core?.close();
   await remote?.stop("SIGTERM");
   await removeDir(appDir);

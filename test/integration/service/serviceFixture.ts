@@ -10,11 +10,15 @@ import {
   type ServeProcess,
   startServe,
 } from "../../harness/keyServiceProcess.ts";
+import { checkAnswersOf } from "../../harness/serviceContract.ts";
+import { startValidatingProxy, type ValidatingProxy } from "../../harness/validatingProxy.ts";
 
 /**
  * A real `key-service serve` process on a temp data dir, with accounts made by the real CLI,
- * for the integration tests of the key-management API. Every response with status >= 400 that
- * passes through `call` is checked to have exactly the service's one error shape.
+ * for the integration tests of the key-management API. Every answer that passes through `call`
+ * is checked against the service's /openapi.json (by the harness's `request`), and one with status
+ * >= 400 to have exactly the service's one error shape. Clients the tests do not drive through
+ * `call` (the provider's SDK) reach it at `url`, a loopback proxy that checks every answer too.
  */
 
 export interface AccountSpec {
@@ -139,7 +143,11 @@ export const keysPath = (accountKey = "_") => `/settings/1/accounts/${accountKey
 export const keyPath = (key: string, accountKey = "_") => `${keysPath(accountKey)}/${key}`;
 
 export interface Service {
-  /** Base URL of the running process (changes on restart). */
+  /**
+   * Base URL for clients of their own (an SDK, an event-stream client): a loopback proxy to the
+   * running process that replaces any answer not conforming to /openapi.json with a 502 naming
+   * the difference. Stable across restarts. `serve.url` is the process itself.
+   */
   readonly url: string;
   readonly dataDir: string;
   /** The running process (changes on restart). */
@@ -167,6 +175,7 @@ export async function startService(accounts: AccountSpec[]): Promise<Service> {
   const passwords: Record<string, string> = {};
   const accountKeys: Record<string, string> = {};
   let serve: ServeProcess;
+  let proxy: ValidatingProxy;
   try {
     for (const account of accounts) {
       accountKeys[account.username] = await addAccount(
@@ -179,6 +188,16 @@ export async function startService(accounts: AccountSpec[]): Promise<Service> {
     }
     serve = await startServe({ dataDir });
   } catch (error) {
+    await removeDir(dataDir);
+    throw error;
+  }
+  let stopCheckingProxy: () => void;
+  try {
+    proxy = await startValidatingProxy(() => serve.url);
+    // What the harness's own clients get through the proxy (event streams) is checked as well.
+    stopCheckingProxy = await checkAnswersOf(proxy.url);
+  } catch (error) {
+    await serve.stop("SIGKILL");
     await removeDir(dataDir);
     throw error;
   }
@@ -198,7 +217,7 @@ export async function startService(accounts: AccountSpec[]): Promise<Service> {
   };
   return {
     get url() {
-      return serve.url;
+      return proxy.url;
     },
     get serve() {
       return serve;
@@ -233,10 +252,13 @@ export async function startService(accounts: AccountSpec[]): Promise<Service> {
     },
     async close() {
       try {
+        stopCheckingProxy();
+        await proxy.close();
         await stop();
       } finally {
         await removeDir(dataDir);
       }
+      assert.deepEqual(proxy.problems, [], "answers through the proxy that do not conform to /openapi.json");
     },
   };
 }

@@ -1,4 +1,5 @@
 import http from "node:http";
+import { checkerFor } from "../../../harness/serviceContract.ts";
 
 /** A minimal server-sent events client for the tests: parses events and comments as they arrive. */
 
@@ -20,11 +21,48 @@ export interface EventStreamClient {
   close(): void;
 }
 
-export function openEventStream(
+/**
+ * Opens the stream. From a key service whose answers the harness checks (serviceContract.ts), the
+ * answer must conform to its /openapi.json: a 200 by its status and headers, every event a test
+ * waits for by the schema the document names for that event, and an error answer (read whole
+ * before this resolves: it ends) by its body too.
+ */
+export async function openEventStream(
   baseUrl: string,
   path: string,
   authorization: string,
 ): Promise<EventStreamClient> {
+  const checker = checkerFor(baseUrl);
+  const { client, body } = await openRawEventStream(baseUrl, path, authorization);
+  if (!checker) return client;
+  const conformance = await checker;
+  const exchange = { method: "GET", path, status: client.status, headers: client.headers };
+  if (client.status !== 200) {
+    await client.ended;
+    conformance.assertConforms({ ...exchange, text: body() });
+    return client;
+  }
+  try {
+    conformance.assertConforms({ ...exchange, text: "" });
+  } catch (error) {
+    client.close();
+    throw error;
+  }
+  return {
+    ...client,
+    async waitForEvent(match, timeoutMs) {
+      const event = await client.waitForEvent(match, timeoutMs);
+      conformance.assertEvent(path, event.event, event.data);
+      return event;
+    },
+  };
+}
+
+function openRawEventStream(
+  baseUrl: string,
+  path: string,
+  authorization: string,
+): Promise<{ client: EventStreamClient; body: () => string }> {
   const url = new URL(baseUrl);
   return new Promise((resolve, reject) => {
     const req = http.get(
@@ -40,12 +78,14 @@ export function openEventStream(
         const comments: string[] = [];
         const waiters = new Set<() => void>();
         let buffer = "";
+        let received = "";
         let endStream: () => void = () => {};
         const ended = new Promise<void>((resolveEnd) => {
           endStream = resolveEnd;
         });
         res.setEncoding("utf8");
         res.on("data", (chunk: string) => {
+          received += chunk;
           buffer += chunk;
           let boundary = buffer.indexOf("\n\n");
           while (boundary !== -1) {
@@ -85,7 +125,7 @@ export function openEventStream(
           });
         }
 
-        resolve({
+        const client: EventStreamClient = {
           status: res.statusCode as number,
           headers: res.headers,
           events,
@@ -99,7 +139,8 @@ export function openEventStream(
             req.destroy();
             res.destroy();
           },
-        });
+        };
+        resolve({ client, body: () => received });
       },
     );
     req.on("error", reject);

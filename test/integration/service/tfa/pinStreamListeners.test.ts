@@ -5,6 +5,7 @@ import { type DataDir, openDataDir } from "../../../../electron/service/dataDir.
 import { buildHttpApp } from "../../../../electron/service/http/app.ts";
 import type { TfaSimulator } from "../../../../electron/service/tfa/tfaSimulator.ts";
 import { addAccount, basic, makeTempDir, removeDir } from "../../../harness/keyServiceProcess.ts";
+import { checkAnswersOf } from "../../../harness/serviceContract.ts";
 import { openEventStream } from "./eventStreamClient.ts";
 import { sleep } from "./tfaFixture.ts";
 
@@ -18,6 +19,7 @@ let data: DataDir;
 let app: FastifyInstance;
 let tfa: TfaSimulator;
 let baseUrl: string;
+let stopChecking: (() => void) | undefined;
 const auth = basic("owner", "owner-secret-1");
 
 before(async () => {
@@ -26,8 +28,10 @@ before(async () => {
   data = openDataDir({ dataDir });
   ({ app, tfa } = buildHttpApp(data, { logLevel: "silent" }));
   baseUrl = await app.listen({ host: "127.0.0.1", port: 0 });
+  stopChecking = await checkAnswersOf(baseUrl);
 });
 after(async () => {
+  stopChecking?.();
   await app?.close();
   data?.close();
   await removeDir(dataDir);

@@ -1,0 +1,132 @@
+import { MESSAGE_IDS, type MessageId, STATUS_OF_MESSAGE_ID } from "../../../shared/apiErrors.ts";
+import { json, ref } from "./openApiParts.ts";
+
+/**
+ * The error answers of the OpenAPI document: the one error body (closed at every level, so a
+ * client can rely on nothing else being there), one schema per status that pins its messageId,
+ * the headers some refusals always carry, and the answers to requests no operation takes.
+ */
+
+const MESSAGE_ID_OF_STATUS = Object.fromEntries(
+  MESSAGE_IDS.map((messageId) => [String(STATUS_OF_MESSAGE_ID[messageId]), messageId]),
+) as Record<string, MessageId>;
+
+export type ErrorStatus = "400" | "401" | "403" | "404" | "405" | "409" | "413" | "415" | "429" | "500";
+
+/** `NOT_FOUND` → `NotFoundError`, `GENERAL_ERROR` → `GeneralError`. */
+const schemaNameOf = (messageId: MessageId) => {
+  const name = messageId
+    .toLowerCase()
+    .split("_")
+    .map((word) => word.charAt(0).toUpperCase() + word.slice(1))
+    .join("");
+  return name.endsWith("Error") ? name : `${name}Error`;
+};
+
+export const errorSchemas = {
+  ApiError: {
+    type: "object",
+    required: ["requestError"],
+    additionalProperties: false,
+    properties: {
+      requestError: {
+        type: "object",
+        required: ["serviceException"],
+        additionalProperties: false,
+        properties: {
+          serviceException: {
+            type: "object",
+            required: ["messageId", "text"],
+            additionalProperties: false,
+            properties: {
+              messageId: { type: "string", enum: [...MESSAGE_IDS] },
+              text: { type: "string", minLength: 1, description: "What is wrong and how to fix it" },
+              validationErrors: {
+                type: "object",
+                description: "Each invalid field (nested ones by dotted path) and what is wrong with it",
+                minProperties: 1,
+                additionalProperties: { type: "array", items: { type: "string" }, minItems: 1 },
+              },
+            },
+          },
+        },
+      },
+    },
+  },
+  ...Object.fromEntries(
+    MESSAGE_IDS.map((messageId) => [
+      schemaNameOf(messageId),
+      {
+        description: `The error body with messageId ${messageId}`,
+        allOf: [
+          ref("ApiError"),
+          {
+            properties: {
+              requestError: {
+                properties: { serviceException: { properties: { messageId: { const: messageId } } } },
+              },
+            },
+          },
+        ],
+      },
+    ]),
+  ),
+};
+
+const digits = { type: "string", pattern: "^[0-9]+$" };
+
+/** Headers a status always comes with, wherever it is answered. */
+const HEADERS_OF_STATUS: Partial<Record<ErrorStatus, object>> = {
+  "405": {
+    Allow: {
+      required: true,
+      description: "The methods the path takes",
+      schema: { type: "string", pattern: "^[A-Z]+(, [A-Z]+)*$" },
+    },
+  },
+  "429": {
+    "Retry-After": { required: true, description: "Seconds to wait before trying again", schema: digits },
+  },
+};
+
+/** The challenge a 401 on a Basic-only route carries (routes that also take API keys send none). */
+export const BASIC_CHALLENGE = {
+  "WWW-Authenticate": {
+    required: true,
+    description: 'Basic realm="key-service", charset="UTF-8"',
+    schema: { type: "string", pattern: '^Basic realm="key-service"' },
+  },
+};
+
+/** An error answer of `status`: its description, the headers it always has, and its body's schema. */
+export function errorResponse(status: ErrorStatus, description: string, headers: object = {}) {
+  const messageId = MESSAGE_ID_OF_STATUS[status] as MessageId;
+  const allHeaders = { ...HEADERS_OF_STATUS[status], ...headers };
+  return {
+    description,
+    ...(Object.keys(allHeaders).length > 0 && { headers: allHeaders }),
+    content: json(ref(schemaNameOf(messageId))),
+  };
+}
+
+/**
+ * Answers to requests that no operation takes, at the document's root (OpenAPI has no place for
+ * them): a path that matches none of `paths`, and a method a documented path has no operation for.
+ */
+export const unroutedAnswers = {
+  "x-unknown-path": {
+    description:
+      "Any request whose path matches none of `paths` (one trailing slash is ignored), or cannot be percent-decoded",
+    responses: {
+      "400": errorResponse("400", "The path is not valid percent-encoding"),
+      "404": errorResponse("404", "No such route"),
+    },
+  },
+  "x-method-not-allowed": {
+    description:
+      "A request to a documented path with a method the path has no operation for (HEAD is answered wherever GET is), whatever its credentials and body",
+    responses: {
+      "405": errorResponse("405", "Method not allowed on this path; Allow names the methods it takes"),
+    },
+  },
+};
