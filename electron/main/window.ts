@@ -68,6 +68,10 @@ export function createMainWindow(entryUrl: string, appOrigin: string): BrowserWi
   });
 
   win.once("ready-to-show", () => win.show());
-  void win.loadURL(entryUrl);
+  // loadURL rejects when the load fails or is cut short (a quit or a refused navigation during the
+  // load: ERR_ABORTED). Unhandled, that rejection is an uncaught error of the main process.
+  win.loadURL(entryUrl).catch((error: unknown) => {
+    console.error("keydesk: the window could not load its page:", error);
+  });
   return win;
 }

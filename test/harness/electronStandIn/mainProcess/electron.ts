@@ -1,0 +1,28 @@
+// The stand-in `electron` module of the main process: what `import ... from "electron"` gives
+// the built main bundle in the tests (register.ts maps the specifier here). Only what Keydesk
+// uses is modelled; an import of anything else fails at link time, naming the missing export.
+
+import { log, recorded } from "./state.ts";
+
+export { app } from "./app.ts";
+export { BrowserWindow } from "./browserWindow.ts";
+export { ipcMain } from "./ipcMain.ts";
+export { session } from "./session.ts";
+
+let clipboardText = "";
+
+/** Electron 45's clipboard: the text calls answer promises (like navigator.clipboard). */
+export const clipboard = {
+  async writeText(text: string): Promise<void> {
+    log("clipboard.writeText");
+    recorded.clipboardWrites.push(text);
+    clipboardText = text;
+  },
+  async readText(): Promise<string> {
+    return clipboardText;
+  },
+  clear(): void {
+    log("clipboard.clear");
+    clipboardText = "";
+  },
+};

@@ -1,0 +1,19 @@
+// Loaded with `node --import` before the built main bundle: maps the `electron` specifier to the
+// stand-in (Node 24's synchronous module hooks cover import and require alike), then opens the
+// control channel to the test.
+
+import { registerHooks } from "node:module";
+import { startControlChannel } from "./control.ts";
+
+const standIn = new URL("./electron.ts", import.meta.url).href;
+
+registerHooks({
+  resolve(specifier, context, nextResolve) {
+    if (specifier === "electron" || specifier === "electron/main") {
+      return { url: standIn, shortCircuit: true };
+    }
+    return nextResolve(specifier, context);
+  },
+});
+
+startControlChannel();
