@@ -438,10 +438,13 @@ describe("the browser host's page clipboard", () => {
   });
 });
 
+/** A core on `dataDir` with `vault`, its service on any free port. */
+const startIn = (dataDir: string, vault: CredentialVault) =>
+  startKeydeskCore({ dataDir, vault, clipboard: new MemoryClipboard(), defaultServicePort: 0 });
+
 describe("without an OS keychain (session-only vault)", () => {
   let dataDir: string;
-  const start = (vault: CredentialVault) =>
-    startKeydeskCore({ dataDir, vault, clipboard: new MemoryClipboard(), defaultServicePort: 0 });
+  const start = (vault: CredentialVault) => startIn(dataDir, vault);
 
   before(async () => {
     dataDir = await makeTempDir("keydesk-no-keychain-");
@@ -476,21 +479,15 @@ describe("without an OS keychain (session-only vault)", () => {
 
   test("the Local owner's password stays the same across restarts, kept in a 0600 file", async () => {
     const passwordsDir = await makeTempDir("keydesk-owner-password-");
-    const startIn = () =>
-      startKeydeskCore({
-        dataDir: passwordsDir,
-        vault: new SessionVault("test: no Secret Service"),
-        clipboard: new MemoryClipboard(),
-        defaultServicePort: 0,
-      });
+    const startAgain = () => startIn(passwordsDir, new SessionVault("test: no Secret Service"));
     try {
-      const first = await startIn();
+      const first = await startAgain();
       const before = await ok(first, "profiles.revealLocalCredentials").finally(() => first.close());
       const file = join(passwordsDir, "service", "owner.password");
       assert.equal((await stat(file)).mode & 0o777, 0o600);
       assert.equal((await readFile(file, "utf8")).trim(), before.password);
 
-      const second = await startIn();
+      const second = await startAgain();
       try {
         const after = await ok(second, "profiles.revealLocalCredentials");
         assert.equal(after.password, before.password, "an app under test configured with it keeps working");
@@ -510,18 +507,12 @@ describe("without an OS keychain (session-only vault)", () => {
 
   test("an owner password file others can read is refused with the chmod to run", async () => {
     const exposedDir = await makeTempDir("keydesk-owner-password-exposed-");
-    const startIn = () =>
-      startKeydeskCore({
-        dataDir: exposedDir,
-        vault: new SessionVault("test: no Secret Service"),
-        clipboard: new MemoryClipboard(),
-        defaultServicePort: 0,
-      });
+    const startAgain = () => startIn(exposedDir, new SessionVault("test: no Secret Service"));
     try {
-      await (await startIn()).close();
+      await (await startAgain()).close();
       const file = join(exposedDir, "service", "owner.password");
       await chmod(file, 0o644);
-      await assert.rejects(startIn(), new RegExp(`mode 644\\); run: chmod 600 ${file}`));
+      await assert.rejects(startAgain(), new RegExp(`mode 644\\); run: chmod 600 ${file}`));
     } finally {
       await removeDir(exposedDir);
     }
@@ -534,22 +525,12 @@ describe("without an OS keychain (session-only vault)", () => {
   }, async () => {
     const laterDir = await makeTempDir("keydesk-keychain-later-");
     try {
-      const before = await startKeydeskCore({
-        dataDir: laterDir,
-        vault: new SessionVault("test: no Secret Service"),
-        clipboard: new MemoryClipboard(),
-        defaultServicePort: 0,
-      });
+      const before = await startIn(laterDir, new SessionVault("test: no Secret Service"));
       const created = await ok(before, "keys.create", { request: { name: "made without a keychain" } });
       const local = await ok(before, "profiles.revealLocalCredentials").finally(() => before.close());
 
       const keychain = memoryKeychain();
-      const after = await startKeydeskCore({
-        dataDir: laterDir,
-        vault: keychain,
-        clipboard: new MemoryClipboard(),
-        defaultServicePort: 0,
-      });
+      const after = await startIn(laterDir, keychain);
       try {
         const revealed = await ok(after, "keys.revealPublicApiKey", { key: created.key });
         assert.equal(revealed.publicApiKey, created.publicApiKey);
@@ -571,20 +552,10 @@ describe("without an OS keychain (session-only vault)", () => {
   test("data keyed in the OS keychain, started when the keychain is unavailable: a clear error", async () => {
     const keyedDir = await makeTempDir("keydesk-keychain-gone-");
     try {
-      const core = await startKeydeskCore({
-        dataDir: keyedDir,
-        vault: memoryKeychain(),
-        clipboard: new MemoryClipboard(),
-        defaultServicePort: 0,
-      });
+      const core = await startIn(keyedDir, memoryKeychain());
       await core.close();
       await assert.rejects(
-        startKeydeskCore({
-          dataDir: keyedDir,
-          vault: new SessionVault("no Secret Service is running"),
-          clipboard: new MemoryClipboard(),
-          defaultServicePort: 0,
-        }),
+        startIn(keyedDir, new SessionVault("no Secret Service is running")),
         /data key is kept in the OS keychain, which is not available now \(no Secret Service is running\)/,
       );
     } finally {
