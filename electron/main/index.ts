@@ -71,7 +71,9 @@ function startKeydesk(): void {
     .then(async () => {
       const vault = await openCredentialVault();
       if (vault.kind === "session-only") {
-        console.warn(`keydesk: credentials are kept for this session only: ${vault.unavailableReason ?? ""}`);
+        console.warn(
+          `keydesk: no OS keychain, so remote profiles' passwords are kept for this session only: ${vault.unavailableReason ?? ""}`,
+        );
       }
       core = await startKeydeskCore({
         dataDir: process.env.KEYDESK_DATA_DIR ?? app.getPath("userData"),

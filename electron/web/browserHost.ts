@@ -85,7 +85,7 @@ async function main(): Promise<void> {
   );
   if (vault.kind === "session-only") {
     process.stderr.write(
-      `keydesk web: credentials are kept for this session only: ${vault.unavailableReason ?? "no OS keychain"}\n`,
+      `keydesk web: no OS keychain, so remote profiles' passwords are kept for this session only: ${vault.unavailableReason ?? "unknown reason"}\n`,
     );
   }
   const core: KeydeskCore = await startKeydeskCore({

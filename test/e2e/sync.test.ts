@@ -191,10 +191,16 @@ test("a remote profile is linked, Sync now brings its keys, and conflicts are re
   await conflict.waitFor();
   assert.deepEqual(await seriousViolations(page, '[data-testid="sync-view"]'), []);
   // The toasts of the runs would cover the link's times in the screenshot.
-  for (const close of await page.getByRole("button", { name: "Close notification" }).all()) {
-    await close.click();
+  // One at a time, the first each time: toasts also close by themselves, so a list taken once
+  // names buttons that may be gone by the time they are clicked.
+  const closeButtons = page.getByRole("button", { name: "Close notification" });
+  for (let left = 10; left > 0 && (await closeButtons.count()) > 0; left--) {
+    await closeButtons
+      .first()
+      .click({ timeout: 2000 })
+      .catch(() => {}); // closed by itself meanwhile
   }
-  await page.getByRole("button", { name: "Close notification" }).first().waitFor({ state: "detached" });
+  await closeButtons.first().waitFor({ state: "detached" });
   await page.screenshot({ path: join(RESULTS, "sync-view.png"), fullPage: true });
   const held = syncView().getByTestId("sync-outbox-entry").filter({ hasText: "shared (mine)" });
   assert.equal(await held.getByText("Held by conflict").count(), 1, "the local rename waits for the choice");

@@ -70,7 +70,11 @@ function unexpectedStderr(app: MainBundle): string[] {
     .stderr()
     .split("\n")
     .filter(
-      (line) => line !== "" && !line.startsWith("keydesk: credentials are kept for this session only:"),
+      (line) =>
+        line !== "" &&
+        !line.startsWith(
+          "keydesk: no OS keychain, so remote profiles' passwords are kept for this session only:",
+        ),
     );
 }
 
