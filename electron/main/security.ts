@@ -6,6 +6,13 @@ import { isAbsolute } from "node:path";
 /**
  * Content-Security-Policy of the renderer. Sent as a response header by the main process and
  * repeated in renderer/index.html (a page loaded from a file gets no response headers).
+ *
+ * `style-src 'unsafe-inline'` stays, by decision: Mantine renders its theme's CSS variables in a
+ * <style> element and sets each component's variables in style attributes, with values computed
+ * at run time, so neither hashes nor a static page's nonce can cover them. Scripts stay 'self'
+ * only, so markup that got into the page still cannot run code, and img-src, connect-src and
+ * default-src (fonts) admit only the app itself and data: images, so CSS cannot send anything out
+ * either; what inline styles leave open is restyling the page.
  */
 export const CONTENT_SECURITY_POLICY = [
   "default-src 'self'",

@@ -62,6 +62,13 @@ export function createMainWindow(entryUrl: string, appOrigin: string): BrowserWi
       event.preventDefault();
     }
   });
+  // will-navigate sees only the main frame. The app has no sub-frames: one that appears (an
+  // injected iframe) may not load anything, and the main frame is held to the app here as well.
+  webContents.on("will-frame-navigate", (event) => {
+    if (!event.isMainFrame || !isAllowedNavigation(event.url, appOrigin)) {
+      event.preventDefault();
+    }
+  });
   webContents.setWindowOpenHandler(() => ({ action: "deny" }));
   webContents.on("will-attach-webview", (event) => {
     event.preventDefault();

@@ -29,7 +29,13 @@ export type ControlRequest =
   /** `ipcRenderer.invoke(channel, ...args)` from `frame` of the window. */
   | { op: "invoke"; channel: string; args: unknown[]; frame: SenderFrame }
   /** The window's page starts a navigation (a link, a form, `location = ...`) or is redirected. */
-  | { op: "navigate"; event: "will-navigate" | "will-redirect"; url: string }
+  | {
+      op: "navigate";
+      event: "will-navigate" | "will-redirect" | "will-frame-navigate";
+      url: string;
+      /** False: a sub-frame navigates (only will-frame-navigate is emitted for those). */
+      isMainFrame?: boolean;
+    }
   /** The page calls `window.open(url)` (or a link with target=_blank). */
   | { op: "openWindow"; url: string }
   | { op: "attachWebview"; src: string }

@@ -170,14 +170,22 @@ describe("the built main process (out/main/index.js) on a stand-in Electron", ()
     assert.equal(windows[0]?.shown, true);
   });
 
-  it("keeps the window on its page: navigation away, redirects, window.open and <webview> are refused", async () => {
-    const navigate = (event: "will-navigate" | "will-redirect", url: string) =>
+  it("keeps the window on its page: navigation away, redirects, sub-frames, window.open and <webview> are refused", async () => {
+    const navigate = (event: "will-navigate" | "will-redirect" | "will-frame-navigate", url: string) =>
       app.request({ op: "navigate", event, url });
     assert.deepEqual(await navigate("will-navigate", `${pageUrl}#/keys`), { prevented: false });
     for (const url of ["https://evil.example/", "file:///etc/passwd", "javascript:alert(1)"]) {
       assert.deepEqual(await navigate("will-navigate", url), { prevented: true }, url);
     }
     assert.deepEqual(await navigate("will-redirect", "https://evil.example/"), { prevented: true });
+    // Every frame's navigations: the main frame stays on its page, and no sub-frame loads anything.
+    assert.deepEqual(await navigate("will-frame-navigate", `${pageUrl}#/keys`), { prevented: false });
+    assert.deepEqual(await navigate("will-frame-navigate", "https://evil.example/"), { prevented: true });
+    assert.deepEqual(
+      await app.request({ op: "navigate", event: "will-frame-navigate", url: pageUrl, isMainFrame: false }),
+      { prevented: true },
+      "a sub-frame showing even the app's own page",
+    );
     assert.deepEqual(await app.request({ op: "openWindow", url: "https://evil.example/" }), {
       handled: true,
       answer: { action: "deny" },

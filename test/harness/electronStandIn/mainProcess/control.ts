@@ -48,7 +48,7 @@ async function perform(request: Exclude<ControlRequest, { op: "exit" }>): Promis
       const contents = theWindow().webContents;
       const event = electronEvent({
         url: request.url,
-        isMainFrame: true,
+        isMainFrame: request.isMainFrame ?? true,
         isSameDocument: false,
         frame: contents.mainFrame,
         initiator: contents.mainFrame,
