@@ -1,0 +1,48 @@
+#!/usr/bin/env node
+// Keeps the production dependencies (what ships in the app and in `key-service serve`) minimal
+// and reviewed: the direct production dependencies must be exactly the ones below, each with the
+// reason it is there; adding one means reviewing it here (is it maintained, does it duplicate one
+// we have).
+//
+// Why no advisory check: `npm audit` posts to the registry's advisory endpoint, which answers 405
+// from these machines; no maintained advisory database is published on the npm registry (GitHub's
+// advisory database and OSV are served from their own hosts, out of reach); and the registry
+// mirror here strips what could stand in for one (versions' `deprecated` notices, true publish
+// times). Run `npm audit --omit=dev` on a machine with normal network access before a release.
+import { readFileSync } from "node:fs";
+
+const REVIEWED = {
+  "better-sqlite3": "the SQLite store (DESIGN.md); maintained, Node-API",
+  fastify: "the HTTP service: schemas, body limits, logging (DESIGN.md)",
+  "ipaddr.js": "IPv4/IPv6 and CIDR parsing for allowedIPs",
+  pino: "structured logs with redaction (Fastify's logger)",
+  "secure-json-parse": "JSON bodies without prototype poisoning (Fastify's own parser)",
+  zod: "validation schemas shared by the service, the bridge and the forms",
+  keytar:
+    "the OS keychain, mandated by the product; optional. Its upstream repository is archived: " +
+    "a maintained successor must keep the keychain entries readable; a decision to take",
+};
+
+const pkg = JSON.parse(readFileSync(new URL("../package.json", import.meta.url), "utf8"));
+const direct = [
+  ...Object.keys(pkg.dependencies ?? {}),
+  ...Object.keys(pkg.optionalDependencies ?? {}),
+].sort();
+const problems = [
+  ...direct
+    .filter((name) => !REVIEWED[name])
+    .map(
+      (name) =>
+        `${name} is a production dependency nobody reviewed: add it to .ci/check-dependencies.mjs with its reason`,
+    ),
+  ...Object.keys(REVIEWED)
+    .filter((name) => !direct.includes(name))
+    .map(
+      (name) => `${name} is reviewed but no longer a dependency: remove it from .ci/check-dependencies.mjs`,
+    ),
+];
+console.log(
+  `dependencies: ${direct.length} direct production dependencies, each reviewed: ${direct.join(", ")}`,
+);
+for (const problem of problems) console.error(`dependencies: ${problem}`);
+process.exitCode = problems.length > 0 ? 1 : 0;
