@@ -2,22 +2,39 @@ import { DECOY_PASSWORD_HASH, MAX_PASSWORD_BYTES, verifyPassword } from "../cryp
 import { ApiError } from "../errors.ts";
 import type { Account, AccountStore } from "../store/accountStore.ts";
 import type { FailureThrottle } from "./failureThrottle.ts";
+import { PasswordCheckQueue, PasswordChecksBusy } from "./passwordCheckQueue.ts";
 import type { VerifiedCredentials } from "./verifiedCredentials.ts";
 
 const WRONG_CREDENTIALS = "the username or password is wrong";
 
-/** Verifies Basic credentials against the account store, cheaply after the first time. */
+const tooManyRequests = (text: string, retryAfter: number) =>
+  new ApiError("TOO_MANY_REQUESTS", text, undefined, { "retry-after": String(retryAfter) });
+
+/**
+ * Verifies Basic credentials against the account store, cheaply after the first time.
+ *
+ * An unknown username costs exactly what a wrong password costs: the same scrypt run (against a
+ * decoy hash with the current parameters), awaited, through the same throttle and queue; only
+ * then is either answered, with the same 401. Otherwise the answer time tells which usernames exist.
+ */
 export class BasicAuthenticator {
   readonly #accounts: AccountStore;
   readonly #throttle: FailureThrottle;
   readonly #verified: VerifiedCredentials;
+  readonly #checks: PasswordCheckQueue;
   /** One KDF run per distinct credentials, however many requests carry them at once. */
   readonly #inFlight = new Map<string, Promise<boolean>>();
 
-  constructor(accounts: AccountStore, throttle: FailureThrottle, verified: VerifiedCredentials) {
+  constructor(
+    accounts: AccountStore,
+    throttle: FailureThrottle,
+    verified: VerifiedCredentials,
+    checks = new PasswordCheckQueue((address) => throttle.remaining(address)),
+  ) {
     this.#accounts = accounts;
     this.#throttle = throttle;
     this.#verified = verified;
+    this.#checks = checks;
   }
 
   async authenticate(username: string, password: string, clientAddress: string): Promise<Account> {
@@ -30,18 +47,18 @@ export class BasicAuthenticator {
     if (!verification) {
       const retryAfter = this.#throttle.take(clientAddress);
       if (retryAfter > 0) {
-        throw new ApiError(
-          "TOO_MANY_REQUESTS",
+        throw tooManyRequests(
           `too many failed sign-in attempts from this address; try again in ${retryAfter} s`,
-          undefined,
-          { "retry-after": String(retryAfter) },
+          retryAfter,
         );
       }
       verification = this.#verify(account, password, storedHash, digest, clientAddress);
       this.#inFlight.set(digest, verification);
       verification.finally(() => this.#inFlight.delete(digest)).catch(() => {});
     }
-    if (account && (await verification)) return account;
+    // Awaited whether or not the account exists (see the class comment).
+    const verified = await verification;
+    if (account && verified) return account;
     throw new ApiError("UNAUTHORIZED", WRONG_CREDENTIALS);
   }
 
@@ -53,7 +70,21 @@ export class BasicAuthenticator {
     clientAddress: string,
   ): Promise<boolean> {
     const tooLong = Buffer.byteLength(password) > MAX_PASSWORD_BYTES;
-    const matches = !tooLong && (await verifyPassword(password, storedHash));
+    let matches = false;
+    try {
+      matches =
+        !tooLong && (await this.#checks.run(clientAddress, () => verifyPassword(password, storedHash)));
+    } catch (error) {
+      // The attempt keeps its token: a flooding address that is refused here falls behind in
+      // the queue (its standing drops) and soon reaches its own throttle, both at no KDF cost.
+      if (error instanceof PasswordChecksBusy) {
+        throw tooManyRequests(
+          `too many sign-ins are being checked right now; try again in ${error.retryAfterSeconds} s`,
+          error.retryAfterSeconds,
+        );
+      }
+      throw error;
+    }
     if (!account || !matches) return false;
     this.#throttle.refund(clientAddress);
     this.#verified.add(digest);

@@ -55,6 +55,11 @@ export class FailureThrottle {
     return allowed ? 0 : Math.ceil(((1 - bucket.tokens) * this.#options.refillMs) / 1000);
   }
 
+  /** Attempts the address has left now (fractional while refilling); taking none. */
+  remaining(address: string): number {
+    return this.#current(address).tokens;
+  }
+
   /** Gives back the attempt a successful sign-in took. */
   refund(address: string): void {
     const bucket = this.#current(address);

@@ -41,3 +41,15 @@ test("tracks a bounded number of addresses, forgetting the oldest", () => {
   assert.equal(throttle.take("a"), 0, "a was forgotten, so it has a full bucket again");
   assert.ok(throttle.take("c") > 0);
 });
+
+test("remaining says the attempts an address has left, refilling, without taking one", () => {
+  const time = clock();
+  const throttle = new FailureThrottle({ burst: 10, refillMs: 6_000, now: time.now });
+  assert.equal(throttle.remaining("198.51.100.1"), 10);
+  throttle.take("198.51.100.1");
+  throttle.take("198.51.100.1");
+  assert.equal(throttle.remaining("198.51.100.1"), 8);
+  assert.equal(throttle.remaining("198.51.100.1"), 8);
+  time.advance(3_000);
+  assert.equal(throttle.remaining("198.51.100.1"), 8.5);
+});
