@@ -37,6 +37,7 @@ export type OpenApiDocument = {
   components?: { schemas?: Record<string, object> };
   "x-unknown-path"?: UnroutedAnswers;
   "x-method-not-allowed"?: UnroutedAnswers;
+  "x-refused-requests"?: UnroutedAnswers;
 };
 
 /** One request and the answer it got, as the checker needs them. */
@@ -154,7 +155,7 @@ export function openApiConformance(doc: OpenApiDocument) {
 
   /** The answers of a root extension (unknown path, method not allowed). */
   function unroutedProblems(
-    name: "x-unknown-path" | "x-method-not-allowed",
+    name: "x-unknown-path" | "x-method-not-allowed" | "x-refused-requests",
     exchange: Exchange,
   ): [Resolution, string[]] {
     const documented = doc[name];
@@ -205,6 +206,11 @@ export function openApiConformance(doc: OpenApiDocument) {
       const [resolution, problems] = inspect(exchange);
       assert.ok(problems.length === 0, describe(exchange, resolution, problems));
       return resolution;
+    },
+    /** Fails unless the answer is one `x-refused-requests` documents (refusals before routing). */
+    assertRefusal(exchange: Exchange): void {
+      const [resolution, problems] = unroutedProblems("x-refused-requests", exchange);
+      assert.ok(problems.length === 0, describe(exchange, resolution, problems));
     },
     /**
      * Asserts one server-sent event of the stream at `path` (GET, 200, `text/event-stream`) is

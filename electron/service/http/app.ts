@@ -11,9 +11,17 @@ import { KeyService } from "../keyService.ts";
 import { createTfaSimulator, type TfaSimulator } from "../tfa/tfaSimulator.ts";
 import { type BasicGuard, requireBasicAccount } from "./basicAuthGuard.ts";
 import { type CallerGuard, createCallerGuard } from "./callerGuard.ts";
-import { sendApiError, toApiError, writeClientError } from "./errorReplies.ts";
+import {
+  type ConnectionLimits,
+  capConnections,
+  DEFAULT_CONNECTION_LIMITS,
+  requestTimeoutOptions,
+} from "./connectionLimits.ts";
+import { sendApiError, toApiError } from "./errorReplies.ts";
+import { refuseRequestsWithoutHost } from "./hostHeader.ts";
 import { acceptJsonBodiesOnly, BODY_LIMIT_BYTES } from "./jsonBody.ts";
 import { redactUrl, requestLogFields } from "./logRedaction.ts";
+import { writeClientError } from "./parserRefusals.ts";
 import { registerApiKeyRoutes } from "./routes/apiKeyRoutes.ts";
 import { registerLocalAccountRoutes } from "./routes/localAccountRoutes.ts";
 import { registerLocalPinRoutes } from "./routes/localPinRoutes.ts";
@@ -32,6 +40,8 @@ export interface HttpAppOptions {
   onRoute?: (route: RouteOptions) => void;
   /** Options of the sync engine (sync with remote instances; see electron/sync). */
   sync?: SyncEngineOptions;
+  /** Request timeout and connection cap (connectionLimits.ts); each defaults on its own. */
+  connectionLimits?: Partial<ConnectionLimits>;
 }
 
 export interface KeyServiceApp {
@@ -58,8 +68,10 @@ export function buildHttpApp(data: DataDir, options: HttpAppOptions = {}): KeySe
     },
     pino.destination({ fd: 2, sync: false }),
   );
+  const limits = { ...DEFAULT_CONNECTION_LIMITS, ...options.connectionLimits };
   const app = Fastify({
     loggerInstance: logger as FastifyBaseLogger,
+    ...requestTimeoutOptions(limits),
     bodyLimit: BODY_LIMIT_BYTES,
     trustProxy: options.trustedProxies && options.trustedProxies.length > 0 ? options.trustedProxies : false,
     // While stopping, requests on open connections are still served (before the database closes)
@@ -83,6 +95,8 @@ export function buildHttpApp(data: DataDir, options: HttpAppOptions = {}): KeySe
   const requireBasic: BasicGuard = (request) => requireBasicAccount(request, basic, appKeys);
   const requireCaller: CallerGuard = createCallerGuard(basic, appKeys, options.now);
 
+  capConnections(app.server, limits, app.log);
+  refuseRequestsWithoutHost(app);
   acceptJsonBodiesOnly(app);
   // Answers sent while the service stops close their connection: otherwise a keep-alive client
   // whose request was in flight at the stop would hold the stop open until its idle timeout.

@@ -1,4 +1,3 @@
-import type { Duplex } from "node:stream";
 import type { FastifyReply } from "fastify";
 import type { MessageId } from "../../../shared/apiErrors.ts";
 import { ApiError } from "../errors.ts";
@@ -53,35 +52,4 @@ export function sendApiError(reply: FastifyReply, error: ApiError): FastifyReply
     .headers(error.headers)
     .type("application/json; charset=utf-8")
     .send(error.toJson());
-}
-
-/**
- * Requests Node's HTTP parser refuses before any route sees them (bad request line, raw
- * non-ASCII or control bytes in the path, oversized headers): answered in the same error
- * shape as everything else, then the connection is closed, as Node itself does.
- */
-export function writeClientError(error: NodeJS.ErrnoException, socket: Duplex): void {
-  if (error.code === "ECONNRESET" || socket.destroyed) return;
-  const [status, reason, text] =
-    error.code === "HPE_HEADER_OVERFLOW"
-      ? [
-          431,
-          "Request Header Fields Too Large",
-          "the request headers are too large; send fewer or shorter ones",
-        ]
-      : error.code === "ERR_HTTP_REQUEST_TIMEOUT"
-        ? [408, "Request Timeout", "the request was not received in time; send it again"]
-        : [
-            400,
-            "Bad Request",
-            "the request is not valid HTTP; percent-encode non-ASCII characters, spaces and control characters in the path",
-          ];
-  const body = new ApiError("BAD_REQUEST", text).toJson();
-  if (socket.writable) {
-    socket.write(
-      `HTTP/1.1 ${status} ${reason}\r\nContent-Type: application/json; charset=utf-8\r\n` +
-        `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
-    );
-  }
-  socket.destroy();
 }

@@ -3,7 +3,13 @@ import {
   PERMISSIONS,
   updateApiKeyRequestSchema,
 } from "../../../shared/apiKeys.ts";
-import { BASIC_CHALLENGE, errorResponse, errorSchemas, unroutedAnswers } from "./openApiErrors.ts";
+import {
+  BASIC_CHALLENGE,
+  errorResponse,
+  errorSchemas,
+  refusedRequests,
+  unroutedAnswers,
+} from "./openApiErrors.ts";
 import { API_DATETIME, json, jsonSchemaOf, ref } from "./openApiParts.ts";
 import { syncPaths, syncSchemas } from "./openApiSync.ts";
 import { tfaPaths, tfaSchemas } from "./openApiTfa.ts";
@@ -21,7 +27,10 @@ const commonErrors = {
     "404",
     "Unknown account or key, an account the caller does not manage, or (2FA key) an unknown version",
   ),
-  "429": errorResponse("429", "Too many failed sign-in attempts from this address; see Retry-After"),
+  "429": errorResponse(
+    "429",
+    "Too many failed sign-in attempts from this address, or too many sign-ins being checked at once; see Retry-After",
+  ),
   "500": errorResponse("500", "The service failed; nothing was written"),
 };
 const { "400": _invalidInput, ...withoutInvalidInput } = commonErrors;
@@ -64,6 +73,7 @@ export function buildOpenApiDocument() {
   return {
     openapi: "3.1.0",
     ...unroutedAnswers,
+    ...refusedRequests,
     info: {
       title: "Keydesk key service",
       version: "1.0.0",

@@ -130,3 +130,36 @@ export const unroutedAnswers = {
     },
   },
 };
+
+/** An answer that ends its connection, as every refusal of the HTTP layer does. */
+const refusal = (description: string) => ({
+  description,
+  headers: {
+    Connection: {
+      required: true,
+      description: "close: the connection ends with this answer",
+      schema: { type: "string", const: "close" },
+    },
+  },
+  content: json(ref(schemaNameOf("BAD_REQUEST"))),
+});
+
+/**
+ * Answers the HTTP layer gives before any route sees the request, at the document's root like
+ * the ones above: whatever the path and method, in the one error shape (messageId BAD_REQUEST).
+ */
+export const refusedRequests = {
+  "x-refused-requests": {
+    description:
+      "Requests refused before routing, whatever their path and method; each answer closes the connection",
+    responses: {
+      "400": refusal(
+        "Not valid HTTP/1.1: a malformed request line (raw spaces, control or non-ASCII bytes in the path), an HTTP/1.1 request without Host, an invalid header, both Transfer-Encoding and Content-Length, an invalid or repeated Content-Length, a Transfer-Encoding other than chunked, a malformed chunk; the text names which",
+      ),
+      "408": refusal(
+        "The whole request (head and body) did not arrive within the request timeout (`serve --request-timeout`, 30 s by default)",
+      ),
+      "431": refusal("The request head is larger than 16 KiB"),
+    },
+  },
+};
