@@ -1,4 +1,5 @@
 import type { FastifyReply } from "fastify";
+import { writeOrDisconnect } from "./slowClient.ts";
 
 export const HEARTBEAT_MS = 15_000;
 
@@ -12,7 +13,9 @@ export interface EventStream {
 /**
  * Turns a reply into a server-sent event stream: the headers, a first comment so clients see the
  * stream open, a heartbeat comment every 15 s so idle proxies and clients keep it, and `onClose`
- * once, whether the client disconnects or the server ends the stream.
+ * once, whether the client disconnects or the server ends the stream. A client that stops reading
+ * is disconnected once its unsent backlog passes `MAX_UNSENT_BYTES` (slowClient.ts) rather than
+ * buffered for without limit.
  */
 export function openEventStream(
   reply: FastifyReply,
@@ -30,7 +33,7 @@ export function openEventStream(
     connection: "close",
   });
   raw.write(": connected\n\n");
-  const heartbeat = setInterval(() => raw.write(": heartbeat\n\n"), heartbeatMs);
+  const heartbeat = setInterval(() => writeOrDisconnect(raw, ": heartbeat\n\n"), heartbeatMs);
   heartbeat.unref();
   let closed = false;
   const close = () => {
@@ -44,7 +47,7 @@ export function openEventStream(
   raw.on("error", close);
   return {
     send(name, data) {
-      if (!closed) raw.write(`event: ${name}\ndata: ${JSON.stringify(data)}\n\n`);
+      if (!closed) writeOrDisconnect(raw, `event: ${name}\ndata: ${JSON.stringify(data)}\n\n`);
     },
     close,
   };

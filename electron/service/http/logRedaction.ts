@@ -1,4 +1,5 @@
 import type { FastifyRequest } from "fastify";
+import { redactSecretsInUrl } from "./urlSecrets.ts";
 
 /** Query parameters whose values are secrets and never reach the log (compared lowercased). */
 const SECRET_QUERY_PARAMETERS = new Set(["publicapikey"]);
@@ -12,7 +13,16 @@ function decodedName(name: string): string {
   }
 }
 
+/**
+ * The URL as logged: every value shaped like a secret redacted wherever it is (urlSecrets.ts), and
+ * the value of a parameter named publicApiKey whatever its shape (a key imported from elsewhere
+ * may not look like ours).
+ */
 export function redactUrl(url: string): string {
+  return redactSecretsInUrl(redactSecretParameters(url));
+}
+
+function redactSecretParameters(url: string): string {
   const queryStart = url.indexOf("?");
   if (queryStart === -1) return url;
   const pairs = url

@@ -20,6 +20,8 @@ import {
 } from "../tfa/schemas.ts";
 import { BASIC_CHALLENGE, errorResponse } from "./openApiErrors.ts";
 import { API_DATETIME, json, jsonSchemaOf, ref } from "./openApiParts.ts";
+import { MAX_STREAMS_PER_ACCOUNT } from "./routes/localPinRoutes.ts";
+import { MAX_UNSENT_BYTES } from "./slowClient.ts";
 
 /**
  * The OpenAPI description of the local 2FA simulator (the provider's 2FA v2 routes) and of the
@@ -42,12 +44,15 @@ const errors = {
   "404": errorResponse("404", "Unknown application, message template or PIN in the caller's account"),
   "413": errorResponse("413", "Request body over 64 KiB"),
   "415": errorResponse("415", "Request body is not application/json"),
-  "429": errorResponse("429", "Too many failed sign-in attempts from this address; see Retry-After"),
+  "429": errorResponse(
+    "429",
+    "Too many failed sign-in attempts from this address, or too many sign-ins being checked at once; see Retry-After",
+  ),
   "500": errorResponse("500", "The service failed; nothing was written"),
 };
 const limited = errorResponse(
   "429",
-  "A send limit or the verifyPinLimit of the application is reached, or too many failed sign-ins; see Retry-After",
+  "A send limit or the verifyPinLimit of the application is reached, or too many failed or simultaneous sign-ins; see Retry-After",
 );
 
 type Status = keyof typeof errors;
@@ -75,7 +80,10 @@ const localErrors = {
     "403",
     "An API key was used; the PIN inbox takes the account's Basic credentials only",
   ),
-  "429": errorResponse("429", "Too many failed sign-in attempts from this address; see Retry-After"),
+  "429": errorResponse(
+    "429",
+    "Too many failed sign-in attempts from this address, or too many sign-ins being checked at once; see Retry-After",
+  ),
   "500": errorResponse("500", "The service failed"),
 };
 
@@ -514,7 +522,7 @@ export const tfaPaths = {
     get: {
       tags: ["PIN inbox"],
       operationId: "streamCapturedPins",
-      summary: `Server-sent events: \`${PIN_STREAM_EVENTS.captured}\` (a CapturedPin) for each message sent, \`${PIN_STREAM_EVENTS.state}\` (pinId, applicationId, to, attemptsRemaining, verified) when a verification changes a PIN; a comment every 15 s`,
+      summary: `Server-sent events: \`${PIN_STREAM_EVENTS.captured}\` (a CapturedPin) for each message sent, \`${PIN_STREAM_EVENTS.state}\` (pinId, applicationId, to, attemptsRemaining, verified) when a verification changes a PIN; a comment every 15 s. A client that stops reading is disconnected once ${MAX_UNSENT_BYTES / 1024} KiB wait unsent for it (reconnect, and list what was missed); an account holds at most ${MAX_STREAMS_PER_ACCOUNT} open streams`,
       security: basicOnly,
       parameters: inboxFilters,
       responses: {
@@ -532,6 +540,10 @@ export const tfaPaths = {
           },
         },
         ...localErrors,
+        "429": errorResponse(
+          "429",
+          `Too many failed sign-in attempts from this address, too many sign-ins being checked at once, or the account already holds ${MAX_STREAMS_PER_ACCOUNT} open streams; see Retry-After`,
+        ),
       },
     },
   },

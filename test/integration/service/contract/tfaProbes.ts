@@ -1,4 +1,5 @@
 import assert from "node:assert/strict";
+import { MAX_STREAMS_PER_ACCOUNT } from "../../../../electron/service/http/routes/localPinRoutes.ts";
 import { pointerOf } from "../../../harness/openApiConformance.ts";
 import { openEventStream } from "../tfa/eventStreamClient.ts";
 import { UNKNOWN_ID } from "./contractWorld.ts";
@@ -180,5 +181,35 @@ export async function probePinInbox(prober: Prober): Promise<void> {
     }
   } finally {
     stream.close();
+  }
+  await probeStreamLimit(prober);
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/**
+ * The stream's 429 for an account that holds its limit of open streams. The server frees a place
+ * a moment after a client leaves, so opening and the final check wait for that (up to 5 s).
+ */
+async function probeStreamLimit(prober: Prober): Promise<void> {
+  const path = "/local/1/pins/stream";
+  const open: Array<Awaited<ReturnType<typeof openEventStream>>> = [];
+  try {
+    const deadline = Date.now() + 5000;
+    while (open.length < MAX_STREAMS_PER_ACCOUNT) {
+      const stream = await openEventStream(prober.world.service.url, path, prober.owner);
+      if (stream.status === 200) open.push(stream);
+      else if (stream.status === 429 && Date.now() < deadline) await sleep(50);
+      else assert.fail(`stream ${open.length + 1} of ${MAX_STREAMS_PER_ACCOUNT}: ${stream.status}`);
+    }
+    await prober.probe(429, { path });
+  } finally {
+    for (const stream of open) stream.close();
+  }
+  // The places are given back: later probes (HEAD wherever GET is) expect the stream's 200.
+  const deadline = Date.now() + 5000;
+  while ((await prober.probe([200, 429], { method: "HEAD", path })).status === 429) {
+    assert.ok(Date.now() < deadline, "closed streams did not give their places back");
+    await sleep(50);
   }
 }
