@@ -7,6 +7,7 @@ import {
   createRequestOf,
   type Fields,
   fieldsOfDto,
+  syncedFieldsOf,
   updateRequestOf,
   withField,
 } from "./syncedFields.ts";
@@ -113,7 +114,7 @@ async function pushCreate(
     if (followUp.length > 0) await pushUpdate(context, followUp);
     return;
   }
-  const sent: Fields = { ...local };
+  const sent = syncedFieldsOf(local);
   // On disk before it is sent: after a crash the next pull recognizes the key if it was created.
   await data.writes.run(() => store.recordCreateAttempt(entry.id, sent, entry.fields));
   const answer = await call(() =>

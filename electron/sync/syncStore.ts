@@ -1,7 +1,7 @@
 import type { SyncedField } from "../../shared/sync.ts";
 import type { SecretBox } from "../service/crypto/secretBox.ts";
 import type { Db } from "../service/store/database.ts";
-import { type Fields, parseFields, serializeFields } from "./syncedFields.ts";
+import { type Fields, parseFields, serializeFields, syncedFieldsOf } from "./syncedFields.ts";
 
 /**
  * The sync state in the service's own database: links (remote password sealed with the data
@@ -411,8 +411,9 @@ export class SyncStore {
 
   /** Records an attempt before it is sent: after a crash, a create with attempts > 0 may have reached the remote. */
   recordCreateAttempt(entryId: number, sentBody: Fields, fields: readonly SyncedField[]): void {
+    // The synced fields only: what a create sends never includes the publicApiKey (kept sealed in api_keys).
     this.#sql("UPDATE sync_outbox SET attempts = attempts + 1, fields = ? WHERE id = ?").run(
-      JSON.stringify({ fields, sentBody }),
+      JSON.stringify({ fields, sentBody: syncedFieldsOf(sentBody) }),
       entryId,
     );
   }

@@ -96,6 +96,15 @@ export function updateRequestOf(fields: Fields, only: readonly SyncedField[]): U
   return request as UpdateApiKeyRequest;
 }
 
-/** Fields as stored in the sync tables (JSON). */
-export const serializeFields = (fields: Fields): string => JSON.stringify(fields);
+/**
+ * Exactly the synced fields. A stored key is a Fields too, but also carries its ids and its
+ * publicApiKey in clear, which must never be copied into the sync tables.
+ */
+export function syncedFieldsOf(fields: Fields): Fields {
+  const { name, allowedIPs, permissions, validFrom, validTo, enabled } = fields;
+  return { name, allowedIPs, permissions, validFrom, validTo, enabled };
+}
+
+/** Fields as stored in the sync tables (JSON): the synced fields only. */
+export const serializeFields = (fields: Fields): string => JSON.stringify(syncedFieldsOf(fields));
 export const parseFields = (json: string): Fields => JSON.parse(json) as Fields;

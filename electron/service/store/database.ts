@@ -3,6 +3,9 @@ import Database from "better-sqlite3";
 
 export type Db = Database.Database;
 
+/** Set (meta) while freed space may still hold secrets written before they were kept out or sealed. */
+const SCRUB_PENDING = "free_space_scrub_pending";
+
 /**
  * Schema migrations, applied in order; `PRAGMA user_version` records how many ran.
  * Never edit a shipped migration: append a new one.
@@ -155,6 +158,23 @@ const MIGRATIONS: readonly string[] = [
   CREATE INDEX sync_outbox_by_link ON sync_outbox(link_id, id);
   CREATE INDEX sync_outbox_by_key ON sync_outbox(api_key_id, id);
   `,
+  // The body recorded for a create attempt (sync_outbox.fields -> sentBody) was a copy of the whole
+  // stored key, publicApiKey in clear included. A create never sends the publicApiKey, so it keeps
+  // only the synced fields. The bytes of earlier versions of these rows (and of deleted ones) may
+  // still be in freed space: the scrub flag has openDatabase rebuild the file once (VACUUM).
+  `
+  UPDATE sync_outbox SET fields = json_set(fields, '$.sentBody', json_object(
+      'name', fields -> '$.sentBody.name',
+      'allowedIPs', fields -> '$.sentBody.allowedIPs',
+      'permissions', fields -> '$.sentBody.permissions',
+      'validFrom', fields -> '$.sentBody.validFrom',
+      'validTo', fields -> '$.sentBody.validTo',
+      'enabled', fields -> '$.sentBody.enabled'))
+    WHERE json_type(fields, '$.sentBody') = 'object';
+  -- A database without accounts never held a key (accounts are never deleted): nothing to scrub.
+  INSERT INTO meta (name, value) SELECT '${SCRUB_PENDING}', '1' WHERE EXISTS (SELECT 1 FROM accounts)
+    ON CONFLICT(name) DO UPDATE SET value = excluded.value;
+  `,
 ];
 
 export class DatabaseVersionError extends Error {}
@@ -170,7 +190,11 @@ export function openDatabase(file: string): Db {
     db.pragma("synchronous = FULL");
     db.pragma("foreign_keys = ON");
     db.pragma("busy_timeout = 5000");
+    // Deleted and overwritten content is zeroed, not left in freed pages or cell gaps: a secret that
+    // is rewritten (sealed, replaced) or deleted does not linger in the database file. Per connection.
+    db.pragma("secure_delete = ON");
     migrate(db);
+    scrubFreedSpace(db);
     return db;
   } catch (error) {
     db.close();
@@ -191,6 +215,28 @@ function migrate(db: Db): void {
       db.pragma(`user_version = ${version + 1}`);
     }).immediate();
   }
+}
+
+/**
+ * Once after a migration that took secrets out of rows: VACUUM rebuilds the file, so no freed page
+ * or gap still holds what secure_delete (off before then) left behind, and the WAL, which still has
+ * the old page images, is checkpointed and truncated. With another process holding the database the
+ * WAL may not be truncated now; the flag then stays and the next open tries again.
+ */
+function scrubFreedSpace(db: Db): void {
+  if (readMeta(db, SCRUB_PENDING) === undefined) return;
+  try {
+    db.exec("VACUUM");
+  } catch (error) {
+    // Another process kept the database busy past busy_timeout: opening matters more; retried next open.
+    if (/^SQLITE_(BUSY|LOCKED)/.test((error as { code?: string }).code ?? "")) return;
+    throw error;
+  }
+  const checkpoint = db.pragma("wal_checkpoint(TRUNCATE)") as { busy: number }[];
+  if (checkpoint[0]?.busy !== 0) return;
+  db.prepare("DELETE FROM meta WHERE name = ?").run(SCRUB_PENDING);
+  // The delete itself went to the WAL: truncate once more so the file ends empty.
+  db.pragma("wal_checkpoint(TRUNCATE)");
 }
 
 export function readMeta(db: Db, name: string): string | undefined {

@@ -128,7 +128,7 @@ test("opening a database twice migrates once; a database from a newer version is
   const file = join(dir, "x.db");
   openDatabase(file).close();
   const db = openDatabase(file);
-  assert.equal(db.pragma("user_version", { simple: true }), 3);
+  assert.equal(db.pragma("user_version", { simple: true }), 4);
   db.close();
   const raw = new Database(file);
   raw.pragma("user_version = 99");
