@@ -38,3 +38,26 @@ export function requireOption(value: string | undefined, name: string): string {
   if (value === undefined || value === "") throw new UsageError(`${name} is required`);
   return value;
 }
+
+/**
+ * A whole number in [min, max] from `--flag`, else from the environment variable (empty counts
+ * as unset, as for KEY_SERVICE_DATA_DIR), else the default. A bad value is a usage error naming
+ * where it came from, never silently the default.
+ */
+export function parseBoundedInteger(
+  flag: { name: string; value: string | undefined },
+  env: { name: string; value: string | undefined },
+  range: { min: number; max: number },
+  fallback: number,
+): number {
+  const [source, value] =
+    flag.value !== undefined ? [flag.name, flag.value] : env.value ? [env.name, env.value] : [];
+  if (source === undefined || value === undefined) return fallback;
+  const number = /^\d{1,9}$/.test(value) ? Number(value) : Number.NaN;
+  if (!(number >= range.min && number <= range.max)) {
+    throw new UsageError(
+      `${source} must be a whole number from ${range.min} to ${range.max}, not "${value}"`,
+    );
+  }
+  return number;
+}

@@ -1,9 +1,17 @@
+import {
+  CONNECTION_LIMIT_RANGES,
+  type ConnectionLimits,
+  DEFAULT_CONNECTION_LIMITS,
+} from "../service/http/connectionLimits.ts";
 import { type RunningKeyService, startKeyService } from "../service/server.ts";
-import { parseOptions, parsePort, resolveDataDir } from "./cliArgs.ts";
+import { parseBoundedInteger, parseOptions, parsePort, resolveDataDir } from "./cliArgs.ts";
 import { explainListenError, stopOnSignals } from "./processLifecycle.ts";
+import { SYNC_SERVE_OPTIONS, SYNC_SERVE_USAGE, syncServeOptions } from "./syncServeOptions.ts";
 
 export const SERVE_USAGE =
-  "key-service serve [--host 127.0.0.1] [--port 8787] [--data-dir DIR] [--log-level info] [--trusted-proxy ADDR]...";
+  "key-service serve [--host 127.0.0.1] [--port 8787] [--data-dir DIR] [--log-level info] [--trusted-proxy ADDR]... " +
+  "[--request-timeout SECONDS] [--max-connections N] " +
+  SYNC_SERVE_USAGE;
 
 export async function serveCommand(args: string[], env: NodeJS.ProcessEnv): Promise<void> {
   const values = parseOptions(args, {
@@ -12,9 +20,27 @@ export async function serveCommand(args: string[], env: NodeJS.ProcessEnv): Prom
     "data-dir": { type: "string" },
     "log-level": { type: "string" },
     "trusted-proxy": { type: "string", multiple: true },
+    "request-timeout": { type: "string" },
+    "max-connections": { type: "string" },
+    ...SYNC_SERVE_OPTIONS,
   });
+  const connectionLimits: ConnectionLimits = {
+    requestTimeoutSeconds: parseBoundedInteger(
+      { name: "--request-timeout", value: values["request-timeout"] as string | undefined },
+      { name: "KEY_SERVICE_REQUEST_TIMEOUT", value: env.KEY_SERVICE_REQUEST_TIMEOUT },
+      CONNECTION_LIMIT_RANGES.requestTimeoutSeconds,
+      DEFAULT_CONNECTION_LIMITS.requestTimeoutSeconds,
+    ),
+    maxConnections: parseBoundedInteger(
+      { name: "--max-connections", value: values["max-connections"] as string | undefined },
+      { name: "KEY_SERVICE_MAX_CONNECTIONS", value: env.KEY_SERVICE_MAX_CONNECTIONS },
+      CONNECTION_LIMIT_RANGES.maxConnections,
+      DEFAULT_CONNECTION_LIMITS.maxConnections,
+    ),
+  };
   const host = (values.host as string | undefined) ?? "127.0.0.1";
   const port = parsePort(values.port as string | undefined, 8787);
+  const sync = syncServeOptions(values, env);
   let service: RunningKeyService;
   try {
     service = await startKeyService({
@@ -24,6 +50,8 @@ export async function serveCommand(args: string[], env: NodeJS.ProcessEnv): Prom
       dataKeyBase64: env.KEY_SERVICE_DATA_KEY,
       logLevel: (values["log-level"] as string | undefined) ?? env.KEY_SERVICE_LOG_LEVEL ?? "info",
       trustedProxies: (values["trusted-proxy"] as string[] | undefined) ?? [],
+      connectionLimits,
+      sync,
     });
   } catch (error) {
     throw new Error(explainListenError(error as NodeJS.ErrnoException, host, port));

@@ -7,6 +7,7 @@ import type {
 } from "../../shared/apiKeys.ts";
 import type { AccountDto, ConnectionVerdict } from "../../shared/bridge.ts";
 import { type CapturedPinDto, PIN_STREAM_EVENTS } from "../../shared/tfa.ts";
+import { AnswerTooLarge, DEFAULT_MAX_ANSWER_BYTES, formatBytes, readBoundedText } from "./boundedAnswer.ts";
 import { BridgeFailure } from "./bridgeFailure.ts";
 import {
   accountListSchema,
@@ -23,6 +24,7 @@ import {
  * alike: base URL plus Basic credentials. Every failure is thrown as a BridgeFailure:
  * - the service's error body → its messageId, text and validationErrors;
  * - no answer (refused, DNS, TLS, timeout after 10 s) → UNREACHABLE, naming the URL;
+ * - an answer larger than maxAnswerBytes (256 MB by default) → GENERAL_ERROR, read no further;
  * - an answer that is not the API (not JSON, or not the expected shape) → GENERAL_ERROR.
  */
 
@@ -34,6 +36,8 @@ export interface KeyServiceClientOptions {
   timeoutMs?: number;
   /** Aborts every request of this client (its owner is closing). */
   signal?: AbortSignal;
+  /** Answers above this many bytes are refused while they stream in; 256 MB by default. */
+  maxAnswerBytes?: number;
 }
 
 export interface KeyListFilter {
@@ -80,6 +84,7 @@ export class KeyServiceClient {
   readonly #authorization: string;
   readonly #timeoutMs: number;
   readonly #signal: AbortSignal | undefined;
+  readonly #maxAnswerBytes: number;
 
   constructor(options: KeyServiceClientOptions) {
     this.baseUrl = options.baseUrl.replace(/\/+$/, "");
@@ -87,6 +92,7 @@ export class KeyServiceClient {
     this.#authorization = `Basic ${Buffer.from(`${options.username}:${options.password}`, "utf8").toString("base64")}`;
     this.#timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
     this.#signal = options.signal;
+    this.#maxAnswerBytes = options.maxAnswerBytes ?? DEFAULT_MAX_ANSWER_BYTES;
   }
 
   // ---- keys ----------------------------------------------------------------------------
@@ -341,11 +347,17 @@ export class KeyServiceClient {
       });
       return {
         status: response.status,
-        text: await response.text(),
+        text: await readBoundedText(response, this.#maxAnswerBytes),
         contentType: response.headers.get("content-type") ?? "",
         retryAfterMs: retryAfterMsOf(response.headers.get("retry-after")),
       };
     } catch (error) {
+      if (error instanceof AnswerTooLarge) {
+        throw new BridgeFailure(
+          "GENERAL_ERROR",
+          `the remote's answer is larger than ${formatBytes(error.limitBytes)}; the request to ${this.baseUrl}${path} was aborted (is this the key-management API? a service may raise the limit with --sync-max-answer-mb)`,
+        );
+      }
       throw new BridgeFailure(
         "UNREACHABLE",
         unreachableText(`${this.baseUrl}${path}`, error, options.timeoutMs ?? this.#timeoutMs),
@@ -357,7 +369,7 @@ export class KeyServiceClient {
 function unreachableText(url: string, error: unknown, timeoutMs: number): string {
   const name = (error as { name?: string } | null)?.name;
   if (name === "TimeoutError" || name === "AbortError") {
-    return `${url} did not answer within ${Math.round(timeoutMs / 1000)} s`;
+    return `${url} timed out (did not answer within ${Math.round(timeoutMs / 1000)} s)`;
   }
   const cause = (error as { cause?: { code?: string; message?: string } } | null)?.cause;
   const reason = cause?.code ?? cause?.message ?? (error instanceof Error ? error.message : String(error));

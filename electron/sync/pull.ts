@@ -167,8 +167,13 @@ function mirrorNewKey(context: RunContext, account: Account, remote: ApiKeyDto, 
     return;
   }
   if (holder) {
+    // Named only when the link's account manages the holder: otherwise the text would tell whoever
+    // reads the link (a sub-account) the key and account ids of an account it cannot see.
+    const visible = data.accounts.manages(account.id, holder.accountId);
     context.problem(
-      `remote key ${remote.key} was not mirrored: its publicApiKey is already key ${holder.key}'s here (in account ${holder.accountKey})`,
+      visible
+        ? `remote key ${remote.key} was not mirrored: its publicApiKey is already key ${holder.key}'s here (in account ${holder.accountKey})`
+        : `a remote key was not mirrored: its publicApiKey already belongs to a key of another account of this service`,
     );
     return;
   }

@@ -1,4 +1,5 @@
 import { BridgeFailure } from "../client/bridgeFailure.ts";
+import { scrubRemoteText } from "./remoteText.ts";
 
 /**
  * What a failed call to the remote means for the sync:
@@ -14,24 +15,37 @@ export type RemoteFailure =
   | { kind: "unavailable"; text: string }
   | { kind: "refused"; text: string; status: number };
 
+/**
+ * The failure's kind and the text kept for it: the status, the remote's messageId and its text with
+ * identifiers scrubbed (remoteText.ts), never more, since the caller who reads it may not see the
+ * accounts the remote talks about.
+ */
 export function classifyRemoteFailure(error: unknown): RemoteFailure {
   if (!(error instanceof BridgeFailure)) {
-    return { kind: "unavailable", text: error instanceof Error ? error.message : String(error) };
+    return {
+      kind: "unavailable",
+      text: scrubRemoteText(error instanceof Error ? error.message : String(error)),
+    };
   }
   const { status } = error;
-  const text = error.bridgeError.text;
-  if (status === 401) return { kind: "credentials", text: `the remote refused the credentials: ${text}` };
+  const { messageId } = error.bridgeError;
+  const text = scrubRemoteText(error.bridgeError.text);
+  const said = `HTTP ${status} ${messageId}: ${text}`;
+  if (status === 401) return { kind: "credentials", text: `the remote refused the credentials (${said})` };
   if (status === 429)
     return {
       kind: "throttled",
-      text: `the remote throttles requests: ${text}`,
+      text: `the remote throttles requests (${said})`,
       retryAfterMs: error.retryAfterMs,
     };
   if (status === undefined || status >= 500 || status === 408 || status < 400)
     return { kind: "unavailable", text };
   // A remote with another error body: its status is all we can tell.
-  const said = error.bridgeError.messageId === "GENERAL_ERROR" ? `the remote answered HTTP ${status}` : text;
-  return { kind: "refused", text: said, status };
+  return {
+    kind: "refused",
+    text: messageId === "GENERAL_ERROR" ? `the remote answered HTTP ${status}` : said,
+    status,
+  };
 }
 
 export const MIN_BACKOFF_MS = 1_000;

@@ -15,6 +15,7 @@ import type { Account } from "../service/store/accountStore.ts";
 import { createOutboxJournal } from "./outboxJournal.ts";
 import { pullKeys } from "./pull.ts";
 import { LinkFailure, pushOutbox } from "./push.ts";
+import { type RemoteAllowList, refuseRemote } from "./remoteAllowList.ts";
 import { backoffMs, classifyRemoteFailure } from "./remoteFailure.ts";
 import type { RunContext } from "./runContext.ts";
 import { apiValueOf, type Fields, withField } from "./syncedFields.ts";
@@ -22,8 +23,12 @@ import { type SyncLink, SyncStore } from "./syncStore.ts";
 
 export interface SyncEngineOptions {
   now?: () => number;
-  /** Per-request timeout towards remotes (10 s by default). */
+  /** Per-request timeout towards remotes, answer body included (10 s by default). */
   remoteTimeoutMs?: number;
+  /** Remote answers above this many bytes are aborted while they stream in (256 MB by default). */
+  maxAnswerBytes?: number;
+  /** When given, links may point only to these remotes (serve's --sync-remote-allow); else anywhere. */
+  remoteAllow?: RemoteAllowList;
   /** A local change is pushed this long after it was made (changes in between go together). */
   pushDelayMs?: number;
   /** Told after every run, with its outcome (the service logs it without secrets). */
@@ -118,6 +123,7 @@ export class SyncEngine {
     account: Account,
     request: Required<Omit<CreateSyncLinkRequest, "accountKey">>,
   ): Promise<SyncLinkDto> {
+    this.#checkRemote(request.remote.baseUrl);
     const link = await this.#data.writes.run(() => {
       if (this.store.linkOfAccount(account.id)) {
         throw conflict(
@@ -138,7 +144,14 @@ export class SyncEngine {
     return this.toDto(link);
   }
 
+  /** Refused before anything is stored: the service must not be made to call remotes it does not allow. */
+  #checkRemote(baseUrl: string | undefined): void {
+    const allow = this.#options.remoteAllow;
+    if (baseUrl !== undefined && allow && !allow.allows(baseUrl)) throw refuseRemote(baseUrl, allow);
+  }
+
   async updateLink(link: SyncLink, request: UpdateSyncLinkRequest): Promise<SyncLinkDto> {
+    this.#checkRemote(request.remote?.baseUrl);
     await this.#data.writes.run(() => {
       if (request.remote) {
         this.store.setRemote(link, {
@@ -286,6 +299,7 @@ export class SyncEngine {
         password: this.store.remotePassword(link),
         signal: this.#closing.signal,
         ...(this.#options.remoteTimeoutMs !== undefined && { timeoutMs: this.#options.remoteTimeoutMs }),
+        ...(this.#options.maxAnswerBytes !== undefined && { maxAnswerBytes: this.#options.maxAnswerBytes }),
       }),
       now: this.#now,
       progress: (progress) => {
@@ -297,6 +311,11 @@ export class SyncEngine {
       stopped: () => this.#closed,
     };
     try {
+      const allow = this.#options.remoteAllow;
+      // A link made before the service was restricted: it waits (with backoff) until it is moved.
+      if (allow && !allow.allows(link.remoteBaseUrl)) {
+        throw new LinkFailure({ kind: "unavailable", text: refuseRemote(link.remoteBaseUrl, allow).message });
+      }
       let remoteKeys: Awaited<ReturnType<KeyServiceClient["list"]>>;
       try {
         remoteKeys = await context.client.list(link.remoteAccountKey);

@@ -26,7 +26,10 @@ const errors = {
   "404": errorResponse("404", "No such link, key or outbox entry among the accounts the caller manages"),
   "413": errorResponse("413", "Request body over 64 KiB"),
   "415": errorResponse("415", "Request body is not application/json"),
-  "429": errorResponse("429", "Too many failed sign-in attempts from this address; see Retry-After"),
+  "429": errorResponse(
+    "429",
+    "Too many failed sign-in attempts from this address, or too many sign-ins being checked at once; see Retry-After",
+  ),
   "500": errorResponse("500", "The service failed; nothing was written"),
 };
 type Status = keyof typeof errors;
@@ -195,7 +198,7 @@ const operation = (
   operationId: string,
   summary: string,
   responses: object,
-  refusals: { statuses: Status[]; conflict?: string; body?: string },
+  refusals: { statuses: Status[]; conflict?: string; body?: string; forbidden?: string },
 ) => ({
   tags: TAGS,
   operationId,
@@ -206,10 +209,15 @@ const operation = (
     ...responses,
     ...Object.fromEntries(refusals.statuses.map((status) => [status, errors[status]])),
     ...(refusals.conflict && { "409": errorResponse("409", refusals.conflict) }),
+    ...(refusals.forbidden && { "403": errorResponse("403", refusals.forbidden) }),
   },
 });
 
 const link = `${SYNC_LINKS_PATH}/{linkId}`;
+
+/** Links that would make the service call a remote it is not allowed to (serve --sync-remote-allow). */
+const REMOTE_NOT_ALLOWED =
+  "An API key was used (sync takes Basic credentials only), or remote.baseUrl is outside the remotes this service may link to (its --sync-remote-allow option)";
 
 export const syncPaths = {
   [SYNC_LINKS_PATH]: {
@@ -227,6 +235,7 @@ export const syncPaths = {
         statuses: WRITE,
         body: "CreateSyncLinkRequest",
         conflict: "The account is already linked (one link per account)",
+        forbidden: REMOTE_NOT_ALLOWED,
       },
     ),
   },
@@ -239,7 +248,7 @@ export const syncPaths = {
       "updateSyncLink",
       "Change the remote's credentials (resumes a link paused by a 401), the interval, or pause/resume",
       ok("The link", ref("SyncLink")),
-      { statuses: WRITE, body: "UpdateSyncLinkRequest" },
+      { statuses: WRITE, body: "UpdateSyncLinkRequest", forbidden: REMOTE_NOT_ALLOWED },
     ),
     delete: operation("deleteSyncLink", "Remove the link; its keys stay as local keys", noContent, {
       statuses: WRITE,

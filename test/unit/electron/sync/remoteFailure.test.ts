@@ -35,12 +35,35 @@ test("no answer, 5xx, 408 and answers that are not the API end the run; other 4x
   );
   assert.equal(classifyRemoteFailure(new Error("bug")).kind, "unavailable");
   const refused = classifyRemoteFailure(new BridgeFailure("BAD_REQUEST", "bad name", undefined, 400));
-  assert.deepEqual(refused, { kind: "refused", text: "bad name", status: 400 });
+  assert.deepEqual(refused, { kind: "refused", text: "HTTP 400 BAD_REQUEST: bad name", status: 400 });
   assert.equal(classifyRemoteFailure(new BridgeFailure("NOT_FOUND", "gone", undefined, 404)).kind, "refused");
   const foreign = classifyRemoteFailure(
     new BridgeFailure("GENERAL_ERROR", "check the base URL", undefined, 422),
   );
   assert.deepEqual(foreign, { kind: "refused", text: "the remote answered HTTP 422", status: 422 });
+});
+
+test("a remote's text is kept with its status and messageId, without identifiers of accounts or keys", () => {
+  const accountKey = "3A4F0C9E2B7D41F6A8C5E0D9B1F2A3C4";
+  const key = "9f8e7d6c5b4a39281706f5e4d3c2b1a0";
+  const publicApiKey = `${key}-1b4e28ba-2fa1-41d2-883f-0016d3cca427`;
+  const refused = classifyRemoteFailure(
+    new BridgeFailure(
+      "NOT_FOUND",
+      `no API key ${key} in account ${accountKey} (publicApiKey ${publicApiKey})`,
+      undefined,
+      404,
+    ),
+  );
+  assert.equal(refused.text, "HTTP 404 NOT_FOUND: no API key [id] in account [id] (publicApiKey [id])");
+  const paused = classifyRemoteFailure(
+    new BridgeFailure("UNAUTHORIZED", `account ${accountKey}`, undefined, 401),
+  );
+  assert.equal(paused.text, "the remote refused the credentials (HTTP 401 UNAUTHORIZED: account [id])");
+  const down = classifyRemoteFailure(new Error(`socket of ${accountKey} closed`));
+  assert.equal(down.text, "socket of [id] closed");
+  const long = classifyRemoteFailure(new BridgeFailure("BAD_REQUEST", "x".repeat(5_000), undefined, 400));
+  assert.ok(long.text.length < 600, "a remote cannot store a text of any length");
 });
 
 test("backoff doubles from 1 s up to 5 min, within ±20 %", () => {
