@@ -1,5 +1,7 @@
 // The bridge over HTTP for a browser: the built renderer and the same core behind the same
-// contract, on 127.0.0.1 only, guarded by a random session token. No `electron` import.
+// contract, on 127.0.0.1 only, guarded by a random session token. The token reaches the host in
+// the x-keydesk-token header (bridge calls), ?token= (the page's first load, the event stream);
+// a cookie with a separate secret lets in the renderer's static files only. No `electron` import.
 
 import { createReadStream } from "node:fs";
 import { realpath, stat } from "node:fs/promises";
@@ -10,6 +12,8 @@ import type { BridgeError, BridgeEvent, BridgeResult } from "../../shared/bridge
 import { isBridgeMethod } from "../../shared/bridgeMethods.ts";
 import type { KeydeskCore } from "../main/corePorts.ts";
 import { CONTENT_SECURITY_POLICY } from "../main/security.ts";
+import { writeOrDisconnect } from "../service/http/slowClient.ts";
+import { assetCookieHeader, assetCookieMatches, newAssetSecret } from "./assetCookie.ts";
 import {
   contentTypeOf,
   isAllowedHost,
@@ -73,16 +77,6 @@ function sendJson(
   res.end(text);
 }
 
-function cookieValue(header: string | undefined, name: string): string | undefined {
-  for (const part of (header ?? "").split(";")) {
-    const eq = part.indexOf("=");
-    if (eq > 0 && part.slice(0, eq).trim() === name) {
-      return part.slice(eq + 1).trim();
-    }
-  }
-  return undefined;
-}
-
 class BodyTooLarge extends Error {}
 
 async function readBody(req: IncomingMessage): Promise<string> {
@@ -102,8 +96,9 @@ export async function startBrowserHost(options: BrowserHostOptions): Promise<Bro
   const token = options.token ?? newSessionToken();
   const rendererRoot = await realpath(options.rendererDir);
   const streams = new Set<ServerResponse>();
+  // Separate from the token: the cookie reaches every port of 127.0.0.1 (see assetCookie.ts).
+  const assetSecret = newAssetSecret();
   let port = options.port;
-  const cookieName = (): string => `keydesk_token_${port}`;
 
   /** Whether the right token came along, or which problem there is with it. */
   const tokenProblem = (presented: Array<string | string[] | undefined>): TokenProblem | undefined => {
@@ -112,9 +107,24 @@ export async function startBrowserHost(options: BrowserHostOptions): Promise<Bro
     return given.some((value) => tokenMatches(value, token)) ? undefined : "wrong";
   };
 
-  /** 401 when no token came along, 403 when a wrong one did; true when the right one did. */
-  const authorized = (res: ServerResponse, presented: Array<string | string[] | undefined>): boolean => {
-    const problem = tokenProblem(presented);
+  /**
+   * For a static file: a ?token= (the page's navigation) must be the token, since the page takes
+   * it for its bridge calls; otherwise the token header or the static-files cookie will do.
+   */
+  const staticProblem = (
+    fromQuery: string | undefined,
+    fromHeader: string | string[] | undefined,
+    cookieHeader: string | undefined,
+  ): TokenProblem | undefined => {
+    if (fromQuery !== undefined) return tokenMatches(fromQuery, token) ? undefined : "wrong";
+    const cookie = assetCookieMatches(cookieHeader, port, assetSecret);
+    if (cookie === true) return undefined;
+    const header = tokenProblem([fromHeader]);
+    return header === "missing" && cookie === false ? "wrong" : header;
+  };
+
+  /** 401 for a missing token, 403 for a wrong one. */
+  const refuse = (res: ServerResponse, problem: TokenProblem): void => {
     if (problem === "missing") {
       sendJson(
         res,
@@ -128,6 +138,12 @@ export async function startBrowserHost(options: BrowserHostOptions): Promise<Bro
         failure("FORBIDDEN", "The session token is wrong: open the address keydesk web printed."),
       );
     }
+  };
+
+  /** Refuses the request unless the right token came along; true when it did. */
+  const authorized = (res: ServerResponse, presented: Array<string | string[] | undefined>): boolean => {
+    const problem = tokenProblem(presented);
+    if (problem) refuse(res, problem);
     return problem === undefined;
   };
 
@@ -141,7 +157,8 @@ export async function startBrowserHost(options: BrowserHostOptions): Promise<Bro
       return;
     }
     // The header only (no cookie, no query): a page of another origin can neither read the token
-    // nor send this header without a CORS preflight, which this host never grants.
+    // nor send this header without a CORS preflight, which this host never grants. The
+    // static-files cookie's secret is not the token, so a server that received it cannot call.
     if (!authorized(res, [req.headers[TOKEN_HEADER]])) {
       return;
     }
@@ -190,7 +207,8 @@ export async function startBrowserHost(options: BrowserHostOptions): Promise<Bro
       });
       return;
     }
-    // EventSource cannot send headers: the token may come in the query.
+    // EventSource cannot send headers: the token may come in the query (the page's own address
+    // is not in any Referer: Referrer-Policy no-referrer). Never the static-files cookie.
     if (!authorized(res, [req.headers[TOKEN_HEADER], query.get("token") ?? undefined])) {
       return;
     }
@@ -201,10 +219,12 @@ export async function startBrowserHost(options: BrowserHostOptions): Promise<Bro
     });
     res.write(": keydesk events\n\n");
     streams.add(res);
+    // A page that stops reading (a frozen tab) is disconnected past a bounded backlog rather than
+    // buffered for without limit (slowClient.ts); EventSource reconnects by itself.
     const unsubscribe = options.core.onEvent((event: BridgeEvent) => {
-      res.write(`data: ${JSON.stringify(event)}\n\n`);
+      writeOrDisconnect(res, `data: ${JSON.stringify(event)}\n\n`);
     });
-    const heartbeat = setInterval(() => res.write(": heartbeat\n\n"), HEARTBEAT_MS);
+    const heartbeat = setInterval(() => writeOrDisconnect(res, ": heartbeat\n\n"), HEARTBEAT_MS);
     heartbeat.unref();
     res.on("close", () => {
       clearInterval(heartbeat);
@@ -225,12 +245,11 @@ export async function startBrowserHost(options: BrowserHostOptions): Promise<Bro
       });
       return;
     }
-    // The page comes with ?token=; it then gets a cookie so that the scripts and styles it loads
-    // (which carry no custom header) and a reload are let in too.
+    // The page comes with ?token=; it then gets the static-files cookie so that the scripts and
+    // styles it loads (which carry no custom header) and a reload are let in too. The cookie
+    // holds its own secret, never the token: it is good for these files only.
     const fromQuery = query.get("token") ?? undefined;
-    const fromCookie = cookieValue(req.headers.cookie, cookieName());
-    const presented = [fromQuery, fromCookie, req.headers[TOKEN_HEADER]];
-    const problem = tokenProblem(presented);
+    const problem = staticProblem(fromQuery, req.headers[TOKEN_HEADER], req.headers.cookie);
     if (problem && wantsPage(req.headers.accept)) {
       const page = tokenHelpPage(problem);
       res.writeHead(problem === "missing" ? 401 : 403, {
@@ -241,7 +260,8 @@ export async function startBrowserHost(options: BrowserHostOptions): Promise<Bro
       res.end(req.method === "HEAD" ? undefined : page);
       return;
     }
-    if (!authorized(res, presented)) {
+    if (problem) {
+      refuse(res, problem);
       return;
     }
     const lexical = resolveStaticPath(rendererRoot, pathname);
@@ -265,7 +285,7 @@ export async function startBrowserHost(options: BrowserHostOptions): Promise<Bro
       "Content-Length": (await stat(file)).size,
     };
     if (fromQuery !== undefined) {
-      headers["Set-Cookie"] = `${cookieName()}=${token}; Path=/; HttpOnly; SameSite=Strict`;
+      headers["Set-Cookie"] = assetCookieHeader(port, assetSecret);
     }
     res.writeHead(200, headers);
     if (req.method === "HEAD") {

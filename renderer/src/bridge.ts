@@ -11,6 +11,13 @@ const TOKEN_HEADER = "x-keydesk-token";
  * The browser host's session token: from the page's URL (?token=) the first time, then from
  * sessionStorage. The token is removed from the address bar once stored, so that it does not
  * linger in the history or get copied along with the URL.
+ *
+ * sessionStorage, not a cookie, is what carries it across a reload: the host's cookie goes to
+ * every port of 127.0.0.1 (cookies ignore ports), so it holds only a secret for the static files.
+ * sessionStorage belongs to this tab and this origin, and the origin includes the port: pages of
+ * other local servers cannot read it, and it is gone when the tab closes. A new tab or a bookmark
+ * has no token: the host answers it its help page, or, while the browser still has the cookie,
+ * the page loads and shows the host's refusal of its calls ("open the address keydesk web printed").
  */
 function sessionToken(): string {
   const url = new URL(window.location.href);
@@ -32,16 +39,15 @@ function failed(messageId: BridgeError["messageId"], text: string): BridgeResult
 export function httpBridge(token: string): KeydeskBridge {
   const listeners = new Set<(event: BridgeEvent) => void>();
   let source: EventSource | null = null;
+  // No token at all is sent as none, so that the host says it is missing rather than wrong.
+  const auth: Record<string, string> = token === "" ? {} : { [TOKEN_HEADER]: token };
   return buildKeydeskBridge({
     call: async (method, args) => {
       let response: Response;
       try {
         response = await fetch(`/bridge/${encodeURIComponent(method)}`, {
           method: "POST",
-          headers:
-            args === undefined
-              ? { [TOKEN_HEADER]: token }
-              : { [TOKEN_HEADER]: token, "Content-Type": "application/json" },
+          headers: args === undefined ? auth : { ...auth, "Content-Type": "application/json" },
           body: args === undefined ? null : JSON.stringify(args),
         });
       } catch (error) {

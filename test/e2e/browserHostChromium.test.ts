@@ -10,7 +10,8 @@ import {
   skipWithoutChromium,
   watchPageErrors,
 } from "../harness/chromium.ts";
-import { makeTempDir, REPO_ROOT, removeDir } from "../harness/keyServiceProcess.ts";
+import { startCookieCatcher } from "../harness/cookieCatcher.ts";
+import { makeTempDir, REPO_ROOT, removeDir, request } from "../harness/keyServiceProcess.ts";
 import { bridgeAnswer, startWebHost, type WebHostProcess } from "../harness/webHostProcess.ts";
 
 /**
@@ -89,4 +90,62 @@ test("without the token (a bookmark) the page is refused with a page that says h
   assert.equal(stale?.status(), 403);
   await page.getByText(/changes each time the host starts/).waitFor();
   await context.close();
+});
+
+test("the cookie Chromium also sends to another local server is no token: that server cannot reveal the owner password, and the page survives a reload", async (t) => {
+  if (skipWithoutChromium(t)) return;
+  const context = await browser.newContext();
+  const catcher = await startCookieCatcher();
+  try {
+    const page = await context.newPage();
+    const problems: string[] = [];
+    watchPageErrors(page, problems);
+    assert.equal((await bridge("keys.create", { request: { name: "made before the page" } })).ok, true);
+    await page.goto(host.pageUrl);
+    await page.getByTestId("key-list").getByText("made before the page").waitFor({ timeout: 15_000 });
+    assert.ok(!page.url().includes("token="), page.url());
+
+    // A reload: the address has no token any more, and the page gets it back from the tab's
+    // sessionStorage; a key created since shows that its bridge calls work.
+    const created = await bridge("keys.create", { request: { name: "made before the reload" } });
+    assert.equal(created.ok, true);
+    await page.reload();
+    await page.getByTestId("key-list").getByText("made before the reload").waitFor({ timeout: 15_000 });
+
+    // Same browser context, another port of 127.0.0.1: cookies ignore ports.
+    await page.goto(catcher.url);
+    await page.getByText("another local server").waitFor();
+    const received = catcher.cookies().filter((cookie) => cookie.name.startsWith("keydesk_"));
+    assert.ok(received.length > 0, "Chromium sends the host's cookie to the other port too");
+    for (const cookie of received) {
+      assert.notEqual(cookie.value, host.token, `the cookie ${cookie.name} carries the session token`);
+      const reveal = await request(host.baseUrl, {
+        method: "POST",
+        path: "/bridge/profiles.revealLocalCredentials",
+        headers: { "x-keydesk-token": cookie.value, cookie: `${cookie.name}=${cookie.value}` },
+      });
+      assert.ok([401, 403].includes(reveal.status), `${reveal.status}: ${reveal.text}`);
+      assert.ok(!reveal.text.includes("password"), reveal.text);
+    }
+
+    // Back in the same tab, the app still works.
+    await page.goBack();
+    await page.getByTestId("key-list").getByText("made before the reload").waitFor({ timeout: 15_000 });
+    assert.match(
+      (await page.getByTestId("service-status").textContent()) ?? "",
+      /running at http:\/\/127\.0\.0\.1:\d+/,
+    );
+    assert.deepEqual(problems, []);
+
+    // A new tab (a bookmark) has the cookie but not the tab's token: the page loads, and says so.
+    const bookmark = await context.newPage();
+    assert.equal((await bookmark.goto(host.baseUrl))?.status(), 200);
+    await bookmark
+      .getByText(/session token is missing: open the address keydesk web printed/)
+      .first()
+      .waitFor();
+  } finally {
+    await context.close();
+    await catcher.close();
+  }
 });

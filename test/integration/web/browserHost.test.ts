@@ -58,6 +58,9 @@ describe("browser host (npm run web)", { skip: built ? false : "out/renderer is 
     const cookie = (page.headers["set-cookie"] ?? [])[0] ?? "";
     assert.match(cookie, /HttpOnly/);
     assert.match(cookie, /SameSite=Strict/);
+    // Cookies ignore ports: the cookie's value reaches every local server, so it is not the token.
+    assert.match(cookie, new RegExp(`^keydesk_assets_${host.port}=[A-Za-z0-9_-]{43};`));
+    assert.ok(!cookie.includes(host.token), `the cookie carries the token: ${cookie}`);
 
     const script = /src="\.?(\/assets\/[^"]+\.js)"/.exec(page.text)?.[1];
     assert.ok(script, "the page references its script");
@@ -72,13 +75,59 @@ describe("browser host (npm run web)", { skip: built ? false : "out/renderer is 
     assert.equal(withoutCookie.status, 401);
   });
 
+  it("lets the cookie's secret fetch the static files only: no bridge call, no event stream", async () => {
+    const page = await request(host.baseUrl, { path: `/?token=${host.token}` });
+    const cookie = ((page.headers["set-cookie"] ?? [])[0] ?? "").split(";")[0] as string;
+    const secret = cookie.slice(cookie.indexOf("=") + 1);
+    assert.ok(secret.length > 0 && secret !== host.token, cookie);
+
+    // A reload: the page and its script come with the cookie alone.
+    const reload = await request(host.baseUrl, { path: "/", headers: { cookie, accept: "text/html" } });
+    assert.equal(reload.status, 200);
+    assert.equal(reload.text, page.text);
+    const script = /src="\.?(\/assets\/[^"]+\.js)"/.exec(page.text)?.[1] as string;
+    assert.equal((await request(host.baseUrl, { path: script, headers: { cookie } })).status, 200);
+
+    // Whoever got the cookie (any server on another port of 127.0.0.1) cannot use it as a token.
+    const refused = (status: number) => status === 401 || status === 403;
+    type Attempt = { path: string; headers: Record<string, string> };
+    for (const method of ["profiles.revealLocalCredentials", "service.status"]) {
+      const attempts: Attempt[] = [
+        { path: `/bridge/${method}`, headers: { cookie } },
+        { path: `/bridge/${method}`, headers: { [TOKEN_HEADER]: secret } },
+        { path: `/bridge/${method}`, headers: { cookie, [TOKEN_HEADER]: secret } },
+        { path: `/bridge/${method}?token=${secret}`, headers: { cookie } },
+      ];
+      for (const attempt of attempts) {
+        const res = await request(host.baseUrl, { method: "POST", ...attempt });
+        assert.ok(refused(res.status), `${JSON.stringify(attempt)} answered ${res.status}: ${res.text}`);
+        assert.ok(!res.text.includes("password"), res.text);
+      }
+    }
+    const streamAttempts: Attempt[] = [
+      { path: "/bridge/events", headers: { cookie } },
+      { path: `/bridge/events?token=${secret}`, headers: { cookie } },
+      { path: "/bridge/events", headers: { [TOKEN_HEADER]: secret } },
+    ];
+    for (const attempt of streamAttempts) {
+      const res = await request(host.baseUrl, attempt);
+      assert.ok(refused(res.status), `${JSON.stringify(attempt)} answered ${res.status}`);
+    }
+    // Nor as the page's ?token=, which the page would then take for its bridge calls.
+    assert.equal((await request(host.baseUrl, { path: `/?token=${secret}` })).status, 403);
+  });
+
   it("answers 401 without a token and 403 with a wrong one, for the page and the bridge", async () => {
     const wrong = `${host.token.slice(0, -1)}${host.token.endsWith("A") ? "B" : "A"}`;
     assert.equal((await request(host.baseUrl, { path: "/" })).status, 401);
     assert.equal((await request(host.baseUrl, { path: `/?token=${wrong}` })).status, 403);
     assert.equal(
-      (await request(host.baseUrl, { path: "/", headers: { cookie: `keydesk_token_${host.port}=${wrong}` } }))
-        .status,
+      (
+        await request(host.baseUrl, {
+          path: "/",
+          headers: { cookie: `keydesk_assets_${host.port}=${wrong}` },
+        })
+      ).status,
       403,
     );
     const noToken = await bridgeCall("service.status", undefined, null);
@@ -97,7 +146,7 @@ describe("browser host (npm run web)", { skip: built ? false : "out/renderer is 
     const viaCookie = await request(host.baseUrl, {
       method: "POST",
       path: "/bridge/service.status",
-      headers: { cookie: `keydesk_token_${host.port}=${host.token}` },
+      headers: { cookie: `keydesk_assets_${host.port}=${host.token}` },
     });
     assert.equal(viaCookie.status, 401);
   });
