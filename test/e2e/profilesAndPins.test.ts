@@ -445,7 +445,7 @@ test("a PIN in the inbox turns Expired when its time to live ends, without a rel
   });
   const send = async (application: { applicationId: string; messageId: string }, to: string) =>
     (await call<{ pinId: string }>("/2fa/2/pin", { ...application, to }, `App ${publicApiKey}`)).pinId;
-  // Long enough to be seen valid first on a loaded machine (4 s was not, with the whole suite running).
+  // Long enough to be seen valid first on a loaded machine.
   const shortLived = await app("short-lived PINs", { pinTimeToLive: "8s" });
   const longLived = await app("long-lived PINs", { pinTimeToLive: "15m" });
 

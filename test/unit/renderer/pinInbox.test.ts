@@ -1,6 +1,10 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { cleanFilters, withCapturedPin } from "../../../renderer/src/features/pins/pinHooks.ts";
+import {
+  cleanFilters,
+  pinEventAction,
+  withCapturedPin,
+} from "../../../renderer/src/features/pins/pinHooks.ts";
 import {
   MAX_TIMER_DELAY_MS,
   nextPinExpiry,
@@ -101,4 +105,14 @@ test("timer delays are never negative and never beyond what setTimeout can hold"
   assert.equal(timerDelay(400, 1_000), 0, "an expiry already passed: at once");
   assert.equal(timerDelay(365 * 24 * 3600 * 1000, 0), MAX_TIMER_DELAY_MS);
   assert.equal(MAX_TIMER_DELAY_MS, 2_147_483_647);
+});
+
+test("a captured PIN is put first only in the loaded, idle unfiltered list; every other list is fetched again", () => {
+  const unfiltered = ["pins.list", {}];
+  const filtered = ["pins.list", { to: "41793026727" }];
+  assert.equal(pinEventAction(unfiltered, { hasData: true, fetching: false }), "prepend");
+  // Still loading, or reloading: the answer on its way may predate the PIN, so fetch again.
+  assert.equal(pinEventAction(unfiltered, { hasData: false, fetching: true }), "refetch");
+  assert.equal(pinEventAction(unfiltered, { hasData: true, fetching: true }), "refetch");
+  assert.equal(pinEventAction(filtered, { hasData: true, fetching: false }), "refetch");
 });

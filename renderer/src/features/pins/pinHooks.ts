@@ -41,8 +41,20 @@ function isUnfiltered(queryKey: QueryKey): boolean {
 }
 
 /**
+ * What a "pin" event does to one cached list: the unfiltered list, loaded and not being fetched,
+ * takes the PIN first at once; any other is fetched again. A list still loading (or reloading)
+ * would otherwise drop the event and then show an answer taken before the PIN was captured.
+ */
+export function pinEventAction(
+  queryKey: QueryKey,
+  state: { hasData: boolean; fetching: boolean },
+): "prepend" | "refetch" {
+  return isUnfiltered(queryKey) && state.hasData && !state.fetching ? "prepend" : "refetch";
+}
+
+/**
  * A captured PIN arrives as a "pin" event: it is prepended to the unfiltered list at once, and
- * the filtered lists (whose matching rules are the service's) are refetched. The events come from
+ * the filtered lists (whose matching rules are the service's) are refetched (see pinEventAction). The events come from
  * the Local service only: with a remote profile active (`live` false) they are ignored.
  */
 export function usePinEvents(live: boolean): void {
@@ -52,14 +64,14 @@ export function usePinEvents(live: boolean): void {
       getBridge().onEvent((event) => {
         if (event.type !== "pin" || !live) return;
         const pin = event.pin;
-        for (const [queryKey] of queryClient.getQueriesData<CapturedPinDto[]>({
+        for (const [queryKey, pins] of queryClient.getQueriesData<CapturedPinDto[]>({
           queryKey: pinQueryKeys.all(),
         })) {
-          if (isUnfiltered(queryKey)) {
-            queryClient.setQueryData<CapturedPinDto[]>(queryKey, (pins) =>
-              pins === undefined ? pins : withCapturedPin(pins, pin),
-            );
+          const fetching = queryClient.getQueryState(queryKey)?.fetchStatus === "fetching";
+          if (pins !== undefined && pinEventAction(queryKey, { hasData: true, fetching }) === "prepend") {
+            queryClient.setQueryData<CapturedPinDto[]>(queryKey, withCapturedPin(pins, pin));
           } else {
+            // Cancels a fetch in flight and fetches again: the new answer holds the PIN.
             void queryClient.invalidateQueries({ queryKey, exact: true });
           }
         }
