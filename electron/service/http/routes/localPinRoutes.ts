@@ -46,7 +46,9 @@ export function registerLocalPinRoutes(
     else openPerAccount.delete(accountId);
   };
   // Open streams never finish on their own: end them first, or closing the server would wait forever.
+  let closing = false;
   app.addHook("preClose", (done) => {
+    closing = true;
     for (const stream of [...open]) stream.close();
     done();
   });
@@ -82,6 +84,9 @@ export function registerLocalPinRoutes(
         if (event.type === "captured") stream.send(PIN_STREAM_EVENTS.captured, event.pin);
         else stream.send(PIN_STREAM_EVENTS.state, event.state);
       });
+      // Its sign-in finished while the service was stopping: the preClose hook has ended the
+      // streams it saw, and this one would hold the stop open for good.
+      if (closing) stream.close();
       return reply;
     },
   });

@@ -71,3 +71,28 @@ test("closing the server ends open streams and releases their subscriptions", as
   await stream.ended;
   assert.equal(tfa.events.listenerCount, 0);
 });
+
+test("a stream whose sign-in is still being checked when the server starts closing does not hold the close", async () => {
+  // A fresh app: its credentials are not verified yet, so the stream's sign-in runs scrypt, and
+  // the close below begins while that check is under way.
+  const fresh = buildHttpApp(data, { logLevel: "silent" });
+  const url = await fresh.app.listen({ host: "127.0.0.1", port: 0 });
+  const controller = new AbortController();
+  const opening = fetch(`${url}/local/1/pins/stream`, {
+    headers: { authorization: auth, accept: "text/event-stream" },
+    signal: controller.signal,
+  }).then(
+    async (response) => {
+      await response.body?.cancel();
+      return response.status;
+    },
+    () => "aborted",
+  );
+  await sleep(5);
+  const closed = fresh.app.close().then(() => "closed");
+  const outcome = await Promise.race([closed, sleep(10_000).then(() => "still closing after 10 s")]);
+  controller.abort();
+  assert.equal(outcome, "closed");
+  assert.equal(fresh.tfa.events.listenerCount, 0, "the late stream's subscription was released");
+  await opening;
+});
