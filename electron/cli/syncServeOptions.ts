@@ -2,7 +2,7 @@ import { DEFAULT_MAX_ANSWER_BYTES } from "../client/boundedAnswer.ts";
 import { DEFAULT_TIMEOUT_MS } from "../client/keyServiceClient.ts";
 import { remoteAllowList } from "../sync/remoteAllowList.ts";
 import type { SyncEngineOptions } from "../sync/syncEngine.ts";
-import { type CliOptions, UsageError } from "./cliArgs.ts";
+import { type CliOptions, parseBoundedInteger, UsageError } from "./cliArgs.ts";
 
 /**
  * serve's options for the sync engine's calls to remotes (README "Configuration"): each flag wins
@@ -20,6 +20,7 @@ export const SYNC_SERVE_USAGE =
 
 const MAX_ANSWER_MB = 4096;
 const MAX_TIMEOUT_S = 3600;
+const MEGABYTE = 1024 * 1024;
 
 export function syncServeOptions(
   values: Record<string, string | boolean | (string | boolean)[] | undefined>,
@@ -30,19 +31,21 @@ export function syncServeOptions(
     env.KEY_SERVICE_SYNC_REMOTE_ALLOW?.split(",")
       .map((pattern) => pattern.trim())
       .filter((pattern) => pattern !== "");
-  const mb = wholeNumber(
-    (values["sync-max-answer-mb"] as string | undefined) ?? env.KEY_SERVICE_SYNC_MAX_ANSWER_MB,
-    "--sync-max-answer-mb (KEY_SERVICE_SYNC_MAX_ANSWER_MB)",
-    MAX_ANSWER_MB,
+  const mb = parseBoundedInteger(
+    { name: "--sync-max-answer-mb", value: values["sync-max-answer-mb"] as string | undefined },
+    { name: "KEY_SERVICE_SYNC_MAX_ANSWER_MB", value: env.KEY_SERVICE_SYNC_MAX_ANSWER_MB },
+    { min: 1, max: MAX_ANSWER_MB },
+    DEFAULT_MAX_ANSWER_BYTES / MEGABYTE,
   );
-  const seconds = wholeNumber(
-    (values["sync-request-timeout"] as string | undefined) ?? env.KEY_SERVICE_SYNC_REQUEST_TIMEOUT,
-    "--sync-request-timeout (KEY_SERVICE_SYNC_REQUEST_TIMEOUT)",
-    MAX_TIMEOUT_S,
+  const seconds = parseBoundedInteger(
+    { name: "--sync-request-timeout", value: values["sync-request-timeout"] as string | undefined },
+    { name: "KEY_SERVICE_SYNC_REQUEST_TIMEOUT", value: env.KEY_SERVICE_SYNC_REQUEST_TIMEOUT },
+    { min: 1, max: MAX_TIMEOUT_S },
+    DEFAULT_TIMEOUT_MS / 1000,
   );
   const options: SyncEngineOptions = {
-    maxAnswerBytes: mb === undefined ? DEFAULT_MAX_ANSWER_BYTES : mb * 1024 * 1024,
-    remoteTimeoutMs: seconds === undefined ? DEFAULT_TIMEOUT_MS : seconds * 1000,
+    maxAnswerBytes: mb * MEGABYTE,
+    remoteTimeoutMs: seconds * 1000,
   };
   if (allow && allow.length > 0) {
     try {
@@ -54,12 +57,4 @@ export function syncServeOptions(
     }
   }
   return options;
-}
-
-function wholeNumber(value: string | undefined, name: string, max: number): number | undefined {
-  if (value === undefined) return undefined;
-  if (!/^\d{1,7}$/.test(value) || Number(value) < 1 || Number(value) > max) {
-    throw new UsageError(`${name} must be a whole number from 1 to ${max}, not "${value}"`);
-  }
-  return Number(value);
 }
