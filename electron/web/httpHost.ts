@@ -215,7 +215,9 @@ export async function startBrowserHost(options: BrowserHostOptions): Promise<Bro
     res.writeHead(200, {
       ...SECURITY_HEADERS,
       "Content-Type": "text/event-stream; charset=utf-8",
-      Connection: "keep-alive",
+      // The socket ends with the stream, as the key service's streams do (eventStream.ts): a
+      // stream ended by close() would otherwise leave a kept-alive socket holding the stop.
+      Connection: "close",
     });
     res.write(": keydesk events\n\n");
     streams.add(res);
