@@ -27,6 +27,8 @@ import { type TokenProblem, tokenHelpPage, wantsPage } from "./tokenHelpPage.ts"
 export const TOKEN_HEADER = "x-keydesk-token";
 const MAX_BODY_BYTES = 1024 * 1024;
 const HEARTBEAT_MS = 20_000;
+/** How long close() lets requests in flight finish before it cuts their connections. */
+const CLOSE_GRACE_MS = 5_000;
 
 export interface BrowserHostOptions {
   core: KeydeskCore;
@@ -200,6 +202,8 @@ export async function startBrowserHost(options: BrowserHostOptions): Promise<Bro
     sendJson(res, 200, await options.core.dispatch(method, args));
   };
 
+  let closing = false;
+
   const serveEvents = (req: IncomingMessage, res: ServerResponse, query: URLSearchParams): void => {
     if (req.method !== "GET") {
       sendJson(res, 405, failure("METHOD_NOT_ALLOWED", "The event stream is a GET request."), {
@@ -210,6 +214,11 @@ export async function startBrowserHost(options: BrowserHostOptions): Promise<Bro
     // EventSource cannot send headers: the token may come in the query (the page's own address
     // is not in any Referer: Referrer-Policy no-referrer). Never the static-files cookie.
     if (!authorized(res, [req.headers[TOKEN_HEADER], query.get("token") ?? undefined])) {
+      return;
+    }
+    if (closing) {
+      // A stream opened now would never be ended: close() has already ended the ones it saw.
+      sendJson(res, 503, failure("UNREACHABLE", "The browser host is stopping."));
       return;
     }
     res.writeHead(200, {
@@ -298,6 +307,9 @@ export async function startBrowserHost(options: BrowserHostOptions): Promise<Bro
   };
 
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
+    // A request that arrives on a connection already open when close() began is still answered,
+    // and its connection then ends instead of waiting, kept alive, for one more.
+    if (closing) res.setHeader("Connection", "close");
     if (!isAllowedHost(req.headers.host, port)) {
       sendJson(res, 403, failure("FORBIDDEN", "This host answers to 127.0.0.1 and localhost only."));
       return;
@@ -339,11 +351,18 @@ export async function startBrowserHost(options: BrowserHostOptions): Promise<Bro
     port,
     token,
     close: async () => {
+      closing = true;
       for (const stream of streams) {
         stream.end();
       }
       await new Promise<void>((resolvePromise) => {
-        server.close(() => resolvePromise());
+        // Whatever still holds a connection past the grace (a client that never finishes its
+        // request) must not hold the stop.
+        const cut = setTimeout(() => server.closeAllConnections(), CLOSE_GRACE_MS);
+        server.close(() => {
+          clearTimeout(cut);
+          resolvePromise();
+        });
         server.closeIdleConnections();
       });
     },

@@ -7,6 +7,7 @@ import { CONTENT_SECURITY_POLICY } from "../../../electron/main/security.ts";
 import type { ApiKeyDto } from "../../../shared/apiKeys.ts";
 import type { BridgeEvent, BridgeResult, ServiceStatusDto } from "../../../shared/bridge.ts";
 import { makeTempDir, REPO_ROOT, removeDir, request } from "../../harness/keyServiceProcess.ts";
+import { connectRaw, within } from "../../harness/rawSocket.ts";
 import { startWebHost, WEB_UI_LINE, type WebHostProcess } from "../../harness/webHostProcess.ts";
 
 // The real `npm run web` process on a temp data dir: the page and the bridge behind the token.
@@ -266,8 +267,20 @@ describe("browser host (npm run web)", { skip: built ? false : "out/renderer is 
     assert.equal(res.status, 401);
   });
 
-  it("stops on SIGTERM with exit code 0, having printed nothing more", async () => {
-    const { code, signal } = await host.stop("SIGTERM");
+  it("stops on SIGTERM with exit code 0, having printed nothing more, though a stream is asked for meanwhile", async () => {
+    // As a page's EventSource reconnecting over a kept-alive socket while the host stops: the
+    // head arrives in two parts, the second after SIGTERM.
+    const raw = await connectRaw(host.port);
+    raw.socket.write(`GET /bridge/events?token=${host.token} HTTP/1.1\r\nHost: 127.0.0.1:${host.port}\r\n`);
+    await new Promise((resolveWait) => setTimeout(resolveWait, 200));
+    const stopping = host.stop("SIGTERM");
+    await new Promise((resolveWait) => setTimeout(resolveWait, 300));
+    raw.socket.write("\r\n");
+    const answer = await within(5000, "the answer to a stream asked for while stopping", raw.answer());
+    assert.equal(answer.status, 503, raw.received());
+    assert.equal(answer.headers.connection, "close");
+    assert.deepEqual((answer.json as BridgeResult<never>).ok, false);
+    const { code, signal } = await stopping;
     assert.deepEqual({ code, signal }, { code: 0, signal: null }, host.stderr());
     assert.equal(host.stdoutLines.length, 1);
   });
