@@ -11,7 +11,9 @@ import { AnswerTooLarge, DEFAULT_MAX_ANSWER_BYTES, formatBytes, readBoundedText 
 import { BridgeFailure } from "./bridgeFailure.ts";
 import {
   accountListSchema,
+  apiKeyCountSchema,
   apiKeyListSchema,
+  apiKeyPageSchema,
   apiKeySchema,
   capturedPinListSchema,
   capturedPinSchema,
@@ -47,6 +49,29 @@ export interface KeyListFilter {
   permission?: Permission | undefined;
 }
 
+/**
+ * What a page of keys is narrowed by. `enabled` and `name` (exact) are the API's own; a Keydesk
+ * service also filters by `nameContains` (case-insensitive substring) and `permission`, and this
+ * client applies those two itself to what any other service answers.
+ */
+export interface KeyQuery {
+  enabled?: boolean | undefined;
+  name?: string | undefined;
+  nameContains?: string | undefined;
+  permission?: Permission | undefined;
+}
+
+export interface KeyPage {
+  keys: ApiKeyDto[];
+  /** Pass back to get the next page; null on the last one. */
+  nextCursor: string | null;
+  /**
+   * false when the service ignored paging (a service that does not page): `keys` is then the
+   * whole filtered list and nextCursor is null.
+   */
+  paged: boolean;
+}
+
 export const DEFAULT_TIMEOUT_MS = 10_000;
 export const LOCAL_ACCOUNTS_PATH = "/local/1/accounts";
 
@@ -73,6 +98,26 @@ export function retryAfterMsOf(value: string | null, now = Date.now()): number |
   if (/^\d+$/.test(trimmed)) return Number(trimmed) * 1000;
   const date = Date.parse(trimmed);
   return Number.isNaN(date) ? undefined : Math.max(0, date - now);
+}
+
+function keyQueryParams(query: KeyQuery): URLSearchParams {
+  const params = new URLSearchParams();
+  if (query.enabled !== undefined) params.set("enabled", String(query.enabled));
+  if (query.name !== undefined) params.set("name", query.name);
+  if (query.nameContains !== undefined && query.nameContains.trim() !== "")
+    params.set("nameContains", query.nameContains.trim());
+  if (query.permission !== undefined) params.set("permission", query.permission);
+  return params;
+}
+
+/** The query as a predicate: what a service that ignores Keydesk's filters answered is narrowed here. */
+export function matchesKeyQuery(query: KeyQuery): (key: ApiKeyDto) => boolean {
+  const needle = query.nameContains?.trim().toLowerCase() ?? "";
+  return (key) =>
+    (query.enabled === undefined || key.enabled === query.enabled) &&
+    (query.name === undefined || key.name === query.name.trim()) &&
+    (needle === "" || key.name.toLowerCase().includes(needle)) &&
+    (query.permission === undefined || key.permissions.includes(query.permission));
 }
 
 const keysPath = (accountKey: string) => `/settings/1/accounts/${encodeURIComponent(accountKey)}/api-keys`;
@@ -105,6 +150,49 @@ export class KeyServiceClient {
     const keys = apiKeys as ApiKeyDto[];
     const { permission } = filter;
     return permission === undefined ? keys : keys.filter((key) => key.permissions.includes(permission));
+  }
+
+  /**
+   * One page of an account's keys in creation order, `limit` at most (1–10,000), after `cursor`
+   * (a nextCursor of an earlier page of the same query).
+   */
+  async listPage(
+    accountKey: string,
+    query: KeyQuery,
+    page: { limit: number; cursor?: string | undefined },
+  ): Promise<KeyPage> {
+    const params = keyQueryParams(query);
+    params.set("limit", String(page.limit));
+    if (page.cursor !== undefined) params.set("cursor", page.cursor);
+    const answer = await this.#json(keysPath(accountKey), apiKeyPageSchema, { query: params });
+    const keys = answer.apiKeys as ApiKeyDto[];
+    if (answer.nextCursor !== undefined) {
+      return { keys: keys.filter(matchesKeyQuery(query)), nextCursor: answer.nextCursor, paged: true };
+    }
+    return { keys: keys.filter(matchesKeyQuery(query)), nextCursor: null, paged: false };
+  }
+
+  /**
+   * How many keys of the account the query matches (a Keydesk service's
+   * `/local/1/accounts/{accountKey}/api-keys/count`); null when the service has no such route.
+   */
+  async countKeys(accountKey: string, query: KeyQuery = {}): Promise<number | null> {
+    try {
+      const answer = await this.#json(
+        `${LOCAL_ACCOUNTS_PATH}/${encodeURIComponent(accountKey)}/api-keys/count`,
+        apiKeyCountSchema,
+        { query: keyQueryParams(query) },
+      );
+      return answer.count;
+    } catch (error) {
+      // The route is missing (another service, or an older Keydesk: "no such route"), as opposed
+      // to an account these credentials do not manage.
+      if (error instanceof BridgeFailure && error.status === 404) {
+        const { messageId, text } = error.bridgeError;
+        if (messageId !== "NOT_FOUND" || text.startsWith("no such route")) return null;
+      }
+      throw error;
+    }
   }
 
   async get(accountKey: string, key: string): Promise<ApiKeyDto> {

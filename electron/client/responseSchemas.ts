@@ -23,6 +23,14 @@ export const apiKeySchema = z.object({
 
 export const apiKeyListSchema = z.object({ apiKeys: z.array(apiKeySchema) });
 
+/** A page of the list: a service that pages says so with nextCursor (null on the last page). */
+export const apiKeyPageSchema = z.object({
+  apiKeys: z.array(apiKeySchema),
+  nextCursor: z.string().min(1).max(512).nullable().optional(),
+});
+
+export const apiKeyCountSchema = z.object({ count: z.number().int().nonnegative() });
+
 export const tfaApiKeyAnswerSchema = z.string().min(1);
 
 export const accountListSchema = z.object({

@@ -1,15 +1,17 @@
 import { z } from "zod";
-import type { ApiKeyDto, ApiKeyListDto } from "../../shared/apiKeys.ts";
+import type { ApiKeyDto } from "../../shared/apiKeys.ts";
 import {
   ACCOUNT_KEY_PATTERN,
   createApiKeyRequestSchema,
   KEY_ID_PATTERN,
+  PERMISSIONS,
   updateApiKeyRequestSchema,
 } from "../../shared/apiKeys.ts";
 import { formatApiDateTime } from "../../shared/datetime.ts";
 import type { DataDir } from "./dataDir.ts";
 import {
   type ApiKeyFields,
+  apiKeyJson,
   fieldsAfterUpdate,
   fieldsForCreate,
   type StoredApiKey,
@@ -17,15 +19,52 @@ import {
   validationErrorsOf,
 } from "./domain/apiKeyRules.ts";
 import { newKeyId, newPublicApiKey } from "./domain/identifiers.ts";
+import { decodeListCursor, encodeListCursor } from "./domain/listCursor.ts";
 import { badRequest, conflict, notFound } from "./errors.ts";
+import { countKeys, readPage, scanKeys } from "./keyListing.ts";
 import type { Account } from "./store/accountStore.ts";
+import type { ApiKeyFilter } from "./store/apiKeyStore.ts";
 import { IdempotencyStore, type IdempotentRequest } from "./store/idempotencyStore.ts";
 
-const listQuerySchema = z.strictObject({
+/** The largest page a client may ask for; a cursor alone pages by DEFAULT_PAGE_LIMIT. */
+export const MAX_PAGE_LIMIT = 10_000;
+export const DEFAULT_PAGE_LIMIT = 1_000;
+
+const filterQueryFields = {
   enabled: z.enum(["true", "false"], { error: "must be true or false, given once" }).optional(),
   name: z.string({ error: "must be given once" }).optional(),
   publicApiKey: z.string({ error: "must be given once" }).optional(),
+  nameContains: z
+    .string({ error: "must be given once" })
+    .max(255, "must be at most 255 characters")
+    .optional(),
+  permission: z
+    .enum(PERMISSIONS, { error: `must be one of ${PERMISSIONS.join(", ")}, given once` })
+    .optional(),
+};
+const countQuerySchema = z.strictObject(filterQueryFields);
+const listQuerySchema = z.strictObject({
+  ...filterQueryFields,
+  limit: z
+    .string({ error: "must be given once" })
+    .regex(/^\d{1,6}$/, `must be a whole number from 1 to ${MAX_PAGE_LIMIT}`)
+    .transform(Number)
+    .refine(
+      (limit) => limit >= 1 && limit <= MAX_PAGE_LIMIT,
+      `must be a whole number from 1 to ${MAX_PAGE_LIMIT}`,
+    )
+    .optional(),
+  cursor: z.string({ error: "must be given once" }).optional(),
 });
+
+/** A list request, validated: which keys, and which page of them if paging was asked for. */
+export interface KeyListRequest {
+  accountId: number;
+  accountKey: string;
+  filter: ApiKeyFilter;
+  /** null: every key, in one answer. */
+  page: { limit: number; after: number } | null;
+}
 
 const INVALID_BODY = "the request has invalid fields; see validationErrors";
 const IDEMPOTENCY_KEY_REUSED =
@@ -119,22 +158,70 @@ export class KeyService {
     );
   }
 
-  list(caller: Account, accountKey: string, query: unknown): ApiKeyListDto {
+  /** Validates a list request (filters and paging) for an account the caller manages. */
+  listRequest(caller: Account, accountKey: string, query: unknown): KeyListRequest {
     const account = this.resolveAccount(caller, accountKey);
     const parsed = listQuerySchema.safeParse(query ?? {});
-    if (!parsed.success) {
-      throw badRequest(
-        "the query has invalid parameters; see validationErrors",
-        validationErrorsOf(parsed.error.issues),
-      );
+    if (!parsed.success) throw invalidQuery(parsed.error.issues);
+    const { limit, cursor, ...filters } = parsed.data;
+    let page: KeyListRequest["page"] = null;
+    if (limit !== undefined || cursor !== undefined) {
+      const after = cursor === undefined ? 0 : decodeListCursor(cursor);
+      if (after === null) {
+        throw badRequest("the query has invalid parameters; see validationErrors", {
+          cursor: [
+            "is not a cursor this service gave (use the nextCursor of a page, or leave it out to start over)",
+          ],
+        });
+      }
+      page = { limit: limit ?? DEFAULT_PAGE_LIMIT, after };
     }
-    const { enabled, name, publicApiKey } = parsed.data;
-    const keys = this.#data.apiKeys.list(account.id, {
-      ...(enabled !== undefined && { enabled: enabled === "true" }),
-      ...(name !== undefined && { name: name.trim() }),
-      ...(publicApiKey !== undefined && { publicApiKey }),
-    });
-    return { apiKeys: keys.map(toApiKeyDto) };
+    return { accountId: account.id, accountKey: account.accountKey, filter: filterOf(filters), page };
+  }
+
+  /** One page as JSON text, `{"apiKeys":[...],"nextCursor":...}`: nextCursor is null on the last page. */
+  async pageText(request: KeyListRequest, signal?: AbortSignal): Promise<string> {
+    const { limit, after } = request.page ?? { limit: DEFAULT_PAGE_LIMIT, after: 0 };
+    const { keys, more } = await readPage(
+      this.#data.apiKeys,
+      request.accountId,
+      request.filter,
+      after,
+      limit,
+      signal,
+    );
+    const last = keys[keys.length - 1];
+    const nextCursor = more && last ? JSON.stringify(encodeListCursor(last.id)) : "null";
+    const apiKeys = keys.map((key) => apiKeyJson(request.accountKey, key)).join(",");
+    return `{"apiKeys":[${apiKeys}],"nextCursor":${nextCursor}}`;
+  }
+
+  /**
+   * Every matching key as the text of `{"apiKeys":[...]}`, produced step by step for a stream
+   * with backpressure: memory holds a few steps, never the whole list.
+   */
+  async *listText(request: KeyListRequest, signal?: AbortSignal): AsyncGenerator<string> {
+    yield '{"apiKeys":[';
+    let separator = "";
+    const options = signal ? { signal } : {};
+    for await (const step of scanKeys(this.#data.apiKeys, request.accountId, request.filter, options)) {
+      yield separator + step.keys.map((key) => apiKeyJson(request.accountKey, key)).join(",");
+      separator = ",";
+    }
+    yield "]}";
+  }
+
+  /** How many keys of the account the filters match. */
+  async count(
+    caller: Account,
+    accountKey: string,
+    query: unknown,
+    signal?: AbortSignal,
+  ): Promise<{ count: number }> {
+    const account = this.resolveAccount(caller, accountKey);
+    const parsed = countQuerySchema.safeParse(query ?? {});
+    if (!parsed.success) throw invalidQuery(parsed.error.issues);
+    return { count: await countKeys(this.#data.apiKeys, account.id, filterOf(parsed.data), signal) };
   }
 
   get(caller: Account, accountKey: string, key: string): ApiKeyDto {
@@ -182,4 +269,20 @@ export class KeyService {
       () => this.#insert(caller, fields).publicApiKey,
     );
   }
+}
+
+function invalidQuery(issues: Parameters<typeof validationErrorsOf>[0]) {
+  return badRequest("the query has invalid parameters; see validationErrors", validationErrorsOf(issues));
+}
+
+/** Blank filters are no filters: a search box left empty lists everything. */
+function filterOf(query: z.output<typeof countQuerySchema>): ApiKeyFilter {
+  const nameContains = query.nameContains?.trim();
+  return {
+    ...(query.enabled !== undefined && { enabled: query.enabled === "true" }),
+    ...(query.name !== undefined && { name: query.name.trim() }),
+    ...(query.publicApiKey !== undefined && { publicApiKey: query.publicApiKey }),
+    ...(nameContains && { nameContains }),
+    ...(query.permission !== undefined && { permission: query.permission }),
+  };
 }

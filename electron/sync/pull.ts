@@ -1,8 +1,10 @@
 import type { ApiKeyDto } from "../../shared/apiKeys.ts";
 import { KEY_ID_PATTERN } from "../../shared/apiKeys.ts";
 import { SYNCED_FIELDS, type SyncedField } from "../../shared/sync.ts";
+import type { KeyPage, KeyServiceClient } from "../client/keyServiceClient.ts";
 import { newKeyId } from "../service/domain/identifiers.ts";
 import type { Account } from "../service/store/accountStore.ts";
+import { classifyRemoteFailure, LinkFailure } from "./remoteFailure.ts";
 import type { RunContext } from "./runContext.ts";
 import { changedFields, type Fields, fieldsOfDto, sameValue } from "./syncedFields.ts";
 import type { OutboxEntry, SyncKeyState } from "./syncStore.ts";
@@ -18,8 +20,100 @@ export function matchesSent(sent: Fields, remote: Fields): boolean {
   return CLAIM_FIELDS.every((field) => sameValue(field, sent, remote));
 }
 
+/** Keys asked for per page of the remote's list (a remote may answer fewer). */
+export const DEFAULT_PAGE_SIZE = 1_000;
+
 /**
- * Mirrors the remote's keys into the linked local account, one chunk per transaction:
+ * Keys one pull takes at most (over all pages): a remote that pages without end, with ever new
+ * cursors and keys, stops here rather than filling the disk. A single answer was already bounded
+ * by its size (256 MB, about 750,000 keys).
+ */
+export const MAX_PULLED_KEYS = 1_000_000;
+
+/** Pages in a row that bring no key not listed before: a remote paging in a loop with fresh cursors. */
+const MAX_STALLED_PAGES = 3;
+
+/** One page of the remote's list, as the pull consumes it. */
+export interface RemoteKeyPage {
+  keys: readonly ApiKeyDto[];
+  /** How many keys the remote lists in all, when known (its count route, or a list answered whole). */
+  total: number | null;
+}
+
+/** What remoteKeyPages needs of the client. */
+export type PagingClient = Pick<KeyServiceClient, "listPage" | "countKeys">;
+
+/**
+ * The remote account's keys page by page, each page asked for once the one before was consumed
+ * (at most one page is held at a time). A remote that ignores paging (a service that answers its
+ * whole list) gives one page. The count route is asked only when there is more than one page, to
+ * show progress; a remote without it (or failing it) leaves the total unknown until the end.
+ * Ends the run with a LinkFailure when a page fails, or when the remote answers a cursor it gave
+ * before (it would page in a loop).
+ */
+export async function* remoteKeyPages(
+  client: PagingClient,
+  accountKey: string,
+  pageSize = DEFAULT_PAGE_SIZE,
+): AsyncGenerator<RemoteKeyPage> {
+  const limit = Math.min(10_000, Math.max(1, Math.floor(pageSize)));
+  const cursors = new Set<string>();
+  let cursor: string | undefined;
+  let total: number | null = null;
+  let read = 0;
+  for (let number = 1; ; number++) {
+    let page: KeyPage;
+    try {
+      page = await client.listPage(accountKey, {}, { limit, cursor });
+    } catch (error) {
+      throw pageFailure(error, number, read);
+    }
+    if (!page.paged) {
+      yield { keys: page.keys, total: page.keys.length };
+      return;
+    }
+    read += page.keys.length;
+    const next = page.nextCursor;
+    if (next === null) {
+      yield { keys: page.keys, total: Math.max(total ?? 0, read) };
+      return;
+    }
+    if (cursors.has(next) || next === cursor) {
+      throw new LinkFailure({
+        kind: "unavailable",
+        text: `the remote answered page ${number} of its key list with a cursor it had already given (it pages in a loop); the pull stopped after ${read} keys and flagged nothing`,
+      });
+    }
+    cursors.add(next);
+    if (number === 1) total = await countOrNull(client, accountKey);
+    yield { keys: page.keys, total };
+    cursor = next;
+  }
+}
+
+/** The remote's count of the account's keys, for progress only: null when it has none or fails. */
+async function countOrNull(client: PagingClient, accountKey: string): Promise<number | null> {
+  try {
+    return await client.countKeys(accountKey, {});
+  } catch {
+    // The next page tells whether the remote is really failing.
+    return null;
+  }
+}
+
+/** A failed page ends the run; past the first page, the text says how far the pull got. */
+function pageFailure(error: unknown, number: number, read: number): LinkFailure {
+  const failure = classifyRemoteFailure(error);
+  if (number === 1) return new LinkFailure(failure);
+  return new LinkFailure({
+    ...failure,
+    text: `page ${number} of the remote's key list failed after ${read} keys (${failure.text}); the next run reads it again from the start`,
+  });
+}
+
+/**
+ * Mirrors the remote's keys into the linked local account, page by page as they come, one chunk
+ * per transaction:
  * - a linked key is merged field by field with its last agreed state (threeWayMerge);
  * - a remote key that matches a create sent earlier whose answer never came is claimed by it
  *   (no second copy);
@@ -27,54 +121,54 @@ export function matchesSent(sent: Fields, remote: Fields): boolean {
  *   when it is free here;
  * - a key of this account that already has the remote key's publicApiKey (from an earlier link)
  *   is linked again, and its local differences are queued;
- * - a linked key the remote no longer lists is flagged, never deleted.
- * Local writes made here bypass the outbox: they come from the remote.
+ * - once every page was read, a linked key the remote no longer lists is flagged, never deleted
+ *   (after a failed page, or a stop, nothing is flagged; a key seen again still loses its flag).
+ * Only the remote key ids are kept across pages. Local writes made here bypass the outbox: they
+ * come from the remote.
  */
-export async function pullKeys(context: RunContext, remoteKeys: readonly ApiKeyDto[]): Promise<void> {
+export async function pullKeys(context: RunContext, pages: AsyncIterable<RemoteKeyPage>): Promise<void> {
   const { data, store, link } = context;
   const account = data.accounts.byId(link.accountId) as Account;
   const byRemoteKey = new Map<string, SyncKeyState>();
   for (const state of store.keyStates(link.id)) if (state.remoteKey) byRemoteKey.set(state.remoteKey, state);
-  const uncertainCreates = (): OutboxEntry[] =>
-    store
-      .entries(link.id)
-      .filter((entry) => entry.kind === "create" && !entry.failed && entry.attempts > 0 && entry.sentBody);
+  const uncertainCreates = (): OutboxEntry[] => store.uncertainCreates(link.id);
+  const listed = new Set<string>();
+  let done = 0;
+  let total: number | null = null;
+  let stalled = 0;
+  const report = () => context.progress({ phase: "pull", done, total: Math.max(total ?? 0, done) });
 
-  context.progress({ phase: "pull", done: 0, total: remoteKeys.length });
-  for (let start = 0; start < remoteKeys.length; start += CHUNK) {
+  context.progress({ phase: "pull", done: 0, total: 0 });
+  for await (const page of pages) {
     if (context.stopped()) return;
-    const chunk = remoteKeys.slice(start, start + CHUNK);
-    await data.writes.run(() => {
-      let claimable = uncertainCreates();
-      for (const remote of chunk) {
-        const parsed = fieldsOfDto(remote);
-        if (!parsed.ok) {
-          context.problem(`remote key ${remote.key} was not mirrored: ${parsed.reason}`);
-          continue;
-        }
-        const state = byRemoteKey.get(remote.key);
-        if (state) {
-          mergeLinkedKey(context, state, remote, parsed.fields);
-          continue;
-        }
-        const claim = claimable.find((entry) => matchesSent(entry.sentBody as Fields, parsed.fields));
-        if (claim) {
-          claimCreate(context, claim, remote, parsed.fields);
-          claimable = claimable.filter((entry) => entry !== claim);
-          byRemoteKey.set(remote.key, store.keyState(claim.apiKeyId) as SyncKeyState);
-          continue;
-        }
-        mirrorNewKey(context, account, remote, parsed.fields);
-      }
-    });
-    context.progress({
-      phase: "pull",
-      done: Math.min(start + CHUNK, remoteKeys.length),
-      total: remoteKeys.length,
-    });
+    if (page.total !== null) total = page.total;
+    const before = listed.size;
+    for (const remote of page.keys) listed.add(remote.key);
+    if (listed.size > MAX_PULLED_KEYS) {
+      throw new LinkFailure({
+        kind: "unavailable",
+        text: `the remote lists more than ${MAX_PULLED_KEYS.toLocaleString("en-US")} keys; the pull stopped and flagged nothing`,
+      });
+    }
+    stalled = listed.size > before ? 0 : stalled + 1;
+    if (stalled >= MAX_STALLED_PAGES) {
+      throw new LinkFailure({
+        kind: "unavailable",
+        text: `the remote answered ${stalled} pages in a row without a key it had not listed before (it pages in a loop); the pull stopped after ${listed.size} keys and flagged nothing`,
+      });
+    }
+    for (let start = 0; start < page.keys.length; start += CHUNK) {
+      if (context.stopped()) return;
+      const chunk = page.keys.slice(start, start + CHUNK);
+      await data.writes.run(() => mergeChunk(context, account, chunk, byRemoteKey, uncertainCreates()));
+      done += chunk.length;
+      report();
+    }
   }
+  if (context.stopped()) return;
+  total = done;
+  report();
 
-  const listed = new Set(remoteKeys.map((key) => key.key));
   await data.writes.run(() => {
     for (const state of store.keyStates(link.id)) {
       if (state.remoteKey === null) continue;
@@ -82,6 +176,40 @@ export async function pullKeys(context: RunContext, remoteKeys: readonly ApiKeyD
       if (missing !== state.remoteMissing) store.setRemoteMissing(state.apiKeyId, missing);
     }
   });
+}
+
+/** One chunk of remote keys, in one transaction. */
+function mergeChunk(
+  context: RunContext,
+  account: Account,
+  chunk: readonly ApiKeyDto[],
+  byRemoteKey: Map<string, SyncKeyState>,
+  uncertain: OutboxEntry[],
+): void {
+  const { store } = context;
+  let claimable = uncertain;
+  for (const remote of chunk) {
+    const parsed = fieldsOfDto(remote);
+    if (!parsed.ok) {
+      context.problem(`remote key ${remote.key} was not mirrored: ${parsed.reason}`);
+      continue;
+    }
+    const state = byRemoteKey.get(remote.key);
+    if (state) {
+      mergeLinkedKey(context, state, remote, parsed.fields);
+      continue;
+    }
+    const claim = claimable.find((entry) => matchesSent(entry.sentBody as Fields, parsed.fields));
+    if (claim) {
+      claimCreate(context, claim, remote, parsed.fields);
+      claimable = claimable.filter((entry) => entry !== claim);
+      byRemoteKey.set(remote.key, store.keyState(claim.apiKeyId) as SyncKeyState);
+      continue;
+    }
+    const linked = mirrorNewKey(context, account, remote, parsed.fields);
+    // Listed again on a later page (the remote's pages moved): merged, not mirrored twice.
+    if (linked) byRemoteKey.set(remote.key, linked);
+  }
 }
 
 function mergeLinkedKey(
@@ -157,14 +285,20 @@ function adoptPublicApiKey(context: RunContext, apiKeyId: number, publicApiKey: 
   data.apiKeys.replacePublicApiKey(local, publicApiKey, context.now());
 }
 
-function mirrorNewKey(context: RunContext, account: Account, remote: ApiKeyDto, fields: Fields): void {
+/** Mirrors or links the remote key; answers its new link state, or undefined when it was not mirrored. */
+function mirrorNewKey(
+  context: RunContext,
+  account: Account,
+  remote: ApiKeyDto,
+  fields: Fields,
+): SyncKeyState | undefined {
   const { data, store, link } = context;
   const holder = data.apiKeys.findByPublicApiKey(remote.publicApiKey);
   if (holder && holder.accountId === account.id && !store.keyState(holder.id)) {
     // A key of this account from an earlier link: linked again; what was changed here since goes out.
     store.insertKeyState({ apiKeyId: holder.id, linkId: link.id, remoteKey: remote.key, base: fields });
     queueDifferences(context, holder.id, fields, holder);
-    return;
+    return store.keyState(holder.id);
   }
   if (holder) {
     // Named only when the link's account manages the holder: otherwise the text would tell whoever
@@ -175,7 +309,7 @@ function mirrorNewKey(context: RunContext, account: Account, remote: ApiKeyDto, 
         ? `remote key ${remote.key} was not mirrored: its publicApiKey is already key ${holder.key}'s here (in account ${holder.accountKey})`
         : `a remote key was not mirrored: its publicApiKey already belongs to a key of another account of this service`,
     );
-    return;
+    return undefined;
   }
   const key =
     KEY_ID_PATTERN.test(remote.key) && !data.apiKeys.keyIdTaken(remote.key) ? remote.key : newKeyId();
@@ -187,4 +321,5 @@ function mirrorNewKey(context: RunContext, account: Account, remote: ApiKeyDto, 
     context.now(),
   );
   store.insertKeyState({ apiKeyId: created.id, linkId: link.id, remoteKey: remote.key, base: fields });
+  return store.keyState(created.id);
 }

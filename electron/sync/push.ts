@@ -1,6 +1,6 @@
 import type { SyncedField } from "../../shared/sync.ts";
 import { claimCreate, matchesSent } from "./pull.ts";
-import { classifyRemoteFailure } from "./remoteFailure.ts";
+import { classifyRemoteFailure, LinkFailure } from "./remoteFailure.ts";
 import type { RunContext } from "./runContext.ts";
 import {
   changedFields,
@@ -12,15 +12,6 @@ import {
   withField,
 } from "./syncedFields.ts";
 import type { OutboxEntry } from "./syncStore.ts";
-
-/** Thrown to end the run: the failure concerns the link (credentials, throttling, no answer), not one key. */
-export class LinkFailure extends Error {
-  readonly failure: ReturnType<typeof classifyRemoteFailure>;
-  constructor(failure: ReturnType<typeof classifyRemoteFailure>) {
-    super(failure.text);
-    this.failure = failure;
-  }
-}
 
 /** A remote call: a refusal of this one operation is returned; anything else ends the run. */
 async function call<T>(

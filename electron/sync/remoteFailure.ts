@@ -57,3 +57,12 @@ export function backoffMs(failures: number, random = Math.random): number {
   const delay = Math.min(MAX_BACKOFF_MS, MIN_BACKOFF_MS * 2 ** exponent);
   return Math.round(delay * (0.8 + 0.4 * random()));
 }
+
+/** Thrown to end the run: the failure concerns the link (credentials, throttling, no answer), not one key. */
+export class LinkFailure extends Error {
+  readonly failure: ReturnType<typeof classifyRemoteFailure>;
+  constructor(failure: ReturnType<typeof classifyRemoteFailure>) {
+    super(failure.text);
+    this.failure = failure;
+  }
+}

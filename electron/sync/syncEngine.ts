@@ -1,3 +1,4 @@
+import { setImmediate as nextTurn } from "node:timers/promises";
 import { formatApiDateTime } from "../../shared/datetime.ts";
 import type {
   CreateSyncLinkRequest,
@@ -13,13 +14,18 @@ import type { DataDir } from "../service/dataDir.ts";
 import { conflict, notFound } from "../service/errors.ts";
 import type { Account } from "../service/store/accountStore.ts";
 import { createOutboxJournal } from "./outboxJournal.ts";
-import { pullKeys } from "./pull.ts";
-import { LinkFailure, pushOutbox } from "./push.ts";
+import { pullKeys, remoteKeyPages } from "./pull.ts";
+import { pushOutbox } from "./push.ts";
 import { type RemoteAllowList, refuseRemote } from "./remoteAllowList.ts";
-import { backoffMs, classifyRemoteFailure } from "./remoteFailure.ts";
+import { backoffMs, classifyRemoteFailure, LinkFailure } from "./remoteFailure.ts";
 import type { RunContext } from "./runContext.ts";
 import { apiValueOf, type Fields, withField } from "./syncedFields.ts";
-import { type SyncLink, SyncStore } from "./syncStore.ts";
+import { type OutboxEntry, type SyncKeyState, type SyncLink, SyncStore } from "./syncStore.ts";
+
+/** Key ids looked at per step of a link's key list (most are synced, with nothing to show). */
+const STEP_KEY_IDS = 4096;
+/** Outbox entries per step of the outbox list. */
+const STEP_ENTRIES = 256;
 
 export interface SyncEngineOptions {
   now?: () => number;
@@ -29,6 +35,11 @@ export interface SyncEngineOptions {
   maxAnswerBytes?: number;
   /** When given, links may point only to these remotes (serve's --sync-remote-allow); else anywhere. */
   remoteAllow?: RemoteAllowList;
+  /**
+   * Keys asked for per page of a remote's list (1,000 by default; 1–10,000). A remote that does not
+   * page answers its whole list at once.
+   */
+  pullPageSize?: number;
   /** A local change is pushed this long after it was made (changes in between go together). */
   pushDelayMs?: number;
   /** Told after every run, with its outcome (the service logs it without secrets). */
@@ -316,13 +327,10 @@ export class SyncEngine {
       if (allow && !allow.allows(link.remoteBaseUrl)) {
         throw new LinkFailure({ kind: "unavailable", text: refuseRemote(link.remoteBaseUrl, allow).message });
       }
-      let remoteKeys: Awaited<ReturnType<KeyServiceClient["list"]>>;
-      try {
-        remoteKeys = await context.client.list(link.remoteAccountKey);
-      } catch (error) {
-        throw new LinkFailure(classifyRemoteFailure(error));
-      }
-      await pullKeys(context, remoteKeys);
+      await pullKeys(
+        context,
+        remoteKeyPages(context.client, link.remoteAccountKey, this.#options.pullPageSize),
+      );
       await pushOutbox(context);
       const problems = runtime.problems;
       const text =
@@ -357,41 +365,56 @@ export class SyncEngine {
 
   // ---- keys, conflicts, outbox -------------------------------------------------------------
 
-  keys(link: SyncLink): SyncKeyDto[] {
-    const entries = this.store.entries(link.id);
-    return this.store.keyStatesWithNews(link.id).flatMap((state) => {
-      const local = this.#data.apiKeys.byId(state.apiKeyId);
-      if (!local) return [];
-      const mine = entries.filter((entry) => entry.apiKeyId === state.apiKeyId);
-      const failed = mine.find((entry) => entry.failed);
-      const pendingFields = [
-        ...new Set(mine.filter((entry) => !entry.failed).flatMap((entry) => entry.fields)),
-      ];
-      const conflicts = Object.entries(state.conflict ?? {}).map(([field, theirs]) => ({
-        field: field as SyncedField,
-        mine: apiValueOf(field as SyncedField, local),
-        theirs: apiValueOf(field as SyncedField, { ...local, [field]: theirs } as Fields),
-      }));
-      const dto: SyncKeyDto = {
-        key: local.key,
-        name: local.name,
-        remoteKey: state.remoteKey,
-        state:
-          conflicts.length > 0
-            ? "conflict"
-            : failed
-              ? "failed"
-              : state.remoteMissing
-                ? "remote-missing"
-                : pendingFields.length > 0 || state.remoteKey === null
-                  ? "pending"
-                  : "synced",
-        conflicts,
-        pendingFields,
-        error: failed?.lastError ?? null,
-      };
-      return [dto];
-    });
+  /**
+   * The link's keys with anything to show, read in bounded steps with a turn of the event loop
+   * between them: a link that mirrors a million keys never holds other requests for long.
+   */
+  async keys(link: SyncLink): Promise<SyncKeyDto[]> {
+    const dtos: SyncKeyDto[] = [];
+    let after: number | null = 0;
+    while (after !== null) {
+      if (after > 0) await nextTurn();
+      const step = this.store.keyStatesWithNewsIn(link.id, after, STEP_KEY_IDS);
+      for (const state of step.states) {
+        const dto = this.#keyDto(state);
+        if (dto) dtos.push(dto);
+      }
+      after = step.next;
+    }
+    return dtos;
+  }
+
+  #keyDto(state: SyncKeyState): SyncKeyDto | undefined {
+    const local = this.#data.apiKeys.byId(state.apiKeyId);
+    if (!local) return undefined;
+    const mine = this.store.entriesOfKey(state.apiKeyId);
+    const failed = mine.find((entry) => entry.failed);
+    const pendingFields = [
+      ...new Set(mine.filter((entry) => !entry.failed).flatMap((entry) => entry.fields)),
+    ];
+    const conflicts = Object.entries(state.conflict ?? {}).map(([field, theirs]) => ({
+      field: field as SyncedField,
+      mine: apiValueOf(field as SyncedField, local),
+      theirs: apiValueOf(field as SyncedField, { ...local, [field]: theirs } as Fields),
+    }));
+    return {
+      key: local.key,
+      name: local.name,
+      remoteKey: state.remoteKey,
+      state:
+        conflicts.length > 0
+          ? "conflict"
+          : failed
+            ? "failed"
+            : state.remoteMissing
+              ? "remote-missing"
+              : pendingFields.length > 0 || state.remoteKey === null
+                ? "pending"
+                : "synced",
+      conflicts,
+      pendingFields,
+      error: failed?.lastError ?? null,
+    };
   }
 
   /**
@@ -436,7 +459,8 @@ export class SyncEngine {
       this.store.setConflict(local.id, left);
     });
     if (take === "mine") this.#changeQueued(link.id);
-    const dto = this.keys(link).find((candidate) => candidate.key === key);
+    const after = this.store.keyState(local.id);
+    const dto = after && this.#keyDto(after);
     return (
       dto ?? {
         key,
@@ -450,32 +474,32 @@ export class SyncEngine {
     );
   }
 
-  outbox(link: SyncLink): SyncOutboxEntryDto[] {
-    const keyIds = new Map<number, string>();
-    const conflicted = new Map(
-      this.store
-        .keyStates(link.id)
-        .filter((state) => state.conflict)
-        .map((state) => [state.apiKeyId, new Set(Object.keys(state.conflict ?? {}))]),
-    );
-    return this.store.entries(link.id).map((entry) => {
-      let key = keyIds.get(entry.apiKeyId);
-      if (key === undefined) {
-        key = this.#data.apiKeys.byId(entry.apiKeyId)?.key ?? "";
-        keyIds.set(entry.apiKeyId, key);
-      }
-      return {
-        id: entry.id,
-        key,
-        kind: entry.kind,
-        fields: entry.fields,
-        heldFields: entry.fields.filter((field) => conflicted.get(entry.apiKeyId)?.has(field) ?? false),
-        attempts: entry.attempts,
-        failed: entry.failed,
-        lastError: entry.lastError,
-        createdAt: formatApiDateTime(entry.createdAt),
-      };
-    });
+  /** The link's outbox in order, read in steps like keys(). */
+  async outbox(link: SyncLink): Promise<SyncOutboxEntryDto[]> {
+    const dtos: SyncOutboxEntryDto[] = [];
+    let after = 0;
+    for (;;) {
+      const entries = this.store.entriesAfter(link.id, after, STEP_ENTRIES);
+      for (const entry of entries) dtos.push(this.#entryDto(entry));
+      if (entries.length < STEP_ENTRIES) return dtos;
+      after = (entries[entries.length - 1] as OutboxEntry).id;
+      await nextTurn();
+    }
+  }
+
+  #entryDto(entry: OutboxEntry): SyncOutboxEntryDto {
+    const conflicted = new Set(Object.keys(this.store.keyState(entry.apiKeyId)?.conflict ?? {}));
+    return {
+      id: entry.id,
+      key: this.#data.apiKeys.keyIdOf(entry.apiKeyId) ?? "",
+      kind: entry.kind,
+      fields: entry.fields,
+      heldFields: entry.fields.filter((field) => conflicted.has(field)),
+      attempts: entry.attempts,
+      failed: entry.failed,
+      lastError: entry.lastError,
+      createdAt: formatApiDateTime(entry.createdAt),
+    };
   }
 
   #entryOf(link: SyncLink, entryId: number) {
@@ -489,7 +513,7 @@ export class SyncEngine {
     this.#entryOf(link, entryId);
     await this.#data.writes.run(() => this.store.retry(entryId));
     this.#changeQueued(link.id);
-    return this.outbox(link).find((entry) => entry.id === entryId) as SyncOutboxEntryDto;
+    return this.#entryDto(this.#entryOf(link, entryId));
   }
 
   /** Drops a change the remote refused; the local key keeps its value. */

@@ -313,15 +313,28 @@ export class SyncStore {
       .map(toKeyState);
   }
 
-  /** Keys with anything to show: conflicts, flags, or changes not yet out. */
-  keyStatesWithNews(linkId: number): SyncKeyState[] {
-    return this.#sql<[number, number], KeyRow>(
-      `SELECT * FROM sync_keys WHERE link_id = ? AND (conflict IS NOT NULL OR remote_missing = 1 OR remote_key IS NULL
-           OR api_key_id IN (SELECT api_key_id FROM sync_outbox WHERE link_id = ?))
-         ORDER BY api_key_id`,
+  /**
+   * Keys with anything to show (conflicts, flags, or changes not yet out) among the key ids in
+   * (after, after + span]: a bounded step however many keys the link mirrors. `next` is where the
+   * following step starts, null past the link's last key.
+   */
+  keyStatesWithNewsIn(
+    linkId: number,
+    after: number,
+    span: number,
+  ): { states: SyncKeyState[]; next: number | null } {
+    const states = this.#sql<[number, number, number, number], KeyRow>(
+      `SELECT * FROM sync_keys k WHERE k.api_key_id > ? AND k.api_key_id <= ? AND k.link_id = ?
+         AND (k.conflict IS NOT NULL OR k.remote_missing = 1 OR k.remote_key IS NULL
+           OR EXISTS (SELECT 1 FROM sync_outbox o WHERE o.api_key_id = k.api_key_id AND o.link_id = ?))
+         ORDER BY k.api_key_id`,
     )
-      .all(linkId, linkId)
+      .all(after, after + span, linkId, linkId)
       .map(toKeyState);
+    const last = this.#sql<[number], { last: number | null }>(
+      "SELECT max(api_key_id) AS last FROM sync_keys WHERE link_id = ?",
+    ).get(linkId)?.last;
+    return { states, next: last !== null && last !== undefined && last > after + span ? after + span : null };
   }
 
   insertKeyState(state: {
@@ -394,6 +407,29 @@ export class SyncStore {
   entry(id: number): OutboxEntry | undefined {
     const row = this.#sql<[number], OutboxRow>("SELECT * FROM sync_outbox WHERE id = ?").get(id);
     return row && toEntry(row);
+  }
+
+  /**
+   * Creates that were sent and not answered (attempts > 0, not failed, with the body sent): a
+   * pull may find them on the remote. Read without loading the rest of the outbox.
+   */
+  uncertainCreates(linkId: number): OutboxEntry[] {
+    return this.#sql<[number], OutboxRow>(
+      `SELECT * FROM sync_outbox WHERE link_id = ? AND kind = 'create' AND failed = 0 AND attempts > 0
+         AND fields -> '$.sentBody' IS NOT NULL ORDER BY id`,
+    )
+      .all(linkId)
+      .map(toEntry)
+      .filter((entry) => entry.sentBody !== null);
+  }
+
+  /** Up to `limit` entries of the link's outbox after entry `after`, in order. */
+  entriesAfter(linkId: number, after: number, limit: number): OutboxEntry[] {
+    return this.#sql<[number, number, number], OutboxRow>(
+      "SELECT * FROM sync_outbox WHERE link_id = ? AND id > ? ORDER BY id LIMIT ?",
+    )
+      .all(linkId, after, limit)
+      .map(toEntry);
   }
 
   /** The link's outbox in order, failed entries included. */

@@ -3,6 +3,7 @@ import {
   PERMISSIONS,
   updateApiKeyRequestSchema,
 } from "../../../shared/apiKeys.ts";
+import { DEFAULT_PAGE_LIMIT, MAX_PAGE_LIMIT } from "../keyService.ts";
 import {
   BASIC_CHALLENGE,
   errorResponse,
@@ -69,6 +70,44 @@ const idempotencyConflict = {
   ),
 };
 
+const keyFilterParameters = [
+  { name: "enabled", in: "query", schema: { type: "string", enum: ["true", "false"] } },
+  {
+    name: "name",
+    in: "query",
+    schema: { type: "string" },
+    description: "Exact name (spaces as +)",
+  },
+  { name: "publicApiKey", in: "query", schema: { type: "string" } },
+  {
+    name: "nameContains",
+    in: "query",
+    schema: { type: "string", maxLength: 255 },
+    description:
+      "A Keydesk extension: keys whose name contains this text, in any case; blank means no filter",
+  },
+  {
+    name: "permission",
+    in: "query",
+    schema: { type: "string", enum: [...PERMISSIONS] },
+    description: "A Keydesk extension: keys that carry this permission",
+  },
+];
+const pagingParameters = [
+  {
+    name: "limit",
+    in: "query",
+    schema: { type: "string", pattern: `^[0-9]{1,6}$` },
+    description: `A Keydesk extension: answer one page of at most this many keys (1 to ${MAX_PAGE_LIMIT}); ${DEFAULT_PAGE_LIMIT} when only cursor is given`,
+  },
+  {
+    name: "cursor",
+    in: "query",
+    schema: { type: "string", minLength: 1 },
+    description: "A Keydesk extension: the nextCursor of the page before; opaque",
+  },
+];
+
 export function buildOpenApiDocument() {
   return {
     openapi: "3.1.0",
@@ -125,6 +164,24 @@ export function buildOpenApiDocument() {
           additionalProperties: false,
           properties: { apiKeys: { type: "array", items: ref("ApiKey") } },
         },
+        ApiKeyPage: {
+          type: "object",
+          required: ["apiKeys", "nextCursor"],
+          additionalProperties: false,
+          properties: {
+            apiKeys: { type: "array", items: ref("ApiKey") },
+            nextCursor: {
+              oneOf: [{ type: "string", minLength: 1 }, { type: "null" }],
+              description: "Pass as `cursor` to get the next page; null on the last page",
+            },
+          },
+        },
+        ApiKeyCount: {
+          type: "object",
+          required: ["count"],
+          additionalProperties: false,
+          properties: { count: { type: "integer", minimum: 0 } },
+        },
         ...tfaSchemas,
         ...syncSchemas,
         LocalAccountList: {
@@ -161,19 +218,15 @@ export function buildOpenApiDocument() {
         get: {
           operationId: "listApiKeys",
           summary: "List the account's keys in creation order, or look one up by name or publicApiKey",
+          description:
+            "Without `limit` or `cursor` every matching key is answered in one `{apiKeys}` list (streamed: it may arrive in chunks, and a service that stops meanwhile cuts it short). With `limit` and/or `cursor` (a Keydesk extension) the answer is one page with `nextCursor`. Pages are positions in creation order: keys created while a client pages appear on a later page, none is answered twice or skipped.",
           security: basicOnly,
-          parameters: [
-            { name: "enabled", in: "query", schema: { type: "string", enum: ["true", "false"] } },
-            {
-              name: "name",
-              in: "query",
-              schema: { type: "string" },
-              description: "Exact name (spaces as +)",
-            },
-            { name: "publicApiKey", in: "query", schema: { type: "string" } },
-          ],
+          parameters: [...keyFilterParameters, ...pagingParameters],
           responses: {
-            "200": { description: "The matching keys", content: json(ref("ApiKeyList")) },
+            "200": {
+              description: "The matching keys; a page with nextCursor when limit or cursor was given",
+              content: json({ oneOf: [ref("ApiKeyList"), ref("ApiKeyPage")] }),
+            },
             ...commonErrors,
           },
         },
@@ -234,6 +287,20 @@ export function buildOpenApiDocument() {
       },
       ...tfaPaths,
       ...syncPaths,
+      "/local/1/accounts/{accountKey}/api-keys/count": {
+        parameters: [accountKeyParameter],
+        get: {
+          tags: ["Accounts"],
+          operationId: "countApiKeys",
+          summary: "How many of the account's keys the list's filters match (a Keydesk extension)",
+          security: basicOnly,
+          parameters: keyFilterParameters,
+          responses: {
+            "200": { description: "The number of matching keys", content: json(ref("ApiKeyCount")) },
+            ...commonErrors,
+          },
+        },
+      },
       "/local/1/accounts": {
         get: {
           tags: ["Accounts"],

@@ -1,6 +1,6 @@
 import type { Permission } from "../../../shared/apiKeys.ts";
 import type { SecretBox } from "../crypto/secretBox.ts";
-import type { ApiKeyFields, StoredApiKey } from "../domain/apiKeyRules.ts";
+import type { ApiKeyFields, ListedKey, StoredApiKey } from "../domain/apiKeyRules.ts";
 import type { KeyGrant } from "../domain/keyAuthorization.ts";
 import type { Db } from "./database.ts";
 
@@ -18,6 +18,18 @@ interface ApiKeyRow {
   enabled: number;
 }
 
+type ListedRow = [
+  id: number,
+  key: string,
+  name: string,
+  sealed: Buffer,
+  allowedIPs: string | null,
+  permissions: string,
+  validFrom: number | null,
+  validTo: number | null,
+  enabled: number,
+];
+
 interface GrantRow {
   key: string;
   account_id: number;
@@ -33,8 +45,19 @@ export type KeyChangeListener = (digest: Buffer) => void;
 
 export interface ApiKeyFilter {
   enabled?: boolean;
+  /** Exact name. */
   name?: string;
   publicApiKey?: string;
+  /** Case-insensitive substring of the name. */
+  nameContains?: string;
+  permission?: Permission;
+}
+
+/** One step of a scan: the matching keys, and where the next step starts. */
+export interface KeyScanStep {
+  keys: ListedKey[];
+  /** The row id the next step goes on after; null when the scan has reached the end. */
+  after: number | null;
 }
 
 const SELECT = `SELECT k.id, k.key, k.account_id, a.account_key, k.name, k.public_api_key_sealed,
@@ -51,9 +74,14 @@ export class ApiKeyStore {
   readonly #byDigest;
   readonly #byId;
   readonly #keyTaken;
+  readonly #keyIdOf;
   readonly #replaceSecret;
   readonly #grantByDigest;
   readonly #listeners = new Set<KeyChangeListener>();
+  readonly #windowEnd;
+  readonly #counts = new Map<string, ReturnType<Db["prepare"]>>();
+  readonly #steps = new Map<string, ReturnType<Db["prepare"]>>();
+  readonly #lists = new Map<string, ReturnType<Db["prepare"]>>();
 
   constructor(db: Db, box: SecretBox) {
     this.#db = db;
@@ -72,9 +100,17 @@ export class ApiKeyStore {
     this.#byDigest = db.prepare<[Buffer], ApiKeyRow>(`${SELECT} WHERE k.public_api_key_digest = ?`);
     this.#byId = db.prepare<[number], ApiKeyRow>(`${SELECT} WHERE k.id = ?`);
     this.#keyTaken = db.prepare<[string], { id: number }>("SELECT id FROM api_keys WHERE key = ?");
+    this.#keyIdOf = db.prepare<[number], { key: string }>("SELECT key FROM api_keys WHERE id = ?");
     this.#replaceSecret = db.prepare(
       `UPDATE api_keys SET public_api_key_digest = @digest, public_api_key_sealed = @sealed, updated_at = @now
        WHERE id = @id`,
+    );
+    this.#windowEnd = db.prepare<[number, number, number], { id: number }>(
+      "SELECT id FROM api_keys WHERE account_id = ? AND id > ? ORDER BY id LIMIT 1 OFFSET ?",
+    );
+    // SQLite's lower() folds ASCII only; names are compared as the UI compares them.
+    db.function("kd_name_contains", { deterministic: true }, (name, needle) =>
+      String(name).toLowerCase().includes(String(needle)) ? 1 : 0,
     );
     this.#grantByDigest = db.prepare<[Buffer], GrantRow>(
       `SELECT key, account_id, permissions, allowed_ips, valid_from, valid_to, enabled
@@ -185,6 +221,11 @@ export class ApiKeyStore {
     return row && this.#toStored(row);
   }
 
+  /** The key id (`key`) of a row, without decrypting anything. */
+  keyIdOf(id: number): string | undefined {
+    return this.#keyIdOf.get(id)?.key;
+  }
+
   /** Whether any account has a key with this id (ids are unique across the service). */
   keyIdTaken(key: string): boolean {
     return this.#keyTaken.get(key) !== undefined;
@@ -201,8 +242,87 @@ export class ApiKeyStore {
     return row && this.#toStored(row);
   }
 
-  /** Keys of one account in creation order, narrowed by every filter given. */
+  /** Keys of one account in creation order, narrowed by every filter given, in one read. */
   list(accountId: number, filter: ApiKeyFilter = {}): StoredApiKey[] {
+    const { where, params } = this.#where(accountId, filter);
+    const statement = this.#statement(
+      this.#lists,
+      where,
+      (clause) => `${SELECT} WHERE ${clause} ORDER BY k.id`,
+    );
+    return (statement.all(params) as ApiKeyRow[]).map((row) => this.#toStored(row));
+  }
+
+  /**
+   * One bounded step of a scan in creation order: at most `limit` matching keys with a row id
+   * above `after`, looking at no more than `window` rows of the account (so a filter that
+   * matches little never makes one step read the whole account). Lookups by exact name or
+   * publicApiKey go through their index and finish in one step.
+   */
+  scan(accountId: number, filter: ApiKeyFilter, after: number, limit: number, window: number): KeyScanStep {
+    const { where, params } = this.#where(accountId, filter);
+    const indexed = filter.name !== undefined || filter.publicApiKey !== undefined;
+    const narrowing = indexed || filter.nameContains !== undefined || filter.permission !== undefined;
+    // Without a narrowing filter every row matches: the window is the limit itself.
+    const windowRows = narrowing && !indexed ? window : limit;
+    const end = indexed ? undefined : this.#windowEnd.get(accountId, after, windowRows - 1);
+    const upTo = end?.id ?? Number.MAX_SAFE_INTEGER;
+    const statement = this.#statement(
+      this.#steps,
+      where,
+      (clause) =>
+        `SELECT k.id, k.key, k.name, k.public_api_key_sealed, k.allowed_ips, k.permissions, k.valid_from,
+        k.valid_to, k.enabled FROM api_keys k
+       WHERE ${clause} AND k.id > @after AND k.id <= @upTo ORDER BY k.id LIMIT @limit`,
+      true,
+    );
+    // Rows as arrays (raw): no object per row before the one the list needs.
+    const rows = statement.all({ ...params, after, upTo, limit }) as ListedRow[];
+    const keys = rows.map(
+      (row): ListedKey => ({
+        id: row[0],
+        key: row[1],
+        name: row[2],
+        publicApiKey: this.#box.decrypt(row[3], row[1]),
+        allowedIPsJson: row[4],
+        permissionsJson: row[5],
+        validFrom: row[6],
+        validTo: row[7],
+        enabled: row[8] === 1,
+      }),
+    );
+    if (rows.length === limit) return { keys, after: (keys[keys.length - 1] as ListedKey).id };
+    return { keys, after: end === undefined ? null : upTo };
+  }
+
+  /** How many keys of the account a filter matches, counting at most `window` rows per step. */
+  countStep(
+    accountId: number,
+    filter: ApiKeyFilter,
+    after: number,
+    window: number,
+  ): { count: number; after: number | null } {
+    const { where, params } = this.#where(accountId, filter);
+    if (filter.name !== undefined || filter.publicApiKey !== undefined) {
+      const statement = this.#statement(
+        this.#counts,
+        where,
+        (clause) => `SELECT count(*) AS n FROM api_keys k WHERE ${clause}`,
+      );
+      return { count: (statement.get(params) as { n: number }).n, after: null };
+    }
+    const end = this.#windowEnd.get(accountId, after, window - 1);
+    const upTo = end?.id ?? Number.MAX_SAFE_INTEGER;
+    const statement = this.#statement(
+      this.#counts,
+      `${where} AND k.id > @after AND k.id <= @upTo`,
+      (clause) => `SELECT count(*) AS n FROM api_keys k WHERE ${clause}`,
+    );
+    const { n } = statement.get({ ...params, after, upTo }) as { n: number };
+    return { count: n, after: end === undefined ? null : upTo };
+  }
+
+  #where(accountId: number, filter: ApiKeyFilter): { where: string; params: Record<string, unknown> } {
     const where = ["k.account_id = @accountId"];
     const params: Record<string, unknown> = { accountId };
     if (filter.enabled !== undefined) {
@@ -217,9 +337,31 @@ export class ApiKeyStore {
       where.push("k.public_api_key_digest = @digest");
       params.digest = this.#box.digest(filter.publicApiKey);
     }
-    const rows = this.#db.prepare<[Record<string, unknown>], ApiKeyRow>(
-      `${SELECT} WHERE ${where.join(" AND ")} ORDER BY k.id`,
-    );
-    return rows.all(params).map((row) => this.#toStored(row));
+    if (filter.nameContains !== undefined) {
+      where.push("kd_name_contains(k.name, @nameContains)");
+      params.nameContains = filter.nameContains.toLowerCase();
+    }
+    if (filter.permission !== undefined) {
+      // permissions is a JSON array of names; a name in quotes matches that element only.
+      where.push("instr(k.permissions, @permission) > 0");
+      params.permission = JSON.stringify(filter.permission);
+    }
+    return { where: where.join(" AND "), params };
+  }
+
+  /** Statements by their WHERE clause: a few filter combinations, each prepared once. */
+  #statement(
+    cache: Map<string, ReturnType<Db["prepare"]>>,
+    where: string,
+    sql: (where: string) => string,
+    raw = false,
+  ) {
+    let statement = cache.get(where);
+    if (!statement) {
+      statement = this.#db.prepare(sql(where));
+      if (raw) statement.raw(true);
+      cache.set(where, statement);
+    }
+    return statement;
   }
 }

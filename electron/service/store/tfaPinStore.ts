@@ -67,6 +67,8 @@ export interface VerificationRow {
 
 /** One captured message with the current state of its PIN. */
 export interface CapturedRow {
+  /** The message's row id: newer messages have larger ones. */
+  sendId: number;
   pinId: string;
   applicationId: string;
   messageId: string;
@@ -102,6 +104,7 @@ interface RecordRowRaw extends StatusRowRaw {
 }
 
 interface CapturedRowRaw {
+  send_id: number;
   pin_id: string;
   application_id: string;
   message_id: string;
@@ -120,6 +123,8 @@ export interface CapturedFilter {
   msisdn?: string;
   applicationId?: string;
   limit: number;
+  /** Only messages older than this row id (the sendId of the last one already read). */
+  before?: number;
 }
 
 const statusOf = (row: StatusRowRaw): PinStatusRow => ({
@@ -310,9 +315,13 @@ export class TfaPinStore {
       where.push("a.application_id = @applicationId");
       params.applicationId = filter.applicationId;
     }
+    if (filter.before !== undefined) {
+      where.push("s.id < @before");
+      params.before = filter.before;
+    }
     const rows = this.#db
       .prepare<[Record<string, unknown>], CapturedRowRaw>(
-        `SELECT p.pin_id, a.application_id, t.message_id, s.msisdn, s.channel, p.pin_sealed, s.text_sealed, s.sent_at,
+        `SELECT s.id AS send_id, p.pin_id, a.application_id, t.message_id, s.msisdn, s.channel, p.pin_sealed, s.text_sealed, s.sent_at,
           p.expires_at, p.attempts_remaining, p.verified
          FROM tfa_sends s JOIN tfa_pins p ON p.id = s.pin_ref
           JOIN tfa_applications a ON a.id = s.application_ref JOIN tfa_templates t ON t.id = p.template_ref
@@ -320,6 +329,7 @@ export class TfaPinStore {
       )
       .all(params);
     return rows.map((row) => ({
+      sendId: row.send_id,
       pinId: row.pin_id,
       applicationId: row.application_id,
       messageId: row.message_id,

@@ -1,3 +1,4 @@
+import { setImmediate as nextTurn } from "node:timers/promises";
 import { formatApiDateTime } from "../../../shared/datetime.ts";
 import type { CapturedPinDto, CapturedPinListDto, PinStateDto } from "../../../shared/tfa.ts";
 import type { Account, AccountStore } from "../store/accountStore.ts";
@@ -7,6 +8,8 @@ import type { PinEvent } from "./pinEvents.ts";
 import { LOCAL_PINS_MAX_LIMIT, localPinsQuerySchema } from "./schemas.ts";
 import { parseOrBadRequest } from "./validation.ts";
 
+/** Messages read per step of a list. */
+const STEP_PINS = 128;
 const INVALID_QUERY = "the query has invalid parameters; see validationErrors";
 
 export interface InboxFilter {
@@ -54,12 +57,31 @@ export class PinInbox {
     };
   }
 
-  list(caller: Account, filter: InboxFilter): CapturedPinListDto {
+  /**
+   * Read and decrypted in steps of STEP_PINS with a turn of the event loop between them: a list
+   * of a thousand messages (two decryptions each) never holds other requests for long.
+   */
+  async list(caller: Account, filter: InboxFilter): Promise<CapturedPinListDto> {
     const accountIds = this.#accounts
       .list()
       .filter((account) => this.#accounts.manages(caller.id, account.id))
       .map((account) => account.id);
-    return { pins: this.#pins.captured({ ...filter, accountIds }).map(toCapturedPinDto) };
+    const pins: CapturedPinDto[] = [];
+    let before: number | undefined;
+    while (pins.length < filter.limit) {
+      if (before !== undefined) await nextTurn();
+      const step = Math.min(STEP_PINS, filter.limit - pins.length);
+      const rows = this.#pins.captured({
+        ...filter,
+        accountIds,
+        limit: step,
+        ...(before !== undefined && { before }),
+      });
+      for (const row of rows) pins.push(toCapturedPinDto(row));
+      if (rows.length < step) break;
+      before = (rows[rows.length - 1] as CapturedRow).sendId;
+    }
+    return { pins };
   }
 
   /** Whether a live event concerns this caller (its own or a managed account) and passes the filter. */

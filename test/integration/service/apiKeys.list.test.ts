@@ -169,7 +169,17 @@ describe("bad queries", () => {
     ["?enabled=", "enabled"],
     ["?enabled=true&enabled=false", "enabled"],
     ["?name=a&name=b", "name"],
-    ["?limit=10", "limit"],
+    ["?limit=0", "limit"],
+    ["?limit=10001", "limit"],
+    ["?limit=ten", "limit"],
+    ["?limit=1&limit=2", "limit"],
+    ["?cursor=", "cursor"],
+    ["?cursor=not-a-cursor", "cursor"],
+    ["?limit=5&cursor=azIuMTI", "cursor"],
+    ["?limit=5&cursor=azEuLTE", "cursor"],
+    ["?permission=all", "permission"],
+    ["?nameContains=a&nameContains=b", "nameContains"],
+    ["?page=2", "page"],
     ["?Enabled=true", "Enabled"],
   ];
   for (const [query, field] of bad) {

@@ -1,3 +1,4 @@
+import { Readable } from "node:stream";
 import type { FastifyInstance } from "fastify";
 import { badRequest, notFound } from "../../errors.ts";
 import type { KeyService } from "../../keyService.ts";
@@ -10,20 +11,68 @@ type KeyParams = { accountKey: string; key: string };
 
 export const API_KEYS_PATH = "/settings/1/accounts/:accountKey/api-keys";
 export const API_KEY_PATH = `${API_KEYS_PATH}/:key`;
+/** A Keydesk extension: how many keys of an account match the list's filters. */
+export const API_KEY_COUNT_PATH = "/local/1/accounts/:accountKey/api-keys/count";
 export const TFA_API_KEY_PATH = "/2fa/:version/api-key";
 export const TFA_API_KEY_VERSIONS = ["1", "2"];
 
 /** The key-management API: create, list/look up, get, update, and the 2FA key shortcut. */
 export function registerApiKeyRoutes(app: FastifyInstance, keys: KeyService, caller: BasicGuard): void {
+  // Full lists still streaming when the service stops are ended there (the client sees the
+  // answer cut short), so that a slow reader cannot hold the stop.
+  const streaming = new Set<() => void>();
+  app.addHook("preClose", (done) => {
+    for (const end of streaming) end();
+    done();
+  });
+
   routePath(app, API_KEYS_PATH, {
-    get: async (request) => {
+    get: async (request, reply) => {
       const { accountKey } = request.params as AccountParams;
-      return keys.list(await caller(request), accountKey, request.query);
+      const list = keys.listRequest(await caller(request), accountKey, request.query);
+      if (list.page) return reply.type("application/json; charset=utf-8").send(await keys.pageText(list));
+      const controller = new AbortController();
+      // Aborting stops the scan at its next step; a reader that stopped reading never asks for
+      // that step, so the answer's socket is closed too.
+      const end = () => {
+        controller.abort();
+        reply.raw.destroy();
+      };
+      streaming.add(end);
+      reply.raw.once("close", () => {
+        controller.abort();
+        streaming.delete(end);
+      });
+      reply.type("application/json; charset=utf-8");
+      const text = keys.listText(list, controller.signal);
+      // A list that is whole after its first step goes out as one body with a Content-Length
+      // (simple clients, HTTP/1.0); a longer one streams, step by step.
+      const first: string[] = [];
+      for (let next = await text.next(); ; next = await text.next()) {
+        if (next.done) {
+          streaming.delete(end);
+          return reply.send(first.join(""));
+        }
+        first.push(next.value);
+        if (first.length > 3) break;
+      }
+      return reply.send(Readable.from(prefixed(first, text), { objectMode: false }));
     },
     post: async (request) => {
       const { accountKey } = request.params as AccountParams;
       const account = await caller(request);
       return keys.create(account, accountKey, request.body, idempotencyKeyOf(request));
+    },
+  });
+
+  routePath(app, API_KEY_COUNT_PATH, {
+    get: async (request, reply) => {
+      const { accountKey } = request.params as AccountParams;
+      const account = await caller(request);
+      // A count the client no longer waits for stops at its next step.
+      const controller = new AbortController();
+      reply.raw.once("close", () => controller.abort());
+      return keys.count(account, accountKey, request.query, controller.signal);
     },
   });
 
@@ -61,4 +110,9 @@ function isEmptyObject(value: unknown): boolean {
   return (
     typeof value === "object" && value !== null && !Array.isArray(value) && Object.keys(value).length === 0
   );
+}
+
+async function* prefixed(first: string[], rest: AsyncGenerator<string>): AsyncGenerator<string> {
+  yield* first;
+  yield* rest;
 }

@@ -78,7 +78,7 @@ export function registerSyncRoutes(
   });
 
   routePath(app, `${LINK_PATH}/keys`, {
-    get: async (request) => ({ keys: engine.keys(await linkOf(request)) }),
+    get: async (request) => ({ keys: await engine.keys(await linkOf(request)) }),
   });
 
   routePath(app, `${LINK_PATH}/keys/:key/resolve`, {
@@ -90,7 +90,7 @@ export function registerSyncRoutes(
   });
 
   routePath(app, `${LINK_PATH}/outbox`, {
-    get: async (request) => ({ entries: engine.outbox(await linkOf(request)) }),
+    get: async (request) => ({ entries: await engine.outbox(await linkOf(request)) }),
   });
 
   routePath(app, `${LINK_PATH}/outbox/:entryId`, {

@@ -31,6 +31,20 @@ export async function probeKeyManagement(prober: Prober): Promise<void> {
   await prober.probe(400, { path: `${KEYS}?colour=red` });
   await prober.probe(404, { path: `/settings/1/accounts/${UNKNOWN_ID}/api-keys` });
   await prober.probe(404, { path: `/settings/1/accounts/${world.service.accountKeys[STRANGER]}/api-keys` });
+  const { nextCursor } = await prober.ok<{ nextCursor: string | null }>({
+    path: `${KEYS}?limit=1&permission=ALL&nameContains=ON`,
+  });
+  await prober.ok({ path: `${KEYS}?limit=1&cursor=${encodeURIComponent(String(nextCursor))}` });
+  await prober.probe(400, { path: `${KEYS}?limit=0` });
+  await prober.probe(400, { path: `${KEYS}?cursor=elsewhere` });
+
+  const COUNT = "/local/1/accounts/_/api-keys/count";
+  await prober.ok({ path: COUNT });
+  await prober.ok({
+    path: `/local/1/accounts/${sub}/api-keys/count?enabled=true&nameContains=sub&permission=ALL`,
+  });
+  await prober.probe(400, { path: `${COUNT}?cursor=x` });
+  await prober.probe(404, { path: `/local/1/accounts/${UNKNOWN_ID}/api-keys/count` });
 
   const key = `${KEYS}/${world.managed.key}`;
   await prober.ok({ path: key });

@@ -17,6 +17,7 @@ before(async () => {
     { username: "child", password: "child-secret-1", parent: "owner" },
     { username: "grandchild", password: "grandchild-secret-1", parent: "child" },
     { username: "stranger", password: "stranger-secret-1" },
+    { username: "busy", password: "busy-secret-12" },
   ]);
   for (const username of Object.keys(sent)) {
     // API keys act in their own account, like Basic credentials.
@@ -116,6 +117,29 @@ describe("filters", () => {
     assertValidationError(await call("?limit=0"), "limit");
     assertValidationError(await call("?limit=1001"), "limit");
     assertValidationError(await call("?colour=red"), "colour");
+  });
+});
+
+describe("a busy inbox", () => {
+  test("more messages than one read step: every one listed once, newest first; ?limit= the newest", async () => {
+    const busy = tfaCaller(service, await allKeyAuthorization(service, "busy"));
+    const app = await busy.setUp({
+      sendPinPerPhoneNumberLimit: "1000/1d",
+      sendPinPerApplicationLimit: "1000/1d",
+    });
+    const busySent: string[] = [];
+    for (let index = 0; index < 300; index++) {
+      busySent.push(
+        (await busy.sendSms({ ...app, to: `4179333${String(index % 3).padStart(4, "0")}` })).pinId,
+      );
+    }
+    const newestFirst = [...busySent].reverse();
+    assert.deepEqual(pinIds(await inbox(service, "busy")), newestFirst);
+    assert.deepEqual(pinIds(await inbox(service, "busy", "?limit=200")), newestFirst.slice(0, 200));
+    assert.deepEqual(
+      pinIds(await inbox(service, "busy", "?to=41793330001")),
+      newestFirst.filter((_pinId, index) => (299 - index) % 3 === 1),
+    );
   });
 });
 

@@ -1,13 +1,20 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
+import fc from "fast-check";
 import {
+  apiKeyJson,
   fieldsAfterUpdate,
   fieldsForCreate,
+  type ListedKey,
   type StoredApiKey,
   toApiKeyDto,
   validationErrorsOf,
 } from "../../../../../electron/service/domain/apiKeyRules.ts";
-import { createApiKeyRequestSchema, updateApiKeyRequestSchema } from "../../../../../shared/apiKeys.ts";
+import {
+  createApiKeyRequestSchema,
+  type Permission,
+  updateApiKeyRequestSchema,
+} from "../../../../../shared/apiKeys.ts";
 
 const stored: StoredApiKey = {
   id: 1,
@@ -137,4 +144,42 @@ test("a key is shown with UTC datetimes and without unset optional fields", () =
     "permissions",
     "enabled",
   ]);
+});
+
+test("a listed key's JSON text is exactly the answer's JSON of the same key, whatever its fields", () => {
+  const ip = fc.oneof(
+    fc.ipV4(),
+    fc.ipV4().map((address) => `${address}/32`),
+    fc.constant("2001:db8::/32"),
+  );
+  const time = fc.integer({ min: Date.UTC(1970, 0, 1), max: Date.UTC(9999, 11, 31) });
+  fc.assert(
+    fc.property(
+      fc.record({
+        name: fc.string({ minLength: 1, maxLength: 40, unit: "grapheme" }),
+        publicApiKey: fc.string({ minLength: 1, maxLength: 80 }),
+        allowedIPs: fc.option(fc.uniqueArray(ip, { minLength: 1, maxLength: 4 }), { nil: null }),
+        permissions: fc.constantFrom<Permission[]>(["ALL"], ["TFA"], ["ALL", "TFA"]),
+        validFrom: fc.option(time, { nil: null }),
+        validTo: fc.option(time, { nil: null }),
+        enabled: fc.boolean(),
+      }),
+      (fields) => {
+        const key = { ...stored, ...fields };
+        const listed: ListedKey = {
+          id: key.id,
+          key: key.key,
+          name: key.name,
+          publicApiKey: key.publicApiKey,
+          // As the store writes the columns.
+          allowedIPsJson: key.allowedIPs === null ? null : JSON.stringify(key.allowedIPs),
+          permissionsJson: JSON.stringify(key.permissions),
+          validFrom: key.validFrom,
+          validTo: key.validTo,
+          enabled: key.enabled,
+        };
+        assert.equal(apiKeyJson(key.accountKey, listed), JSON.stringify(toApiKeyDto(key)));
+      },
+    ),
+  );
 });
