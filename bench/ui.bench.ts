@@ -109,9 +109,9 @@ async function seedAndStart(
       );
     }
   }
-  const keys = (await bridge(host, "keys.list", { accountKey: "_" })) as unknown[];
-  if (keys.length !== KEY_COUNT) {
-    throw new BenchFailure(`the owner account holds ${keys.length} keys, expected ${KEY_COUNT}`);
+  const { count } = (await bridge(host, "keys.count", { accountKey: "_" })) as { count: number };
+  if (count !== KEY_COUNT) {
+    throw new BenchFailure(`the owner account holds ${count} keys, expected ${KEY_COUNT}`);
   }
   log(`ui: seeded ${KEY_COUNT} keys in ${((performance.now() - started) / 1000).toFixed(1)} s`);
   return host;
@@ -134,9 +134,9 @@ interface FirstRowsTiming {
   page: Page;
   /** Navigation to the first key row in the DOM. */
   ms: number;
-  /** Navigation to the keys.list request, and to the last byte of its answer (where the time goes). */
-  keysListSentMs: number;
-  keysListMs: number;
+  /** Navigation to the first keys.page request, and to the last byte of its answer (where the time goes). */
+  keysPageSentMs: number;
+  keysPageMs: number;
 }
 
 async function timeFirstRows(browser: Browser, pageUrl: string): Promise<FirstRowsTiming> {
@@ -162,17 +162,17 @@ async function timeFirstRows(browser: Browser, pageUrl: string): Promise<FirstRo
         `The page showed: ${JSON.stringify(text)}`,
     );
   }
-  const { ms, keysListSentMs, keysListMs } = await page.evaluate(() => {
-    const list = performance
+  const { ms, keysPageSentMs, keysPageMs } = await page.evaluate(() => {
+    const first = performance
       .getEntriesByType("resource")
-      .find((entry) => entry.name.endsWith("/bridge/keys.list")) as PerformanceResourceTiming | undefined;
+      .find((entry) => entry.name.endsWith("/bridge/keys.page")) as PerformanceResourceTiming | undefined;
     return {
       ms: (window as unknown as { __firstRowAt: number }).__firstRowAt,
-      keysListSentMs: list ? list.startTime : Number.NaN,
-      keysListMs: list ? list.responseEnd : Number.NaN,
+      keysPageSentMs: first ? first.startTime : Number.NaN,
+      keysPageMs: first ? first.responseEnd : Number.NaN,
     };
   });
-  return { page, ms, keysListSentMs, keysListMs };
+  return { page, ms, keysPageSentMs, keysPageMs };
 }
 
 /**
@@ -268,17 +268,17 @@ export const uiBenchmark: Benchmark = {
       host = await seed(dataDir, context.log);
       browser = await launchChromium();
       const firstRows: number[] = [];
-      const keysLists: number[] = [];
-      const keysListsSent: number[] = [];
+      const keysPages: number[] = [];
+      const keysPagesSent: number[] = [];
       const keystrokes: number[] = [];
       // The first load warms the host, the service's caches and Chromium; it is not counted.
       for (let load = 0; load <= PAGE_LOADS; load++) {
-        const { page, ms, keysListSentMs, keysListMs } = await timeFirstRows(browser, host.pageUrl);
+        const { page, ms, keysPageSentMs, keysPageMs } = await timeFirstRows(browser, host.pageUrl);
         try {
           if (load > 0) firstRows.push(ms);
-          if (load > 0 && Number.isFinite(keysListMs)) {
-            keysLists.push(keysListMs);
-            keysListsSent.push(keysListSentMs);
+          if (load > 0 && Number.isFinite(keysPageMs)) {
+            keysPages.push(keysPageMs);
+            keysPagesSent.push(keysPageSentMs);
           }
           for (let stroke = 0; stroke < KEYSTROKES_PER_LOAD; stroke++) {
             const keystrokeMs = await timeKeystroke(page);
@@ -294,10 +294,10 @@ export const uiBenchmark: Benchmark = {
       return [
         metric("ui", "firstRows.median", median(firstRows), "ms", { below: 1000 }),
         metric("ui", "firstRows.max", Math.max(...firstRows), "ms"),
-        ...(keysLists.length > 0
+        ...(keysPages.length > 0
           ? [
-              metric("ui", "keysListSent.median", median(keysListsSent), "ms"),
-              metric("ui", "keysListAnswered.median", median(keysLists), "ms"),
+              metric("ui", "keysPageSent.median", median(keysPagesSent), "ms"),
+              metric("ui", "keysPageAnswered.median", median(keysPages), "ms"),
             ]
           : []),
         metric("ui", "filterKeystroke.median", median(keystrokes), "ms", { below: 100 }),

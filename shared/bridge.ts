@@ -125,6 +125,18 @@ export interface ActiveProfileStatusDto {
   checkedAt: string;
 }
 
+/** What keys.page and keys.count are narrowed by. */
+export type KeyQueryDto = z.infer<typeof keyQuery>;
+
+/**
+ * One page of an account's keys in creation order, never more than the limit asked for. Pass
+ * nextCursor back (same account and query) for the next page; null on the last one.
+ */
+export interface KeyPageDto {
+  keys: ApiKeyView[];
+  nextCursor: string | null;
+}
+
 export interface SettingsDto {
   clipboardClearSeconds: number;
 }
@@ -141,14 +153,28 @@ const baseUrl = z
 const username = z.string().min(1, "must not be empty").max(200);
 const password = z.string().min(1, "must not be empty").max(1024);
 const none = z.strictObject({}).optional();
+/** What a page or a count of keys is narrowed by (nameContains: case-insensitive substring). */
+const keyQuery = z.strictObject({
+  enabled: z.boolean().optional(),
+  permission: z.enum(PERMISSIONS).optional(),
+  nameContains: z.string().max(255).optional(),
+});
+
+/** Rows of keys.page per call: at most this many, DEFAULT_KEY_PAGE_LIMIT when not asked. */
+export const MAX_KEY_PAGE_LIMIT = 500;
+export const DEFAULT_KEY_PAGE_LIMIT = 200;
 
 export const bridgeArgumentSchemas = {
-  "keys.list": z.strictObject({
+  "keys.page": z.strictObject({
     accountKey,
-    enabled: z.boolean().optional(),
-    permission: z.enum(PERMISSIONS).optional(),
-    name: z.string().max(255).optional(),
+    query: keyQuery.optional(),
+    cursor: z
+      .string()
+      .regex(/^[\x21-\x7e]{1,512}$/, "must be a cursor of an earlier page (1 to 512 printable characters)")
+      .optional(),
+    limit: z.int().min(1).max(MAX_KEY_PAGE_LIMIT).default(DEFAULT_KEY_PAGE_LIMIT),
   }),
+  "keys.count": z.strictObject({ accountKey, query: keyQuery.optional() }),
   "keys.get": z.strictObject({ accountKey, key: keyId }),
   "keys.lookup": z.strictObject({ accountKey, publicApiKey: z.string().min(1).max(200) }),
   "keys.create": z.strictObject({ accountKey, request: createApiKeyRequestSchema }),
@@ -193,7 +219,8 @@ export { BRIDGE_METHODS, channelOf, EVENT_CHANNEL, isBridgeMethod } from "./brid
 
 /** What each method answers. */
 export interface BridgeResults extends SyncBridgeResults {
-  "keys.list": ApiKeyView[];
+  "keys.page": KeyPageDto;
+  "keys.count": { count: number };
   "keys.get": ApiKeyView;
   "keys.lookup": ApiKeyView | null;
   "keys.create": RevealedApiKey;

@@ -10,7 +10,8 @@ import type { BridgeArgs, BridgeEvent, BridgeMethod, BridgeResult, KeydeskBridge
 // Record<BridgeMethod, true>: the compiler rejects a missing or an unknown method name, so this
 // list always matches the argument schemas of shared/bridge.ts (same order).
 const methodSet: Record<BridgeMethod, true> = {
-  "keys.list": true,
+  "keys.page": true,
+  "keys.count": true,
   "keys.get": true,
   "keys.lookup": true,
   "keys.create": true,

@@ -2,7 +2,7 @@ import { Alert, AppShell, Button, Group, Stack, Tabs, Text, Title } from "@manti
 import { useElementSize, useHotkeys } from "@mantine/hooks";
 import { useQueryClient } from "@tanstack/react-query";
 import { useEffect, useState } from "react";
-import { BridgeFailure, useBridgeEvents } from "./bridgeHooks.ts";
+import { errorText, useBridgeEvents } from "./bridgeHooks.ts";
 import { AccountSwitcher } from "./features/accounts/AccountSwitcher.tsx";
 import { KeysView, NAME_SEARCH_ID } from "./features/keys/KeysView.tsx";
 import { PinInboxView } from "./features/pins/PinInboxView.tsx";
@@ -19,10 +19,6 @@ const VIEW_NAMES: Record<View, string> = {
   sync: "Sync",
   settings: "Settings",
 };
-
-function errorText(error: unknown): string {
-  return error instanceof BridgeFailure ? error.error.text : String(error);
-}
 
 /** A banner while any query fails, with one Retry for all of them. */
 function FailingQueriesBanner() {

@@ -22,6 +22,11 @@ export class BridgeFailure extends Error {
   }
 }
 
+/** What to tell the user about a failed call: the bridge's own text, else the error's message. */
+export function errorText(error: unknown): string {
+  return error instanceof BridgeFailure ? error.error.text : String((error as Error)?.message ?? error);
+}
+
 /** Calls a bridge method; resolves with its value, rejects with a BridgeFailure. */
 export async function callBridge<M extends BridgeMethod>(
   method: M,
@@ -39,7 +44,6 @@ export async function callBridge<M extends BridgeMethod>(
 export const queryKeys = {
   serviceStatus: () => ["service.status"] as const,
   activeProfileStatus: () => ["profiles.checkActive"] as const,
-  keys: (args: BridgeArgs<"keys.list">) => ["keys.list", args] as const,
 };
 
 /** The embedded key service (the Local profile's) and where credentials are kept. */
@@ -100,14 +104,6 @@ export function useRecheckWhenUnreachable(): void {
       unsubscribeMutations();
     };
   }, [queryClient]);
-}
-
-/** The keys of an account of the active profile ("_": the profile's own account). */
-export function useKeys(args: BridgeArgs<"keys.list"> = { accountKey: "_" }) {
-  return useQuery({
-    queryKey: queryKeys.keys(args),
-    queryFn: () => callBridge("keys.list", args),
-  });
 }
 
 /** Refetches what main's events make stale: everything when the active profile changes. */

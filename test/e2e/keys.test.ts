@@ -106,8 +106,24 @@ async function assertClipboardHoldsKeyOf(keyId: string): Promise<void> {
   );
 }
 
+/** Every key of an account, page after page through keys.page. */
+async function allKeys(accountKey = "_"): Promise<Key[]> {
+  const keys: Key[] = [];
+  let cursor: string | null = null;
+  do {
+    const page: { keys: Key[]; nextCursor: string | null } = await bridge("keys.page", {
+      accountKey,
+      limit: 500,
+      ...(cursor !== null && { cursor }),
+    });
+    keys.push(...page.keys);
+    cursor = page.nextCursor;
+  } while (cursor !== null);
+  return keys;
+}
+
 async function keyNamed(name: string): Promise<Key> {
-  const keys = await bridge<Key[]>("keys.list", { accountKey: "_" });
+  const keys = await allKeys();
   const found = keys.find((key) => key.name === name);
   assert.ok(found, `a key named ${name} exists`);
   return found;
@@ -244,7 +260,7 @@ test("the quick TFA action creates a TFA key, shows its publicApiKey and copies 
   await page.getByRole("button", { name: "New TFA key + copy" }).click();
   const created = page.getByRole("dialog", { name: "Key created" });
   const shown = (await created.getByTestId("new-public-api-key").textContent()) ?? "";
-  const keys = await bridge<Key[]>("keys.list", { accountKey: "_" });
+  const keys = await allKeys();
   const tfa = keys.find((key) => key.permissions.includes("TFA"));
   assert.ok(tfa, "a TFA key was created");
   await page.getByText(`The publicApiKey of “${tfa.name}” is on the clipboard (cleared in 30 s).`).waitFor();
@@ -272,7 +288,7 @@ test("a blank name and an invalid IP entry are refused at their fields", async (
   await shot("keys-create-validation.png");
   await page.keyboard.press("Escape");
   await dialog.waitFor({ state: "hidden" });
-  assert.equal((await bridge<Key[]>("keys.list", { accountKey: "_" })).length, 2, "nothing was created");
+  assert.equal((await allKeys()).length, 2, "nothing was created");
 });
 
 test("filters by state, permission and name; `/` focuses the name search; states come from the window", async (t) => {
@@ -287,7 +303,7 @@ test("filters by state, permission and name; `/` focuses the name search; states
     accountKey: "_",
     request: { name: "Past app", validTo: "2001-01-01T00:00:00.000+0000" },
   });
-  const tfaName = (await bridge<Key[]>("keys.list", { accountKey: "_" })).find(
+  const tfaName = (await allKeys()).find(
     (key) => key.permissions.includes("TFA") && key.name !== "Future app",
   )?.name as string;
   await page.reload();
@@ -637,4 +653,135 @@ test("with the OS in dark mode the keys view turns dark and still passes axe", a
   await axe("the keys view in dark mode");
   await shot("keys-view-dark.png");
   await page.emulateMedia({ colorScheme: "light" });
+});
+
+const BIG_ACCOUNT_KEYS = 1_500;
+const bigKeyName = (index: number) =>
+  `bulk key ${String(index).padStart(4, "0")}${index === 1234 ? " needle" : ""}`;
+
+/** Scrolls the keys table to its end until `name`'s row is in the DOM (each scroll may load a page). */
+async function scrollUntilRow(name: string): Promise<number> {
+  const scroller = page.getByTestId("key-list").locator("xpath=..");
+  for (let scrolls = 1; scrolls <= 60; scrolls++) {
+    await scroller.evaluate((element) => {
+      element.scrollTop = element.scrollHeight;
+    });
+    await page.waitForTimeout(150);
+    if ((await row(name).count()) > 0) return scrolls;
+  }
+  assert.fail(`scrolling to the end never showed ${name}`);
+}
+
+test("an account of 1,500 keys: first rows from one page, scrolling loads the rest, filter and toggle beyond page 1", async (t) => {
+  if (skipWithoutChromium(t)) return;
+  await bridge("accounts.addSubAccount", { username: "bulk-owner", password: "bulk-password-123" });
+  const bulk = (await bridge<{ accountKey: string; username: string }[]>("accounts.list")).find(
+    (account) => account.username === "bulk-owner",
+  );
+  assert.ok(bulk);
+  // Straight to the embedded service's API (as the Local owner), many at a time.
+  const seedStarted = Date.now();
+  const local = await bridge<{ baseUrl: string; username: string; password: string }>(
+    "profiles.revealLocalCredentials",
+  );
+  for (let from = 0; from < BIG_ACCOUNT_KEYS; from += 100) {
+    await Promise.all(
+      Array.from({ length: 100 }, async (_, offset) => {
+        const answer = await fetch(`${local.baseUrl}/settings/1/accounts/${bulk.accountKey}/api-keys`, {
+          method: "POST",
+          headers: {
+            authorization: basic(local.username, local.password),
+            "content-type": "application/json",
+          },
+          body: JSON.stringify({ name: bigKeyName(from + offset) }),
+        });
+        assert.equal(answer.status, 200, await answer.text());
+      }),
+    );
+  }
+  t.diagnostic(`seeded in ${Date.now() - seedStarted} ms`);
+  const created = (await allKeys(bulk.accountKey)).map((key) => key.name);
+  assert.equal(created.length, BIG_ACCOUNT_KEYS);
+  const [firstName, lastName, onPage2] = [created[0], created[BIG_ACCOUNT_KEYS - 1], created[300]] as [
+    string,
+    string,
+    string,
+  ];
+  // What the page receives: every keys.page answer, never more than a page of rows.
+  const answered: number[] = [];
+  const onResponse = async (response: import("playwright-core").Response) => {
+    if (!response.url().endsWith("/bridge/keys.page")) return;
+    const result = (await response.json().catch(() => null)) as {
+      ok: boolean;
+      value?: { keys: Key[] };
+    } | null;
+    if (result?.ok && result.value) answered.push(result.value.keys.length);
+  };
+  page.on("response", onResponse);
+  t.after(() => page.off("response", onResponse));
+
+  await page.goto(host.pageUrl);
+  await page.getByRole("combobox", { name: "Account", exact: true }).click();
+  await page.getByRole("option", { name: "bulk-owner (sub-account)", exact: true }).click();
+  await row(firstName).waitFor();
+  await page.getByTestId("key-count").getByText("1,500 keys", { exact: true }).waitFor();
+  assert.ok(answered.length > 0, "the rows came through keys.page");
+  assert.ok(
+    answered.every((rows) => rows <= 200),
+    `no answer holds more than a page: ${answered.join(", ")}`,
+  );
+  assert.equal(await row(lastName).count(), 0, "not all at once");
+  assert.ok((await rows().count()) < 100, "only the rows in view are rendered");
+  for (const [width, height] of [
+    [800, 500],
+    [1024, 768],
+    [1280, 800],
+  ] as const) {
+    await page.setViewportSize({ width, height });
+    await shot(`keys-big-account-${width}x${height}.png`);
+  }
+  await page.setViewportSize({ width: 1400, height: 900 });
+
+  // Scrolling to the bottom loads page after page until the last key shows.
+  await scrollUntilRow(lastName);
+  assert.ok(answered.length >= BIG_ACCOUNT_KEYS / 200, `pages loaded: ${answered.length}`);
+  assert.ok(
+    answered.every((rows) => rows <= 200),
+    `no answer holds more than a page: ${answered.join(", ")}`,
+  );
+  assert.equal(await page.getByTestId("key-rows-loading").count(), 0, "nothing more to load at the end");
+  await shot("keys-big-account-end.png");
+
+  // The name filter asks the service: a key far beyond the first page is found.
+  const search = page.getByRole("textbox", { name: "Name", exact: true });
+  await search.fill("needle");
+  await waitForNames([bigKeyName(1234)]);
+  await page.getByTestId("key-count").getByText("1 of 1,500 keys", { exact: true }).waitFor();
+  await shot("keys-big-account-filtered.png");
+  await search.fill("");
+
+  // A key of the second page is disabled from its row.
+  const target = onPage2;
+  await page.getByTestId("key-count").getByText("1,500 keys", { exact: true }).waitFor();
+  // Row 300 (page 2) scrolled into view: the rows above it are loaded already.
+  await page
+    .getByTestId("key-list")
+    .locator("xpath=..")
+    .evaluate((element) => {
+      element.scrollTop = 300 * 48 - 96;
+    });
+  await row(target).waitFor();
+  await toggleSwitch(row(target), `${target} enabled`);
+  await page
+    .getByRole("dialog", { name: `Disable “${target}”?` })
+    .getByRole("button", { name: "Disable key" })
+    .click();
+  await row(target).getByTestId("key-state").getByText("Disabled").waitFor();
+  const stored = (await allKeys(bulk.accountKey)).find((key) => key.name === target);
+  assert.equal(stored?.enabled, false, "the service has the key disabled");
+  await stateFilter("Disabled");
+  await waitForNames([target]);
+  await page.getByTestId("key-count").getByText("1 of 1,500 keys", { exact: true }).waitFor();
+  await stateFilter("All");
+  assert.deepEqual(pageProblems, []);
 });

@@ -11,7 +11,7 @@ import { type CredentialVault, vaultAccounts } from "../../../electron/vault/cre
 import { SessionVault } from "../../../electron/vault/sessionVault.ts";
 import type { ApiKeyView, BridgeEvent, RevealedApiKey } from "../../../shared/bridge.ts";
 import { basic, makeTempDir, removeDir, request } from "../../harness/keyServiceProcess.ts";
-import { fails, ok } from "./dispatchAssertions.ts";
+import { allKeys, fails, ok } from "./dispatchAssertions.ts";
 
 /**
  * The desktop core in Node against its real embedded key service on a temp data dir: first run,
@@ -107,7 +107,7 @@ describe("first run, restart and port", () => {
       await core.close();
       const again = await startKeydeskCore(options());
       try {
-        const keys = await ok(again, "keys.list", {});
+        const keys = await allKeys(again);
         assert.deepEqual(
           keys.map((key) => key.key),
           [created.key],
@@ -134,7 +134,7 @@ describe("first run, restart and port", () => {
       assert.equal(status.portChanged, true);
       assert.notEqual(status.port, firstPort);
       assert.equal((await settingsOf(dataDir)).rememberedPort, status.port);
-      assert.equal((await ok(core, "keys.list", {})).length, 1);
+      assert.equal((await allKeys(core)).length, 1);
     } finally {
       await core.close();
     }
@@ -151,7 +151,7 @@ describe("first run, restart and port", () => {
         files.join(", "),
       );
       // The data and the owner's credentials are untouched.
-      assert.equal((await ok(core, "keys.list", {})).length, 1);
+      assert.equal((await allKeys(core)).length, 1);
     } finally {
       await core.close();
     }
@@ -199,9 +199,9 @@ describe("the Local profile through dispatch", () => {
     assert.equal(await ok(core, "keys.lookup", { publicApiKey: "no-such-key" }), null);
 
     const names = (keys: ApiKeyView[]) => keys.map((key) => key.name);
-    assert.deepEqual(names(await ok(core, "keys.list", {})), ["billing", "2fa app"]);
-    assert.deepEqual(names(await ok(core, "keys.list", { permission: "TFA" })), ["2fa app"]);
-    assert.deepEqual(names(await ok(core, "keys.list", { name: "billing" })), ["billing"]);
+    assert.deepEqual(names(await allKeys(core)), ["billing", "2fa app"]);
+    assert.deepEqual(names(await allKeys(core, { query: { permission: "TFA" } })), ["2fa app"]);
+    assert.deepEqual(names(await allKeys(core, { query: { nameContains: "billing" } })), ["billing"]);
 
     const updated = await ok(core, "keys.update", {
       key: created.key,
@@ -212,10 +212,10 @@ describe("the Local profile through dispatch", () => {
 
     const disabled = await ok(core, "keys.setEnabled", { key: created.key, enabled: false });
     assert.equal(disabled.enabled, false);
-    assert.deepEqual(names(await ok(core, "keys.list", { enabled: false })), ["billing v2"]);
-    assert.deepEqual(names(await ok(core, "keys.list", { enabled: true })), ["2fa app"]);
+    assert.deepEqual(names(await allKeys(core, { query: { enabled: false } })), ["billing v2"]);
+    assert.deepEqual(names(await allKeys(core, { query: { enabled: true } })), ["2fa app"]);
     // Same accountKey explicitly as `_`.
-    assert.equal((await ok(core, "keys.list", { accountKey: created.accountKey })).length, 2);
+    assert.equal((await allKeys(core, { accountKey: created.accountKey })).length, 2);
   });
 
   test("keys reach the renderer without their publicApiKey, except when created or revealed", async () => {
@@ -224,7 +224,7 @@ describe("the Local profile through dispatch", () => {
     const hint = `${created.publicApiKey.slice(0, 6)}…${created.publicApiKey.slice(-4)}`;
     assert.equal(created.publicApiKeyHint, hint);
     const views = [
-      ...(await ok(core, "keys.list", {})),
+      ...(await allKeys(core)),
       await ok(core, "keys.get", { key: created.key }),
       await ok(core, "keys.update", { key: created.key, request: { name: "renamed" } }),
       await ok(core, "keys.setEnabled", { key: created.key, enabled: true }),
@@ -238,7 +238,7 @@ describe("the Local profile through dispatch", () => {
   });
 
   test("the service's refusals arrive with messageId, text and validationErrors", async () => {
-    const [key] = await ok(core, "keys.list", {});
+    const [key] = await allKeys(core);
     assert.ok(key);
     const changedId = await fails(core, "keys.update", {
       key: key.key,
@@ -271,7 +271,7 @@ describe("the Local profile through dispatch", () => {
     assert.equal(badName.messageId, "INVALID_ARGUMENT");
     assert.ok(badName.validationErrors?.name?.length, JSON.stringify(badName));
 
-    const extra = await fails(core, "keys.list", { colour: "red" });
+    const extra = await fails(core, "keys.page", { colour: "red" });
     assert.equal(extra.messageId, "INVALID_ARGUMENT");
 
     const notAnObject = await fails(core, "settings.update", "fast");
@@ -298,7 +298,7 @@ describe("the Local profile through dispatch", () => {
   });
 
   test("the clipboard is left alone when it holds something else by the time the delay ends", async () => {
-    const [key] = await ok(core, "keys.list", {});
+    const [key] = await allKeys(core);
     assert.ok(key);
     await ok(core, "clipboard.copyPublicApiKey", { key: key.key });
     await clipboard.writeText("the user's own text");
@@ -468,7 +468,7 @@ describe("without an OS keychain (session-only vault)", () => {
 
     const second = await start(new SessionVault("test: no Secret Service"));
     try {
-      const [again] = await ok(second, "keys.list", { name: "made before the restart" });
+      const [again] = await allKeys(second, { query: { nameContains: "made before the restart" } });
       assert.ok(again);
       const revealed = await ok(second, "keys.revealPublicApiKey", { key: again.key });
       assert.equal(revealed.publicApiKey, created.publicApiKey);

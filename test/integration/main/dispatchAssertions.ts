@@ -1,6 +1,12 @@
 import assert from "node:assert/strict";
 import type { KeydeskCore } from "../../../electron/main/corePorts.ts";
-import type { BridgeError, BridgeMethod, BridgeResults } from "../../../shared/bridge.ts";
+import type {
+  ApiKeyView,
+  BridgeError,
+  BridgeMethod,
+  BridgeResults,
+  KeyQueryDto,
+} from "../../../shared/bridge.ts";
 
 /** A bridge call through the core that must succeed; answers its typed value. */
 export async function ok<M extends BridgeMethod>(
@@ -18,4 +24,23 @@ export async function fails(core: KeydeskCore, method: string, args?: unknown): 
   const result = await core.dispatch(method, args);
   assert.equal(result.ok, false, `${method} should have failed: ${JSON.stringify(result)}`);
   return (result as { ok: false; error: BridgeError }).error;
+}
+
+/** Every key keys.page answers for these arguments, page after page (for tests of small accounts). */
+export async function allKeys(
+  core: KeydeskCore,
+  args: { accountKey?: string; query?: KeyQueryDto } = {},
+): Promise<ApiKeyView[]> {
+  const keys: ApiKeyView[] = [];
+  let cursor: string | null = null;
+  do {
+    const page: BridgeResults["keys.page"] = await ok(core, "keys.page", {
+      ...args,
+      limit: 500,
+      ...(cursor !== null && { cursor }),
+    });
+    keys.push(...page.keys);
+    cursor = page.nextCursor;
+  } while (cursor !== null);
+  return keys;
 }

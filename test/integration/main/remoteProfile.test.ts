@@ -16,12 +16,12 @@ import {
   type ServeProcess,
   startServe,
 } from "../../harness/keyServiceProcess.ts";
-import { fails, ok } from "./dispatchAssertions.ts";
+import { allKeys, fails, ok } from "./dispatchAssertions.ts";
 
 /**
  * Remote profiles: the core against a second, real `key-service serve` process. Adding,
  * testing (verdicts for good credentials, a wrong password and a closed port), activating
- * (what keys.list answers follows the active profile), and removing.
+ * (what keys.page answers follows the active profile), and removing.
  */
 
 /** A loopback port nothing listens on (bound, then released). */
@@ -95,7 +95,7 @@ test("a closed port: not reachable, and the text names the URL", async () => {
   assert.ok(verdict.text.includes(url), verdict.text);
 });
 
-test("activating a remote profile switches what keys.list answers, and back", async () => {
+test("activating a remote profile switches what keys.page answers, and back", async () => {
   await ok(core, "keys.create", { request: { name: "local key" } });
   const profile = await ok(core, "profiles.add", {
     name: "Staging",
@@ -111,7 +111,7 @@ test("activating a remote profile switches what keys.list answers, and back", as
   assert.equal(settingsText.includes(REMOTE_PASSWORD), false, "the password is not");
   assert.equal((await ok(core, "profiles.test", { id: profile.id })).accountKey, remoteAccountKey);
 
-  const names = async () => (await ok(core, "keys.list", {})).map((key) => key.name);
+  const names = async () => (await allKeys(core)).map((key) => key.name);
   assert.deepEqual(await names(), ["local key"]);
 
   const activated = await ok(core, "profiles.activate", { id: profile.id });
@@ -145,10 +145,10 @@ test("a wrong stored password reaches the renderer as UNAUTHORIZED; editing it f
   const [, remoteProfile] = await ok(core, "profiles.list");
   assert.ok(remoteProfile?.active);
   await ok(core, "profiles.edit", { id: remoteProfile.id, password: "not the password" });
-  const refused = await fails(core, "keys.list", {});
+  const refused = await fails(core, "keys.page", {});
   assert.equal(refused.messageId, "UNAUTHORIZED");
   await ok(core, "profiles.edit", { id: remoteProfile.id, password: REMOTE_PASSWORD });
-  assert.equal((await ok(core, "keys.list", {})).length, 1);
+  assert.equal((await allKeys(core)).length, 1);
 });
 
 test("an unreachable active profile answers UNREACHABLE naming the URL", async () => {
@@ -160,7 +160,7 @@ test("an unreachable active profile answers UNREACHABLE naming the URL", async (
     password: "b",
   });
   await ok(core, "profiles.activate", { id: profile.id });
-  const error = await fails(core, "keys.list", {});
+  const error = await fails(core, "keys.page", {});
   assert.equal(error.messageId, "UNREACHABLE");
   assert.ok(error.text.includes(url), error.text);
   // The header's check says so too, about the active profile (not about the embedded service).

@@ -18,7 +18,7 @@ import {
   startServe,
 } from "../../harness/keyServiceProcess.ts";
 import { checkAnswersOf } from "../../harness/serviceContract.ts";
-import { fails, ok } from "./dispatchAssertions.ts";
+import { allKeys, fails, ok } from "./dispatchAssertions.ts";
 
 /**
  * The sync.* bridge handlers: the core (with its embedded service and sync engine) linked to a
@@ -142,7 +142,7 @@ test("Sync now pulls the remote keys into the local account, publicApiKey includ
   assert.notEqual(after.lastSuccessAt, null);
   assert.equal(after.linkedKeys, 2);
   assert.equal(after.conflicts, 0);
-  const names = (await ok(core, "keys.list", {})).map((key) => key.name).sort();
+  const names = (await allKeys(core)).map((key) => key.name).sort();
   assert.deepEqual(names, ["remote billing", "remote reports"]);
   // sync.keys lists the keys that need attention (synced ones may be left out): none now.
   const keys = await ok(core, "sync.keys", { id: link.id });
@@ -153,7 +153,7 @@ test("Sync now pulls the remote keys into the local account, publicApiKey includ
   const remoteKeys = (await remoteApi("/settings/1/accounts/_/api-keys")).json as {
     apiKeys: { key: string; name: string; publicApiKey: string }[];
   };
-  const localKeys = await ok(core, "keys.list", {});
+  const localKeys = await allKeys(core);
   for (const remoteKey of remoteKeys.apiKeys) {
     const mirrored = localKeys.find((each) => each.name === remoteKey.name);
     assert.ok(mirrored, `${remoteKey.name} is mirrored`);
@@ -163,7 +163,7 @@ test("Sync now pulls the remote keys into the local account, publicApiKey includ
 });
 
 test("the same field changed on both sides is a conflict; Take remote and Keep mine resolve it", async () => {
-  const mirrored = (await ok(core, "keys.list", {})).find((key) => key.name === "remote billing");
+  const mirrored = (await allKeys(core)).find((key) => key.name === "remote billing");
   const listed = (await remoteApi("/settings/1/accounts/_/api-keys")).json as {
     apiKeys: { key: string; name: string }[];
   };
@@ -258,7 +258,7 @@ test("a refused password pauses the link; editing the profile's password resumes
   await remoteKey("after the new password");
   const run = await ok(core, "sync.run", { id: link.id });
   assert.equal(run.lastError, null, JSON.stringify(run));
-  assert.ok((await ok(core, "keys.list", {})).some((key) => key.name === "after the new password"));
+  assert.ok((await allKeys(core)).some((key) => key.name === "after the new password"));
 });
 
 test("when the remote moves, editing the profile's base URL moves its links too", async () => {
@@ -282,7 +282,7 @@ test("unknown links and outbox entries are NOT_FOUND; removing the link keeps th
   assert.equal((await fails(core, "sync.keys", { id: 0 })).messageId, "INVALID_ARGUMENT");
   assert.equal(await ok(core, "sync.links.remove", { id: link.id }), null);
   assert.deepEqual(await ok(core, "sync.links.list"), []);
-  assert.equal((await ok(core, "keys.list", {})).length, 3);
+  assert.equal((await allKeys(core)).length, 3);
   // The local account can be linked again.
   const second = await ok(core, "sync.links.create", { profileId: staging.id });
   assert.equal(await ok(core, "sync.links.remove", { id: second.id }), null);

@@ -173,11 +173,11 @@ describe("browser host (npm run web)", { skip: built ? false : "out/renderer is 
     assert.ok(createdResult.ok, created.text);
     assert.equal(createdResult.value.name, "web host key");
 
-    const listed = await bridgeCall("keys.list", {});
-    const listResult = listed.json as BridgeResult<ApiKeyDto[]>;
+    const listed = await bridgeCall("keys.page", {});
+    const listResult = listed.json as BridgeResult<{ keys: ApiKeyDto[] }>;
     assert.ok(listResult.ok, listed.text);
     assert.deepEqual(
-      listResult.value.map((key) => key.key),
+      listResult.value.keys.map((key) => key.key),
       [createdResult.value.key],
     );
   });
@@ -195,20 +195,20 @@ describe("browser host (npm run web)", { skip: built ? false : "out/renderer is 
 
     const badJson = await request(host.baseUrl, {
       method: "POST",
-      path: "/bridge/keys.list",
+      path: "/bridge/keys.page",
       headers: { [TOKEN_HEADER]: host.token, "content-type": "application/json" },
       rawBody: "{not json",
     });
     assert.equal(badJson.status, 400);
     const notJson = await request(host.baseUrl, {
       method: "POST",
-      path: "/bridge/keys.list",
+      path: "/bridge/keys.page",
       headers: { [TOKEN_HEADER]: host.token, "content-type": "text/plain" },
       rawBody: "{}",
     });
     assert.equal(notJson.status, 415);
     const get = await request(host.baseUrl, {
-      path: "/bridge/keys.list",
+      path: "/bridge/keys.page",
       headers: { [TOKEN_HEADER]: host.token },
     });
     assert.equal(get.status, 405);

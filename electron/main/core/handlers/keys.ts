@@ -1,9 +1,11 @@
 import { BridgeFailure } from "../../../client/bridgeFailure.ts";
-import { activeClient, type HandlerTable } from "../context.ts";
+import { activeClient, activeProfile, type CoreContext, clientOf, type HandlerTable } from "../context.ts";
+import { KeyPager, type PagerTarget } from "../keyPager.ts";
 import { toKeyView, toRevealedKey } from "../keyViews.ts";
 
 type KeyMethods =
-  | "keys.list"
+  | "keys.page"
+  | "keys.count"
   | "keys.get"
   | "keys.lookup"
   | "keys.create"
@@ -12,13 +14,38 @@ type KeyMethods =
   | "keys.setEnabled"
   | "keys.revealPublicApiKey";
 
+/** One pager (and its kept lists) per core. */
+const pagers = new WeakMap<CoreContext, KeyPager>();
+
+function pagerOf(context: CoreContext): KeyPager {
+  let pager = pagers.get(context);
+  if (!pager) {
+    pager = new KeyPager();
+    pagers.set(context, pager);
+  }
+  return pager;
+}
+
+async function activeTarget(context: CoreContext): Promise<PagerTarget> {
+  const profile = activeProfile(context);
+  return { profileId: profile.id, client: await clientOf(context, profile) };
+}
+
 /**
  * Key operations, through the active profile's API client. Keys reach the renderer without their
  * publicApiKey (a hint instead), except when created (shown once) or revealed on request.
  */
 export const keyHandlers: HandlerTable<KeyMethods> = {
-  "keys.list": async ({ accountKey, enabled, permission, name }, context) =>
-    (await (await activeClient(context)).list(accountKey, { enabled, permission, name })).map(toKeyView),
+  "keys.page": async ({ accountKey, query, cursor, limit }, context) => {
+    const page = await pagerOf(context).page(await activeTarget(context), accountKey, query, {
+      limit,
+      cursor,
+    });
+    return { keys: page.keys.map(toKeyView), nextCursor: page.nextCursor };
+  },
+  "keys.count": async ({ accountKey, query }, context) => ({
+    count: await pagerOf(context).count(await activeTarget(context), accountKey, query),
+  }),
   "keys.get": async ({ accountKey, key }, context) =>
     toKeyView(await (await activeClient(context)).get(accountKey, key)),
   "keys.lookup": async ({ accountKey, publicApiKey }, context) => {

@@ -1,74 +1,43 @@
 import {
   Alert,
-  Badge,
   Button,
   Center,
-  Code,
   Group,
   Loader,
   SegmentedControl,
   Select,
   Stack,
-  Switch,
   Text,
   TextInput,
   Title,
 } from "@mantine/core";
 import { notifications } from "@mantine/notifications";
-import { useVirtualizer } from "@tanstack/react-virtual";
-import {
-  type FormEvent,
-  memo,
-  useCallback,
-  useDeferredValue,
-  useEffect,
-  useMemo,
-  useRef,
-  useState,
-} from "react";
+import { useCallback, useDeferredValue, useMemo, useState } from "react";
 import type { ApiKeyView, RevealedApiKey } from "../../../../shared/bridge.ts";
-import type { SyncKeyState } from "../../../../shared/sync.ts";
-import { BridgeFailure } from "../../bridgeHooks.ts";
-import { SyncKeyBadge } from "../sync/SyncKeyBadge.tsx";
-import { useSyncKeyStates } from "../sync/syncHooks.ts";
+import { errorText } from "../../bridgeHooks.ts";
 import {
-  CopyButton,
   CreateKeyDialog,
   copyNotice,
   DisableConfirmDialog,
   EditKeyDialog,
   NewKeyDialog,
 } from "./KeyDialogs.tsx";
+import { KeyTable } from "./KeyTable.tsx";
 import {
-  useAccountKeys,
   useCopyPublicApiKey,
   useCreateTfaKey,
-  useLookupKey,
-  useRevealPublicApiKey,
+  useKeyCount,
+  useKeyPages,
   useSetKeyEnabled,
+  useSettledValue,
 } from "./keyHooks.ts";
-import {
-  filterKeys,
-  ipSummary,
-  KEY_STATE_LABELS,
-  type KeyFilters,
-  type KeyState,
-  keyState,
-} from "./keyState.ts";
+import { countLine, isFiltered, keyQueryOf, rowsOf } from "./keyPages.ts";
+import { filterKeys, type KeyFilters } from "./keyState.ts";
+import { LookupField } from "./LookupField.tsx";
 
 export const NAME_SEARCH_ID = "key-name-search";
-const ROW_HEIGHT = 48;
-const COLUMNS = "minmax(160px,2fr) 100px 140px minmax(120px,1.2fr) 290px minmax(130px,1fr) 250px";
-const STATE_COLORS: Record<KeyState, string> = {
-  enabled: "green",
-  disabled: "gray",
-  "not-yet-valid": "yellow",
-  expired: "red",
-};
-
-function message(error: unknown): string {
-  return error instanceof BridgeFailure ? error.error.text : String(error);
-}
+/** The name filter goes to the service once typing pauses this long (the rows at hand narrow at once). */
+const NAME_SETTLE_MS = 150;
 
 function useKeyActions(accountKey: string) {
   const setEnabled = useSetKeyEnabled(accountKey);
@@ -81,7 +50,7 @@ function useKeyActions(accountKey: string) {
           notifications.show({
             color: "red",
             title: `Could not ${enabled ? "enable" : "disable"} “${key.name}”`,
-            message: `${message(error)} The key is back as it was.`,
+            message: `${errorText(error)} The key is back as it was.`,
           }),
       },
     );
@@ -101,266 +70,43 @@ function useKeyActions(accountKey: string) {
   };
 }
 
-/** One row; memoized with stable callbacks so that scrolling renders only the rows that appear. */
-const KeyRow = memo(function KeyRow(props: {
-  apiKey: ApiKeyView;
-  now: number;
-  revealed: string | undefined;
-  copying: boolean;
-  onCopy(key: ApiKeyView): void;
-  onReveal(key: ApiKeyView): void;
-  onEdit(key: ApiKeyView): void;
-  onToggle(key: ApiKeyView, enabled: boolean): void;
-  syncState?: SyncKeyState | undefined;
-}) {
-  const key = props.apiKey;
-  const state = keyState(key, props.now);
-  return (
-    <>
-      <td className="kd-cell" title={key.name}>
-        <Group gap={4} wrap="nowrap">
-          <Text size="sm" fw={500} truncate>
-            {key.name}
-          </Text>
-          <SyncKeyBadge state={props.syncState} />
-        </Group>
-      </td>
-      <td className="kd-cell">
-        <Group gap={4}>
-          {key.permissions.map((permission) => (
-            <Badge
-              key={permission}
-              size="sm"
-              variant="filled"
-              color={permission === "ALL" ? "blue.9" : "grape.9"}
-            >
-              {permission}
-            </Badge>
-          ))}
-        </Group>
-      </td>
-      <td className="kd-cell">
-        <Badge size="sm" variant="dot" color={STATE_COLORS[state]} data-testid="key-state">
-          {KEY_STATE_LABELS[state]}
-        </Badge>
-      </td>
-      <td className="kd-cell" title={key.allowedIPs?.join(", ") ?? "Any IP"}>
-        <Text size="sm" truncate>
-          {ipSummary(key.allowedIPs)}
-        </Text>
-      </td>
-      <td className="kd-cell">
-        <Code style={{ fontSize: 12 }}>{key.key}</Code>
-      </td>
-      <td className="kd-cell">
-        <Code style={{ fontSize: 12, wordBreak: "break-all" }} data-testid="public-api-key">
-          {props.revealed ?? key.publicApiKeyHint}
-        </Code>
-      </td>
-      <td className="kd-cell">
-        <Group gap={4} wrap="nowrap">
-          <CopyButton name={key.name} loading={props.copying} onCopy={() => props.onCopy(key)} />
-          <Button
-            size="compact-sm"
-            variant="subtle"
-            aria-label={`${props.revealed ? "Hide" : "Reveal"} the publicApiKey of ${key.name}`}
-            onClick={() => props.onReveal(key)}
-          >
-            {props.revealed ? "Hide" : "Reveal"}
-          </Button>
-          <Button
-            size="compact-sm"
-            variant="subtle"
-            onClick={() => props.onEdit(key)}
-            aria-label={`Edit ${key.name}`}
-          >
-            Edit
-          </Button>
-          <Switch
-            size="sm"
-            checked={key.enabled}
-            aria-label={`${key.name} enabled`}
-            onChange={(event) => props.onToggle(key, event.currentTarget.checked)}
-          />
-        </Group>
-      </td>
-    </>
-  );
-});
-
-function KeyTable(props: {
-  keys: ApiKeyView[];
-  total: number;
-  accountKey: string;
-  onEdit(key: ApiKeyView): void;
-  onToggle(key: ApiKeyView, enabled: boolean): void;
-}) {
-  const scrollRef = useRef<HTMLDivElement>(null);
-  const syncStates = useSyncKeyStates(props.accountKey);
-  const copy = useCopyPublicApiKey();
-  const reveal = useRevealPublicApiKey();
-  const [revealed, setRevealed] = useState<Record<string, string>>({});
-  // The time the row states are computed for, refreshed every minute.
-  const [now, setNow] = useState(Date.now);
-  useEffect(() => {
-    const timer = setInterval(() => setNow(Date.now()), 60_000);
-    return () => clearInterval(timer);
-  }, []);
-  const virtualizer = useVirtualizer({
-    count: props.keys.length,
-    getScrollElement: () => scrollRef.current,
-    estimateSize: () => ROW_HEIGHT,
-    overscan: 8,
-  });
-  const toggleReveal = (key: ApiKeyView) => {
-    if (revealed[key.key]) {
-      setRevealed(({ [key.key]: _, ...rest }) => rest);
-      return;
-    }
-    reveal.mutate(
-      { accountKey: props.accountKey, key: key.key },
-      {
-        onSuccess: (full) => setRevealed((current) => ({ ...current, [full.key]: full.publicApiKey })),
-        onError: (error) =>
-          notifications.show({ color: "red", title: "Reveal failed", message: message(error) }),
-      },
-    );
-  };
-  // Stable callbacks for the memoized rows; they call the latest handlers.
-  const latest = useRef({ props, toggleReveal, copy });
-  latest.current = { props, toggleReveal, copy };
-  const onCopy = useCallback((key: ApiKeyView) => {
-    const { props: current, copy: copier } = latest.current;
-    copyNotice(copier, current.accountKey, key.key, key.name);
-  }, []);
-  const onReveal = useCallback((key: ApiKeyView) => latest.current.toggleReveal(key), []);
-  const onEdit = useCallback((key: ApiKeyView) => latest.current.props.onEdit(key), []);
-  const onToggle = useCallback(
-    (key: ApiKeyView, enabled: boolean) => latest.current.props.onToggle(key, enabled),
-    [],
-  );
-  return (
-    <div ref={scrollRef} className="kd-scroll" style={{ height: "calc(100vh - 400px)", minHeight: 240 }}>
-      <table
-        aria-label="API keys"
-        aria-rowcount={props.keys.length + 1}
-        data-testid="key-list"
-        className="kd-table"
-      >
-        <thead className="kd-thead">
-          <tr aria-rowindex={1} className="kd-row kd-head" style={{ gridTemplateColumns: COLUMNS }}>
-            {["Name", "Permissions", "State", "Allowed IPs", "Key id", "publicApiKey", "Actions"].map(
-              (name) => (
-                <th key={name} scope="col" className="kd-cell">
-                  {name}
-                </th>
-              ),
-            )}
-          </tr>
-        </thead>
-        <tbody className="kd-tbody" style={{ height: virtualizer.getTotalSize() }}>
-          {virtualizer.getVirtualItems().map((item) => {
-            const key = props.keys[item.index] as ApiKeyView;
-            return (
-              <tr
-                aria-rowindex={item.index + 2}
-                key={key.key}
-                data-testid="key-row"
-                data-key-id={key.key}
-                className="kd-row"
-                style={{
-                  gridTemplateColumns: COLUMNS,
-                  height: ROW_HEIGHT,
-                  transform: `translateY(${item.start}px)`,
-                }}
-              >
-                <KeyRow
-                  apiKey={key}
-                  now={now}
-                  revealed={revealed[key.key]}
-                  copying={copy.isPending && copy.variables?.key === key.key}
-                  onCopy={onCopy}
-                  onReveal={onReveal}
-                  onEdit={onEdit}
-                  onToggle={onToggle}
-                  syncState={syncStates.get(key.key)}
-                />
-              </tr>
-            );
-          })}
-        </tbody>
-      </table>
-    </div>
-  );
-}
-
-function LookupField(props: { accountKey: string; onOpen(key: ApiKeyView): void }) {
-  const lookup = useLookupKey();
-  const [text, setText] = useState("");
-  const submit = (event: FormEvent) => {
-    event.preventDefault();
-    if (text.trim()) lookup.mutate({ accountKey: props.accountKey, publicApiKey: text.trim() });
-  };
-  const found = lookup.data;
-  return (
-    <form onSubmit={submit} aria-label="Find a key by its publicApiKey">
-      <Group align="flex-end" gap="xs">
-        <TextInput
-          style={{ flex: 1 }}
-          label="Paste a publicApiKey"
-          placeholder="The full publicApiKey an application uses"
-          value={text}
-          onChange={(event) => {
-            setText(event.currentTarget.value);
-            lookup.reset();
-          }}
-        />
-        <Button type="submit" variant="light" loading={lookup.isPending}>
-          Find key
-        </Button>
-      </Group>
-      <div aria-live="polite" data-testid="lookup-result">
-        {lookup.isError && (
-          <Text size="sm" c="red" mt={4}>
-            {message(lookup.error)}
-          </Text>
-        )}
-        {lookup.isSuccess && found === null && (
-          <Text size="sm" mt={4}>
-            No key of this account has that publicApiKey.
-          </Text>
-        )}
-        {found && (
-          <Group gap="xs" mt={4}>
-            <Text size="sm">
-              It belongs to <strong>{found.name}</strong> (<Code>{found.key}</Code>,{" "}
-              {KEY_STATE_LABELS[keyState(found, Date.now())].toLowerCase()}).
-            </Text>
-            <Button size="compact-sm" variant="subtle" onClick={() => props.onOpen(found)}>
-              Open
-            </Button>
-          </Group>
-        )}
-      </div>
-    </form>
-  );
-}
-
 export function KeysView(props: {
   accountKey: string;
   createOpen: boolean;
   onCreateOpenChange(open: boolean): void;
 }) {
-  const keys = useAccountKeys(props.accountKey);
   const createTfa = useCreateTfaKey();
   const copy = useCopyPublicApiKey();
   const actions = useKeyActions(props.accountKey);
   const [filters, setFilters] = useState<KeyFilters>({ enabled: "all", permission: "any", name: "" });
   const deferredFilters = useDeferredValue(filters);
+  // The service is asked once typing pauses; state and permission changes go at once.
+  const settledName = useSettledValue(filters.name, NAME_SETTLE_MS);
+  const query = useMemo(
+    () => keyQueryOf({ enabled: filters.enabled, permission: filters.permission, name: settledName }),
+    [filters.enabled, filters.permission, settledName],
+  );
+  const filtered = isFiltered(query);
+  const keys = useKeyPages(props.accountKey, query);
+  const loaded = keys.data;
+  const placeholder = keys.isPlaceholderData;
+  // Until the service has answered the filters as they are (typing, or a new query on its way),
+  // the rows at hand are narrowed here by the same rules, so a keystroke shows only matches at once.
+  const current = JSON.stringify(keyQueryOf(deferredFilters)) === JSON.stringify(query) && !placeholder;
+  const hasMore = current && keys.hasNextPage;
+  const total = useKeyCount(props.accountKey, {}, filtered || hasMore);
+  const matching = useKeyCount(props.accountKey, query, filtered && hasMore);
   const [editing, setEditing] = useState<ApiKeyView | null>(null);
   const [created, setCreated] = useState<RevealedApiKey | null>(null);
-  const all = keys.data;
-  const shown = useMemo(() => (all ? filterKeys(all, deferredFilters) : []), [all, deferredFilters]);
+  const shown = useMemo(() => {
+    const rows = rowsOf(loaded);
+    return current ? rows : filterKeys(rows, deferredFilters);
+  }, [loaded, current, deferredFilters]);
+  const { fetchNextPage } = keys;
+  const loadMore = useCallback(() => void fetchNextPage(), [fetchNextPage]);
+  const totalCount = filtered ? total.data : current && !keys.hasNextPage ? shown.length : total.data;
+  const accountEmpty =
+    loaded !== undefined && current && shown.length === 0 && (!filtered || total.data === 0);
 
   const quickTfa = () =>
     createTfa.mutate(
@@ -371,7 +117,11 @@ export function KeysView(props: {
           copyNotice(copy, props.accountKey, key.key, key.name);
         },
         onError: (error) =>
-          notifications.show({ color: "red", title: "Could not create a TFA key", message: message(error) }),
+          notifications.show({
+            color: "red",
+            title: "Could not create a TFA key",
+            message: errorText(error),
+          }),
       },
     );
 
@@ -441,11 +191,11 @@ export function KeysView(props: {
         <Center h={200} aria-busy="true">
           <Loader aria-label="Loading keys" />
         </Center>
-      ) : keys.isError && all === undefined ? (
+      ) : keys.isError && loaded === undefined ? (
         <Alert color="red" title="The keys could not be loaded">
-          {message(keys.error)}
+          {errorText(keys.error)}
         </Alert>
-      ) : all && all.length === 0 ? (
+      ) : accountEmpty ? (
         <Center h={200} data-testid="key-list-empty">
           <Stack align="center" gap="xs">
             <Text>No API keys yet.</Text>
@@ -457,18 +207,30 @@ export function KeysView(props: {
       ) : (
         <>
           <Text size="sm" c="dimmed" aria-live="polite" data-testid="key-count">
-            {shown.length === all?.length
-              ? `${shown.length} ${shown.length === 1 ? "key" : "keys"}`
-              : `${shown.length} of ${all?.length ?? 0} keys`}
+            {countLine({
+              filtered,
+              rows: shown.length,
+              loadedAll: current && !keys.hasNextPage,
+              total: totalCount,
+              matching: current ? matching.data : undefined,
+            })}
           </Text>
-          {shown.length === 0 ? (
+          {shown.length === 0 && !current ? (
+            <Center h={120} aria-busy="true">
+              <Loader size="sm" aria-label="Loading keys" />
+            </Center>
+          ) : shown.length === 0 ? (
             <Center h={120} data-testid="key-list-no-match">
               <Text>No key matches the filters.</Text>
             </Center>
           ) : (
             <KeyTable
               keys={shown}
-              total={all?.length ?? 0}
+              total={!current ? undefined : filtered ? matching.data : totalCount}
+              hasMore={hasMore}
+              loadingMore={keys.isFetchingNextPage}
+              loadMoreFailed={keys.isFetchNextPageError}
+              onLoadMore={loadMore}
               accountKey={props.accountKey}
               onEdit={setEditing}
               onToggle={actions.request}

@@ -1,19 +1,82 @@
 // React Query hooks of the keys feature: one per bridge operation.
 
-import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
-import type { ApiKeyView, BridgeArgs } from "../../../../shared/bridge.ts";
+import {
+  keepPreviousData,
+  type QueryClient,
+  type QueryKey,
+  useInfiniteQuery,
+  useMutation,
+  useQuery,
+  useQueryClient,
+} from "@tanstack/react-query";
+import { useEffect, useState } from "react";
+import type { BridgeArgs, KeyQueryDto } from "../../../../shared/bridge.ts";
 import { callBridge } from "../../bridgeHooks.ts";
 import { writeAndClearLater } from "../../pageClipboard.ts";
+import { type KeyPages, withKeyChanged, withKeyEnabled } from "./keyPages.ts";
 
-/** Every keys.list query of an account (whatever its filters) starts with this. */
-const accountKeysPrefix = (accountKey: string) => ["keys.list", { accountKey }] as const;
+/** Rows per keys.page call. */
+export const KEY_PAGE_SIZE = 200;
 
-/** All keys of an account; the view filters them itself so that typing stays instant. */
-export function useAccountKeys(accountKey: string) {
-  return useQuery({
-    queryKey: accountKeysPrefix(accountKey),
-    queryFn: () => callBridge("keys.list", { accountKey }),
+/** Every keys.page / keys.count query of an account (whatever its filters) starts with these. */
+const keyPagesPrefix = (accountKey: string) => ["keys.page", { accountKey }] as const;
+const keyCountPrefix = (accountKey: string) => ["keys.count", { accountKey }] as const;
+
+/** Refetches every key list and count (of every account): after creates, edits and syncs. */
+export function invalidateKeyLists(queryClient: QueryClient): Promise<unknown> {
+  return Promise.all([
+    queryClient.invalidateQueries({ queryKey: ["keys.page"] }),
+    queryClient.invalidateQueries({ queryKey: ["keys.count"] }),
+  ]);
+}
+
+/** Whether a query key belongs to this account (a placeholder of another account is not shown). */
+function isOfAccount(queryKey: QueryKey | undefined, accountKey: string): boolean {
+  return (queryKey?.[1] as { accountKey?: string } | undefined)?.accountKey === accountKey;
+}
+
+/**
+ * An account's keys, narrowed by the service, a page at a time (fetchNextPage for more). While a
+ * new query loads, the rows of the previous one of the same account stay (no flash while typing).
+ */
+export function useKeyPages(accountKey: string, query: KeyQueryDto) {
+  return useInfiniteQuery({
+    queryKey: [...keyPagesPrefix(accountKey), query] as const,
+    queryFn: ({ pageParam }) =>
+      callBridge("keys.page", {
+        accountKey,
+        query,
+        limit: KEY_PAGE_SIZE,
+        ...(pageParam !== null && { cursor: pageParam }),
+      }),
+    initialPageParam: null as string | null,
+    getNextPageParam: (last) => last.nextCursor,
+    placeholderData: (previous, previousQuery) =>
+      isOfAccount(previousQuery?.queryKey, accountKey) ? keepPreviousData(previous) : undefined,
   });
+}
+
+/**
+ * How many keys of the account the query matches. `enabled: false` while the loaded pages already
+ * tell (a list without a next page), or the first page is not in yet: counting a large account
+ * must not hold up its first rows.
+ */
+export function useKeyCount(accountKey: string, query: KeyQueryDto, enabled: boolean) {
+  return useQuery({
+    queryKey: [...keyCountPrefix(accountKey), query] as const,
+    queryFn: async () => (await callBridge("keys.count", { accountKey, query })).count,
+    enabled,
+  });
+}
+
+/** `value`, once it has stopped changing for `ms` (the name filter asks the service after a pause). */
+export function useSettledValue<T>(value: T, ms: number): T {
+  const [settled, setSettled] = useState(value);
+  useEffect(() => {
+    const timer = setTimeout(() => setSettled(value), ms);
+    return () => clearTimeout(timer);
+  }, [value, ms]);
+  return settled;
 }
 
 export function useLookupKey() {
@@ -24,7 +87,7 @@ export function useLookupKey() {
 
 function useInvalidateKeys() {
   const queryClient = useQueryClient();
-  return () => queryClient.invalidateQueries({ queryKey: ["keys.list"] });
+  return () => invalidateKeyLists(queryClient);
 }
 
 export function useCreateKey() {
@@ -82,26 +145,33 @@ export function useCopyPublicApiKey() {
 }
 
 /**
- * Enables or disables a key optimistically: the row changes at once and goes back (with the
- * error passed to onError) when the service refuses.
+ * Enables or disables a key optimistically: the row changes at once in every loaded page of the
+ * account and goes back (with the error passed to onError) when the service refuses. The answer
+ * replaces the row (or takes it out of a list it no longer matches); loaded pages are not fetched
+ * again (an account may have many loaded), the counts are.
  */
 export function useSetKeyEnabled(accountKey: string) {
   const queryClient = useQueryClient();
-  const queryKey = accountKeysPrefix(accountKey);
+  const pages = { queryKey: keyPagesPrefix(accountKey) };
   return useMutation({
     mutationFn: (args: { key: string; enabled: boolean }) =>
       callBridge("keys.setEnabled", { accountKey, ...args }),
     onMutate: async ({ key, enabled }) => {
-      await queryClient.cancelQueries({ queryKey });
-      const previous = queryClient.getQueryData<ApiKeyView[]>(queryKey);
-      queryClient.setQueryData<ApiKeyView[]>(queryKey, (keys) =>
-        keys?.map((each) => (each.key === key ? { ...each, enabled } : each)),
-      );
+      await queryClient.cancelQueries(pages);
+      const previous = queryClient.getQueriesData<KeyPages>(pages);
+      queryClient.setQueriesData<KeyPages>(pages, (data) => withKeyEnabled(data, key, enabled));
       return { previous };
     },
-    onError: (_error, _args, context) => {
-      if (context?.previous) queryClient.setQueryData(queryKey, context.previous);
+    onSuccess: (changed) => {
+      for (const [queryKey] of queryClient.getQueriesData<KeyPages>(pages)) {
+        const query = (queryKey[2] ?? {}) as KeyQueryDto;
+        queryClient.setQueryData<KeyPages>(queryKey, (data) => withKeyChanged(data, changed, query));
+      }
     },
-    onSettled: () => queryClient.invalidateQueries({ queryKey }),
+    onError: (_error, _args, context) => {
+      for (const [queryKey, data] of context?.previous ?? []) queryClient.setQueryData(queryKey, data);
+      void queryClient.invalidateQueries(pages);
+    },
+    onSettled: () => queryClient.invalidateQueries({ queryKey: keyCountPrefix(accountKey) }),
   });
 }

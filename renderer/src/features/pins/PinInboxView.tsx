@@ -2,7 +2,7 @@ import { Alert, Badge, Button, Group, Stack, Table, Text, TextInput, Title } fro
 import { useDebouncedValue } from "@mantine/hooks";
 import { useEffect, useRef, useState } from "react";
 import type { CapturedPinDto } from "../../../../shared/tfa.ts";
-import { BridgeFailure } from "../../bridgeHooks.ts";
+import { errorText } from "../../bridgeHooks.ts";
 import { copyText } from "../profiles/CopyableField.tsx";
 import { useActiveProfile } from "../profiles/profileHooks.ts";
 import { usePinEvents, usePins } from "./pinHooks.ts";
@@ -25,10 +25,6 @@ function useTimeOfNextExpiry(pins: readonly CapturedPinDto[] | undefined): numbe
     return () => clearTimeout(timer);
   }, [next, now]);
   return now;
-}
-
-function errorText(error: unknown): string {
-  return error instanceof BridgeFailure ? error.error.text : String((error as Error)?.message ?? error);
 }
 
 /** The PINs captured by the active profile's 2FA simulator, newest first, live for the Local profile. */

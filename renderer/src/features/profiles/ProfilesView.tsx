@@ -16,7 +16,7 @@ import {
 import { useForm } from "@mantine/form";
 import { useState } from "react";
 import type { ConnectionVerdict, ProfileDto } from "../../../../shared/bridge.ts";
-import { BridgeFailure, useServiceStatus } from "../../bridgeHooks.ts";
+import { BridgeFailure, errorText, useServiceStatus } from "../../bridgeHooks.ts";
 import { CopyableField } from "./CopyableField.tsx";
 import {
   useActivateProfile,
@@ -27,10 +27,6 @@ import {
   useRevealLocalCredentials,
   useTestProfile,
 } from "./profileHooks.ts";
-
-function errorText(error: unknown): string {
-  return error instanceof BridgeFailure ? error.error.text : String((error as Error)?.message ?? error);
-}
 
 /** A connection test's answer: reachable, credentials accepted, which account. */
 export function VerdictView({ verdict }: { verdict: ConnectionVerdict }) {

@@ -2,7 +2,7 @@ import { Alert, Button, Card, Group, NumberInput, Stack, Text, Title } from "@ma
 import { useForm } from "@mantine/form";
 import { useState } from "react";
 import { bridgeArgumentSchemas } from "../../../../shared/bridge.ts";
-import { BridgeFailure } from "../../bridgeHooks.ts";
+import { BridgeFailure, errorText } from "../../bridgeHooks.ts";
 import { CredentialStorage } from "./CredentialStorage.tsx";
 import { useSettings, useUpdateSettings } from "./settingsHooks.ts";
 
@@ -23,10 +23,6 @@ export function clearSecondsError(value: number | string): string | null {
   if (seconds < MIN_CLEAR_SECONDS) return `At least ${MIN_CLEAR_SECONDS} seconds.`;
   if (seconds > MAX_CLEAR_SECONDS) return `At most ${MAX_CLEAR_SECONDS} seconds (one hour).`;
   return null;
-}
-
-function errorText(error: unknown): string {
-  return error instanceof BridgeFailure ? error.error.text : String((error as Error)?.message ?? error);
 }
 
 interface ClipboardValues {

@@ -28,7 +28,7 @@ import {
   type SyncLinkDto,
   type SyncOutboxEntryDto,
 } from "../../../../shared/sync.ts";
-import { BridgeFailure } from "../../bridgeHooks.ts";
+import { BridgeFailure, errorText } from "../../bridgeHooks.ts";
 import { ProfileForm } from "../profiles/ProfilesView.tsx";
 import { useProfiles } from "../profiles/profileHooks.ts";
 import {
@@ -57,10 +57,6 @@ import {
   progressPercent,
   progressText,
 } from "./syncState.ts";
-
-function errorText(error: unknown): string {
-  return error instanceof BridgeFailure ? error.error.text : String((error as Error)?.message ?? error);
-}
 
 function failed(title: string) {
   return (error: unknown) => notifications.show({ color: "red", title, message: errorText(error) });

@@ -6,6 +6,7 @@ import type { BridgeArgs } from "../../../../shared/bridge.ts";
 import type { SyncKeyDto, SyncKeyState, SyncLinkDto } from "../../../../shared/sync.ts";
 import { getBridge } from "../../bridge.ts";
 import { callBridge } from "../../bridgeHooks.ts";
+import { invalidateKeyLists } from "../keys/keyHooks.ts";
 import { useActiveProfile } from "../profiles/profileHooks.ts";
 import { anyRunning, linksOfAccount, staleAfter } from "./syncState.ts";
 
@@ -24,7 +25,7 @@ export const IDLE_REFRESH_MS = 5_000;
 /** What a new list of links makes stale is refetched: key lists after a run, a link's details on new counts. */
 function refreshStale(queryClient: QueryClient, links: SyncLinkDto[]): void {
   const stale = staleAfter(queryClient.getQueryData<SyncLinkDto[]>(syncQueryKeys.links()), links);
-  if (stale.keys) void queryClient.invalidateQueries({ queryKey: ["keys.list"] });
+  if (stale.keys) void invalidateKeyLists(queryClient);
   if (stale.details) {
     void queryClient.invalidateQueries({ queryKey: ["sync.keys"] });
     void queryClient.invalidateQueries({ queryKey: ["sync.outbox"] });
@@ -103,7 +104,7 @@ function useSyncMutation<A, R>(call: (args: A) => Promise<R>, options: { keysCha
         queryClient.invalidateQueries({ queryKey: syncQueryKeys.links() }),
         queryClient.invalidateQueries({ queryKey: ["sync.keys"] }),
         queryClient.invalidateQueries({ queryKey: ["sync.outbox"] }),
-        ...(options.keysChange ? [queryClient.invalidateQueries({ queryKey: ["keys.list"] })] : []),
+        ...(options.keysChange ? [invalidateKeyLists(queryClient)] : []),
       ]),
   });
 }

@@ -1,0 +1,101 @@
+import type { InfiniteData } from "@tanstack/react-query";
+import type { ApiKeyView, KeyPageDto, KeyQueryDto } from "../../../../shared/bridge.ts";
+import { filterKeys, type KeyFilters } from "./keyState.ts";
+
+/**
+ * The keys view's paging, pure so that it can be tested without a browser: the bridge query of
+ * the filters, the rows of the pages loaded so far, a key changed inside them, and the count line.
+ */
+
+export type KeyPages = InfiniteData<KeyPageDto, unknown>;
+
+export const NO_FILTERS: KeyFilters = { enabled: "all", permission: "any", name: "" };
+
+/** What the service narrows the pages by (the same rules as filterKeys). */
+export function keyQueryOf(filters: KeyFilters): KeyQueryDto {
+  const name = filters.name.trim();
+  return {
+    ...(filters.enabled !== "all" && { enabled: filters.enabled === "enabled" }),
+    ...(filters.permission !== "any" && { permission: filters.permission }),
+    ...(name !== "" && { nameContains: name }),
+  };
+}
+
+/** The filters of a bridge query (to narrow rows already loaded the way the service would). */
+export function filtersOf(query: KeyQueryDto): KeyFilters {
+  return {
+    enabled: query.enabled === undefined ? "all" : query.enabled ? "enabled" : "disabled",
+    permission: query.permission ?? "any",
+    name: query.nameContains ?? "",
+  };
+}
+
+export function isFiltered(query: KeyQueryDto): boolean {
+  return query.enabled !== undefined || query.permission !== undefined || query.nameContains !== undefined;
+}
+
+/** The rows of every page loaded so far, in order. */
+export function rowsOf(data: KeyPages | undefined): ApiKeyView[] {
+  return data ? data.pages.flatMap((page) => page.keys) : [];
+}
+
+/**
+ * The pages with `key` as the service now answers it: replaced where it is, or left out when it
+ * no longer matches the pages' query (a key disabled while only enabled keys are listed).
+ */
+export function withKeyChanged(
+  data: KeyPages | undefined,
+  changed: ApiKeyView,
+  query: KeyQueryDto = {},
+): KeyPages | undefined {
+  if (!data) return data;
+  const keep = filterKeys([changed], filtersOf(query)).length === 1;
+  let touched = false;
+  const pages = data.pages.map((page) => {
+    if (!page.keys.some((each) => each.key === changed.key)) return page;
+    touched = true;
+    return {
+      ...page,
+      keys: keep
+        ? page.keys.map((each) => (each.key === changed.key ? changed : each))
+        : page.keys.filter((each) => each.key !== changed.key),
+    };
+  });
+  return touched ? { ...data, pages } : data;
+}
+
+/** The pages with one key's enabled flag set (the optimistic step of a toggle; the row stays). */
+export function withKeyEnabled(
+  data: KeyPages | undefined,
+  key: string,
+  enabled: boolean,
+): KeyPages | undefined {
+  if (!data) return data;
+  const found = data.pages.flatMap((page) => page.keys).find((each) => each.key === key);
+  return found ? withKeyChanged(data, { ...found, enabled }) : data;
+}
+
+const number = (n: number) => n.toLocaleString("en-US");
+const keys = (n: number) => `${number(n)} ${n === 1 ? "key" : "keys"}`;
+
+/**
+ * The line above the table: "N keys", or "M of N keys" under filters; "…" for a number not
+ * counted yet. `loadedAll`: every page of the filtered list is loaded, so its rows are the count.
+ */
+export function countLine(input: {
+  filtered: boolean;
+  rows: number;
+  loadedAll: boolean;
+  total: number | undefined;
+  matching: number | undefined;
+}): string {
+  const matching = input.loadedAll ? input.rows : input.matching;
+  if (!input.filtered)
+    return matching === undefined && input.total === undefined
+      ? "Counting keys…"
+      : keys(matching ?? input.total ?? 0);
+  if (input.total === undefined)
+    return matching === undefined ? "Counting keys…" : `${number(matching)} of … keys`;
+  if (matching === input.total) return keys(input.total);
+  return `${matching === undefined ? "…" : number(matching)} of ${keys(input.total)}`;
+}
