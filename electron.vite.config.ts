@@ -17,7 +17,11 @@ export default defineConfig({
       // are listed explicitly so they stay external even if they move out of "dependencies".
       externalizeDeps: { include: nativeModules },
       rolldownOptions: {
-        input: { index: fromRoot("electron/main/index.ts") },
+        // The key list worker runs as a worker thread of the embedded service: an entry of its own.
+        input: {
+          index: fromRoot("electron/main/index.ts"),
+          keyListWorker: fromRoot("electron/service/keyListWorker.ts"),
+        },
       },
     },
   },

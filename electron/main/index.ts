@@ -1,4 +1,5 @@
 import { app, type BrowserWindow, clipboard, ipcMain } from "electron";
+import { setBundledKeyListWorker } from "../service/workerLister.ts";
 import { openCredentialVault } from "../vault/openCredentialVault.ts";
 import { startKeydeskCore } from "./core.ts";
 import type { KeydeskCore } from "./corePorts.ts";
@@ -8,6 +9,8 @@ import { createMainWindow, rendererEntryUrl } from "./window.ts";
 
 // Every renderer is sandboxed, whatever its webPreferences say. Must run before "ready".
 app.enableSandbox();
+// The embedded service's key list worker is its own entry of the main build, beside this one.
+setBundledKeyListWorker(new URL("./keyListWorker.js", import.meta.url));
 
 if (!app.requestSingleInstanceLock()) {
   // Another Keydesk runs: it focuses its window (see "second-instance"); this one leaves.

@@ -23,6 +23,10 @@ export interface DataDirOptions {
 
 export interface DataDir {
   readonly db: Db;
+  /** The database file (a reader of its own, such as the key list worker, opens it too). */
+  readonly databaseFile: string;
+  /** The data key, for a reader of its own (the key list worker); never written anywhere by the service. */
+  readonly dataKey: Buffer;
   readonly box: SecretBox;
   readonly accounts: AccountStore;
   readonly apiKeys: ApiKeyStore;
@@ -38,7 +42,8 @@ export interface DataDir {
 /** Opens the service's data directory: database, data key (checked against the database), stores. */
 export function openDataDir(options: DataDirOptions): DataDir {
   mkdirSync(options.dataDir, { recursive: true, mode: 0o700 });
-  const db = openDatabase(join(options.dataDir, DATABASE_FILE));
+  const databaseFile = join(options.dataDir, DATABASE_FILE);
+  const db = openDatabase(databaseFile);
   try {
     const storedCheck = readMeta(db, KEY_CHECK);
     const keyPath = join(options.dataDir, DATA_KEY_FILE);
@@ -64,6 +69,8 @@ export function openDataDir(options: DataDirOptions): DataDir {
     }
     return {
       db,
+      databaseFile,
+      dataKey,
       box,
       accounts: new AccountStore(db),
       apiKeys: new ApiKeyStore(db, box),

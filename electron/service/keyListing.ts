@@ -1,5 +1,5 @@
 import { setImmediate as nextTurn } from "node:timers/promises";
-import type { ListedKey } from "./domain/apiKeyRules.ts";
+import { apiKeyJson, type ListedKey } from "./domain/apiKeyRules.ts";
 import type { ApiKeyFilter, ApiKeyStore } from "./store/apiKeyStore.ts";
 
 /**
@@ -81,4 +81,53 @@ export async function countKeys(
     after = step.after;
   }
   return total;
+}
+
+/** A page of keys as JSON texts, and whether more follow. */
+export interface ListedPage {
+  texts: string[];
+  /** The row id of the last key (the cursor's position); undefined for an empty page. */
+  lastId: number | undefined;
+  more: boolean;
+}
+
+/** Reads lists for the service: in its own thread (in steps) or in a worker thread. */
+export interface KeyLister {
+  /** The matching keys' JSON texts, comma-joined piece by piece. */
+  pieces(account: ListedAccount, filter: ApiKeyFilter, signal?: AbortSignal): AsyncGenerator<string>;
+  page(
+    account: ListedAccount,
+    filter: ApiKeyFilter,
+    after: number,
+    limit: number,
+    signal?: AbortSignal,
+  ): Promise<ListedPage>;
+  count(accountId: number, filter: ApiKeyFilter, signal?: AbortSignal): Promise<number>;
+  close(): Promise<void>;
+}
+
+export interface ListedAccount {
+  id: number;
+  accountKey: string;
+}
+
+/** Lists read in the service's own thread, in steps with a turn of the event loop between them. */
+export function inThreadLister(store: ApiKeyStore): KeyLister {
+  return {
+    async *pieces(account, filter, signal) {
+      for await (const step of scanKeys(store, account.id, filter, signal ? { signal } : {})) {
+        yield step.keys.map((key) => apiKeyJson(account.accountKey, key)).join(",");
+      }
+    },
+    async page(account, filter, after, limit, signal) {
+      const { keys, more } = await readPage(store, account.id, filter, after, limit, signal);
+      return {
+        texts: keys.map((key) => apiKeyJson(account.accountKey, key)),
+        lastId: keys.at(-1)?.id,
+        more,
+      };
+    },
+    count: (accountId, filter, signal) => countKeys(store, accountId, filter, signal),
+    close: async () => {},
+  };
 }

@@ -11,7 +11,6 @@ import { formatApiDateTime } from "../../shared/datetime.ts";
 import type { DataDir } from "./dataDir.ts";
 import {
   type ApiKeyFields,
-  apiKeyJson,
   fieldsAfterUpdate,
   fieldsForCreate,
   type StoredApiKey,
@@ -21,7 +20,7 @@ import {
 import { newKeyId, newPublicApiKey } from "./domain/identifiers.ts";
 import { decodeListCursor, encodeListCursor } from "./domain/listCursor.ts";
 import { badRequest, conflict, notFound } from "./errors.ts";
-import { countKeys, readPage, scanKeys } from "./keyListing.ts";
+import { inThreadLister, type KeyLister } from "./keyListing.ts";
 import type { Account } from "./store/accountStore.ts";
 import type { ApiKeyFilter } from "./store/apiKeyStore.ts";
 import { IdempotencyStore, type IdempotentRequest } from "./store/idempotencyStore.ts";
@@ -77,9 +76,12 @@ export class KeyService {
   readonly #now: () => number;
   readonly #idempotency: IdempotencyStore;
 
-  constructor(data: DataDir, now: () => number = Date.now) {
+  readonly #lister: KeyLister;
+
+  constructor(data: DataDir, now: () => number = Date.now, lister: KeyLister = inThreadLister(data.apiKeys)) {
     this.#data = data;
     this.#now = now;
+    this.#lister = lister;
     this.#idempotency = new IdempotencyStore(data.db, data.box);
   }
 
@@ -182,30 +184,21 @@ export class KeyService {
   /** One page as JSON text, `{"apiKeys":[...],"nextCursor":...}`: nextCursor is null on the last page. */
   async pageText(request: KeyListRequest, signal?: AbortSignal): Promise<string> {
     const { limit, after } = request.page ?? { limit: DEFAULT_PAGE_LIMIT, after: 0 };
-    const { keys, more } = await readPage(
-      this.#data.apiKeys,
-      request.accountId,
-      request.filter,
-      after,
-      limit,
-      signal,
-    );
-    const last = keys[keys.length - 1];
-    const nextCursor = more && last ? JSON.stringify(encodeListCursor(last.id)) : "null";
-    const apiKeys = keys.map((key) => apiKeyJson(request.accountKey, key)).join(",");
-    return `{"apiKeys":[${apiKeys}],"nextCursor":${nextCursor}}`;
+    const page = await this.#lister.page(listedAccount(request), request.filter, after, limit, signal);
+    const nextCursor =
+      page.more && page.lastId !== undefined ? JSON.stringify(encodeListCursor(page.lastId)) : "null";
+    return `{"apiKeys":[${page.texts.join(",")}],"nextCursor":${nextCursor}}`;
   }
 
   /**
-   * Every matching key as the text of `{"apiKeys":[...]}`, produced step by step for a stream
-   * with backpressure: memory holds a few steps, never the whole list.
+   * Every matching key as the text of `{"apiKeys":[...]}`, produced piece by piece for a stream
+   * with backpressure: memory holds a few pieces, never the whole list.
    */
   async *listText(request: KeyListRequest, signal?: AbortSignal): AsyncGenerator<string> {
     yield '{"apiKeys":[';
     let separator = "";
-    const options = signal ? { signal } : {};
-    for await (const step of scanKeys(this.#data.apiKeys, request.accountId, request.filter, options)) {
-      yield separator + step.keys.map((key) => apiKeyJson(request.accountKey, key)).join(",");
+    for await (const piece of this.#lister.pieces(listedAccount(request), request.filter, signal)) {
+      yield separator + piece;
       separator = ",";
     }
     yield "]}";
@@ -221,7 +214,12 @@ export class KeyService {
     const account = this.resolveAccount(caller, accountKey);
     const parsed = countQuerySchema.safeParse(query ?? {});
     if (!parsed.success) throw invalidQuery(parsed.error.issues);
-    return { count: await countKeys(this.#data.apiKeys, account.id, filterOf(parsed.data), signal) };
+    return { count: await this.#lister.count(account.id, filterOf(parsed.data), signal) };
+  }
+
+  /** Ends what the lists hold (their worker thread). */
+  close(): Promise<void> {
+    return this.#lister.close();
   }
 
   get(caller: Account, accountKey: string, key: string): ApiKeyDto {
@@ -285,4 +283,8 @@ function filterOf(query: z.output<typeof countQuerySchema>): ApiKeyFilter {
     ...(nameContains && { nameContains }),
     ...(query.permission !== undefined && { permission: query.permission }),
   };
+}
+
+function listedAccount(request: KeyListRequest) {
+  return { id: request.accountId, accountKey: request.accountKey };
 }

@@ -7,8 +7,10 @@ import { FailureThrottle, type ThrottleOptions } from "../auth/failureThrottle.t
 import { VerifiedCredentials } from "../auth/verifiedCredentials.ts";
 import type { DataDir } from "../dataDir.ts";
 import { ApiError } from "../errors.ts";
+import { inThreadLister } from "../keyListing.ts";
 import { KeyService } from "../keyService.ts";
 import { createTfaSimulator, type TfaSimulator } from "../tfa/tfaSimulator.ts";
+import { keyListWorkerUrl, workerLister } from "../workerLister.ts";
 import { type BasicGuard, requireBasicAccount } from "./basicAuthGuard.ts";
 import { type CallerGuard, createCallerGuard } from "./callerGuard.ts";
 import {
@@ -42,6 +44,11 @@ export interface HttpAppOptions {
   sync?: SyncEngineOptions;
   /** Request timeout and connection cap (connectionLimits.ts); each defaults on its own. */
   connectionLimits?: Partial<ConnectionLimits>;
+  /**
+   * The key list worker's module (keyListWorker.ts); found beside the service when run from
+   * source. null reads lists in the service's own thread, in steps.
+   */
+  keyListWorker?: URL | null;
 }
 
 export interface KeyServiceApp {
@@ -85,7 +92,14 @@ export function buildHttpApp(data: DataDir, options: HttpAppOptions = {}): KeySe
     },
   });
 
-  const keys = new KeyService(data, options.now);
+  const workerUrl = options.keyListWorker === undefined ? keyListWorkerUrl() : options.keyListWorker;
+  const lister = workerUrl
+    ? workerLister(workerUrl, { databaseFile: data.databaseFile, dataKey: data.dataKey })
+    : inThreadLister(data.apiKeys);
+  const keys = new KeyService(data, options.now, lister);
+  app.addHook("onClose", async () => {
+    await keys.close();
+  });
   const basic = new BasicAuthenticator(
     data.accounts,
     new FailureThrottle(options.throttle),

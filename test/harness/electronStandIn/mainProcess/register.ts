@@ -3,6 +3,7 @@
 // control channel to the test.
 
 import { registerHooks } from "node:module";
+import { isMainThread } from "node:worker_threads";
 import { startControlChannel } from "./control.ts";
 
 const standIn = new URL("./electron.ts", import.meta.url).href;
@@ -16,4 +17,6 @@ registerHooks({
   },
 });
 
-startControlChannel();
+// Worker threads of the main process (the key list worker) inherit `--import` but are no
+// Electron main process: only the main thread talks to the test.
+if (isMainThread) startControlChannel();

@@ -1,0 +1,146 @@
+import assert from "node:assert/strict";
+import { randomBytes } from "node:crypto";
+import { after, before, test } from "node:test";
+import { type DataDir, openDataDir } from "../../../../electron/service/dataDir.ts";
+import { newAccountKey, newKeyId, newPublicApiKey } from "../../../../electron/service/domain/identifiers.ts";
+import {
+  inThreadLister,
+  type KeyLister,
+  type ListedAccount,
+} from "../../../../electron/service/keyListing.ts";
+import type { ApiKeyFilter } from "../../../../electron/service/store/apiKeyStore.ts";
+import { keyListWorkerUrl, workerLister } from "../../../../electron/service/workerLister.ts";
+import { makeTempDir, removeDir } from "../../../harness/keyServiceProcess.ts";
+
+/** Lists read by the worker thread: the same text as the service's own thread reads, and its failures. */
+
+let dir: string;
+let data: DataDir;
+let owner: ListedAccount;
+let worker: KeyLister;
+let inThread: KeyLister;
+const SIZE = 5_000;
+
+before(async () => {
+  dir = await makeTempDir();
+  data = openDataDir({ dataDir: dir, dataKey: randomBytes(32) });
+  const account = (username: string) =>
+    data.accounts.insert({
+      accountKey: newAccountKey(),
+      username,
+      passwordHash: "h",
+      parentId: null,
+      createdAt: 0,
+    });
+  const own = account("owner");
+  const other = account("other");
+  owner = { id: own.id, accountKey: own.accountKey };
+  data.db.transaction(() => {
+    for (let index = 0; index < SIZE; index++) {
+      const account = index % 5 === 0 ? other : own;
+      data.apiKeys.insert(
+        account.id,
+        account.accountKey,
+        { key: newKeyId(), publicApiKey: newPublicApiKey() },
+        {
+          name: index % 700 === 0 ? `Straße ${index}` : `key ${index}`,
+          allowedIPs: index % 4 === 0 ? ["10.0.0.0/8"] : null,
+          permissions: index % 3 === 0 ? ["ALL", "TFA"] : ["ALL"],
+          validFrom: index % 6 === 0 ? Date.UTC(2026, 0, 1) : null,
+          validTo: null,
+          enabled: index % 2 === 0,
+        },
+        index,
+      );
+    }
+  })();
+  worker = workerLister(keyListWorkerUrl() as URL, {
+    databaseFile: data.databaseFile,
+    dataKey: data.dataKey,
+  });
+  inThread = inThreadLister(data.apiKeys);
+});
+after(async () => {
+  await worker?.close();
+  data?.close();
+  await removeDir(dir);
+});
+
+async function whole(lister: KeyLister, filter: ApiKeyFilter): Promise<string> {
+  const pieces: string[] = [];
+  for await (const piece of lister.pieces(owner, filter)) pieces.push(piece);
+  return `[${pieces.join(",")}]`;
+}
+
+const filters: ApiKeyFilter[] = [
+  {},
+  { enabled: false },
+  { nameContains: "STRASSE" },
+  { nameContains: "straße" },
+  { permission: "TFA", enabled: true },
+];
+
+for (const filter of filters) {
+  test(`${JSON.stringify(filter)}: the worker's list, pages and count are the service thread's`, async () => {
+    const listed = await whole(worker, filter);
+    assert.equal(listed, await whole(inThread, filter));
+    assert.equal(await worker.count(owner.id, filter), (JSON.parse(listed) as unknown[]).length);
+    assert.deepEqual(await worker.page(owner, filter, 0, 7), await inThread.page(owner, filter, 0, 7));
+    const firstPage = await inThread.page(owner, filter, 0, 1000);
+    if (firstPage.lastId !== undefined) {
+      assert.deepEqual(
+        await worker.page(owner, filter, firstPage.lastId, 1000),
+        await inThread.page(owner, filter, firstPage.lastId, 1000),
+      );
+    }
+  });
+}
+
+test("a key written after the worker started is in its next list (it reads what is committed)", async () => {
+  const before = (JSON.parse(await whole(worker, {})) as unknown[]).length;
+  const added = data.apiKeys.insert(
+    owner.id,
+    owner.accountKey,
+    { key: newKeyId(), publicApiKey: newPublicApiKey() },
+    { name: "late", allowedIPs: null, permissions: ["ALL"], validFrom: null, validTo: null, enabled: true },
+    SIZE,
+  );
+  const keys = JSON.parse(await whole(worker, {})) as { key: string }[];
+  assert.equal(keys.length, before + 1);
+  assert.equal(keys.at(-1)?.key, added.key);
+});
+
+test("a worker that cannot open the database fails the request with the reason, and the next one tries again", async () => {
+  const broken = workerLister(keyListWorkerUrl() as URL, {
+    databaseFile: `${dir}/no-such-dir/keydesk.db`,
+    dataKey: data.dataKey,
+  });
+  try {
+    await assert.rejects(broken.count(owner.id, {}), /Cannot open database|unable to open database/);
+    await assert.rejects(broken.count(owner.id, {}), /Cannot open database|unable to open database/);
+  } finally {
+    await broken.close();
+  }
+});
+
+test("close fails what is in flight with a clear reason, and a later request starts a new worker", async () => {
+  const lister = workerLister(keyListWorkerUrl() as URL, {
+    databaseFile: data.databaseFile,
+    dataKey: data.dataKey,
+  });
+  const refused = assert.rejects(lister.count(owner.id, {}), /the service is stopping/);
+  await lister.close();
+  await refused;
+  try {
+    assert.equal(await lister.count(owner.id, {}), await inThread.count(owner.id, {}));
+  } finally {
+    await lister.close();
+  }
+});
+
+test("an aborted list asks for nothing more", async () => {
+  const controller = new AbortController();
+  const pieces = worker.pieces(owner, {}, controller.signal);
+  controller.abort(new Error("client went away"));
+  await assert.rejects(pieces.next(), /client went away/);
+});
