@@ -5,7 +5,6 @@ import http from "node:http";
 import { availableParallelism, loadavg } from "node:os";
 import { join } from "node:path";
 import { performance } from "node:perf_hooks";
-import { setTimeout as sleep } from "node:timers/promises";
 import type { Browser } from "playwright-core";
 import { addAccount } from "../electron/service/accountAdmin.ts";
 import { openDataDir } from "../electron/service/dataDir.ts";
@@ -24,6 +23,7 @@ import {
 import { callBridge, startWebHost, type WebHostProcess } from "../test/harness/webHostProcess.ts";
 import type { Benchmark } from "./lib/benchmark.ts";
 import { type Metric, metric } from "./lib/metrics.ts";
+import { startProbeThread } from "./lib/probeThread.ts";
 import { processMemory, resetPeakRss, sampleRss } from "./lib/processMemory.ts";
 import { median, percentile } from "./lib/stats.ts";
 import { BenchFailure, TimedClient } from "./lib/timedHttp.ts";
@@ -304,20 +304,6 @@ async function cursorAfter(
   return { cursor, pageMs };
 }
 
-/** Sequential App-authorized calls, PROBE_GAP_MS apart, until `done()`; their times. */
-async function probe(client: TimedClient, path: string, done: (count: number) => boolean): Promise<number[]> {
-  const times: number[] = [];
-  while (!done(times.length)) {
-    const response = await client.get(path);
-    if (response.status !== 200) {
-      throw new BenchFailure(`the App-authorized probe answered ${response.status}: ${response.body}`);
-    }
-    times.push(response.ms);
-    await sleep(PROBE_GAP_MS);
-  }
-  return times;
-}
-
 /** A PIN of the probe account and a TFA key of it: the App-authorized probe's path and header. */
 async function probeSetUp(server: ServeProcess, authorization: string) {
   const ok = async (path: string, body: unknown) => {
@@ -338,8 +324,7 @@ async function probeSetUp(server: ServeProcess, authorization: string) {
 async function measureSize(
   server: ServeProcess,
   account: ScaleAccount,
-  probeClient: TimedClient,
-  probePath: string,
+  probe: { path: string; authorization: string },
   log: (line: string) => void,
 ): Promise<Metric[]> {
   const label = LABELS[account.size];
@@ -392,22 +377,28 @@ async function measureSize(
     }
 
     // The probe with nothing else running, then while full lists run back to back.
-    const idle = await probe(probeClient, probePath, (count) => count >= IDLE_PROBES);
-    let listing = true;
+    // In a thread of their own: the reading of the lists below is not in the probe's times.
+    const probeTarget = {
+      url: `${server.url}${probe.path}`,
+      authorization: probe.authorization,
+      gapMs: PROBE_GAP_MS,
+    };
+    const idle = await startProbeThread({ ...probeTarget, calls: IDLE_PROBES }).done;
     let busyLists = 0;
     const busyStarted = performance.now();
     const listLoop = (async () => {
-      try {
-        do {
-          await streamList(agent, server.url, account.authorization);
-          busyLists++;
-        } while (performance.now() - busyStarted < BUSY_WINDOW_MS);
-      } finally {
-        listing = false;
-      }
+      do {
+        await streamList(agent, server.url, account.authorization);
+        busyLists++;
+      } while (performance.now() - busyStarted < BUSY_WINDOW_MS);
     })();
-    const busy = await probe(probeClient, probePath, () => !listing);
-    await listLoop;
+    const busyProbe = startProbeThread(probeTarget);
+    let busy: number[];
+    try {
+      await listLoop;
+    } finally {
+      busy = await busyProbe.stop();
+    }
     const end = processMemory(pid).rssMb;
     const idleP99 = percentile(idle, 99);
     const busyP99 = percentile(busy, 99);
@@ -655,14 +646,16 @@ export const scaleBenchmark: Benchmark = {
         ...(reused ? [] : [metric("scale", "seed", seeded.seedMs / 1000, "s")]),
       ];
       const probeSetup = await probeSetUp(server, seeded.probeAuthorization);
-      const probeClient = new TimedClient(server.url, { authorization: probeSetup.appAuthorization });
-      try {
-        await probe(probeClient, probeSetup.path, (count) => count >= 50);
-        for (const account of seeded.accounts) {
-          metrics.push(...(await measureSize(server, account, probeClient, probeSetup.path, log)));
-        }
-      } finally {
-        probeClient.close();
+      const probeTarget = { path: probeSetup.path, authorization: probeSetup.appAuthorization };
+      // Warm-up: the key's first authorization, and the JIT of the probe's path.
+      await startProbeThread({
+        url: `${server.url}${probeTarget.path}`,
+        authorization: probeTarget.authorization,
+        gapMs: PROBE_GAP_MS,
+        calls: 50,
+      }).done;
+      for (const account of seeded.accounts) {
+        metrics.push(...(await measureSize(server, account, probeTarget, log)));
       }
       const exit = await server.stop("SIGTERM");
       server = undefined;

@@ -20,15 +20,16 @@ interface ScanRequest {
 }
 
 export type KeyListRequest =
-  /** Keys as one piece of a list's text (keys separated by commas). */
-  | (ScanRequest & { kind: "chunk" })
+  /** Keys as one piece of a list's UTF-8 text (separated by commas; led by one when `comma`). */
+  | (ScanRequest & { kind: "chunk"; comma: boolean })
   /** Keys one by one with their row ids, for a page and its cursor. */
   | (ScanRequest & { kind: "page" })
   /** How many of the next `rows` rows match. */
   | { id: number; kind: "count"; accountId: number; filter: ApiKeyFilter; after: number; rows: number };
 
 export type KeyListAnswer =
-  | { id: number; kind: "chunk"; text: string; count: number; next: number | null }
+  /** `bytes` is transferred, not copied: the service's thread writes it to the socket as it is. */
+  | { id: number; kind: "chunk"; bytes: Uint8Array; count: number; next: number | null }
   | { id: number; kind: "page"; texts: string[]; ids: number[]; next: number | null }
   | { id: number; kind: "count"; count: number; next: number | null }
   | { id: number; kind: "error"; message: string };

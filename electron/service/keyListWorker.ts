@@ -3,6 +3,7 @@
 // collector) only the copying of finished text to the socket. Each request is one bounded piece
 // of work and carries its position: the worker keeps no state between requests.
 
+import { setPriority } from "node:os";
 import { parentPort, workerData } from "node:worker_threads";
 import Database from "better-sqlite3";
 import { createSecretBox } from "./crypto/secretBox.ts";
@@ -14,6 +15,17 @@ import { ApiKeyStore } from "./store/apiKeyStore.ts";
 const STEP_KEYS = 1024;
 /** Rows looked at per step when a filter matches little. */
 const STEP_ROWS = 16_384;
+
+// Requests come first: when both want the CPU, the service's thread runs and the list waits. On
+// Linux a priority set with pid 0 is this thread's alone; elsewhere it would be the whole
+// process's, so it is left as it is there.
+if (process.platform === "linux") {
+  try {
+    setPriority(10);
+  } catch {
+    // Not allowed (a sandbox): the list runs at the service's priority.
+  }
+}
 
 const init = workerData as KeyListWorkerInit;
 const db = new Database(init.databaseFile, { readonly: true, fileMustExist: true });
@@ -45,14 +57,18 @@ function answer(request: KeyListRequest): KeyListAnswer {
     }
     after = step.after;
   }
-  return request.kind === "page"
-    ? { id: request.id, kind: "page", texts, ids, next: after }
-    : { id: request.id, kind: "chunk", text: texts.join(","), count: texts.length, next: after };
+  if (request.kind === "page") return { id: request.id, kind: "page", texts, ids, next: after };
+  const text = texts.length === 0 ? "" : (request.comma ? "," : "") + texts.join(",");
+  return { id: request.id, kind: "chunk", bytes: encoder.encode(text), count: texts.length, next: after };
 }
+
+const encoder = new TextEncoder();
 
 parentPort?.on("message", (request: KeyListRequest) => {
   try {
-    parentPort?.postMessage(answer(request));
+    const reply = answer(request);
+    // A piece's bytes move to the service's thread without a copy.
+    parentPort?.postMessage(reply, reply.kind === "chunk" ? [reply.bytes.buffer as ArrayBuffer] : []);
   } catch (error) {
     parentPort?.postMessage({ id: request.id, kind: "error", message: (error as Error).message });
   }

@@ -93,8 +93,12 @@ export interface ListedPage {
 
 /** Reads lists for the service: in its own thread (in steps) or in a worker thread. */
 export interface KeyLister {
-  /** The matching keys' JSON texts, comma-joined piece by piece. */
-  pieces(account: ListedAccount, filter: ApiKeyFilter, signal?: AbortSignal): AsyncGenerator<string>;
+  /** The matching keys' JSON texts, comma-separated, piece by piece (every piece after the first led by a comma). */
+  pieces(
+    account: ListedAccount,
+    filter: ApiKeyFilter,
+    signal?: AbortSignal,
+  ): AsyncGenerator<string | Uint8Array>;
   page(
     account: ListedAccount,
     filter: ApiKeyFilter,
@@ -115,8 +119,10 @@ export interface ListedAccount {
 export function inThreadLister(store: ApiKeyStore): KeyLister {
   return {
     async *pieces(account, filter, signal) {
+      let comma = "";
       for await (const step of scanKeys(store, account.id, filter, signal ? { signal } : {})) {
-        yield step.keys.map((key) => apiKeyJson(account.accountKey, key)).join(",");
+        yield comma + step.keys.map((key) => apiKeyJson(account.accountKey, key)).join(",");
+        comma = ",";
       }
     },
     async page(account, filter, after, limit, signal) {

@@ -194,13 +194,9 @@ export class KeyService {
    * Every matching key as the text of `{"apiKeys":[...]}`, produced piece by piece for a stream
    * with backpressure: memory holds a few pieces, never the whole list.
    */
-  async *listText(request: KeyListRequest, signal?: AbortSignal): AsyncGenerator<string> {
+  async *listText(request: KeyListRequest, signal?: AbortSignal): AsyncGenerator<string | Uint8Array> {
     yield '{"apiKeys":[';
-    let separator = "";
-    for await (const piece of this.#lister.pieces(listedAccount(request), request.filter, signal)) {
-      yield separator + piece;
-      separator = ",";
-    }
+    yield* this.#lister.pieces(listedAccount(request), request.filter, signal);
     yield "]}";
   }
 

@@ -10,8 +10,8 @@ import type { KeyListAnswer, KeyListRequest, KeyListWorkerInit } from "./keyList
  */
 
 /** Keys and characters per piece of a full list: large enough that messages cost little. */
-const PIECE_KEYS = 2048;
-const PIECE_CHARACTERS = 512 * 1024;
+const PIECE_KEYS = 1024;
+const PIECE_CHARACTERS = 256 * 1024;
 /** Rows a count looks at per request, so that counts and lists take turns in the worker. */
 const COUNT_ROWS = 65_536;
 
@@ -83,9 +83,11 @@ export function workerLister(workerUrl: URL, init: KeyListWorkerInit): KeyLister
   return {
     async *pieces(account, filter, signal) {
       let after: number | null = 0;
+      let comma = false;
       while (after !== null) {
         const request: Request = {
           kind: "chunk",
+          comma,
           accountId: account.id,
           accountKey: account.accountKey,
           filter,
@@ -94,7 +96,10 @@ export function workerLister(workerUrl: URL, init: KeyListWorkerInit): KeyLister
           maxBytes: PIECE_CHARACTERS,
         };
         const piece: Extract<KeyListAnswer, { kind: "chunk" }> = await ask<"chunk">(request, signal);
-        if (piece.count > 0) yield piece.text;
+        if (piece.count > 0) {
+          yield Buffer.from(piece.bytes.buffer, piece.bytes.byteOffset, piece.bytes.byteLength);
+          comma = true;
+        }
         after = piece.next;
       }
     },

@@ -47,11 +47,13 @@ export function registerApiKeyRoutes(app: FastifyInstance, keys: KeyService, cal
       const text = keys.listText(list, controller.signal);
       // A list that is whole after its first step goes out as one body with a Content-Length
       // (simple clients, HTTP/1.0); a longer one streams, step by step.
-      const first: string[] = [];
+      const first: (string | Uint8Array)[] = [];
       for (let next = await text.next(); ; next = await text.next()) {
         if (next.done) {
           streaming.delete(end);
-          return reply.send(first.join(""));
+          return reply.send(
+            Buffer.concat(first.map((part) => (typeof part === "string" ? Buffer.from(part) : part))),
+          );
         }
         first.push(next.value);
         if (first.length > 3) break;
@@ -112,7 +114,7 @@ function isEmptyObject(value: unknown): boolean {
   );
 }
 
-async function* prefixed(first: string[], rest: AsyncGenerator<string>): AsyncGenerator<string> {
+async function* prefixed<T>(first: T[], rest: AsyncGenerator<T>): AsyncGenerator<T> {
   yield* first;
   yield* rest;
 }

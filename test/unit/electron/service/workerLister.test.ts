@@ -67,9 +67,9 @@ after(async () => {
 });
 
 async function whole(lister: KeyLister, filter: ApiKeyFilter): Promise<string> {
-  const pieces: string[] = [];
-  for await (const piece of lister.pieces(owner, filter)) pieces.push(piece);
-  return `[${pieces.join(",")}]`;
+  const pieces: Buffer[] = [];
+  for await (const piece of lister.pieces(owner, filter)) pieces.push(Buffer.from(piece));
+  return `[${Buffer.concat(pieces).toString("utf8")}]`;
 }
 
 const filters: ApiKeyFilter[] = [
