@@ -52,4 +52,6 @@ try {
   parentPort?.postMessage({ error: (error as Error).message });
 } finally {
   agent.destroy();
+  // The stop listener must not keep this thread alive once its times are sent.
+  parentPort?.removeAllListeners("message");
 }

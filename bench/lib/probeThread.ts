@@ -22,7 +22,7 @@ export function startProbeThread(options: {
       else resolve(message.times ?? []);
     });
     worker.once("error", reject);
-  });
+  }).finally(() => worker.terminate());
   return {
     done,
     stop: () => {
