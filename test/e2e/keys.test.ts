@@ -12,6 +12,7 @@ import {
   skipWithoutChromium,
   watchPageErrors,
 } from "../harness/chromium.ts";
+import { everyPage } from "../harness/keyPages.ts";
 import {
   addAccount,
   basic,
@@ -107,19 +108,14 @@ async function assertClipboardHoldsKeyOf(keyId: string): Promise<void> {
 }
 
 /** Every key of an account, page after page through keys.page. */
-async function allKeys(accountKey = "_"): Promise<Key[]> {
-  const keys: Key[] = [];
-  let cursor: string | null = null;
-  do {
-    const page: { keys: Key[]; nextCursor: string | null } = await bridge("keys.page", {
+function allKeys(accountKey = "_"): Promise<Key[]> {
+  return everyPage((cursor) =>
+    bridge<{ keys: Key[]; nextCursor: string | null }>("keys.page", {
       accountKey,
       limit: 500,
       ...(cursor !== null && { cursor }),
-    });
-    keys.push(...page.keys);
-    cursor = page.nextCursor;
-  } while (cursor !== null);
-  return keys;
+    }),
+  );
 }
 
 async function keyNamed(name: string): Promise<Key> {

@@ -7,6 +7,7 @@ import type {
   BridgeResults,
   KeyQueryDto,
 } from "../../../shared/bridge.ts";
+import { everyPage } from "../../harness/keyPages.ts";
 
 /** A bridge call through the core that must succeed; answers its typed value. */
 export async function ok<M extends BridgeMethod>(
@@ -31,16 +32,8 @@ export async function allKeys(
   core: KeydeskCore,
   args: { accountKey?: string; query?: KeyQueryDto } = {},
 ): Promise<ApiKeyView[]> {
-  const keys: ApiKeyView[] = [];
-  let cursor: string | null = null;
-  do {
-    const page: BridgeResults["keys.page"] = await ok(core, "keys.page", {
-      ...args,
-      limit: 500,
-      ...(cursor !== null && { cursor }),
-    });
-    keys.push(...page.keys);
-    cursor = page.nextCursor;
-  } while (cursor !== null);
-  return keys;
+  return everyPage(
+    (cursor): Promise<BridgeResults["keys.page"]> =>
+      ok(core, "keys.page", { ...args, limit: 500, ...(cursor !== null && { cursor }) }),
+  );
 }
