@@ -42,6 +42,9 @@ export class ApiError extends Error {
   }
 }
 
+/** The text of every 400 for a query with invalid parameters (validationErrors names them). */
+export const INVALID_QUERY = "the query has invalid parameters; see validationErrors";
+
 export const badRequest = (text: string, validationErrors?: ValidationErrors) =>
   new ApiError("BAD_REQUEST", text, validationErrors);
 export const notFound = (text: string) => new ApiError("NOT_FOUND", text);

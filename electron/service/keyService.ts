@@ -19,7 +19,7 @@ import {
 } from "./domain/apiKeyRules.ts";
 import { newKeyId, newPublicApiKey } from "./domain/identifiers.ts";
 import { decodeListCursor, encodeListCursor } from "./domain/listCursor.ts";
-import { badRequest, conflict, notFound } from "./errors.ts";
+import { badRequest, conflict, INVALID_QUERY, notFound } from "./errors.ts";
 import { inThreadLister, type KeyLister } from "./keyListing.ts";
 import type { Account } from "./store/accountStore.ts";
 import type { ApiKeyFilter } from "./store/apiKeyStore.ts";
@@ -170,7 +170,7 @@ export class KeyService {
     if (limit !== undefined || cursor !== undefined) {
       const after = cursor === undefined ? 0 : decodeListCursor(cursor);
       if (after === null) {
-        throw badRequest("the query has invalid parameters; see validationErrors", {
+        throw badRequest(INVALID_QUERY, {
           cursor: [
             "is not a cursor this service gave (use the nextCursor of a page, or leave it out to start over)",
           ],
@@ -266,7 +266,7 @@ export class KeyService {
 }
 
 function invalidQuery(issues: Parameters<typeof validationErrorsOf>[0]) {
-  return badRequest("the query has invalid parameters; see validationErrors", validationErrorsOf(issues));
+  return badRequest(INVALID_QUERY, validationErrorsOf(issues));
 }
 
 /** Blank filters are no filters: a search box left empty lists everything. */

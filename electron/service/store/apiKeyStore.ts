@@ -81,7 +81,6 @@ export class ApiKeyStore {
   readonly #windowEnd;
   readonly #counts = new Map<string, ReturnType<Db["prepare"]>>();
   readonly #steps = new Map<string, ReturnType<Db["prepare"]>>();
-  readonly #lists = new Map<string, ReturnType<Db["prepare"]>>();
 
   constructor(db: Db, box: SecretBox) {
     this.#db = db;
@@ -242,17 +241,6 @@ export class ApiKeyStore {
     return row && this.#toStored(row);
   }
 
-  /** Keys of one account in creation order, narrowed by every filter given, in one read. */
-  list(accountId: number, filter: ApiKeyFilter = {}): StoredApiKey[] {
-    const { where, params } = this.#where(accountId, filter);
-    const statement = this.#statement(
-      this.#lists,
-      where,
-      (clause) => `${SELECT} WHERE ${clause} ORDER BY k.id`,
-    );
-    return (statement.all(params) as ApiKeyRow[]).map((row) => this.#toStored(row));
-  }
-
   /**
    * One bounded step of a scan in creation order: at most `limit` matching keys with a row id
    * above `after`, looking at no more than `window` rows of the account (so a filter that
@@ -265,8 +253,9 @@ export class ApiKeyStore {
     const narrowing = indexed || filter.nameContains !== undefined || filter.permission !== undefined;
     // Without a narrowing filter every row matches: the window is the limit itself.
     const windowRows = narrowing && !indexed ? window : limit;
-    const end = indexed ? undefined : this.#windowEnd.get(accountId, after, windowRows - 1);
-    const upTo = end?.id ?? Number.MAX_SAFE_INTEGER;
+    const { upTo, last } = indexed
+      ? { upTo: Number.MAX_SAFE_INTEGER, last: true }
+      : this.#window(accountId, after, windowRows);
     const statement = this.#statement(
       this.#steps,
       where,
@@ -292,7 +281,7 @@ export class ApiKeyStore {
       }),
     );
     if (rows.length === limit) return { keys, after: (keys[keys.length - 1] as ListedKey).id };
-    return { keys, after: end === undefined ? null : upTo };
+    return { keys, after: last ? null : upTo };
   }
 
   /** How many keys of the account a filter matches, counting at most `window` rows per step. */
@@ -311,15 +300,20 @@ export class ApiKeyStore {
       );
       return { count: (statement.get(params) as { n: number }).n, after: null };
     }
-    const end = this.#windowEnd.get(accountId, after, window - 1);
-    const upTo = end?.id ?? Number.MAX_SAFE_INTEGER;
+    const { upTo, last } = this.#window(accountId, after, window);
     const statement = this.#statement(
       this.#counts,
       `${where} AND k.id > @after AND k.id <= @upTo`,
       (clause) => `SELECT count(*) AS n FROM api_keys k WHERE ${clause}`,
     );
     const { n } = statement.get({ ...params, after, upTo }) as { n: number };
-    return { count: n, after: end === undefined ? null : upTo };
+    return { count: n, after: last ? null : upTo };
+  }
+
+  /** The row id ending the account's next `rows` rows after `after`; `last` when fewer are left. */
+  #window(accountId: number, after: number, rows: number): { upTo: number; last: boolean } {
+    const end = this.#windowEnd.get(accountId, after, rows - 1);
+    return end === undefined ? { upTo: Number.MAX_SAFE_INTEGER, last: true } : { upTo: end.id, last: false };
   }
 
   #where(accountId: number, filter: ApiKeyFilter): { where: string; params: Record<string, unknown> } {

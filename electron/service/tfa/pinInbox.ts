@@ -1,6 +1,7 @@
 import { setImmediate as nextTurn } from "node:timers/promises";
 import { formatApiDateTime } from "../../../shared/datetime.ts";
 import type { CapturedPinDto, CapturedPinListDto, PinStateDto } from "../../../shared/tfa.ts";
+import { INVALID_QUERY } from "../errors.ts";
 import type { Account, AccountStore } from "../store/accountStore.ts";
 import type { CapturedRow, TfaPinStore } from "../store/tfaPinStore.ts";
 import { normalizeMsisdn } from "./phoneNumbers.ts";
@@ -10,7 +11,6 @@ import { parseOrBadRequest } from "./validation.ts";
 
 /** Messages read per step of a list. */
 const STEP_PINS = 128;
-const INVALID_QUERY = "the query has invalid parameters; see validationErrors";
 
 export interface InboxFilter {
   msisdn?: string;

@@ -9,7 +9,7 @@ import type {
   VoicePinResponseDto,
 } from "../../../shared/tfa.ts";
 import { newKeyId } from "../domain/identifiers.ts";
-import { ApiError, badRequest, forbidden, notFound } from "../errors.ts";
+import { ApiError, badRequest, forbidden, INVALID_QUERY, notFound } from "../errors.ts";
 import type { Account } from "../store/accountStore.ts";
 import type { GroupCommit } from "../store/groupCommit.ts";
 import type { PinRecord, TfaPinStore } from "../store/tfaPinStore.ts";
@@ -31,8 +31,6 @@ import { deliveryOutcome } from "./testNumbers.ts";
 import { INVALID_BODY, shownId, TFA_ID_PATTERN, type TfaApplications } from "./tfaApplications.ts";
 import { parseOrBadRequest } from "./validation.ts";
 import type { VerifyRateLimiter } from "./verifyRateLimiter.ts";
-
-const INVALID_QUERY = "the query has invalid parameters; see validationErrors";
 
 function tooManyRequests(text: string, retryAfterMs: number): ApiError {
   const seconds = Math.max(1, Math.ceil(retryAfterMs / 1000));

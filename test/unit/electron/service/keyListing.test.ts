@@ -102,10 +102,12 @@ for (const [what, filter, predicate] of filters) {
       ids.push(...step.keys.map((key) => key.id));
     }
     assert.deepEqual(ids, expected(predicate));
+    const oneStep = data.apiKeys.scan(ownerId, filter, 0, Number.MAX_SAFE_INTEGER, Number.MAX_SAFE_INTEGER);
     assert.deepEqual(
-      data.apiKeys.list(ownerId, filter).map((key) => key.id),
+      oneStep.keys.map((key) => key.id),
       expected(predicate),
     );
+    assert.equal(oneStep.after, null);
   });
 
   test(`${what}: counted as many as match`, async () => {
