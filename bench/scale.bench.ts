@@ -569,6 +569,15 @@ async function measureUi(dataDir: string, log: (line: string) => void): Promise<
 
 // ---------------------------------------------------------------------------------------------
 
+/**
+ * BENCH_SCALE_SIZES (for instance "100000,1000000") measures only those sizes of the seeded data:
+ * a quicker loop while working on the service. Runs with it are not the bench's full results.
+ */
+function sizeWanted(size: number): boolean {
+  const wanted = process.env.BENCH_SCALE_SIZES;
+  return !wanted || wanted.split(",").map(Number).includes(size);
+}
+
 /** Written after seeding: lets BENCH_SCALE_DATA_DIR reuse the seeded folder in later runs. */
 const SEEDED_FILE = "scale-seeded.json";
 interface Seeded {
@@ -654,7 +663,7 @@ export const scaleBenchmark: Benchmark = {
         gapMs: PROBE_GAP_MS,
         calls: 50,
       }).done;
-      for (const account of seeded.accounts) {
+      for (const account of seeded.accounts.filter((each) => sizeWanted(each.size))) {
         metrics.push(...(await measureSize(server, account, probeTarget, log)));
       }
       const exit = await server.stop("SIGTERM");

@@ -3,12 +3,20 @@
 // collector) only the copying of finished text to the socket. Each request is one bounded piece
 // of work and carries its position: the worker keeps no state between requests.
 
+import { execFileSync } from "node:child_process";
+import { readlinkSync } from "node:fs";
 import { setPriority } from "node:os";
 import { parentPort, workerData } from "node:worker_threads";
 import Database from "better-sqlite3";
 import { createSecretBox } from "./crypto/secretBox.ts";
 import { apiKeyJson } from "./domain/apiKeyRules.ts";
-import type { KeyListAnswer, KeyListRequest, KeyListWorkerInit } from "./keyListProtocol.ts";
+import type {
+  KeyListAnswer,
+  KeyListRecycle,
+  KeyListRequest,
+  KeyListWorkerInit,
+  KeyListWorkerReady,
+} from "./keyListProtocol.ts";
 import { ApiKeyStore } from "./store/apiKeyStore.ts";
 
 /** Keys per scan step inside the worker (no one waits on the worker between steps). */
@@ -16,18 +24,38 @@ const STEP_KEYS = 1024;
 /** Rows looked at per step when a filter matches little. */
 const STEP_ROWS = 16_384;
 
-// Requests come first: when both want the CPU, the service's thread runs and the list waits. On
-// Linux a priority set with pid 0 is this thread's alone; elsewhere it would be the whole
-// process's, so it is left as it is there.
-if (process.platform === "linux") {
+const init = workerData as KeyListWorkerInit;
+
+/**
+ * Requests come first: when both want the CPU, the service's thread runs and the list waits. A
+ * background worker (the pieces of full lists) asks Linux for SCHED_IDLE through util-linux's
+ * chrt: it then runs only on CPU time nothing else wants, and a request waking the service's
+ * thread takes the core at once (at a mere nice 10 it waits for the worker's time slice). Other
+ * workers, and a background one chrt cannot help, run at nice 10. Set for this thread alone (its
+ * own id on Linux); elsewhere a priority would be the whole process's, so it is left as it is.
+ */
+function lowerPriority(background: boolean): boolean {
+  if (process.platform !== "linux") return false;
+  if (background) {
+    try {
+      const thread = readlinkSync("/proc/thread-self").split("/").at(-1) as string;
+      execFileSync("chrt", ["--idle", "--pid", "0", thread], { stdio: "ignore", timeout: 5_000 });
+      return true;
+    } catch {
+      // No chrt, or not allowed: nice 10 below.
+    }
+  }
   try {
     setPriority(10);
   } catch {
     // Not allowed (a sandbox): the list runs at the service's priority.
   }
+  return false;
 }
 
-const init = workerData as KeyListWorkerInit;
+const ready: KeyListWorkerReady = { kind: "ready", idle: lowerPriority(init.background) };
+parentPort?.postMessage(ready);
+
 const db = new Database(init.databaseFile, { readonly: true, fileMustExist: true });
 db.pragma("busy_timeout = 5000");
 const store = new ApiKeyStore(db, createSecretBox(Buffer.from(init.dataKey)));
@@ -36,6 +64,33 @@ function answer(request: KeyListRequest): KeyListAnswer {
   if (request.kind === "count") {
     const step = store.countStep(request.accountId, request.filter, request.after, request.rows);
     return { id: request.id, kind: "count", count: step.count, next: step.after };
+  }
+  if (request.kind === "bounds") {
+    const ends: number[] = [];
+    let after = request.after;
+    while (ends.length < request.count) {
+      const end = store.windowEnd(request.accountId, after, request.rows);
+      if (end === null) return { id: request.id, kind: "bounds", ends, last: true };
+      ends.push(end);
+      after = end;
+    }
+    return { id: request.id, kind: "bounds", ends, last: false };
+  }
+  if (request.kind === "window") {
+    let text = "";
+    let count = 0;
+    let after: number | null = request.after;
+    // One step when the window's rows are as the bounds found them; more only if rows went since.
+    while (after !== null && after < request.upTo) {
+      const step = store.scan(request.accountId, request.filter, after, request.rows, request.rows);
+      for (const key of step.keys) {
+        if (key.id > request.upTo) break;
+        text += `,${apiKeyJson(request.accountKey, key)}`;
+        count++;
+      }
+      after = step.after;
+    }
+    return { id: request.id, kind: "window", bytes: encoded(text), count };
   }
   const texts: string[] = [];
   const ids: number[] = [];
@@ -64,11 +119,35 @@ function answer(request: KeyListRequest): KeyListAnswer {
 
 const encoder = new TextEncoder();
 
-parentPort?.on("message", (request: KeyListRequest) => {
+/** Buffers the service handed back, at most a few: a window's text goes into one that fits. */
+const recycled: ArrayBuffer[] = [];
+const MAX_RECYCLED = 4;
+/** New buffers are made this large at least, so that most windows fit in a recycled one. */
+const MIN_BUFFER_BYTES = 512 * 1024;
+
+function encoded(text: string): Uint8Array {
+  if (text.length === 0) return new Uint8Array(0);
+  // UTF-8 takes at most three bytes per UTF-16 unit.
+  const worst = text.length * 3;
+  const index = recycled.findIndex((buffer) => buffer.byteLength >= worst);
+  const buffer =
+    index === -1
+      ? new ArrayBuffer(Math.max(MIN_BUFFER_BYTES, worst))
+      : (recycled.splice(index, 1)[0] as ArrayBuffer);
+  const { written } = encoder.encodeInto(text, new Uint8Array(buffer));
+  return new Uint8Array(buffer, 0, written);
+}
+
+parentPort?.on("message", (request: KeyListRequest | KeyListRecycle) => {
+  if (request.kind === "recycle") {
+    if (recycled.length < MAX_RECYCLED) recycled.push(request.buffer);
+    return;
+  }
   try {
     const reply = answer(request);
     // A piece's bytes move to the service's thread without a copy.
-    parentPort?.postMessage(reply, reply.kind === "chunk" ? [reply.bytes.buffer as ArrayBuffer] : []);
+    const bytes = reply.kind === "chunk" || reply.kind === "window" ? reply.bytes : undefined;
+    parentPort?.postMessage(reply, bytes ? [bytes.buffer as ArrayBuffer] : []);
   } catch (error) {
     parentPort?.postMessage({ id: request.id, kind: "error", message: (error as Error).message });
   }

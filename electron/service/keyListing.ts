@@ -107,6 +107,11 @@ export interface KeyLister {
     signal?: AbortSignal,
   ): Promise<ListedPage>;
   count(accountId: number, filter: ApiKeyFilter, signal?: AbortSignal): Promise<number>;
+  /**
+   * A piece of `pieces` that the socket has written and nothing refers to any more: its memory
+   * may be used again (a no-op for pieces the lister does not reuse).
+   */
+  recycle?(piece: Uint8Array): void;
   close(): Promise<void>;
 }
 

@@ -200,6 +200,11 @@ export class KeyService {
     yield "]}";
   }
 
+  /** A piece of listText the socket has written: its memory may be used for a later piece. */
+  recyclePiece(piece: Uint8Array): void {
+    this.#lister.recycle?.(piece);
+  }
+
   /** How many keys of the account the filters match. */
   async count(
     caller: Account,

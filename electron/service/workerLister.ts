@@ -1,19 +1,43 @@
+import { availableParallelism } from "node:os";
 import { Worker } from "node:worker_threads";
 import type { KeyLister } from "./keyListing.ts";
-import type { KeyListAnswer, KeyListRequest, KeyListWorkerInit } from "./keyListProtocol.ts";
+import type {
+  KeyListAnswer,
+  KeyListRecycle,
+  KeyListRequest,
+  KeyListWorkerInit,
+  KeyListWorkerReady,
+} from "./keyListProtocol.ts";
+import type { ApiKeyFilter } from "./store/apiKeyStore.ts";
 
 /**
- * Lists read by a worker thread (keyListWorker.ts) on its own read-only connection: the service's
- * thread only passes requests and finished text, so a list of a million keys neither stalls other
- * requests nor fills the service's heap. The worker is started on first use and started again if
- * it dies; the requests it had are failed (their answers end as a 500 or a cut-short stream).
+ * Lists read by worker threads (keyListWorker.ts), each on its own read-only connection: the
+ * service's thread only passes requests and finished text, so a list of a million keys neither
+ * stalls other requests nor fills the service's heap.
+ *
+ * - One foreground worker (nice 10) reads pages, counts, short lists and the first piece of
+ *   every list.
+ * - A list longer than one piece goes on in windows of rows read side by side by background
+ *   workers, which run only on CPU time nothing else wants (SCHED_IDLE on Linux): one, or one
+ *   per core up to two where the first got that priority. The service writes the windows in
+ *   order, a few ahead of the socket, never more.
+ *
+ * Workers start on first use and again after they die; the requests a dead worker had are
+ * failed (their answers end as a 500 or a cut-short stream).
  */
 
-/** Keys and characters per piece of a full list: large enough that messages cost little. */
+/** Keys and characters per piece of a list read by the foreground worker. */
 const PIECE_KEYS = 1024;
 const PIECE_CHARACTERS = 256 * 1024;
+/** Rows per window of a list read side by side: every window is one scan step in the worker. */
+const WINDOW_ROWS = 1024;
+/** Window ends asked for at a time. */
+const BOUNDS_PER_REQUEST = 64;
+/** Windows in flight per background worker: one being read while one waits to be written. */
+const WINDOWS_AHEAD_PER_WORKER = 2;
 /** Rows a count looks at per request, so that counts and lists take turns in the worker. */
 const COUNT_ROWS = 65_536;
+const MAX_BACKGROUND_WORKERS = 2;
 
 let bundledWorkerUrl: URL | undefined;
 
@@ -28,15 +52,31 @@ export function keyListWorkerUrl(): URL | undefined {
   return bundledWorkerUrl;
 }
 
-type Pending = { worker: Worker; resolve(answer: KeyListAnswer): void; reject(error: Error): void };
 type Request = KeyListRequest extends infer R ? (R extends { id: number } ? Omit<R, "id"> : never) : never;
+type Answer<K extends KeyListAnswer["kind"]> = Extract<KeyListAnswer, { kind: K }>;
 
-export function workerLister(workerUrl: URL, init: KeyListWorkerInit): KeyLister {
+/** One worker thread, started when first asked and again after it died. */
+interface WorkerSlot {
+  ask<K extends KeyListAnswer["kind"]>(request: Request, signal?: AbortSignal): Promise<Answer<K>>;
+  /** Hands a window's buffer back to the worker that filled it, if that worker still runs. */
+  recycle(buffer: ArrayBuffer): void;
+  /** Whether the running worker reported the idle priority (false until it reported). */
+  readonly idle: boolean;
+  close(error: Error): Promise<void>;
+}
+
+function workerSlot(workerUrl: URL, init: KeyListWorkerInit): WorkerSlot {
   let worker: Worker | undefined;
+  let idle = false;
   let nextId = 1;
-  const pending = new Map<number, Pending>();
+  /** The worker each window's buffer came from. */
+  const filledBy = new WeakMap<ArrayBuffer, Worker>();
+  const pending = new Map<
+    number,
+    { worker: Worker; resolve(answer: KeyListAnswer): void; reject(error: Error): void }
+  >();
 
-  /** Fails the requests sent to one worker (a worker started since keeps its own). */
+  /** Fails the requests sent to one worker, or to any when `of` is undefined. */
   const failAll = (of: Worker | undefined, error: Error) => {
     for (const [id, waiter] of pending) {
       if (of !== undefined && waiter.worker !== of) continue;
@@ -49,72 +89,188 @@ export function workerLister(workerUrl: URL, init: KeyListWorkerInit): KeyLister
     const created = new Worker(workerUrl, { workerData: init });
     // An idle worker never keeps the process alive; close() ends it on a clean stop.
     created.unref();
-    created.on("message", (answer: KeyListAnswer) => {
-      const waiter = pending.get(answer.id);
-      pending.delete(answer.id);
-      if (answer.kind === "error") waiter?.reject(new Error(`the key list failed: ${answer.message}`));
-      else waiter?.resolve(answer);
+    created.on("message", (message: KeyListAnswer | KeyListWorkerReady) => {
+      if (message.kind === "ready") {
+        if (worker === created) idle = message.idle;
+        return;
+      }
+      const waiter = pending.get(message.id);
+      pending.delete(message.id);
+      if (message.kind === "error") waiter?.reject(new Error(`the key list failed: ${message.message}`));
+      else {
+        if (message.kind === "window") filledBy.set(message.bytes.buffer as ArrayBuffer, created);
+        waiter?.resolve(message);
+      }
     });
-    created.on("error", (error) => {
-      if (worker === created) worker = undefined;
+    const gone = (error: Error) => {
+      if (worker === created) {
+        worker = undefined;
+        idle = false;
+      }
       failAll(created, error);
-    });
-    created.on("exit", (code) => {
-      if (worker === created) worker = undefined;
-      failAll(created, new Error(`the key list worker stopped (exit code ${code})`));
-    });
+    };
+    created.on("error", gone);
+    created.on("exit", (code) => gone(new Error(`the key list worker stopped (exit code ${code})`)));
     worker = created;
     return created;
   };
-  const ask = <K extends KeyListAnswer["kind"]>(
-    request: Request,
-    signal?: AbortSignal,
-  ): Promise<Extract<KeyListAnswer, { kind: K }>> => {
-    signal?.throwIfAborted();
-    const id = nextId++;
-    const target = started();
-    const answer = new Promise<KeyListAnswer>((resolve, reject) =>
-      pending.set(id, { worker: target, resolve, reject }),
-    );
-    target.postMessage({ ...request, id });
-    return answer as Promise<Extract<KeyListAnswer, { kind: K }>>;
+  return {
+    get idle() {
+      return idle;
+    },
+    recycle(buffer) {
+      if (worker === undefined || filledBy.get(buffer) !== worker || buffer.byteLength === 0) return;
+      filledBy.delete(buffer);
+      const message: KeyListRecycle = { kind: "recycle", buffer };
+      worker.postMessage(message, [buffer]);
+    },
+    ask<K extends KeyListAnswer["kind"]>(request: Request, signal?: AbortSignal) {
+      signal?.throwIfAborted();
+      const id = nextId++;
+      const target = started();
+      const answer = new Promise<KeyListAnswer>((resolve, reject) =>
+        pending.set(id, { worker: target, resolve, reject }),
+      );
+      target.postMessage({ ...request, id });
+      return answer as Promise<Answer<K>>;
+    },
+    async close(error) {
+      const running = worker;
+      worker = undefined;
+      idle = false;
+      failAll(undefined, error);
+      await running?.terminate();
+    },
   };
+}
+
+/** Exact name and publicApiKey filters read through their index: never more than a few keys. */
+const indexed = (filter: ApiKeyFilter) => filter.name !== undefined || filter.publicApiKey !== undefined;
+
+export function workerLister(workerUrl: URL, init: Omit<KeyListWorkerInit, "background">): KeyLister {
+  const foreground = workerSlot(workerUrl, { ...init, background: false });
+  const background: WorkerSlot[] = [];
+  const backgroundCount = Math.min(MAX_BACKGROUND_WORKERS, availableParallelism());
+  /** The background workers to use now: a second only once the first runs at idle priority. */
+  const backgroundWorkers = (): WorkerSlot[] => {
+    if (background.length === 0) background.push(workerSlot(workerUrl, { ...init, background: true }));
+    const first = background[0] as WorkerSlot;
+    while (first.idle && background.length < backgroundCount) {
+      background.push(workerSlot(workerUrl, { ...init, background: true }));
+    }
+    return first.idle ? background : [first];
+  };
+
+  /** The background worker each window's buffer came from, for recycle(). */
+  const windowSlots = new WeakMap<ArrayBuffer, WorkerSlot>();
+
+  /** The rest of a list after row `from`, in windows read side by side, written in order. */
+  async function* windows(
+    account: { id: number; accountKey: string },
+    filter: ApiKeyFilter,
+    from: number,
+    signal: AbortSignal | undefined,
+  ): AsyncGenerator<Uint8Array> {
+    const workers = backgroundWorkers();
+    const ends: number[] = [];
+    let boundsFrom = from;
+    let boundsDone = false;
+    let after = from;
+    let dispatched = 0;
+    const inFlight: { worker: WorkerSlot; answer: Promise<Answer<"window">> }[] = [];
+    try {
+      for (;;) {
+        while (inFlight.length < workers.length * WINDOWS_AHEAD_PER_WORKER) {
+          if (ends.length === 0 && !boundsDone) {
+            const bounds = await (workers[0] as WorkerSlot).ask<"bounds">(
+              {
+                kind: "bounds",
+                accountId: account.id,
+                after: boundsFrom,
+                rows: WINDOW_ROWS,
+                count: BOUNDS_PER_REQUEST,
+              },
+              signal,
+            );
+            ends.push(...bounds.ends);
+            boundsFrom = bounds.ends.at(-1) ?? boundsFrom;
+            if (bounds.last) {
+              // The last window reaches past the end: keys added while the list is read are in it.
+              ends.push(Number.MAX_SAFE_INTEGER);
+              boundsDone = true;
+            }
+          }
+          const upTo = ends.shift();
+          if (upTo === undefined) break;
+          const worker = workers[dispatched++ % workers.length] as WorkerSlot;
+          const answer = worker.ask<"window">(
+            {
+              kind: "window",
+              accountId: account.id,
+              accountKey: account.accountKey,
+              filter,
+              after,
+              upTo,
+              rows: WINDOW_ROWS,
+            },
+            signal,
+          );
+          inFlight.push({ worker, answer });
+          after = upTo;
+        }
+        const next = inFlight.shift();
+        if (!next) return;
+        const window = await next.answer;
+        windowSlots.set(window.bytes.buffer as ArrayBuffer, next.worker);
+        if (window.count > 0) yield window.bytes;
+      }
+    } finally {
+      // A list given up early leaves no rejected request behind unhandled.
+      for (const waiting of inFlight) waiting.answer.catch(() => undefined);
+    }
+  }
 
   return {
     async *pieces(account, filter, signal) {
-      let after: number | null = 0;
-      let comma = false;
-      while (after !== null) {
-        const request: Request = {
+      const first = await foreground.ask<"chunk">(
+        {
           kind: "chunk",
-          comma,
+          comma: false,
+          accountId: account.id,
+          accountKey: account.accountKey,
+          filter,
+          after: 0,
+          maxKeys: PIECE_KEYS,
+          maxBytes: PIECE_CHARACTERS,
+        },
+        signal,
+      );
+      if (first.count > 0)
+        yield Buffer.from(first.bytes.buffer, first.bytes.byteOffset, first.bytes.byteLength);
+      if (first.next === null) return;
+      if (indexed(filter)) throw new Error("the key list failed: an indexed lookup did not end in one piece");
+      // Windows lead every key with a comma: the first key of the list goes without it.
+      let leading = first.count === 0;
+      for await (const bytes of windows(account, filter, first.next, signal)) {
+        const piece = leading ? bytes.subarray(1) : bytes;
+        leading = false;
+        yield Buffer.from(piece.buffer, piece.byteOffset, piece.byteLength);
+      }
+    },
+    async page(account, filter, after, limit, signal) {
+      const read = await foreground.ask<"page">(
+        {
+          kind: "page",
           accountId: account.id,
           accountKey: account.accountKey,
           filter,
           after,
-          maxKeys: PIECE_KEYS,
-          maxBytes: PIECE_CHARACTERS,
-        };
-        const piece: Extract<KeyListAnswer, { kind: "chunk" }> = await ask<"chunk">(request, signal);
-        if (piece.count > 0) {
-          yield Buffer.from(piece.bytes.buffer, piece.bytes.byteOffset, piece.bytes.byteLength);
-          comma = true;
-        }
-        after = piece.next;
-      }
-    },
-    async page(account, filter, after, limit, signal) {
-      const request: Request = {
-        kind: "page",
-        accountId: account.id,
-        accountKey: account.accountKey,
-        filter,
-        after,
-        // One key further tells whether more follow.
-        maxKeys: limit + 1,
-        maxBytes: Number.POSITIVE_INFINITY,
-      };
-      const read = await ask<"page">(request, signal);
+          // One key further tells whether more follow.
+          maxKeys: limit + 1,
+          maxBytes: Number.POSITIVE_INFINITY,
+        },
+        signal,
+      );
       const more = read.texts.length > limit;
       const texts = more ? read.texts.slice(0, limit) : read.texts;
       return { texts, lastId: read.ids[texts.length - 1], more };
@@ -124,17 +280,21 @@ export function workerLister(workerUrl: URL, init: KeyListWorkerInit): KeyLister
       let after: number | null = 0;
       while (after !== null) {
         const request: Request = { kind: "count", accountId, filter, after, rows: COUNT_ROWS };
-        const step: Extract<KeyListAnswer, { kind: "count" }> = await ask<"count">(request, signal);
+        const step: Answer<"count"> = await foreground.ask<"count">(request, signal);
         total += step.count;
         after = step.next;
       }
       return total;
     },
+    recycle(piece) {
+      const buffer = piece.buffer as ArrayBuffer;
+      const slot = windowSlots.get(buffer);
+      windowSlots.delete(buffer);
+      slot?.recycle(buffer);
+    },
     async close() {
-      const running = worker;
-      worker = undefined;
-      failAll(undefined, new Error("the service is stopping"));
-      await running?.terminate();
+      const stopping = new Error("the service is stopping");
+      await Promise.all([foreground, ...background].map((slot) => slot.close(stopping)));
     },
   };
 }

@@ -310,6 +310,14 @@ export class ApiKeyStore {
     return { count: n, after: last ? null : upTo };
   }
 
+  /**
+   * The row id ending the account's next `rows` rows after `after`, or null when fewer are left:
+   * the bounds of a list read in windows by several threads at once.
+   */
+  windowEnd(accountId: number, after: number, rows: number): number | null {
+    return this.#windowEnd.get(accountId, after, rows - 1)?.id ?? null;
+  }
+
   /** The row id ending the account's next `rows` rows after `after`; `last` when fewer are left. */
   #window(accountId: number, after: number, rows: number): { upTo: number; last: boolean } {
     const end = this.#windowEnd.get(accountId, after, rows - 1);

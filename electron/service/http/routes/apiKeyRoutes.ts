@@ -1,10 +1,12 @@
-import { Readable } from "node:stream";
+import { once } from "node:events";
 import type { FastifyInstance } from "fastify";
 import { badRequest, notFound } from "../../errors.ts";
 import type { KeyService } from "../../keyService.ts";
 import type { BasicGuard } from "../basicAuthGuard.ts";
 import { idempotencyKeyOf } from "../idempotencyKeyHeader.ts";
 import { routePath } from "../methodRoutes.ts";
+
+const JSON_TYPE = "application/json; charset=utf-8";
 
 type AccountParams = { accountKey: string };
 type KeyParams = { accountKey: string; key: string };
@@ -21,7 +23,9 @@ export function registerApiKeyRoutes(app: FastifyInstance, keys: KeyService, cal
   // Full lists still streaming when the service stops are ended there (the client sees the
   // answer cut short), so that a slow reader cannot hold the stop.
   const streaming = new Set<() => void>();
+  let stopping = false;
   app.addHook("preClose", (done) => {
+    stopping = true;
     for (const end of streaming) end();
     done();
   });
@@ -43,7 +47,6 @@ export function registerApiKeyRoutes(app: FastifyInstance, keys: KeyService, cal
         controller.abort();
         streaming.delete(end);
       });
-      reply.type("application/json; charset=utf-8");
       const text = keys.listText(list, controller.signal);
       // A list that is whole after its first step goes out as one body with a Content-Length
       // (simple clients, HTTP/1.0); a longer one streams, step by step.
@@ -51,14 +54,37 @@ export function registerApiKeyRoutes(app: FastifyInstance, keys: KeyService, cal
       for (let next = await text.next(); ; next = await text.next()) {
         if (next.done) {
           streaming.delete(end);
-          return reply.send(
-            Buffer.concat(first.map((part) => (typeof part === "string" ? Buffer.from(part) : part))),
-          );
+          return reply
+            .type(JSON_TYPE)
+            .send(Buffer.concat(first.map((part) => (typeof part === "string" ? Buffer.from(part) : part))));
         }
         first.push(next.value);
         if (first.length > 3) break;
       }
-      return reply.send(Readable.from(prefixed(first, text), { objectMode: false }));
+      // Written here rather than piped: a piece known to be written lends its memory to a later one.
+      // Fastify's onSend hooks do not run for it, so what they would add is added here.
+      reply.hijack();
+      const response = reply.raw;
+      response.writeHead(200, { "content-type": JSON_TYPE, ...(stopping && { connection: "close" }) });
+      if (stopping) end();
+      try {
+        for await (const part of prefixed(first, text)) {
+          const written = response.write(part, (error) => {
+            if (!error && typeof part !== "string") keys.recyclePiece(part);
+          });
+          if (!written) await once(response, "drain", { signal: controller.signal });
+        }
+        response.end();
+      } catch (error) {
+        // The client went away, the service is stopping, or the list failed: the answer is cut
+        // short (its status was sent with the first piece), and only a failure is worth a line.
+        if (!controller.signal.aborted)
+          request.log.error({ err: error }, "the key list failed while streaming");
+        response.destroy();
+      } finally {
+        streaming.delete(end);
+      }
+      return reply;
     },
     post: async (request) => {
       const { accountKey } = request.params as AccountParams;

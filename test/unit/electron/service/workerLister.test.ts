@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import { randomBytes } from "node:crypto";
+import { readdirSync, readFileSync } from "node:fs";
 import { after, before, test } from "node:test";
 import { type DataDir, openDataDir } from "../../../../electron/service/dataDir.ts";
 import { newAccountKey, newKeyId, newPublicApiKey } from "../../../../electron/service/domain/identifiers.ts";
@@ -20,6 +21,7 @@ let owner: ListedAccount;
 let worker: KeyLister;
 let inThread: KeyLister;
 const SIZE = 5_000;
+const SCHED_IDLE = 5;
 
 before(async () => {
   dir = await makeTempDir();
@@ -143,4 +145,31 @@ test("an aborted list asks for nothing more", async () => {
   const pieces = worker.pieces(owner, {}, controller.signal);
   controller.abort(new Error("client went away"));
   await assert.rejects(pieces.next(), /client went away/);
+});
+
+/** The scheduling policies of this process's threads (field 41 of /proc/…/task/…/stat; 5 is SCHED_IDLE). */
+function threadPolicies(): number[] {
+  return readdirSync("/proc/self/task").map((thread) => {
+    const stat = readFileSync(`/proc/self/task/${thread}/stat`, "utf8");
+    // The command name, in parentheses, may hold spaces: count the fields after it.
+    return Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[38]);
+  });
+}
+
+test("a list longer than one piece is read by workers that run only on CPU time nothing else wants (Linux)", {
+  skip: process.platform !== "linux" && "SCHED_IDLE is Linux's",
+}, async () => {
+  const lister = workerLister(keyListWorkerUrl() as URL, {
+    databaseFile: data.databaseFile,
+    dataKey: data.dataKey,
+  });
+  try {
+    const idleBefore = threadPolicies().filter((policy) => policy === SCHED_IDLE).length;
+    const pieces: Buffer[] = [];
+    for await (const piece of lister.pieces(owner, {})) pieces.push(Buffer.from(piece));
+    assert.ok(threadPolicies().filter((policy) => policy === SCHED_IDLE).length > idleBefore);
+    assert.equal(`[${Buffer.concat(pieces).toString("utf8")}]`, await whole(inThread, {}));
+  } finally {
+    await lister.close();
+  }
 });
