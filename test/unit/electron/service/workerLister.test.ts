@@ -173,3 +173,21 @@ test("a list longer than one piece is read by workers that run only on CPU time 
     await lister.close();
   }
 });
+
+test("a piece handed back once written goes back to its worker, and the lists after it are whole", async () => {
+  const expected = await whole(inThread, {});
+  for (let run = 0; run < 3; run++) {
+    const pieces: Buffer[] = [];
+    let handedBack = 0;
+    for await (const piece of worker.pieces(owner, {})) {
+      pieces.push(Buffer.from(piece));
+      const memory = (piece as Uint8Array).buffer;
+      worker.recycle?.(piece as Uint8Array);
+      // A transferred buffer is detached here: its memory now belongs to the worker again.
+      if (memory.byteLength === 0) handedBack++;
+    }
+    assert.equal(`[${Buffer.concat(pieces).toString("utf8")}]`, expected);
+    // Every piece after the first (read by the foreground worker) is a background window.
+    assert.equal(handedBack, pieces.length - 1);
+  }
+});
