@@ -1,6 +1,12 @@
 import { z } from "zod";
 import { nameProblems } from "./apiKeys.ts";
-import { PIN_PLACEHOLDER, PIN_TYPES, TEMPLATE_LANGUAGES } from "./tfa.ts";
+import {
+  type ApplicationConfigurationDto,
+  PIN_PLACEHOLDER,
+  PIN_TYPES,
+  TEMPLATE_LANGUAGES,
+  type TemplateLanguage,
+} from "./tfa.ts";
 
 /**
  * What a 2FA application or message template may be: the request schemas the key service checks
@@ -61,6 +67,19 @@ export function parseRateLimit(text: string): Parsed<RateLimit> {
   }
   return { ok: true, value: { attempts, windowMs: window.value } };
 }
+
+/** What the service stores for what a create request leaves out. */
+export const DEFAULT_CONFIGURATION: Readonly<ApplicationConfigurationDto> = {
+  pinAttempts: 10,
+  allowMultiplePinVerifications: true,
+  pinTimeToLive: "15m",
+  verifyPinLimit: "1/3s",
+  sendPinPerApplicationLimit: "10000/1d",
+  sendPinPerPhoneNumberLimit: "3/1d",
+};
+export const DEFAULT_PIN_LENGTH = 4;
+export const DEFAULT_LANGUAGE: TemplateLanguage = "en";
+export const DEFAULT_SPEECH_RATE = 1;
 
 export const MAX_PIN_ATTEMPTS = 1000;
 export const PIN_LENGTH_RANGE = { min: 1, max: 16 } as const;
