@@ -160,6 +160,7 @@ test("a template is created and edited in the UI, and an application disabled; t
   // Editing: clearing the sender removes it; the language is chosen by name.
   await row.getByRole("button", { name: /^Edit template/ }).click();
   await field("Sender").fill("");
+  await field("Principal entity ID").fill("1201159");
   await dialog().getByRole("combobox", { name: "Language" }).click();
   await page.getByRole("option", { name: "German (de)" }).click();
   await dialog().getByRole("button", { name: "Save template" }).click();
@@ -168,6 +169,7 @@ test("a template is created and edited in the UI, and an application disabled; t
   const [edited] = (await api(`/2fa/2/applications/${applicationId}/messages`)) as Record<string, unknown>[];
   assert.equal(edited?.language, "de");
   assert.equal("senderId" in (edited ?? {}), false, JSON.stringify(edited));
+  assert.deepEqual(edited?.regional, { indiaDlt: { principalEntityId: "1201159" } });
 
   await card.getByRole("button", { name: "Edit Checkout login" }).click();
   await dialog().getByRole("switch", { name: "Enabled" }).uncheck({ force: true });
@@ -175,6 +177,35 @@ test("a template is created and edited in the UI, and an application disabled; t
   await dialog().waitFor({ state: "hidden" });
   await card.getByTestId("application-state").getByText("Disabled: sends refused").waitFor();
   assert.equal(((await api(`/2fa/2/applications/${applicationId}`)) as { enabled: boolean }).enabled, false);
+  assert.deepEqual(pageProblems, []);
+});
+
+test("Esc in a dialog with unsaved changes asks first; Keep editing keeps them, Discard drops them", async (t) => {
+  if (skipWithoutChromium(t)) return;
+  await page.getByRole("button", { name: "Edit Checkout login" }).click();
+  await field("Name").fill("Checkout login v2");
+  await page.keyboard.press("Escape");
+  const ask = dialog().getByTestId("discard-changes");
+  await ask.waitFor();
+  const keep = ask.getByRole("button", { name: "Keep editing" });
+  assert.equal(
+    await keep.evaluate((button) => button === document.activeElement),
+    true,
+    "the safe answer has the focus",
+  );
+  await page.keyboard.press("Enter");
+  await ask.waitFor({ state: "hidden" });
+  assert.equal(await field("Name").inputValue(), "Checkout login v2");
+  await page.keyboard.press("Escape");
+  await ask.getByRole("button", { name: "Discard changes" }).click();
+  await dialog().waitFor({ state: "hidden" });
+  const [application] = (await api("/2fa/2/applications")) as { name: string }[];
+  assert.equal(application?.name, "Checkout login");
+  // Without changes, Esc closes at once.
+  await page.getByRole("button", { name: "Edit Checkout login" }).click();
+  await field("Name").waitFor();
+  await page.keyboard.press("Escape");
+  await dialog().waitFor({ state: "hidden" });
   assert.deepEqual(pageProblems, []);
 });
 
@@ -213,6 +244,11 @@ test("the 2FA view in light and dark from 800×500 to 1440×900: screenshots, ax
     await page.setViewportSize({ width: 800, height: 500 });
     assert.deepEqual(await seriousViolations(page, '[role="dialog"]'), [], `the edit dialog, ${scheme}`);
     await page.screenshot({ path: join(RESULTS, `tfa-dialog-800x500-${scheme}.png`) });
+    await dialog().getByRole("button", { name: "Cancel" }).click();
+    await dialog().waitFor({ state: "hidden" });
+    await page.getByRole("button", { name: /^Edit template/ }).click();
+    assert.deepEqual(await seriousViolations(page, '[role="dialog"]'), [], `the template dialog, ${scheme}`);
+    await page.screenshot({ path: join(RESULTS, `tfa-template-dialog-800x500-${scheme}.png`) });
     await dialog().getByRole("button", { name: "Cancel" }).click();
     await dialog().waitFor({ state: "hidden" });
   }

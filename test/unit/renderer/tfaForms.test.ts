@@ -73,3 +73,12 @@ test("template errors: the PIN placeholder, the PIN length and the DTMF keys, as
   assert.deepEqual(Object.keys(errors).sort(), ["messageText", "pinLength", "repeatDTMF"]);
   assert.match(errors.messageText ?? "", /\{\{pin\}\}/);
 });
+
+test("India DLT fields become regional.indiaDlt, all empty none (cleared on an edit), and its errors map back", () => {
+  const values = { ...templateFormValues(), dltPrincipalEntityId: "1201", dltTeleMarketerId: "" };
+  assert.deepEqual(templateRequestOf(values, "create").regional, { indiaDlt: { principalEntityId: "1201" } });
+  assert.equal("regional" in templateRequestOf(templateFormValues(), "create"), false);
+  assert.equal(templateRequestOf(templateFormValues(), "update").regional, null);
+  const tooLong = templateFormErrors({ ...values, dltPrincipalEntityId: "9".repeat(31) }, "create");
+  assert.deepEqual(Object.keys(tooLong), ["dltPrincipalEntityId"]);
+});

@@ -3,7 +3,6 @@ import {
   Button,
   Checkbox,
   Group,
-  Modal,
   NumberInput,
   SimpleGrid,
   Stack,
@@ -14,6 +13,7 @@ import { useForm } from "@mantine/form";
 import type { ApplicationDto } from "../../../../shared/tfa.ts";
 import { MAX_PIN_ATTEMPTS } from "../../../../shared/tfaSchemas.ts";
 import { BridgeFailure, errorText } from "../../bridgeHooks.ts";
+import { GuardedModal } from "./GuardedModal.tsx";
 import {
   type ApplicationFormValues,
   applicationFormErrors,
@@ -30,31 +30,38 @@ export interface ApplicationDialogProps {
   onClose(saved?: ApplicationDto): void;
 }
 
+/** The form of an application, checked with the service's schema. */
+function useApplicationForm(application: ApplicationDto | undefined) {
+  return useForm<ApplicationFormValues>({
+    initialValues: applicationFormValues(application),
+    validate: (values) => applicationFormErrors(values, application ? "update" : "create"),
+    validateInputOnBlur: true,
+  });
+}
+
 /** Creates an application or edits one's name, state and configuration. */
 export function ApplicationDialog({ accountKey, application, onClose }: ApplicationDialogProps) {
+  const form = useApplicationForm(application);
   return (
-    <Modal
-      opened
-      onClose={() => onClose()}
+    <GuardedModal
       title={application ? `Edit ${application.name}` : "New 2FA application"}
-      size="lg"
-      centered
+      dirty={form.isDirty()}
+      onClose={() => onClose()}
     >
-      <ApplicationForm accountKey={accountKey} application={application} onClose={onClose} />
-    </Modal>
+      <ApplicationForm accountKey={accountKey} application={application} onClose={onClose} form={form} />
+    </GuardedModal>
   );
 }
 
-function ApplicationForm({ accountKey, application, onClose }: ApplicationDialogProps) {
-  const mode = application ? "update" : "create";
+function ApplicationForm({
+  accountKey,
+  application,
+  onClose,
+  form,
+}: ApplicationDialogProps & { form: ReturnType<typeof useApplicationForm> }) {
   const create = useCreateApplication();
   const update = useUpdateApplication();
   const saving = application ? update : create;
-  const form = useForm<ApplicationFormValues>({
-    initialValues: applicationFormValues(application),
-    validate: (values) => applicationFormErrors(values, mode),
-    validateInputOnBlur: true,
-  });
   const submit = form.onSubmit((values) => {
     const request = applicationRequestOf(values);
     const callbacks = {

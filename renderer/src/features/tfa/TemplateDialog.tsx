@@ -1,8 +1,8 @@
 import {
   Alert,
   Button,
+  Fieldset,
   Group,
-  Modal,
   NumberInput,
   Select,
   SimpleGrid,
@@ -19,6 +19,7 @@ import {
 } from "../../../../shared/tfa.ts";
 import { PIN_LENGTH_RANGE, SENDER_MAX_LENGTH } from "../../../../shared/tfaSchemas.ts";
 import { BridgeFailure, errorText } from "../../bridgeHooks.ts";
+import { GuardedModal } from "./GuardedModal.tsx";
 import {
   formErrorsOf,
   type TemplateFormValues,
@@ -44,32 +45,40 @@ export const LANGUAGE_OPTIONS = TEMPLATE_LANGUAGES.map((code) => ({
   label: `${languageNames.of(code.replace("_", "-")) ?? code} (${code})`,
 }));
 
+/** The form of a template, checked with the service's schema. */
+function useTemplateForm(template: MessageTemplateDto | undefined) {
+  return useForm<TemplateFormValues>({
+    initialValues: templateFormValues(template),
+    validate: (values) => templateFormErrors(values, template ? "update" : "create"),
+    validateInputOnBlur: true,
+  });
+}
+
 /** Creates a message template of an application, or edits one. */
 export function TemplateDialog(props: TemplateDialogProps) {
   const { template, applicationName, onClose } = props;
+  const form = useTemplateForm(template);
   return (
-    <Modal
-      opened
-      onClose={() => onClose()}
+    <GuardedModal
       title={template ? `Edit a template of ${applicationName}` : `New template of ${applicationName}`}
-      size="lg"
-      centered
+      dirty={form.isDirty()}
+      onClose={() => onClose()}
     >
-      <TemplateForm {...props} />
-    </Modal>
+      <TemplateForm {...props} form={form} />
+    </GuardedModal>
   );
 }
 
-function TemplateForm({ accountKey, applicationId, template, onClose }: TemplateDialogProps) {
-  const mode = template ? "update" : "create";
+function TemplateForm({
+  accountKey,
+  applicationId,
+  template,
+  onClose,
+  form,
+}: TemplateDialogProps & { form: ReturnType<typeof useTemplateForm> }) {
   const create = useCreateTemplate();
   const update = useUpdateTemplate();
   const saving = template ? update : create;
-  const form = useForm<TemplateFormValues>({
-    initialValues: templateFormValues(template),
-    validate: (values) => templateFormErrors(values, mode),
-    validateInputOnBlur: true,
-  });
   const submit = form.onSubmit((values) => {
     const callbacks = {
       onSuccess: (saved: MessageTemplateDto) => onClose(saved),
@@ -160,6 +169,13 @@ function TemplateForm({ accountKey, applicationId, template, onClose }: Template
             {...form.getInputProps("voiceName")}
           />
         </SimpleGrid>
+        <Fieldset legend="India DLT registration (only for messages to India)" variant="filled">
+          <SimpleGrid cols={{ base: 1, sm: 3 }} spacing="sm">
+            <TextInput label="Principal entity ID" {...form.getInputProps("dltPrincipalEntityId")} />
+            <TextInput label="Content template ID" {...form.getInputProps("dltContentTemplateId")} />
+            <TextInput label="Telemarketer ID" {...form.getInputProps("dltTeleMarketerId")} />
+          </SimpleGrid>
+        </Fieldset>
         {saving.isError && !fieldRefused && (
           <Alert color="red" role="alert" title="Not saved">
             {errorText(saving.error)}

@@ -49,6 +49,10 @@ export interface TemplateFormValues {
   repeatDTMF: string;
   speechRate: NumberField;
   voiceName: string;
+  /** India DLT registration (regional.indiaDlt): all empty means none. */
+  dltPrincipalEntityId: string;
+  dltContentTemplateId: string;
+  dltTeleMarketerId: string;
 }
 
 /** The form of an application: its fields, or the service's defaults for a new one. */
@@ -90,6 +94,24 @@ export function templateFormValues(template?: MessageTemplateDto): TemplateFormV
     repeatDTMF: template?.repeatDTMF ?? "",
     speechRate: template?.speechRate ?? DEFAULT_SPEECH_RATE,
     voiceName: template?.voiceName ?? "",
+    dltPrincipalEntityId: template?.regional?.indiaDlt?.principalEntityId ?? "",
+    dltContentTemplateId: template?.regional?.indiaDlt?.contentTemplateId ?? "",
+    dltTeleMarketerId: template?.regional?.indiaDlt?.teleMarketerId ?? "",
+  };
+}
+
+/** The India DLT fields as the API's `regional`, or undefined when all are empty. */
+function regionalOf(values: TemplateFormValues): UpdateTemplateRequest["regional"] {
+  const principalEntityId = values.dltPrincipalEntityId.trim();
+  const contentTemplateId = values.dltContentTemplateId.trim();
+  const teleMarketerId = values.dltTeleMarketerId.trim();
+  if (principalEntityId === "" && contentTemplateId === "" && teleMarketerId === "") return undefined;
+  return {
+    indiaDlt: {
+      principalEntityId,
+      ...(contentTemplateId !== "" && { contentTemplateId }),
+      ...(teleMarketerId !== "" && { teleMarketerId }),
+    },
   };
 }
 
@@ -113,6 +135,7 @@ export function templateRequestOf(
     repeatDTMF: optional(values.repeatDTMF),
     speechRate: numberOf(values.speechRate) as number,
     voiceName: optional(values.voiceName),
+    regional: regionalOf(values) ?? (mode === "update" ? null : undefined),
   };
   for (const [field, value] of Object.entries(request)) {
     if (value === undefined) delete request[field as keyof UpdateTemplateRequest];
@@ -122,7 +145,9 @@ export function templateRequestOf(
 
 /** A field of the API's request (`configuration.pinAttempts`) as the form names it (`pinAttempts`). */
 export function formFieldOf(apiField: string): string {
-  return apiField.startsWith("configuration.") ? apiField.slice("configuration.".length) : apiField;
+  if (apiField.startsWith("configuration.")) return apiField.slice("configuration.".length);
+  const dlt = /^regional\.indiaDlt\.(\w)(\w*)$/.exec(apiField);
+  return dlt ? `dlt${dlt[1]?.toUpperCase()}${dlt[2]}` : apiField;
 }
 
 /** Per-field messages (the bridge's or the service's validationErrors) as the form's errors. */
