@@ -19,7 +19,11 @@ export function TfaView({ accountKey }: { accountKey: string }) {
     accountKey === "_" ? each.parentAccountKey === null : each.accountKey === accountKey,
   );
   const isSubAccount = account !== undefined && account.parentAccountKey !== null;
-  const applications = useApplications(accountKey, !isSubAccount);
+  // Another account's key is asked about only once the accounts tell it is not a sub-account.
+  const applications = useApplications(
+    accountKey,
+    !isSubAccount && (accountKey === "_" || accounts.data !== undefined),
+  );
   const [editing, setEditing] = useState<Editing>(null);
   const [expanded, setExpanded] = useState<string | null>(null);
   const [saved, setSaved] = useState<string | null>(null);
