@@ -222,6 +222,8 @@ test("the 2FA view in light and dark from 800×500 to 1440×900: screenshots, ax
       await page.evaluate(
         () => new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(resolve))),
       );
+      // From the top: a full-page shot of a scrolled page draws the fixed header where it was scrolled to.
+      await page.evaluate(() => window.scrollTo(0, 0));
       await page.screenshot({ path: join(RESULTS, `tfa-${width}x${height}-${scheme}.png`), fullPage: true });
       const overflow = await page.evaluate(
         () => document.documentElement.scrollWidth - document.documentElement.clientWidth,
