@@ -180,7 +180,7 @@ test("a template is created and edited in the UI, and an application disabled; t
   assert.deepEqual(pageProblems, []);
 });
 
-test("Esc in a dialog with unsaved changes asks first; Keep editing keeps them, Discard drops them", async (t) => {
+test("Esc in a dialog with unsaved changes asks first, Discard drops them; the card enables and disables in one click", async (t) => {
   if (skipWithoutChromium(t)) return;
   await page.getByRole("button", { name: "Edit Checkout login" }).click();
   await field("Name").fill("Checkout login v2");
@@ -201,6 +201,13 @@ test("Esc in a dialog with unsaved changes asks first; Keep editing keeps them, 
   await dialog().waitFor({ state: "hidden" });
   const [application] = (await api("/2fa/2/applications")) as { name: string }[];
   assert.equal(application?.name, "Checkout login");
+  // Enabled again from the card, in one click.
+  const card = page.getByTestId("application-card").filter({ hasText: "Checkout login" });
+  await card.getByRole("button", { name: "Enable Checkout login" }).click();
+  await card.getByTestId("application-state").getByText("Enabled", { exact: true }).waitFor();
+  assert.equal(((await api("/2fa/2/applications")) as { enabled: boolean }[])[0]?.enabled, true);
+  await card.getByRole("button", { name: "Disable Checkout login" }).click();
+  await card.getByTestId("application-state").getByText("Disabled: sends refused").waitFor();
   // Without changes, Esc closes at once.
   await page.getByRole("button", { name: "Edit Checkout login" }).click();
   await field("Name").waitFor();

@@ -1,7 +1,10 @@
 import { Badge, Button, Card, Group, SimpleGrid, Stack, Text, Title } from "@mantine/core";
+import { notifications } from "@mantine/notifications";
 import type { ApplicationDto } from "../../../../shared/tfa.ts";
+import { errorText } from "../../bridgeHooks.ts";
 import { IdWithCopy } from "./IdWithCopy.tsx";
 import { TemplateList } from "./TemplateList.tsx";
+import { useUpdateApplication } from "./tfaHooks.ts";
 
 export interface ApplicationCardProps {
   accountKey: string;
@@ -35,6 +38,20 @@ export function ApplicationCard({
 }: ApplicationCardProps) {
   const { configuration: config } = application;
   const templatesId = `templates-of-${application.applicationId}`;
+  const update = useUpdateApplication();
+  const toggle = application.enabled ? "Disable" : "Enable";
+  const setEnabled = () =>
+    update.mutate(
+      { accountKey, applicationId: application.applicationId, request: { enabled: !application.enabled } },
+      {
+        onError: (error) =>
+          notifications.show({
+            color: "red",
+            title: `${application.name} was not changed`,
+            message: errorText(error),
+          }),
+      },
+    );
   return (
     <Card withBorder component="article" aria-label={application.name} data-testid="application-card">
       <Stack gap="sm">
@@ -52,6 +69,15 @@ export function ApplicationCard({
             </Badge>
           </Group>
           <Group gap="xs">
+            <Button
+              size="compact-sm"
+              variant="default"
+              onClick={setEnabled}
+              loading={update.isPending}
+              aria-label={`${toggle} ${application.name}`}
+            >
+              {toggle}
+            </Button>
             <Button
               size="compact-sm"
               variant="default"
