@@ -9,6 +9,7 @@ import {
 } from "./apiKeys.ts";
 import { type SyncBridgeResults, type SyncChangedEvent, syncBridgeArgumentSchemas } from "./syncBridge.ts";
 import type { CapturedPinDto } from "./tfa.ts";
+import { type TfaBridgeResults, tfaBridgeArgumentSchemas } from "./tfaBridge.ts";
 
 /**
  * The typed bridge between the renderer and the main process. The preload (Electron) and the
@@ -210,6 +211,8 @@ export const bridgeArgumentSchemas = {
   "settings.get": none,
   "settings.update": z.strictObject({ clipboardClearSeconds: z.int().min(5).max(3600).optional() }),
   ...syncBridgeArgumentSchemas,
+  // ---- 2FA applications and message templates (shared/tfaBridge.ts) ----
+  ...tfaBridgeArgumentSchemas,
 } as const;
 
 export type BridgeMethod = keyof typeof bridgeArgumentSchemas;
@@ -218,7 +221,7 @@ export type BridgeMethod = keyof typeof bridgeArgumentSchemas;
 export { BRIDGE_METHODS, channelOf, EVENT_CHANNEL, isBridgeMethod } from "./bridgeMethods.ts";
 
 /** What each method answers. */
-export interface BridgeResults extends SyncBridgeResults {
+export interface BridgeResults extends SyncBridgeResults, TfaBridgeResults {
   "keys.page": KeyPageDto;
   "keys.count": { count: number };
   "keys.get": ApiKeyView;

@@ -46,6 +46,13 @@ const methodSet: Record<BridgeMethod, true> = {
   "sync.outbox.retry": true,
   "sync.localAccounts": true,
   "sync.remoteAccounts": true,
+  // ---- 2FA applications and message templates ----
+  "tfa.applications.list": true,
+  "tfa.applications.create": true,
+  "tfa.applications.update": true,
+  "tfa.templates.list": true,
+  "tfa.templates.create": true,
+  "tfa.templates.update": true,
 };
 
 export const BRIDGE_METHODS = Object.keys(methodSet) as BridgeMethod[];

@@ -9,13 +9,15 @@ import { PinInboxView } from "./features/pins/PinInboxView.tsx";
 import { ProfilesView } from "./features/profiles/ProfilesView.tsx";
 import { SettingsView } from "./features/settings/SettingsView.tsx";
 import { SyncView } from "./features/sync/SyncView.tsx";
+import { TfaView } from "./features/tfa/TfaView.tsx";
 import { HeaderStatus } from "./HeaderStatus.tsx";
 
-type View = "keys" | "profiles" | "pins" | "sync" | "settings";
+type View = "keys" | "profiles" | "pins" | "tfa" | "sync" | "settings";
 const VIEW_NAMES: Record<View, string> = {
   keys: "Keys",
   profiles: "Profiles",
   pins: "PIN inbox",
+  tfa: "2FA apps",
   sync: "Sync",
   settings: "Settings",
 };
@@ -125,6 +127,7 @@ export function App() {
                 <Tabs.Tab value="keys">Keys</Tabs.Tab>
                 <Tabs.Tab value="profiles">Profiles</Tabs.Tab>
                 <Tabs.Tab value="pins">PIN inbox</Tabs.Tab>
+                <Tabs.Tab value="tfa">2FA apps</Tabs.Tab>
                 <Tabs.Tab value="sync">Sync</Tabs.Tab>
                 <Tabs.Tab value="settings">Settings</Tabs.Tab>
               </Tabs.List>
@@ -137,6 +140,7 @@ export function App() {
             )}
             {view === "profiles" && <ProfilesView />}
             {view === "pins" && <PinInboxView />}
+            {view === "tfa" && <TfaView accountKey={accountKey} />}
             {view === "sync" && <SyncView onOpenProfiles={() => setView("profiles")} />}
             {view === "settings" && <SettingsView />}
           </section>

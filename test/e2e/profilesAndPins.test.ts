@@ -111,6 +111,7 @@ test("a sub-account made in the UI on the Local profile can be switched to and s
   assert.deepEqual(await seriousViolations(page, '[role="dialog"]'), []);
   await dialog.getByRole("textbox", { name: "Username", exact: true }).fill("not a valid name!");
   await dialog.getByRole("textbox", { name: "Password", exact: true }).fill("qa-sub-password-1");
+  await dialog.getByRole("textbox", { name: "Confirm password", exact: true }).fill("qa-sub-password-1");
   await dialog.getByRole("button", { name: "Add sub-account" }).click();
   // The service's field error lands on the field.
   await dialog.getByText("a username is 1 to 64 characters").waitFor();

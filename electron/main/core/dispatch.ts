@@ -11,6 +11,7 @@ import { profileHandlers } from "./handlers/profiles.ts";
 import { serviceHandlers } from "./handlers/service.ts";
 import { settingsHandlers } from "./handlers/settings.ts";
 import { syncHandlers } from "./handlers/sync.ts";
+import { tfaHandlers } from "./handlers/tfa.ts";
 
 /** Every bridge method's handler (the type makes a missing one a compile error). */
 export const handlers: HandlerTable<BridgeMethod> = {
@@ -22,6 +23,7 @@ export const handlers: HandlerTable<BridgeMethod> = {
   ...clipboardHandlers,
   ...settingsHandlers,
   ...syncHandlers,
+  ...tfaHandlers,
 };
 
 /**

@@ -8,6 +8,12 @@ import type {
   TemplateLanguage,
 } from "../../../shared/tfa.ts";
 import { PIN_PLACEHOLDER } from "../../../shared/tfa.ts";
+import {
+  DEFAULT_CONFIGURATION,
+  DEFAULT_LANGUAGE,
+  DEFAULT_PIN_LENGTH,
+  DEFAULT_SPEECH_RATE,
+} from "../../../shared/tfaSchemas.ts";
 import { parseDuration, parseRateLimit, type RateLimit } from "./limits.ts";
 import type {
   CreateApplicationRequest,
@@ -18,17 +24,13 @@ import type {
 
 /** Applications and message templates: request data to stored fields (and back to the API shapes). */
 
-export const DEFAULT_CONFIGURATION: Readonly<ApplicationConfigurationDto> = {
-  pinAttempts: 10,
-  allowMultiplePinVerifications: true,
-  pinTimeToLive: "15m",
-  verifyPinLimit: "1/3s",
-  sendPinPerApplicationLimit: "10000/1d",
-  sendPinPerPhoneNumberLimit: "3/1d",
-};
-export const DEFAULT_PIN_LENGTH = 4;
-export const DEFAULT_LANGUAGE: TemplateLanguage = "en";
-export const DEFAULT_SPEECH_RATE = 1;
+// The defaults are shared with the renderer's forms, which show them before anything is sent.
+export {
+  DEFAULT_CONFIGURATION,
+  DEFAULT_LANGUAGE,
+  DEFAULT_PIN_LENGTH,
+  DEFAULT_SPEECH_RATE,
+} from "../../../shared/tfaSchemas.ts";
 
 export type RuleResult<T> = { ok: true; value: T } | { ok: false; errors: ValidationErrors };
 

@@ -1,11 +1,12 @@
-import { Button, Group, Modal, PasswordInput, Select, Stack, Text, TextInput } from "@mantine/core";
-import { useForm } from "@mantine/form";
+import { Button, Group, Modal, Select, Tooltip } from "@mantine/core";
 import { useDisclosure } from "@mantine/hooks";
+import { notifications } from "@mantine/notifications";
 import { useEffect } from "react";
 import type { AccountDto } from "../../../../shared/bridge.ts";
-import { BridgeFailure } from "../../bridgeHooks.ts";
+import { BridgeFailure, useActiveProfileStatus } from "../../bridgeHooks.ts";
 import { useActiveProfile } from "../profiles/profileHooks.ts";
-import { useAccounts, useAddSubAccount } from "./accountHooks.ts";
+import { AddSubAccountForm } from "./AddSubAccountForm.tsx";
+import { useAccounts } from "./accountHooks.ts";
 
 export interface AccountSwitcherProps {
   accountKey: string;
@@ -20,10 +21,16 @@ function optionsOf(accounts: AccountDto[]) {
   );
 }
 
-/** Chooses the account of the active profile whose keys are shown ("_": the own account). */
+/**
+ * Chooses the account of the active profile whose keys are shown ("_": the own account). The field
+ * stays compact so that the header fits on one line; the dropdown is as wide as the longest name,
+ * and the chosen one is whole in a tooltip. When the active profile's service cannot be reached,
+ * the field says so in words (its error, which it is described by).
+ */
 export function AccountSwitcher({ accountKey, onChange }: AccountSwitcherProps) {
   const accounts = useAccounts();
   const profile = useActiveProfile();
+  const status = useActiveProfileStatus();
   const [adding, { open, close }] = useDisclosure(false);
   const data = accounts.data ? optionsOf(accounts.data) : [{ value: "_", label: "Own account" }];
   // Another profile's sub-account is not one of this profile's: back to the own account.
@@ -31,23 +38,42 @@ export function AccountSwitcher({ accountKey, onChange }: AccountSwitcherProps) 
   useEffect(() => {
     if (!known) onChange("_");
   }, [known, onChange]);
+  const unreachable =
+    (accounts.error instanceof BridgeFailure && accounts.error.error.messageId === "UNREACHABLE") ||
+    status.data?.verdict.reachable === false;
+  const chosen = data.find((option) => option.value === accountKey)?.label ?? "";
+  const profileName = status.data?.profile.name ?? profile?.name ?? "the active profile";
+  const unreachableDetail =
+    accounts.error instanceof Error ? accounts.error.message : status.data?.verdict.text;
   return (
     <Group gap="xs" wrap="nowrap" data-testid="account-switcher">
-      <Select
-        aria-label="Account"
-        data={data}
-        value={accountKey}
-        onChange={(value) => {
-          if (value !== null) onChange(value);
-        }}
-        allowDeselect={false}
-        error={accounts.isError}
-        title={accounts.isError ? accounts.error.message : undefined}
-        // Compact, like the rest of the header, which then fits on one line at 1280 px.
-        size="xs"
-        w={170}
-        comboboxProps={{ withinPortal: true }}
-      />
+      <Tooltip label={`Account in view: ${chosen}`} openDelay={300} multiline maw={360}>
+        <Select
+          aria-label="Account"
+          data={data}
+          value={accountKey}
+          onChange={(value) => {
+            if (value !== null) onChange(value);
+          }}
+          allowDeselect={false}
+          // In words where it is meant; other failures are in the page's banner, with Retry.
+          error={unreachable ? `${profileName} unreachable` : accounts.isError}
+          errorProps={{ "data-testid": "account-switcher-unreachable", title: unreachableDetail }}
+          // Compact, like the rest of the header, which then fits on one line at 1280 px.
+          size="xs"
+          w={170}
+          comboboxProps={{ withinPortal: true, width: "max-content", position: "bottom-end" }}
+          styles={{
+            // Whole names: as wide as the longest, never wider than the window (then wrapped).
+            dropdown: { maxWidth: "calc(100vw - 16px)" },
+            option: { overflowWrap: "anywhere" },
+            // The name stays readable; the border and the words below say what is wrong, in a red
+            // that keeps 4.5:1 on the header in both schemes (the theme's error red does not in dark).
+            input: { color: "var(--mantine-color-text)" },
+            error: { color: "light-dark(var(--mantine-color-red-9), var(--mantine-color-red-3))" },
+          }}
+        />
+      </Tooltip>
       {profile?.kind === "local" && (
         <Button variant="default" size="xs" onClick={open}>
           Add sub-account
@@ -57,55 +83,17 @@ export function AccountSwitcher({ accountKey, onChange }: AccountSwitcherProps) 
         <AddSubAccountForm
           onDone={(account) => {
             close();
-            if (account) onChange(account.accountKey);
+            if (account) {
+              onChange(account.accountKey);
+              notifications.show({
+                color: "green",
+                title: "Sub-account added",
+                message: `${account.username} was added (account ${account.accountKey}) and is now in view.`,
+              });
+            }
           }}
         />
       </Modal>
     </Group>
-  );
-}
-
-function AddSubAccountForm({ onDone }: { onDone(account?: AccountDto): void }) {
-  const add = useAddSubAccount();
-  const form = useForm({ initialValues: { username: "", password: "" } });
-  const submit = form.onSubmit((values) => {
-    add.mutate(values, {
-      onSuccess: (account) => onDone(account),
-      onError: (error) => {
-        if (error instanceof BridgeFailure && error.error.validationErrors) {
-          const errors: Record<string, string> = {};
-          for (const [field, messages] of Object.entries(error.error.validationErrors)) {
-            errors[field] = messages.join("; ");
-          }
-          form.setErrors(errors);
-        }
-      },
-    });
-  });
-  const fieldErrors = add.error instanceof BridgeFailure && add.error.error.validationErrors;
-  return (
-    <form onSubmit={submit} noValidate>
-      <Stack>
-        <Text size="sm">
-          The new account belongs to this Local service's own account. Its keys are managed from here; it can
-          also sign in to the service with these credentials.
-        </Text>
-        <TextInput label="Username" required data-autofocus {...form.getInputProps("username")} />
-        <PasswordInput label="Password" required {...form.getInputProps("password")} />
-        {add.isError && !fieldErrors && (
-          <Text c="red.9" role="alert" size="sm">
-            {add.error.message}
-          </Text>
-        )}
-        <Group justify="flex-end">
-          <Button variant="default" onClick={() => onDone()}>
-            Cancel
-          </Button>
-          <Button type="submit" loading={add.isPending}>
-            Add sub-account
-          </Button>
-        </Group>
-      </Stack>
-    </form>
   );
 }
