@@ -2,7 +2,7 @@ import { spawn } from "node:child_process";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
 import autocannon, { type AutocannonResult } from "autocannon";
-import { request } from "../test/harness/keyServiceProcess.ts";
+import { request, startServe } from "../test/harness/keyServiceProcess.ts";
 import type { KeyServiceFixture } from "./keyServiceFixture.ts";
 import type { Benchmark } from "./lib/benchmark.ts";
 import { metric } from "./lib/metrics.ts";
@@ -111,6 +111,18 @@ export const appAuthorization: Benchmark = {
     const authorized = await load(statusUrl, `App ${tfaKey}`);
     onlyStatus("PIN status", authorized, "200");
 
+    // The same load on a second serve process over the same data with usage recording off: what
+    // recording the usage of keys costs the hot path, in one run.
+    context.log("app-auth: PIN status with an App TFA key, usage recording off (--usage off) ...");
+    const unrecorded = await startServe({ dataDir: fixture.server.dataDir, args: ["--usage", "off"] });
+    let withoutUsage: AutocannonResult;
+    try {
+      withoutUsage = await load(`${unrecorded.url}${statusPath}`, `App ${tfaKey}`);
+      onlyStatus("PIN status, usage off", withoutUsage, "200");
+    } finally {
+      await unrecorded.stop("SIGTERM");
+    }
+
     context.log("app-auth: PIN status with a disabled key (refusals) ...");
     const refused = await load(statusUrl, `App ${disabledKey}`);
     onlyStatus("disabled key", refused, "403");
@@ -135,6 +147,21 @@ export const appAuthorization: Benchmark = {
       metric("app-auth", "authorized.throughput", authorized.requests.mean, "req/s"),
       metric("app-auth", "authorized.latencyP99", authorized.latency.p99, "ms", { below: 10 }),
       metric("app-auth", "authorized.ratioToPlain", ratio, "x", { atLeast: 0.6 }),
+      metric("app-auth", "authorized.usageOff.throughput", withoutUsage.requests.mean, "req/s"),
+      metric(
+        "app-auth",
+        "authorized.usageOff.ratioToPlain",
+        withoutUsage.requests.mean / baseline.requests.mean,
+        "x",
+      ),
+      // Issue 14: recording usage keeps the ratio to plain node:http within 5% of the ratio without it.
+      metric(
+        "app-auth",
+        "authorized.usageRecordingCost",
+        (1 - authorized.requests.mean / withoutUsage.requests.mean) * 100,
+        "%",
+        { below: 5 },
+      ),
       metric("app-auth", "refused.throughput", refused.requests.mean, "req/s"),
       metric("app-auth", "refused.ratioToPlain", refused.requests.mean / baseline.requests.mean, "x", {
         atLeast: 0.6,

@@ -61,3 +61,17 @@ export function parseBoundedInteger(
   }
   return number;
 }
+
+/** An on/off switch from its flag, else its environment variable, else the fallback. */
+export function parseSwitch(
+  flag: { name: string; value: string | undefined },
+  env: { name: string; value: string | undefined },
+  fallback: boolean,
+): boolean {
+  const [source, value] =
+    flag.value !== undefined ? [flag.name, flag.value] : env.value ? [env.name, env.value] : [];
+  if (source === undefined || value === undefined) return fallback;
+  if (value === "on") return true;
+  if (value === "off") return false;
+  throw new UsageError(`${source} must be on or off, not "${value}"`);
+}

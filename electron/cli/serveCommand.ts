@@ -4,13 +4,13 @@ import {
   DEFAULT_CONNECTION_LIMITS,
 } from "../service/http/connectionLimits.ts";
 import { type RunningKeyService, startKeyService } from "../service/server.ts";
-import { parseBoundedInteger, parseOptions, parsePort, resolveDataDir } from "./cliArgs.ts";
+import { parseBoundedInteger, parseOptions, parsePort, parseSwitch, resolveDataDir } from "./cliArgs.ts";
 import { explainListenError, stopOnSignals } from "./processLifecycle.ts";
 import { SYNC_SERVE_OPTIONS, SYNC_SERVE_USAGE, syncServeOptions } from "./syncServeOptions.ts";
 
 export const SERVE_USAGE =
   "key-service serve [--host 127.0.0.1] [--port 8787] [--data-dir DIR] [--log-level info] [--trusted-proxy ADDR]... " +
-  "[--request-timeout SECONDS] [--max-connections N] " +
+  "[--request-timeout SECONDS] [--max-connections N] [--usage on|off] " +
   SYNC_SERVE_USAGE;
 
 export async function serveCommand(args: string[], env: NodeJS.ProcessEnv): Promise<void> {
@@ -22,6 +22,7 @@ export async function serveCommand(args: string[], env: NodeJS.ProcessEnv): Prom
     "trusted-proxy": { type: "string", multiple: true },
     "request-timeout": { type: "string" },
     "max-connections": { type: "string" },
+    usage: { type: "string" },
     ...SYNC_SERVE_OPTIONS,
   });
   const connectionLimits: ConnectionLimits = {
@@ -51,6 +52,11 @@ export async function serveCommand(args: string[], env: NodeJS.ProcessEnv): Prom
       logLevel: (values["log-level"] as string | undefined) ?? env.KEY_SERVICE_LOG_LEVEL ?? "info",
       trustedProxies: (values["trusted-proxy"] as string[] | undefined) ?? [],
       connectionLimits,
+      recordUsage: parseSwitch(
+        { name: "--usage", value: values.usage as string | undefined },
+        { name: "KEY_SERVICE_USAGE", value: env.KEY_SERVICE_USAGE },
+        true,
+      ),
       sync,
     });
   } catch (error) {

@@ -18,12 +18,14 @@ import {
   validationErrorsOf,
 } from "./domain/apiKeyRules.ts";
 import { newKeyId, newPublicApiKey } from "./domain/identifiers.ts";
+import type { KeyUsage } from "./domain/keyUsage.ts";
 import { decodeListCursor, encodeListCursor } from "./domain/listCursor.ts";
 import { badRequest, conflict, INVALID_QUERY, notFound } from "./errors.ts";
 import { inThreadLister, type KeyLister } from "./keyListing.ts";
 import type { Account } from "./store/accountStore.ts";
 import type { ApiKeyFilter } from "./store/apiKeyStore.ts";
 import { IdempotencyStore, type IdempotentRequest } from "./store/idempotencyStore.ts";
+import type { UsageRecorder } from "./usage/usageRecorder.ts";
 
 /** The largest page a client may ask for; a cursor alone pages by DEFAULT_PAGE_LIMIT. */
 export const MAX_PAGE_LIMIT = 10_000;
@@ -42,6 +44,11 @@ const filterQueryFields = {
     .optional(),
 };
 const countQuerySchema = z.strictObject(filterQueryFields);
+/** GET of one key: other parameters are ignored, as they always were; `include` must be known. */
+const getQuerySchema = z.object({ include: z.enum(["usage"]).optional() });
+
+/** A key with its usage (`include=usage`, our own service only). */
+export type ApiKeyWithUsage = ApiKeyDto & { usage: KeyUsage };
 const listQuerySchema = z.strictObject({
   ...filterQueryFields,
   limit: z
@@ -78,7 +85,15 @@ export class KeyService {
 
   readonly #lister: KeyLister;
 
-  constructor(data: DataDir, now: () => number = Date.now, lister: KeyLister = inThreadLister(data.apiKeys)) {
+  readonly #usage: UsageRecorder | undefined;
+
+  constructor(
+    data: DataDir,
+    now: () => number = Date.now,
+    lister: KeyLister = inThreadLister(data.apiKeys),
+    usage?: UsageRecorder,
+  ) {
+    this.#usage = usage;
     this.#data = data;
     this.#now = now;
     this.#lister = lister;
@@ -223,8 +238,19 @@ export class KeyService {
     return this.#lister.close();
   }
 
-  get(caller: Account, accountKey: string, key: string): ApiKeyDto {
-    return toApiKeyDto(this.#storedKey(this.resolveAccount(caller, accountKey), key));
+  /** The key; with `include=usage` in the query (a Keydesk extension), its usage too. */
+  get(caller: Account, accountKey: string, key: string, query: unknown = {}): ApiKeyDto | ApiKeyWithUsage {
+    const stored = this.#storedKey(this.resolveAccount(caller, accountKey), key);
+    const parsed = getQuerySchema.safeParse(query ?? {});
+    if (!parsed.success) throw invalidQuery(parsed.error.issues);
+    const dto = toApiKeyDto(stored);
+    if (parsed.data.include !== "usage") return dto;
+    if (!this.#usage) {
+      throw badRequest("this service does not record the usage of keys (it runs with --usage off)", {
+        include: ["usage is not recorded here"],
+      });
+    }
+    return { ...dto, usage: this.#usage.usageOf(stored.key, stored.id) };
   }
 
   async update(caller: Account, accountKey: string, key: string, body: unknown): Promise<ApiKeyDto> {

@@ -144,8 +144,11 @@ function workerSlot(workerUrl: URL, init: KeyListWorkerInit): WorkerSlot {
   };
 }
 
-/** Exact name and publicApiKey filters read through their index: never more than a few keys. */
-const indexed = (filter: ApiKeyFilter) => filter.name !== undefined || filter.publicApiKey !== undefined;
+/**
+ * Whether a list can be read in windows of row ids side by side: not one in another order than
+ * creation, nor an exact name or publicApiKey lookup (read through its index, a few keys at most).
+ */
+const inRowWindows = (filter: ApiKeyFilter) => filter.name === undefined && filter.publicApiKey === undefined;
 
 export function workerLister(workerUrl: URL, init: Omit<KeyListWorkerInit, "background">): KeyLister {
   const foreground = workerSlot(workerUrl, { ...init, background: false });
@@ -232,29 +235,47 @@ export function workerLister(workerUrl: URL, init: Omit<KeyListWorkerInit, "back
 
   return {
     async *pieces(account, filter, signal) {
-      const first = await foreground.ask<"chunk">(
-        {
-          kind: "chunk",
-          comma: false,
-          accountId: account.id,
-          accountKey: account.accountKey,
-          filter,
-          after: 0,
-          maxKeys: PIECE_KEYS,
-          maxBytes: PIECE_CHARACTERS,
-        },
-        signal,
-      );
+      const piece = (after: number, comma: boolean) =>
+        foreground.ask<"chunk">(
+          {
+            kind: "chunk",
+            comma,
+            accountId: account.id,
+            accountKey: account.accountKey,
+            filter,
+            after,
+            maxKeys: PIECE_KEYS,
+            maxBytes: PIECE_CHARACTERS,
+          },
+          signal,
+        );
+      const first = await piece(0, false);
       if (first.count > 0)
         yield Buffer.from(first.bytes.buffer, first.bytes.byteOffset, first.bytes.byteLength);
       if (first.next === null) return;
-      if (indexed(filter)) throw new Error("the key list failed: an indexed lookup did not end in one piece");
+      if (!inRowWindows(filter)) {
+        // Piece after piece from the foreground worker, the next asked for while one is written.
+        let comma = first.count > 0;
+        let coming: Promise<Answer<"chunk">> | undefined = piece(first.next, comma);
+        try {
+          while (coming) {
+            const read: Answer<"chunk"> = await coming;
+            comma ||= read.count > 0;
+            coming = read.next === null ? undefined : piece(read.next, comma);
+            if (read.count > 0)
+              yield Buffer.from(read.bytes.buffer, read.bytes.byteOffset, read.bytes.byteLength);
+          }
+        } finally {
+          coming?.catch(() => undefined);
+        }
+        return;
+      }
       // Windows lead every key with a comma: the first key of the list goes without it.
       let leading = first.count === 0;
       for await (const bytes of windows(account, filter, first.next, signal)) {
-        const piece = leading ? bytes.subarray(1) : bytes;
+        const part = leading ? bytes.subarray(1) : bytes;
         leading = false;
-        yield Buffer.from(piece.buffer, piece.byteOffset, piece.byteLength);
+        yield Buffer.from(part.buffer, part.byteOffset, part.byteLength);
       }
     },
     async page(account, filter, after, limit, signal) {

@@ -6,6 +6,13 @@ import type { ApiKeyStore } from "../store/apiKeyStore.ts";
 import type { ExternalChanges } from "../store/externalChanges.ts";
 import { ReadThroughCache } from "../store/readThroughCache.ts";
 
+/** Told of every App-authorized call of a known key and how it ended (the UsageRecorder). */
+export type CallOutcomeListener = (
+  key: string,
+  outcome: RefusalReason | "allowed",
+  call: CallContext,
+) => void;
+
 interface Entry {
   grant: KeyGrant;
   account: Account;
@@ -30,10 +37,18 @@ export class AppKeyAuthorizer {
    */
   readonly #lastOnConnection = new WeakMap<object, { publicApiKey: string; digest: Buffer; id: string }>();
 
-  constructor(changes: ExternalChanges, keys: ApiKeyStore, accounts: AccountStore, capacity = 100_000) {
+  readonly #onOutcome: CallOutcomeListener | undefined;
+
+  constructor(
+    changes: ExternalChanges,
+    keys: ApiKeyStore,
+    accounts: AccountStore,
+    options: { capacity?: number; onOutcome?: CallOutcomeListener } = {},
+  ) {
+    this.#onOutcome = options.onOutcome;
     this.#keys = keys;
     this.#accounts = accounts;
-    this.#entries = new ReadThroughCache(changes, capacity);
+    this.#entries = new ReadThroughCache(changes, options.capacity ?? 100_000);
     keys.onChange((digest) => this.#entries.delete(digest.toString("base64")));
   }
 
@@ -66,6 +81,7 @@ export class AppKeyAuthorizer {
     if (!entry)
       throw new ApiError("UNAUTHORIZED", "the API key is not known; check the Authorization header");
     const refusal = refusalOf(entry.grant, call);
+    this.#onOutcome?.(entry.grant.key, refusal ? refusal.reason : "allowed", call);
     if (refusal) {
       if (refusal.reason === "address-not-allowed") throw new ApiError("FORBIDDEN", refusal.text);
       let error = entry.refusals.get(refusal.reason);

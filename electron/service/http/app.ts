@@ -9,7 +9,9 @@ import type { DataDir } from "../dataDir.ts";
 import { ApiError } from "../errors.ts";
 import { inThreadLister } from "../keyListing.ts";
 import { KeyService } from "../keyService.ts";
+import { KeyUsageStore } from "../store/keyUsageStore.ts";
 import { createTfaSimulator, type TfaSimulator } from "../tfa/tfaSimulator.ts";
+import { UsageRecorder } from "../usage/usageRecorder.ts";
 import { keyListWorkerUrl, workerLister } from "../workerLister.ts";
 import { type BasicGuard, requireBasicAccount } from "./basicAuthGuard.ts";
 import { type CallerGuard, createCallerGuard } from "./callerGuard.ts";
@@ -49,6 +51,10 @@ export interface HttpAppOptions {
    * source. null reads lists in the service's own thread, in steps.
    */
   keyListWorker?: URL | null;
+  /** Whether App-authorized calls are counted per key (`include=usage`); on by default. */
+  recordUsage?: boolean;
+  /** How often the usage of keys is written (UsageRecorder); 1 s by default. */
+  usageIntervalMs?: number;
 }
 
 export interface KeyServiceApp {
@@ -96,16 +102,30 @@ export function buildHttpApp(data: DataDir, options: HttpAppOptions = {}): KeySe
   const lister = workerUrl
     ? workerLister(workerUrl, { databaseFile: data.databaseFile, dataKey: data.dataKey })
     : inThreadLister(data.apiKeys);
-  const keys = new KeyService(data, options.now, lister);
+  const usage =
+    options.recordUsage === false
+      ? undefined
+      : new UsageRecorder(new KeyUsageStore(data.db), {
+          ...(options.usageIntervalMs !== undefined && { intervalMs: options.usageIntervalMs }),
+          ...(options.now && { now: options.now }),
+          onError: (error) =>
+            app.log.warn({ err: error }, "the usage of keys could not be written; trying again"),
+        });
+  const keys = new KeyService(data, options.now, lister, usage);
   app.addHook("onClose", async () => {
     await keys.close();
+    usage?.close();
   });
   const basic = new BasicAuthenticator(
     data.accounts,
     new FailureThrottle(options.throttle),
     new VerifiedCredentials(),
   );
-  const appKeys = new AppKeyAuthorizer(data.externalChanges, data.apiKeys, data.accounts);
+  const appKeys = new AppKeyAuthorizer(data.externalChanges, data.apiKeys, data.accounts, {
+    ...(usage && {
+      onOutcome: (key, outcome, call) => usage.record(key, outcome, call.now, call.clientAddress),
+    }),
+  });
   const requireBasic: BasicGuard = (request) => requireBasicAccount(request, basic, appKeys);
   const requireCaller: CallerGuard = createCallerGuard(basic, appKeys, options.now);
 

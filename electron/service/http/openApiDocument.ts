@@ -3,6 +3,7 @@ import {
   PERMISSIONS,
   updateApiKeyRequestSchema,
 } from "../../../shared/apiKeys.ts";
+import { REFUSAL_REASONS } from "../domain/keyUsage.ts";
 import { DEFAULT_PAGE_LIMIT, MAX_PAGE_LIMIT } from "../keyService.ts";
 import {
   BASIC_CHALLENGE,
@@ -34,7 +35,6 @@ const commonErrors = {
   ),
   "500": errorResponse("500", "The service failed; nothing was written"),
 };
-const { "400": _invalidInput, ...withoutInvalidInput } = commonErrors;
 const bodyErrors = {
   "413": errorResponse("413", "Request body over 64 KiB"),
   "415": errorResponse("415", "Request body is not application/json"),
@@ -108,6 +108,80 @@ const pagingParameters = [
   },
 ];
 
+const apiKeySchema = {
+  type: "object",
+  required: ["name", "key", "publicApiKey", "accountKey", "permissions", "enabled"],
+  additionalProperties: false,
+  properties: {
+    name: { type: "string", minLength: 1, maxLength: 255 },
+    key: { type: "string", pattern: "^[0-9A-F]{32}$" },
+    publicApiKey: {
+      type: "string",
+      minLength: 1,
+      description:
+        "The service's own are 32 hex digits, a dash and a UUID; a key mirrored from or created through a sync remote keeps the remote's value",
+    },
+    accountKey: { type: "string", pattern: "^[0-9A-F]{32}$" },
+    allowedIPs: {
+      type: "array",
+      items: { type: "string" },
+      minItems: 1,
+      uniqueItems: true,
+      description: "Normalized addresses and CIDR ranges; absent when the key has no IP restriction",
+    },
+    permissions: {
+      type: "array",
+      items: { type: "string", enum: [...PERMISSIONS] },
+      minItems: 1,
+      uniqueItems: true,
+    },
+    validFrom: API_DATETIME,
+    validTo: API_DATETIME,
+    enabled: { type: "boolean" },
+  },
+};
+
+/** Counts of App-authorized calls: allowed, and refused by each rule. */
+const usageCountsSchema = {
+  type: "object",
+  required: ["allowed", "refused"],
+  additionalProperties: false,
+  properties: {
+    allowed: { type: "integer", minimum: 0 },
+    refused: {
+      type: "object",
+      required: [...REFUSAL_REASONS],
+      additionalProperties: false,
+      properties: Object.fromEntries(
+        REFUSAL_REASONS.map((reason) => [reason, { type: "integer", minimum: 0 }]),
+      ),
+    },
+  },
+};
+
+/** A key's usage (`include=usage`): our own service's extension, never in the spec's default answer. */
+const keyUsageSchema = {
+  type: "object",
+  required: ["lastUsedAt", "lastUsedFrom", "lastRefusedAt", "lastRefusedFrom", "total", "last24Hours"],
+  additionalProperties: false,
+  description:
+    "App-authorized calls of the key since usage recording began (keys older than it count from then), written once a second: a crash loses at most the last second's counts",
+  properties: {
+    lastUsedAt: { oneOf: [API_DATETIME, { type: "null" }] },
+    lastUsedFrom: {
+      oneOf: [{ type: "string" }, { type: "null" }],
+      description: "The client address of the last allowed call",
+    },
+    lastRefusedAt: { oneOf: [API_DATETIME, { type: "null" }] },
+    lastRefusedFrom: {
+      oneOf: [{ type: "string" }, { type: "null" }],
+      description: "The client address of the last refused call",
+    },
+    total: usageCountsSchema,
+    last24Hours: { ...usageCountsSchema, description: "The calls of the current hour and the 23 before it" },
+  },
+};
+
 export function buildOpenApiDocument() {
   return {
     openapi: "3.1.0",
@@ -126,38 +200,13 @@ export function buildOpenApiDocument() {
         app: { type: "apiKey", in: "header", name: "Authorization", description: "`App <publicApiKey>`" },
       },
       schemas: {
-        ApiKey: {
-          type: "object",
-          required: ["name", "key", "publicApiKey", "accountKey", "permissions", "enabled"],
-          additionalProperties: false,
-          properties: {
-            name: { type: "string", minLength: 1, maxLength: 255 },
-            key: { type: "string", pattern: "^[0-9A-F]{32}$" },
-            publicApiKey: {
-              type: "string",
-              minLength: 1,
-              description:
-                "The service's own are 32 hex digits, a dash and a UUID; a key mirrored from or created through a sync remote keeps the remote's value",
-            },
-            accountKey: { type: "string", pattern: "^[0-9A-F]{32}$" },
-            allowedIPs: {
-              type: "array",
-              items: { type: "string" },
-              minItems: 1,
-              uniqueItems: true,
-              description: "Normalized addresses and CIDR ranges; absent when the key has no IP restriction",
-            },
-            permissions: {
-              type: "array",
-              items: { type: "string", enum: [...PERMISSIONS] },
-              minItems: 1,
-              uniqueItems: true,
-            },
-            validFrom: API_DATETIME,
-            validTo: API_DATETIME,
-            enabled: { type: "boolean" },
-          },
+        ApiKey: apiKeySchema,
+        ApiKeyWithUsage: {
+          ...apiKeySchema,
+          required: [...apiKeySchema.required, "usage"],
+          properties: { ...apiKeySchema.properties, usage: ref("KeyUsage") },
         },
+        KeyUsage: keyUsageSchema,
         ApiKeyList: {
           type: "object",
           required: ["apiKeys"],
@@ -250,10 +299,22 @@ export function buildOpenApiDocument() {
           operationId: "getApiKey",
           summary: "Get one key",
           security: basicOnly,
+          parameters: [
+            {
+              name: "include",
+              in: "query",
+              required: false,
+              description:
+                "A Keydesk extension: `usage` adds the key's usage (calls allowed and refused, last use) to the answer",
+              schema: { type: "string", enum: ["usage"] },
+            },
+          ],
           responses: {
-            "200": { description: "The key", content: json(ref("ApiKey")) },
-            // A key is looked up as given: no input of this call can be invalid, only unknown.
-            ...withoutInvalidInput,
+            "200": {
+              description: "The key; with include=usage, its usage too",
+              content: json({ oneOf: [ref("ApiKey"), ref("ApiKeyWithUsage")] }),
+            },
+            ...commonErrors,
           },
         },
         put: {

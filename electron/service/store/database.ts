@@ -1,5 +1,6 @@
 import { chmodSync } from "node:fs";
 import Database from "better-sqlite3";
+import { KEY_USAGE_SCHEMA } from "./keyUsageSchema.ts";
 
 export type Db = Database.Database;
 
@@ -175,6 +176,8 @@ const MIGRATIONS: readonly string[] = [
   INSERT INTO meta (name, value) SELECT '${SCRUB_PENDING}', '1' WHERE EXISTS (SELECT 1 FROM accounts)
     ON CONFLICT(name) DO UPDATE SET value = excluded.value;
   `,
+  // Usage of keys by App-authorized calls (keyUsageStore.ts): totals, last calls, hours of a day.
+  KEY_USAGE_SCHEMA,
 ];
 
 export class DatabaseVersionError extends Error {}
@@ -202,6 +205,9 @@ export function openDatabase(file: string): Db {
   }
 }
 
+/** The schema version this code writes: how many migrations there are. */
+export const SCHEMA_VERSION = MIGRATIONS.length;
+
 function migrate(db: Db): void {
   const current = db.pragma("user_version", { simple: true }) as number;
   if (current > MIGRATIONS.length) {
@@ -209,10 +215,19 @@ function migrate(db: Db): void {
       `the database was written by a newer Keydesk (schema ${current}, this one knows ${MIGRATIONS.length}); upgrade Keydesk`,
     );
   }
-  for (let version = current; version < MIGRATIONS.length; version++) {
+  migrateTo(db, MIGRATIONS.length);
+}
+
+/**
+ * Applies the migrations after the database's version up to `version` (a database as an earlier
+ * Keydesk wrote it, for tests of the migrations that follow), each in its own transaction.
+ */
+export function migrateTo(db: Db, version: number): void {
+  const current = db.pragma("user_version", { simple: true }) as number;
+  for (let next = current; next < Math.min(version, MIGRATIONS.length); next++) {
     db.transaction(() => {
-      db.exec(MIGRATIONS[version] as string);
-      db.pragma(`user_version = ${version + 1}`);
+      db.exec(MIGRATIONS[next] as string);
+      db.pragma(`user_version = ${next + 1}`);
     }).immediate();
   }
 }

@@ -165,6 +165,8 @@ export interface Service {
   getKey(username: string, key: string, accountKey?: string): Promise<ApiKey>;
   /** Stops the process with SIGTERM (exit 0 asserted) and starts a new one on the same data dir. */
   restart(): Promise<void>;
+  /** Kills the process with SIGKILL (a crash) and starts it again on the same data dir. */
+  crashAndRestart(): Promise<void>;
   /** Stops the process and removes the data dir. */
   close(): Promise<void>;
 }
@@ -248,6 +250,10 @@ export async function startService(accounts: AccountSpec[]): Promise<Service> {
     },
     async restart() {
       await stop();
+      serve = await startServe({ dataDir });
+    },
+    async crashAndRestart() {
+      await serve.stop("SIGKILL");
       serve = await startServe({ dataDir });
     },
     async close() {

@@ -107,7 +107,7 @@ export function registerApiKeyRoutes(app: FastifyInstance, keys: KeyService, cal
   routePath(app, API_KEY_PATH, {
     get: async (request) => {
       const { accountKey, key } = request.params as KeyParams;
-      return keys.get(await caller(request), accountKey, key);
+      return keys.get(await caller(request), accountKey, key, request.query);
     },
     put: async (request) => {
       const { accountKey, key } = request.params as KeyParams;

@@ -48,6 +48,8 @@ export async function probeKeyManagement(prober: Prober): Promise<void> {
 
   const key = `${KEYS}/${world.managed.key}`;
   await prober.ok({ path: key });
+  await prober.ok({ path: `${key}?include=usage` });
+  await prober.probe(400, { path: `${key}?include=everything` });
   await prober.probe(404, { path: `${KEYS}/${UNKNOWN_ID}` });
   await prober.probe(404, { path: `/settings/1/accounts/${UNKNOWN_ID}/api-keys/${world.managed.key}` });
   await prober.ok({

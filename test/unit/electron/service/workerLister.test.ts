@@ -191,3 +191,27 @@ test("a piece handed back once written goes back to its worker, and the lists af
     assert.equal(handedBack, pieces.length - 1);
   }
 });
+
+test("an exact name matching more keys than one piece holds is listed whole, piece after piece", async () => {
+  data.db.transaction(() => {
+    for (let index = 0; index < 1_500; index++) {
+      data.apiKeys.insert(
+        owner.id,
+        owner.accountKey,
+        { key: newKeyId(), publicApiKey: newPublicApiKey() },
+        {
+          name: "twin",
+          allowedIPs: null,
+          permissions: ["ALL"],
+          validFrom: null,
+          validTo: null,
+          enabled: true,
+        },
+        SIZE + index,
+      );
+    }
+  })();
+  const listed = await whole(worker, { name: "twin" });
+  assert.equal((JSON.parse(listed) as unknown[]).length, 1_500);
+  assert.equal(listed, await whole(inThread, { name: "twin" }));
+});

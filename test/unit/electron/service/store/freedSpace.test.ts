@@ -4,7 +4,13 @@ import { join } from "node:path";
 import { after, test } from "node:test";
 import Database from "better-sqlite3";
 import { newKeyId, newPublicApiKey } from "../../../../../electron/service/domain/identifiers.ts";
-import { openDatabase, readMeta, writeMeta } from "../../../../../electron/service/store/database.ts";
+import {
+  migrateTo,
+  openDatabase,
+  readMeta,
+  SCHEMA_VERSION,
+  writeMeta,
+} from "../../../../../electron/service/store/database.ts";
 import { makeTempDir, removeDir } from "../../../../harness/keyServiceProcess.ts";
 
 /**
@@ -47,8 +53,9 @@ test("what a connection deletes is zeroed in the database file, not left in the 
 
 /** The outbox as the version before this one wrote it: a create attempt's sentBody was the whole stored key. */
 function writeLegacyDatabase(file: string, live: string, deleted: string): void {
-  openDatabase(file).close();
   const db = new Database(file);
+  db.pragma("journal_mode = WAL");
+  migrateTo(db, 3);
   // As that version ran: freed space was not zeroed.
   db.pragma("secure_delete = OFF");
   db.exec(`INSERT INTO accounts (id, account_key, username, password_hash, created_at)
@@ -88,7 +95,6 @@ function writeLegacyDatabase(file: string, live: string, deleted: string): void 
   }
   // The second create went through: its row was deleted, its bytes stayed in the page.
   db.prepare("DELETE FROM sync_outbox WHERE id = 2").run();
-  db.pragma("user_version = 3");
   db.close();
 }
 
@@ -103,7 +109,7 @@ test("opening a database of the previous version strips publicApiKeys from recor
 
   const db = openDatabase(file);
   try {
-    assert.equal(db.pragma("user_version", { simple: true }), 4);
+    assert.equal(db.pragma("user_version", { simple: true }), SCHEMA_VERSION);
     assert.equal(readMeta(db, "free_space_scrub_pending"), undefined, "the scrub ran and is done");
     const stored = JSON.parse(
       (db.prepare("SELECT fields FROM sync_outbox WHERE id = 1").get() as { fields: string }).fields,

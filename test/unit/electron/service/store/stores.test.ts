@@ -11,7 +11,11 @@ import {
   newPublicApiKey,
 } from "../../../../../electron/service/domain/identifiers.ts";
 import type { ApiKeyFilter } from "../../../../../electron/service/store/apiKeyStore.ts";
-import { DatabaseVersionError, openDatabase } from "../../../../../electron/service/store/database.ts";
+import {
+  DatabaseVersionError,
+  openDatabase,
+  SCHEMA_VERSION,
+} from "../../../../../electron/service/store/database.ts";
 import { makeTempDir, removeDir } from "../../../../harness/keyServiceProcess.ts";
 
 const dirs: string[] = [];
@@ -138,7 +142,7 @@ test("opening a database twice migrates once; a database from a newer version is
   const file = join(dir, "x.db");
   openDatabase(file).close();
   const db = openDatabase(file);
-  assert.equal(db.pragma("user_version", { simple: true }), 4);
+  assert.equal(db.pragma("user_version", { simple: true }), SCHEMA_VERSION);
   db.close();
   const raw = new Database(file);
   raw.pragma("user_version = 99");

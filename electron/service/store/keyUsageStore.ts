@@ -1,0 +1,122 @@
+import type { RefusalReason } from "../domain/keyAuthorization.ts";
+import { dayStartHour, noCounts, type PendingUsage, type UsageCounts } from "../domain/keyUsage.ts";
+import type { Db } from "./database.ts";
+import { REFUSAL_COLUMNS as COLUMNS, COUNT_COLUMNS } from "./keyUsageSchema.ts";
+
+/**
+ * Usage of keys in SQLite: one row per key with its totals and last calls (key_usage), and one
+ * per key and hour with that hour's counts (key_usage_hours), kept for the last 24 hours. Written
+ * in batches by the UsageRecorder, never on the request's path.
+ */
+
+/** A key's stored usage: what the recorder has written so far. */
+export interface StoredUsage {
+  total: UsageCounts;
+  last24Hours: UsageCounts;
+  lastUsedAt: number | null;
+  lastUsedFrom: string | null;
+  lastRefusedAt: number | null;
+  lastRefusedFrom: string | null;
+}
+
+type CountRow = Record<string, number>;
+interface TotalRow extends Record<string, number | string | null> {
+  last_used_at: number | null;
+  last_used_from: string | null;
+  last_refused_at: number | null;
+  last_refused_from: string | null;
+}
+
+function countsOf(row: Record<string, unknown> | undefined): UsageCounts {
+  const counts = noCounts();
+  if (!row) return counts;
+  counts.allowed = Number(row.allowed ?? 0);
+  for (const [reason, column] of Object.entries(COLUMNS)) {
+    counts.refused[reason as RefusalReason] = Number(row[column] ?? 0);
+  }
+  return counts;
+}
+
+function countParams(usage: PendingUsage): Record<string, number> {
+  const params: Record<string, number> = { allowed: usage.allowed };
+  for (const [reason, column] of Object.entries(COLUMNS))
+    params[column] = usage.refused[reason as RefusalReason];
+  return params;
+}
+
+const added = COUNT_COLUMNS.map((column) => `${column} = ${column} + excluded.${column}`).join(", ");
+const values = COUNT_COLUMNS.map((column) => `@${column}`).join(", ");
+
+export class KeyUsageStore {
+  readonly #db: Db;
+  readonly #addTotal;
+  readonly #addHour;
+  readonly #prune;
+  readonly #total;
+  readonly #day;
+
+  constructor(db: Db) {
+    this.#db = db;
+    // A key that is gone by the time its batch is written (never: keys are not deleted) adds nothing.
+    this.#addTotal = db.prepare(
+      `INSERT INTO key_usage (api_key_id, ${COUNT_COLUMNS.join(", ")}, last_used_at, last_used_from,
+         last_refused_at, last_refused_from)
+       SELECT id, ${values}, @lastUsedAt, @lastUsedFrom, @lastRefusedAt, @lastRefusedFrom
+       FROM api_keys WHERE key = @key
+       ON CONFLICT (api_key_id) DO UPDATE SET ${added},
+         last_used_from = CASE WHEN excluded.last_used_at >= coalesce(last_used_at, 0)
+           THEN excluded.last_used_from ELSE last_used_from END,
+         last_used_at = max(coalesce(last_used_at, 0), coalesce(excluded.last_used_at, 0)),
+         last_refused_from = CASE WHEN excluded.last_refused_at >= coalesce(last_refused_at, 0)
+           THEN excluded.last_refused_from ELSE last_refused_from END,
+         last_refused_at = max(coalesce(last_refused_at, 0), coalesce(excluded.last_refused_at, 0))`,
+    );
+    this.#addHour = db.prepare(
+      `INSERT INTO key_usage_hours (api_key_id, hour, ${COUNT_COLUMNS.join(", ")})
+       SELECT id, @hour, ${values} FROM api_keys WHERE key = @key
+       ON CONFLICT (api_key_id, hour) DO UPDATE SET ${added}`,
+    );
+    this.#prune = db.prepare("DELETE FROM key_usage_hours WHERE hour <= ?");
+    this.#total = db.prepare<[number], TotalRow>("SELECT * FROM key_usage WHERE api_key_id = ?");
+    this.#day = db.prepare<[number, number], CountRow>(
+      `SELECT ${COUNT_COLUMNS.map((column) => `sum(${column}) AS ${column}`).join(", ")}
+       FROM key_usage_hours WHERE api_key_id = ? AND hour > ?`,
+    );
+  }
+
+  /** Adds a batch, keyed by the keys' `key` ids, in one transaction; hours before the day go. */
+  write(batch: ReadonlyMap<string, PendingUsage>, now: number): void {
+    this.#db.transaction(() => {
+      for (const [key, usage] of batch) {
+        const counts = countParams(usage);
+        this.#addTotal.run({
+          key,
+          ...counts,
+          // 0 for "not in this batch": the max() and CASE above keep the stored value then.
+          lastUsedAt: usage.lastUsedAt ?? 0,
+          lastUsedFrom: usage.lastUsedFrom,
+          lastRefusedAt: usage.lastRefusedAt ?? 0,
+          lastRefusedFrom: usage.lastRefusedFrom,
+        });
+        this.#addHour.run({ key, hour: usage.hour, ...counts });
+      }
+      this.#prune.run(dayStartHour(now));
+    })();
+  }
+
+  /** The stored usage of the key with this row id, counting the day's hours as of `now`. */
+  read(apiKeyId: number, now: number): StoredUsage {
+    const row = this.#total.get(apiKeyId);
+    // 0 is "never" (see write).
+    const usedAt = row?.last_used_at || null;
+    const refusedAt = row?.last_refused_at || null;
+    return {
+      total: countsOf(row),
+      last24Hours: countsOf(this.#day.get(apiKeyId, dayStartHour(now))),
+      lastUsedAt: usedAt,
+      lastUsedFrom: usedAt === null ? null : (row?.last_used_from ?? null),
+      lastRefusedAt: refusedAt,
+      lastRefusedFrom: refusedAt === null ? null : (row?.last_refused_from ?? null),
+    };
+  }
+}

@@ -1,0 +1,99 @@
+import assert from "node:assert/strict";
+import { randomBytes } from "node:crypto";
+import { after, before, test } from "node:test";
+import { type DataDir, openDataDir } from "../../../../../electron/service/dataDir.ts";
+import {
+  newAccountKey,
+  newKeyId,
+  newPublicApiKey,
+} from "../../../../../electron/service/domain/identifiers.ts";
+import { KeyUsageStore } from "../../../../../electron/service/store/keyUsageStore.ts";
+import { UsageRecorder } from "../../../../../electron/service/usage/usageRecorder.ts";
+import { makeTempDir, removeDir } from "../../../../harness/keyServiceProcess.ts";
+
+/** The usage recorder over a real SQLite data dir, on a clock the test moves. */
+
+const HOUR = 3_600_000;
+let dir: string;
+let data: DataDir;
+let key: { id: number; key: string };
+
+before(async () => {
+  dir = await makeTempDir();
+  data = openDataDir({ dataDir: dir, dataKey: randomBytes(32) });
+  const account = data.accounts.insert({
+    accountKey: newAccountKey(),
+    username: "owner",
+    passwordHash: "h",
+    parentId: null,
+    createdAt: 0,
+  });
+  key = data.apiKeys.insert(
+    account.id,
+    account.accountKey,
+    { key: newKeyId(), publicApiKey: newPublicApiKey() },
+    { name: "k", allowedIPs: null, permissions: ["ALL"], validFrom: null, validTo: null, enabled: true },
+    0,
+  );
+});
+after(async () => {
+  data?.close();
+  await removeDir(dir);
+});
+
+function recorder(clock: { now: number }) {
+  return new UsageRecorder(new KeyUsageStore(data.db), { intervalMs: 3_600_000, now: () => clock.now });
+}
+
+test("the last 24 hours count the current hour and the 23 before it; totals count everything", () => {
+  const clock = { now: Date.UTC(2026, 10, 1, 10, 30) };
+  const usage = recorder(clock);
+  try {
+    usage.record(key.key, "allowed", clock.now, "10.0.0.1");
+    usage.record(key.key, "expired", clock.now, "10.0.0.2");
+    clock.now += HOUR; // an hour later: the first hour's counts are written first
+    usage.record(key.key, "allowed", clock.now, "10.0.0.3");
+    usage.flush();
+    let read = usage.usageOf(key.key, key.id);
+    assert.equal(read.total.allowed, 2);
+    assert.equal(read.last24Hours.allowed, 2);
+    assert.equal(read.total.refused.expired, 1);
+    assert.equal(read.lastUsedFrom, "10.0.0.3");
+    assert.equal(read.lastRefusedFrom, "10.0.0.2");
+
+    clock.now += 23 * HOUR; // the first hour is now 24 hours back: out of the day
+    read = usage.usageOf(key.key, key.id);
+    assert.equal(read.last24Hours.allowed, 1);
+    assert.equal(read.last24Hours.refused.expired, 0);
+    assert.equal(read.total.allowed, 2);
+
+    usage.record(key.key, "allowed", clock.now, "10.0.0.4");
+    usage.flush(); // writing prunes the hours before the day
+    const hours = data.db.prepare("SELECT count(*) AS n FROM key_usage_hours").get() as { n: number };
+    assert.equal(hours.n, 2);
+  } finally {
+    usage.close();
+  }
+});
+
+test("a batch the database refused is kept, read as counted, and written with the next", () => {
+  const clock = { now: Date.UTC(2026, 10, 5, 8) };
+  const usage = recorder(clock);
+  const before = usage.usageOf(key.key, key.id).total.allowed;
+  try {
+    usage.record(key.key, "allowed", clock.now, "10.0.0.5");
+    data.db.pragma("query_only = ON");
+    try {
+      usage.flush();
+    } finally {
+      data.db.pragma("query_only = OFF");
+    }
+    assert.equal(usage.usageOf(key.key, key.id).total.allowed, before + 1);
+    usage.record(key.key, "allowed", clock.now, "10.0.0.6");
+    usage.flush();
+    // Read by a store of its own: only what is in the database.
+    assert.equal(new KeyUsageStore(data.db).read(key.id, clock.now).total.allowed, before + 2);
+  } finally {
+    usage.close();
+  }
+});
