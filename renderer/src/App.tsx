@@ -1,8 +1,8 @@
 import { Alert, AppShell, Button, Group, Stack, Tabs, Text, Title } from "@mantine/core";
 import { useElementSize, useHotkeys } from "@mantine/hooks";
-import { useQueryClient } from "@tanstack/react-query";
-import { useEffect, useState } from "react";
-import { errorText, useBridgeEvents } from "./bridgeHooks.ts";
+import { type Query, useQueryClient } from "@tanstack/react-query";
+import { useEffect, useMemo, useState } from "react";
+import { BridgeFailure, errorText, useBridgeEvents } from "./bridgeHooks.ts";
 import { AccountSwitcher } from "./features/accounts/AccountSwitcher.tsx";
 import { KeysView, NAME_SEARCH_ID } from "./features/keys/KeysView.tsx";
 import { PinInboxView } from "./features/pins/PinInboxView.tsx";
@@ -10,8 +10,8 @@ import { ProfilesView } from "./features/profiles/ProfilesView.tsx";
 import { SettingsView } from "./features/settings/SettingsView.tsx";
 import { SyncView } from "./features/sync/SyncView.tsx";
 import { HeaderStatus } from "./HeaderStatus.tsx";
+import { type Navigation, NavigationContext, type View } from "./navigation.ts";
 
-type View = "keys" | "profiles" | "pins" | "sync" | "settings";
 const VIEW_NAMES: Record<View, string> = {
   keys: "Keys",
   profiles: "Profiles",
@@ -20,14 +20,29 @@ const VIEW_NAMES: Record<View, string> = {
   settings: "Settings",
 };
 
-/** A banner while any query fails, with one Retry for all of them. */
+/**
+ * A query whose failure the page shows: one in use by a view (a failed query nothing shows any
+ * more, a filter since cleared or a view since left, is not the page's problem) whose error the
+ * view does not show on a field itself.
+ */
+export function isShownFailure(query: Query): boolean {
+  return (
+    query.state.status === "error" && query.getObserversCount() > 0 && !hasFieldErrors(query.state.error)
+  );
+}
+
+function hasFieldErrors(error: unknown): boolean {
+  return error instanceof BridgeFailure && Object.keys(error.error.validationErrors ?? {}).length > 0;
+}
+
+/** A banner while a query in use fails, with one Retry for all of them. */
 function FailingQueriesBanner() {
   const queryClient = useQueryClient();
   const [failing, setFailing] = useState<{ count: number; text: string }>({ count: 0, text: "" });
   useEffect(() => {
     const cache = queryClient.getQueryCache();
     const update = () => {
-      const failed = cache.getAll().filter((query) => query.state.status === "error");
+      const failed = cache.getAll().filter(isShownFailure);
       setFailing({ count: failed.length, text: failed[0] ? errorText(failed[0].state.error) : "" });
     };
     update();
@@ -55,9 +70,7 @@ function FailingQueriesBanner() {
           variant="light"
           // A long error text wraps beside it instead of squeezing it to "Re…".
           style={{ flexShrink: 0 }}
-          onClick={() =>
-            void queryClient.refetchQueries({ predicate: (query) => query.state.status === "error" })
-          }
+          onClick={() => void queryClient.refetchQueries({ predicate: isShownFailure })}
         >
           Retry
         </Button>
@@ -80,6 +93,17 @@ export function App() {
   const [view, setView] = useState<View>("keys");
   const [accountKey, setAccountKey] = useState("_");
   const [createOpen, setCreateOpen] = useState(false);
+  const [syncKey, setSyncKey] = useState<string | undefined>(undefined);
+  const navigation = useMemo<Navigation>(
+    () => ({
+      open: (next, target) => {
+        setSyncKey(target?.syncKey);
+        setView(next);
+      },
+      syncKey,
+    }),
+    [syncKey],
+  );
 
   useHotkeys([
     [
@@ -102,46 +126,53 @@ export function App() {
   ]);
 
   return (
-    <AppShell header={{ height: headerHeight }} padding="md">
-      <a href="#main" className="kd-skip-link">
-        Skip to content
-      </a>
-      <AppShell.Header px="md" py={HEADER_PADDING_Y} display="flex" style={{ alignItems: "center" }}>
-        <Group ref={headerContent} w="100%" justify="space-between" wrap="wrap" gap="xs">
-          <Group gap="md" wrap="wrap" miw={0}>
-            <Title order={1} size="h3">
-              Keydesk
-            </Title>
-            <HeaderStatus />
+    <NavigationContext.Provider value={navigation}>
+      <AppShell header={{ height: headerHeight }} padding="md">
+        <a href="#main" className="kd-skip-link">
+          Skip to content
+        </a>
+        <AppShell.Header px="md" py={HEADER_PADDING_Y} display="flex" style={{ alignItems: "center" }}>
+          <Group ref={headerContent} w="100%" justify="space-between" wrap="wrap" gap="xs">
+            <Group gap="md" wrap="wrap" miw={0}>
+              <Title order={1} size="h3">
+                Keydesk
+              </Title>
+              <HeaderStatus />
+            </Group>
+            {/* Only the Keys view is of one account; the others (the PIN inbox lists every account's PINs) ignore it. */}
+            {view === "keys" && <AccountSwitcher accountKey={accountKey} onChange={setAccountKey} />}
           </Group>
-          <AccountSwitcher accountKey={accountKey} onChange={setAccountKey} />
-        </Group>
-      </AppShell.Header>
-      <AppShell.Main>
-        <Stack gap={0}>
-          <nav aria-label="Views">
-            <Tabs value={view} onChange={(value) => setView((value ?? "keys") as View)} mb="md">
-              <Tabs.List>
-                <Tabs.Tab value="keys">Keys</Tabs.Tab>
-                <Tabs.Tab value="profiles">Profiles</Tabs.Tab>
-                <Tabs.Tab value="pins">PIN inbox</Tabs.Tab>
-                <Tabs.Tab value="sync">Sync</Tabs.Tab>
-                <Tabs.Tab value="settings">Settings</Tabs.Tab>
-              </Tabs.List>
-            </Tabs>
-          </nav>
-          <FailingQueriesBanner />
-          <section id="main" tabIndex={-1} aria-label={VIEW_NAMES[view]}>
-            {view === "keys" && (
-              <KeysView accountKey={accountKey} createOpen={createOpen} onCreateOpenChange={setCreateOpen} />
-            )}
-            {view === "profiles" && <ProfilesView />}
-            {view === "pins" && <PinInboxView />}
-            {view === "sync" && <SyncView onOpenProfiles={() => setView("profiles")} />}
-            {view === "settings" && <SettingsView />}
-          </section>
-        </Stack>
-      </AppShell.Main>
-    </AppShell>
+        </AppShell.Header>
+        <AppShell.Main>
+          <Stack gap={0}>
+            <nav aria-label="Views">
+              <Tabs value={view} onChange={(value) => navigation.open((value ?? "keys") as View)} mb="md">
+                <Tabs.List>
+                  <Tabs.Tab value="keys">Keys</Tabs.Tab>
+                  <Tabs.Tab value="profiles">Profiles</Tabs.Tab>
+                  <Tabs.Tab value="pins">PIN inbox</Tabs.Tab>
+                  <Tabs.Tab value="sync">Sync</Tabs.Tab>
+                  <Tabs.Tab value="settings">Settings</Tabs.Tab>
+                </Tabs.List>
+              </Tabs>
+            </nav>
+            <FailingQueriesBanner />
+            <section id="main" tabIndex={-1} aria-label={VIEW_NAMES[view]}>
+              {view === "keys" && (
+                <KeysView
+                  accountKey={accountKey}
+                  createOpen={createOpen}
+                  onCreateOpenChange={setCreateOpen}
+                />
+              )}
+              {view === "profiles" && <ProfilesView />}
+              {view === "pins" && <PinInboxView />}
+              {view === "sync" && <SyncView onOpenProfiles={() => setView("profiles")} />}
+              {view === "settings" && <SettingsView />}
+            </section>
+          </Stack>
+        </AppShell.Main>
+      </AppShell>
+    </NavigationContext.Provider>
   );
 }

@@ -12,6 +12,7 @@ import {
 } from "../harness/chromium.ts";
 import { type SeededConsole, seedConsole } from "../harness/consoleSeed.ts";
 import { lowContrastTexts } from "../harness/contrast.ts";
+import { eventually } from "../harness/eventually.ts";
 import {
   addAccount,
   makeTempDir,
@@ -21,7 +22,7 @@ import {
   startServe,
 } from "../harness/keyServiceProcess.ts";
 import { cutTextWithoutTooltip, pageOverflowX } from "../harness/layoutChecks.ts";
-import { startWebHost, type WebHostProcess } from "../harness/webHostProcess.ts";
+import { callBridge, startWebHost, type WebHostProcess } from "../harness/webHostProcess.ts";
 
 /**
  * Every view of the console, seeded as an admin has it (about 40 keys, two sub-accounts, PINs, a
@@ -41,6 +42,7 @@ const SIZES = [
   [1440, 900],
 ] as const;
 const SCHEMES = ["light", "dark"] as const;
+const AXE_WIDTH = 1024;
 const REMOTE_USER = { username: "team-admin", password: "team-password-1" };
 
 let dataDir: string;
@@ -138,13 +140,15 @@ async function closeToasts(): Promise<void> {
 }
 
 /** What is wrong with what the page shows now, one line each, prefixed with `where`. */
-async function findings(where: string, scope: string): Promise<string[]> {
+async function findings(where: string, scope: string, withAxe: boolean): Promise<string[]> {
   const found: string[] = [];
   const overflow = await pageOverflowX(page);
   if (overflow > 0) found.push(`${where}: the page scrolls sideways by ${overflow}px`);
   for (const cut of await cutTextWithoutTooltip(page, scope))
     found.push(`${where}: cut without a tooltip: ${cut}`);
-  for (const violation of await seriousViolations(page, scope)) found.push(`${where}: axe: ${violation}`);
+  if (withAxe) {
+    for (const violation of await seriousViolations(page, scope)) found.push(`${where}: axe: ${violation}`);
+  }
   for (const low of await lowContrastTexts(page, scope)) found.push(`${where}: contrast: ${low}`);
   return found;
 }
@@ -165,7 +169,9 @@ test("every view fits every window size in both schemes, with no text cut withou
         await view.ready();
         await closeToasts();
         const where = `${view.tab} ${width}×${height} ${scheme}`;
-        const here = await findings(where, "body");
+        // axe's rules are about markup and colours, the same at every size: one size per scheme
+        // keeps the test's time modest; the layout and contrast checks run at every size.
+        const here = await findings(where, "body", width === AXE_WIDTH);
         // KEYS-VIEW: the keys table is being reworked in its own branch (issue 13); its findings
         // are reported here but fail the test only once that work is merged.
         if (view.file === "keys") {
@@ -181,5 +187,130 @@ test("every view fits every window size in both schemes, with no text cut withou
     }
   }
   assert.deepEqual(found, []);
+  assert.deepEqual(problems, []);
+});
+
+const banner = () => page.getByTestId("query-error-banner");
+const openView = (tab: string) =>
+  page.getByRole("navigation", { name: "Views" }).getByRole("tab", { name: tab }).click();
+
+test("PIN inbox: a part of a number or a formatted one finds its PINs, states and applications read whole, times carry their zone", async (t) => {
+  if (skipWithoutChromium(t)) return;
+  await page.emulateMedia({ colorScheme: "light" });
+  await resize(1024, 768);
+  await openView("PIN inbox");
+  const inbox = page.getByTestId("pin-inbox");
+  const rows = inbox.getByTestId("pin-row");
+  await rows.first().waitFor();
+  assert.equal(await rows.count(), 5);
+  // The inbox is every account's: the header's account switcher, which would not narrow it, is gone.
+  assert.equal(await page.getByRole("combobox", { name: "Account", exact: true }).count(), 0);
+
+  for (const label of await inbox.locator('[data-testid="pin-state"] .mantine-Badge-label').all()) {
+    assert.equal(await label.textContent(), "5 attempts left");
+    assert.ok(await label.evaluate((element) => element.scrollWidth <= element.clientWidth), "not cut");
+  }
+  const names = (seeded?.applications ?? []).map((application) => application.name).sort();
+  const shown = [...new Set(await inbox.getByTestId("pin-application").allTextContents())].sort();
+  assert.deepEqual(shown, names, "application names, not ids");
+
+  const sent = inbox.getByTestId("pin-sent-at").first();
+  assert.match((await sent.getAttribute("title")) ?? "", /\d{4}.*\d{2}:\d{2}:\d{2}.*(UTC|GMT|[A-Z]{3})/);
+  assert.match(
+    (await inbox.locator("th").first().textContent()) ?? "",
+    /^Sent \((UTC|GMT[+-]?\d*|[A-Z]{3,4})\)$/,
+  );
+
+  const to = inbox.getByRole("textbox", { name: "To (phone number)" });
+  const onlyNumbers = async (digits: string, count: number) => {
+    await eventually(`${count} rows for ${digits}`, async () =>
+      (await rows.count()) === count ? true : undefined,
+    );
+    for (const text of await rows.allTextContents()) assert.ok(text.includes(digits), text);
+  };
+  await to.fill("4179");
+  await onlyNumbers("4179", 2);
+  await to.fill("+41 79 302");
+  await onlyNumbers("4179302", 2);
+  await to.fill("1 202 555");
+  await onlyNumbers("1202555", 1);
+  assert.equal(await banner().count(), 0, "a search is no error");
+
+  // Letters are no number: said on the field, not in a page-wide banner.
+  await to.fill("abc");
+  await inbox.getByText(/must be digits of a phone number/).waitFor();
+  assert.equal(await to.getAttribute("aria-invalid"), "true");
+  assert.equal(await banner().count(), 0);
+  await to.fill("");
+  await eventually("all rows again", async () => ((await rows.count()) === 5 ? true : undefined));
+  assert.equal(await inbox.getByText(/must be digits of a phone number/).count(), 0);
+  assert.deepEqual(problems, []);
+});
+
+test("a failed query's banner goes once nothing shows that query: another tab, or back to the Local profile", async (t) => {
+  if (skipWithoutChromium(t)) return;
+  await resize(1024, 768);
+  await openView("Keys");
+  await page.getByTestId("key-row").first().waitFor();
+  await callBridge(host, "profiles.activate", { id: seeded?.downProfileId });
+  t.after(() => callBridge(host, "profiles.activate", { id: "local" }));
+  await banner().waitFor();
+  assert.match((await banner().textContent()) ?? "", /unreachable|not reachable|could not connect|refused/i);
+  await banner().getByRole("button", { name: "Retry" }).click();
+  await banner().waitFor();
+
+  // The Settings view asks nothing of the remote: the Keys view's failure is not its banner.
+  await openView("Settings");
+  await page.getByTestId("settings-view").waitFor();
+  await banner().waitFor({ state: "detached" });
+  await openView("Keys");
+  await banner().waitFor();
+
+  await callBridge(host, "profiles.activate", { id: "local" });
+  await page.getByTestId("key-row").first().waitFor();
+  await banner().waitFor({ state: "detached" });
+  await openView("Sync");
+  await page.getByTestId("sync-link").first().waitFor();
+  await openView("PIN inbox");
+  await page.getByTestId("pin-row").first().waitFor();
+  assert.equal(await banner().count(), 0);
+  // Console errors of the failed calls are expected here; the page's own errors are not.
+  problems.length = 0;
+});
+
+test("a key's sync mark in the Keys table reads whole, says why on hover and opens its conflict in the Sync view", async (t) => {
+  if (skipWithoutChromium(t)) return;
+  await page.emulateMedia({ colorScheme: "light" });
+  await resize(800, 500);
+  await openView("Keys");
+  // KEYS-VIEW: finds the row through the Keys view's name search (its label may change in the rework).
+  await page
+    .getByRole("search", { name: "Filter keys" })
+    .getByRole("textbox", { name: "Name" })
+    .fill("renamed here");
+  const row = page.getByTestId("key-row").filter({ hasText: seeded?.conflictKeyName ?? "" });
+  await row.waitFor();
+  const mark = row.getByTestId("key-sync-state");
+  assert.equal(await mark.getAttribute("data-sync-state"), "conflict");
+  const label = mark.locator(".mantine-Badge-label");
+  assert.equal(await label.textContent(), "Conflict");
+  assert.ok(await label.evaluate((element) => element.scrollWidth <= element.clientWidth), "not cut");
+  await mark.hover();
+  await page
+    .getByRole("tooltip")
+    .getByText(/changed both here and on the remote/)
+    .waitFor();
+
+  await mark.click();
+  const card = page.locator('[data-testid="sync-conflict"][data-opened="true"]');
+  await card.waitFor();
+  assert.match((await card.textContent()) ?? "", /renamed here/);
+  assert.ok(
+    await card.evaluate((element) => element === document.activeElement),
+    "the conflict has the focus",
+  );
+  await card.getByRole("button", { name: /^Keep mine/ }).waitFor();
+  assert.ok(await card.getByRole("button", { name: /^Keep mine/ }).isVisible());
+  await page.screenshot({ path: join(SHOTS, "sync-opened-from-key-800x500.png") });
   assert.deepEqual(problems, []);
 });

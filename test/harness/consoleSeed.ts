@@ -1,4 +1,6 @@
 import assert from "node:assert/strict";
+import type { AddressInfo } from "node:net";
+import { createServer } from "node:net";
 import { basic, request, type ServeProcess } from "./keyServiceProcess.ts";
 import { callBridge, type WebHostProcess } from "./webHostProcess.ts";
 
@@ -33,6 +35,17 @@ export interface SeededConsole {
   applications: { applicationId: string; name: string }[];
   linkId: number;
   conflictKeyName: string;
+  /** A remote profile whose service does not answer. */
+  downProfileId: string;
+}
+
+/** An address where no service listens: a port just opened by this process, then closed. */
+async function closedPortUrl(): Promise<string> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as AddressInfo;
+  await new Promise((resolve) => server.close(resolve));
+  return `http://127.0.0.1:${port}`;
 }
 
 export async function seedConsole(
@@ -163,5 +176,19 @@ export async function seedConsole(
     conflictKeyName,
   );
   await bridge("sync.run", { id: link.id });
-  return { local, subAccounts, applications, linkId: link.id, conflictKeyName };
+  // A second remote that is down: its link's last run failed ("Last error").
+  const down = await bridge<{ id: string }>("profiles.add", {
+    name: "Old staging (down)",
+    baseUrl: await closedPortUrl(),
+    username: remoteUser.username,
+    password: remoteUser.password,
+  });
+  const downLink = await bridge<{ id: number }>("sync.links.create", {
+    localAccountKey: subAccounts[0]?.accountKey as string,
+    profileId: down.id,
+    remoteAccountKey: "_",
+    intervalSeconds: 3600,
+  });
+  await callBridge(host, "sync.run", { id: downLink.id }).catch(() => {}); // fails: it is down
+  return { local, subAccounts, applications, linkId: link.id, conflictKeyName, downProfileId: down.id };
 }

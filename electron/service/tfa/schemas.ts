@@ -3,7 +3,7 @@ import { nameProblems } from "../../../shared/apiKeys.ts";
 import { PIN_PLACEHOLDER, PIN_TYPES, TEMPLATE_LANGUAGES } from "../../../shared/tfa.ts";
 import { lenientBooleanQuery } from "../domain/queryBoolean.ts";
 import { DURATION_HINT, parseDuration, parseRateLimit, RATE_LIMIT_HINT } from "./limits.ts";
-import { MSISDN_HINT, normalizeMsisdn } from "./phoneNumbers.ts";
+import { MSISDN_HINT, NUMBER_PART_HINT, normalizeMsisdn, numberPartDigits } from "./phoneNumbers.ts";
 
 /** Request schemas of the 2FA simulator; the rules behind them live beside this file. */
 
@@ -232,7 +232,7 @@ export const verificationsQuerySchema = z.strictObject({
 export const localPinsQuerySchema = z.strictObject({
   to: z
     .string({ error: "must be given once" })
-    .refine((value) => normalizeMsisdn(value) !== null, { error: `must be a phone number: ${MSISDN_HINT}` })
+    .refine((value) => numberPartDigits(value) !== null, { error: `must be ${NUMBER_PART_HINT}` })
     .optional(),
   applicationId: z.string({ error: "must be given once" }).optional(),
   limit: z
