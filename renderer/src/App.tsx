@@ -8,6 +8,7 @@ import { KeysView, NAME_SEARCH_ID } from "./features/keys/KeysView.tsx";
 import { PinInboxView } from "./features/pins/PinInboxView.tsx";
 import { ProfilesView } from "./features/profiles/ProfilesView.tsx";
 import { SettingsView } from "./features/settings/SettingsView.tsx";
+import { useAppliedTheme } from "./features/settings/settingsHooks.ts";
 import { SyncView } from "./features/sync/SyncView.tsx";
 import { HeaderStatus } from "./HeaderStatus.tsx";
 import { type Navigation, NavigationContext, type View } from "./navigation.ts";
@@ -86,6 +87,7 @@ const HEADER_PADDING_Y = 8;
 
 export function App() {
   useBridgeEvents();
+  useAppliedTheme();
   // The header wraps in narrow windows (and around a long remote address): its height follows its
   // content, so that it never covers the tabs, and one line takes no more room than one line.
   const { ref: headerContent, height: headerContentHeight } = useElementSize();
