@@ -21,7 +21,7 @@ import {
   type ServeProcess,
   startServe,
 } from "../harness/keyServiceProcess.ts";
-import { cutTextWithoutTooltip, pageOverflowX } from "../harness/layoutChecks.ts";
+import { cutTextWithoutTooltip, pageOverflowX, sidewaysScrollers } from "../harness/layoutChecks.ts";
 import { callBridge, startWebHost, type WebHostProcess } from "../harness/webHostProcess.ts";
 
 /**
@@ -144,6 +144,8 @@ async function findings(where: string, scope: string, withAxe: boolean): Promise
   const found: string[] = [];
   const overflow = await pageOverflowX(page);
   if (overflow > 0) found.push(`${where}: the page scrolls sideways by ${overflow}px`);
+  for (const scroller of await sidewaysScrollers(page, scope))
+    found.push(`${where}: scrolls sideways: ${scroller}`);
   for (const cut of await cutTextWithoutTooltip(page, scope))
     found.push(`${where}: cut without a tooltip: ${cut}`);
   if (withAxe) {
@@ -173,7 +175,9 @@ test("every view fits every window size in both schemes, with no text cut withou
         // keeps the test's time modest; the layout and contrast checks run at every size.
         const here = await findings(where, "body", width === AXE_WIDTH);
         // KEYS-VIEW: the keys table is being reworked in its own branch (issue 13); its findings
-        // are reported here but fail the test only once that work is merged.
+        // (today: the table scrolls sideways, 524 px at 800×500) are reported as diagnostics and
+        // fail the test once that work is merged. If the rework keeps a sideways scroll with a
+        // sticky name column (which the issue allows), check that column instead of the scroll.
         if (view.file === "keys") {
           if (here.length > 0) t.diagnostic(here.join("\n"));
         } else {
@@ -203,24 +207,6 @@ test("PIN inbox: a part of a number or a formatted one finds its PINs, states an
   const rows = inbox.getByTestId("pin-row");
   await rows.first().waitFor();
   assert.equal(await rows.count(), 5);
-  // The inbox is every account's: the header's account switcher, which would not narrow it, is gone.
-  assert.equal(await page.getByRole("combobox", { name: "Account", exact: true }).count(), 0);
-
-  for (const label of await inbox.locator('[data-testid="pin-state"] .mantine-Badge-label').all()) {
-    assert.equal(await label.textContent(), "5 attempts left");
-    assert.ok(await label.evaluate((element) => element.scrollWidth <= element.clientWidth), "not cut");
-  }
-  const names = (seeded?.applications ?? []).map((application) => application.name).sort();
-  const shown = [...new Set(await inbox.getByTestId("pin-application").allTextContents())].sort();
-  assert.deepEqual(shown, names, "application names, not ids");
-
-  const sent = inbox.getByTestId("pin-sent-at").first();
-  assert.match((await sent.getAttribute("title")) ?? "", /\d{4}.*\d{2}:\d{2}:\d{2}.*(UTC|GMT|[A-Z]{3})/);
-  assert.match(
-    (await inbox.locator("th").first().textContent()) ?? "",
-    /^Sent \((UTC|GMT[+-]?\d*|[A-Z]{3,4})\)$/,
-  );
-
   const to = inbox.getByRole("textbox", { name: "To (phone number)" });
   const onlyNumbers = async (digits: string, count: number) => {
     await eventually(`${count} rows for ${digits}`, async () =>
@@ -244,6 +230,25 @@ test("PIN inbox: a part of a number or a formatted one finds its PINs, states an
   await to.fill("");
   await eventually("all rows again", async () => ((await rows.count()) === 5 ? true : undefined));
   assert.equal(await inbox.getByText(/must be digits of a phone number/).count(), 0);
+
+  // The inbox is every account's: the header's account switcher, which would not narrow it, is gone.
+  assert.equal(await page.getByRole("combobox", { name: "Account", exact: true }).count(), 0);
+
+  for (const label of await inbox.locator('[data-testid="pin-state"] .mantine-Badge-label').all()) {
+    assert.equal(await label.textContent(), "5 attempts left");
+    assert.ok(await label.evaluate((element) => element.scrollWidth <= element.clientWidth), "not cut");
+  }
+  const names = (seeded?.applications ?? []).map((application) => application.name).sort();
+  const shown = [...new Set(await inbox.getByTestId("pin-application").allTextContents())].sort();
+  assert.deepEqual(shown, names, "application names, not ids");
+
+  const sent = inbox.getByTestId("pin-sent-at").first();
+  assert.match((await sent.getAttribute("title")) ?? "", /\d{4}.*\d{2}:\d{2}:\d{2}.*(UTC|GMT|[A-Z]{3})/);
+  assert.match(
+    (await inbox.locator("th").first().textContent()) ?? "",
+    /^Sent \((UTC|GMT[+-]?\d*|[A-Z]{3,4})\)$/,
+  );
+
   assert.deepEqual(problems, []);
 });
 
@@ -312,5 +317,72 @@ test("a key's sync mark in the Keys table reads whole, says why on hover and ope
   await card.getByRole("button", { name: /^Keep mine/ }).waitFor();
   assert.ok(await card.getByRole("button", { name: /^Keep mine/ }).isVisible());
   await page.screenshot({ path: join(SHOTS, "sync-opened-from-key-800x500.png") });
+  assert.deepEqual(problems, []);
+});
+
+interface Dialog {
+  name: string;
+  tab: string;
+  open(): Promise<void>;
+}
+
+const DIALOGS: Dialog[] = [
+  {
+    name: "add-profile",
+    tab: "Profiles",
+    open: async () => {
+      await page.getByRole("button", { name: "Add remote profile" }).click();
+      const dialog = page.getByRole("dialog");
+      await dialog.getByRole("textbox", { name: "Name", exact: true }).fill("Team staging again");
+      await dialog.getByRole("textbox", { name: "Base URL", exact: true }).fill(remote.url);
+      await dialog.getByRole("textbox", { name: "Username", exact: true }).fill(REMOTE_USER.username);
+      await dialog.getByRole("textbox", { name: "Password", exact: true }).fill(REMOTE_USER.password);
+      await dialog.getByRole("button", { name: "Test connection" }).click();
+      await dialog.getByTestId("connection-verdict").getByText("Connection works").waitFor();
+    },
+  },
+  {
+    name: "edit-profile",
+    tab: "Profiles",
+    open: () => page.getByRole("button", { name: "Edit Team staging" }).click(),
+  },
+  {
+    name: "remove-profile",
+    tab: "Profiles",
+    open: () => page.getByRole("button", { name: "Remove Team staging" }).click(),
+  },
+  {
+    name: "remove-link",
+    tab: "Sync",
+    open: () => page.getByRole("button", { name: /^Remove link owner/ }).click(),
+  },
+  {
+    name: "add-sub-account",
+    tab: "Keys",
+    open: () => page.getByRole("button", { name: "Add sub-account" }).click(),
+  },
+];
+
+test("every dialog of these views, in both schemes: axe and the contrast check find nothing", async (t) => {
+  if (skipWithoutChromium(t)) return;
+  await resize(1024, 768);
+  const found: string[] = [];
+  for (const scheme of SCHEMES) {
+    await page.emulateMedia({ colorScheme: scheme });
+    for (const dialog of DIALOGS) {
+      await openView(dialog.tab);
+      await dialog.open();
+      await page.getByRole("dialog").waitFor();
+      const where = `the ${dialog.name} dialog, ${scheme}`;
+      for (const violation of await seriousViolations(page, '[role="dialog"]'))
+        found.push(`${where}: axe: ${violation}`);
+      for (const low of await lowContrastTexts(page, '[role="dialog"]'))
+        found.push(`${where}: contrast: ${low}`);
+      await page.screenshot({ path: join(SHOTS, `dialog-${dialog.name}-1024x768-${scheme}.png`) });
+      await page.keyboard.press("Escape");
+      await page.getByRole("dialog").waitFor({ state: "detached" });
+    }
+  }
+  assert.deepEqual(found, []);
   assert.deepEqual(problems, []);
 });
