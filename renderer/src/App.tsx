@@ -1,8 +1,8 @@
-import { Alert, AppShell, Button, Group, Stack, Tabs, Text, Title } from "@mantine/core";
+import { AppShell, Group, Stack, Tabs, Title } from "@mantine/core";
 import { useElementSize, useHotkeys } from "@mantine/hooks";
-import { type Query, useQueryClient } from "@tanstack/react-query";
-import { useEffect, useMemo, useState } from "react";
-import { BridgeFailure, errorText, useBridgeEvents } from "./bridgeHooks.ts";
+import { useMemo, useState } from "react";
+import { useBridgeEvents } from "./bridgeHooks.ts";
+import { FailingQueriesBanner } from "./FailingQueriesBanner.tsx";
 import { AccountSwitcher } from "./features/accounts/AccountSwitcher.tsx";
 import { KeysView, NAME_SEARCH_ID } from "./features/keys/KeysView.tsx";
 import { PinInboxView } from "./features/pins/PinInboxView.tsx";
@@ -20,65 +20,6 @@ const VIEW_NAMES: Record<View, string> = {
   sync: "Sync",
   settings: "Settings",
 };
-
-/**
- * A query whose failure the page shows: one in use by a view (a failed query nothing shows any
- * more, a filter since cleared or a view since left, is not the page's problem) whose error the
- * view does not show on a field itself.
- */
-export function isShownFailure(query: Query): boolean {
-  return (
-    query.state.status === "error" && query.getObserversCount() > 0 && !hasFieldErrors(query.state.error)
-  );
-}
-
-function hasFieldErrors(error: unknown): boolean {
-  return error instanceof BridgeFailure && Object.keys(error.error.validationErrors ?? {}).length > 0;
-}
-
-/** A banner while a query in use fails, with one Retry for all of them. */
-function FailingQueriesBanner() {
-  const queryClient = useQueryClient();
-  const [failing, setFailing] = useState<{ count: number; text: string }>({ count: 0, text: "" });
-  useEffect(() => {
-    const cache = queryClient.getQueryCache();
-    const update = () => {
-      const failed = cache.getAll().filter(isShownFailure);
-      setFailing({ count: failed.length, text: failed[0] ? errorText(failed[0].state.error) : "" });
-    };
-    update();
-    return cache.subscribe(update);
-  }, [queryClient]);
-  if (failing.count === 0) return null;
-  return (
-    <Alert
-      color="red"
-      title="Something could not be loaded"
-      role="alert"
-      data-testid="query-error-banner"
-      mb="sm"
-    >
-      <Group justify="space-between" wrap="nowrap">
-        <Text size="sm">
-          {failing.text}
-          {failing.count > 1
-            ? ` (and ${failing.count - 1} more failing request${failing.count > 2 ? "s" : ""})`
-            : ""}
-        </Text>
-        <Button
-          size="xs"
-          color="red"
-          variant="light"
-          // A long error text wraps beside it instead of squeezing it to "Re…".
-          style={{ flexShrink: 0 }}
-          onClick={() => void queryClient.refetchQueries({ predicate: isShownFailure })}
-        >
-          Retry
-        </Button>
-      </Group>
-    </Alert>
-  );
-}
 
 /** The header's height on one line; at least this much before its content is measured. */
 const HEADER_MIN_HEIGHT = 60;

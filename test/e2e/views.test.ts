@@ -260,7 +260,9 @@ test("a failed query's banner goes once nothing shows that query: another tab, o
   await callBridge(host, "profiles.activate", { id: seeded?.downProfileId });
   t.after(() => callBridge(host, "profiles.activate", { id: "local" }));
   await banner().waitFor();
-  assert.match((await banner().textContent()) ?? "", /unreachable|not reachable|could not connect|refused/i);
+  // In words: unreachable, not "could not be loaded" or "refused".
+  await banner().getByText("The active profile's service is unreachable").waitFor();
+  assert.match((await banner().textContent()) ?? "", /could not reach http:\/\/127\.0\.0\.1:\d+/);
   await banner().getByRole("button", { name: "Retry" }).click();
   await banner().waitFor();
 
