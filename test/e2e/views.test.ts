@@ -30,6 +30,8 @@ import { callBridge, startWebHost, type WebHostProcess } from "../harness/webHos
  * 1440×900, in the light and the dark scheme, in one Chromium page resized between sizes: the page
  * never scrolls sideways, no text is cut without a way to read it whole, axe finds nothing serious
  * and the text inside filled components (alerts, badges, buttons, …) reaches WCAG AA contrast.
+ * The dialogs and toasts of these views get axe and the contrast check in both schemes, and the
+ * defects of issue 13 in the PIN inbox, the page banner and the keys' sync mark each have a test.
  * Screenshots of each view at each size and scheme go to test-results/views/. Run after
  * `npm run -s build`.
  */
@@ -385,6 +387,22 @@ test("every dialog of these views, in both schemes: axe and the contrast check f
       await page.getByRole("dialog").waitFor({ state: "detached" });
     }
   }
+  // A toast (orange: a sync with a conflict), checked in both schemes while it shows.
+  await openView("Sync");
+  await page.getByRole("button", { name: /^Sync now: owner/ }).click();
+  await page.locator(".mantine-Notification-root").getByText("Synced; some changes need you").waitFor();
+  for (const scheme of SCHEMES) {
+    await page.emulateMedia({ colorScheme: scheme });
+    for (const low of await lowContrastTexts(page, ".mantine-Notifications-root")) {
+      found.push(`the sync toast, ${scheme}: contrast: ${low}`);
+    }
+  }
+  await page.screenshot({ path: join(SHOTS, "toast-1024x768-dark.png") });
+  await closeToasts();
+  // The link's times: relative, the local time with its zone on hover (not "11/23/2026, 4:27:29 PM").
+  const lastSync = page.getByTestId("sync-link").first().getByTestId("sync-last-attempt");
+  assert.match((await lastSync.textContent()) ?? "", /^(just now|\d+ (s|min) ago)$/);
+  assert.match((await lastSync.getAttribute("title")) ?? "", /\d{4}.*\d{2}:\d{2}:\d{2}.*(UTC|GMT|[A-Z]{3})/);
   assert.deepEqual(found, []);
   assert.deepEqual(problems, []);
 });

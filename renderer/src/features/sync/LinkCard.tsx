@@ -57,7 +57,8 @@ function Count(props: { label: string; value: number; testId: string; alert?: bo
 }
 
 function Time(props: { label: string; value: string | null; now: number; never?: string; testId: string }) {
-  const shown = formatSyncTime(props.value, props.now, props.never);
+  // `now` ticks every 15 s to move "3 min ago" on; a run that ended since is not "in 6 s".
+  const shown = formatSyncTime(props.value, Math.max(props.now, Date.now()), props.never);
   return (
     <div>
       <Text size="xs" c="dimmed" component="dt">
