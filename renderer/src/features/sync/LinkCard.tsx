@@ -21,7 +21,7 @@ import {
   type SyncLinkDto,
 } from "../../../../shared/sync.ts";
 import { WHOLE_BADGE } from "../../wholeBadge.ts";
-import { ProfileForm } from "../profiles/ProfilesView.tsx";
+import { ProfileForm } from "../profiles/ProfileForm.tsx";
 import { failed } from "./failureToast.ts";
 import { KeysNeedingAttention } from "./KeysNeedingAttention.tsx";
 import { OutboxList } from "./OutboxList.tsx";
