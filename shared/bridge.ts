@@ -138,8 +138,13 @@ export interface KeyPageDto {
   nextCursor: string | null;
 }
 
+/** The colour scheme: always light, always dark, or the system's ("auto"). */
+export const THEMES = ["light", "dark", "auto"] as const;
+export type Theme = (typeof THEMES)[number];
+
 export interface SettingsDto {
   clipboardClearSeconds: number;
+  theme: Theme;
 }
 
 // ---- Argument schemas ---------------------------------------------------------------------
@@ -209,7 +214,10 @@ export const bridgeArgumentSchemas = {
   }),
   "clipboard.copyPublicApiKey": z.strictObject({ accountKey, key: keyId }),
   "settings.get": none,
-  "settings.update": z.strictObject({ clipboardClearSeconds: z.int().min(5).max(3600).optional() }),
+  "settings.update": z.strictObject({
+    clipboardClearSeconds: z.int().min(5).max(3600).optional(),
+    theme: z.enum(THEMES, { error: "must be light, dark or auto" }).optional(),
+  }),
   ...syncBridgeArgumentSchemas,
   // ---- 2FA applications and message templates (shared/tfaBridge.ts) ----
   ...tfaBridgeArgumentSchemas,

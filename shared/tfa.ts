@@ -135,6 +135,8 @@ export interface VerificationListDto {
 export interface CapturedPinDto {
   pinId: string;
   applicationId: string;
+  /** The 2FA application's name when the message was listed or sent (absent from older services). */
+  applicationName?: string;
   messageId: string;
   to: string;
   channel: Channel;

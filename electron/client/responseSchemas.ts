@@ -51,6 +51,7 @@ export const accountListSchema = z.object({
 export const capturedPinSchema = z.object({
   pinId: z.string(),
   applicationId: z.string(),
+  applicationName: z.string().optional(),
   messageId: z.string(),
   to: z.string(),
   channel: z.enum(["SMS", "VOICE"]),

@@ -1,18 +1,19 @@
-import { Alert, AppShell, Button, Group, Stack, Tabs, Text, Title } from "@mantine/core";
+import { AppShell, Group, Stack, Tabs, Title } from "@mantine/core";
 import { useElementSize, useHotkeys } from "@mantine/hooks";
-import { useQueryClient } from "@tanstack/react-query";
-import { useEffect, useState } from "react";
-import { errorText, useBridgeEvents } from "./bridgeHooks.ts";
+import { useMemo, useState } from "react";
+import { useBridgeEvents } from "./bridgeHooks.ts";
+import { FailingQueriesBanner } from "./FailingQueriesBanner.tsx";
 import { AccountSwitcher } from "./features/accounts/AccountSwitcher.tsx";
 import { KeysView, NAME_SEARCH_ID } from "./features/keys/KeysView.tsx";
 import { PinInboxView } from "./features/pins/PinInboxView.tsx";
 import { ProfilesView } from "./features/profiles/ProfilesView.tsx";
 import { SettingsView } from "./features/settings/SettingsView.tsx";
+import { useAppliedTheme } from "./features/settings/settingsHooks.ts";
 import { SyncView } from "./features/sync/SyncView.tsx";
 import { TfaView } from "./features/tfa/TfaView.tsx";
 import { HeaderStatus } from "./HeaderStatus.tsx";
+import { type Navigation, NavigationContext, type View } from "./navigation.ts";
 
-type View = "keys" | "profiles" | "pins" | "tfa" | "sync" | "settings";
 const VIEW_NAMES: Record<View, string> = {
   keys: "Keys",
   profiles: "Profiles",
@@ -22,52 +23,6 @@ const VIEW_NAMES: Record<View, string> = {
   settings: "Settings",
 };
 
-/** A banner while any query fails, with one Retry for all of them. */
-function FailingQueriesBanner() {
-  const queryClient = useQueryClient();
-  const [failing, setFailing] = useState<{ count: number; text: string }>({ count: 0, text: "" });
-  useEffect(() => {
-    const cache = queryClient.getQueryCache();
-    const update = () => {
-      const failed = cache.getAll().filter((query) => query.state.status === "error");
-      setFailing({ count: failed.length, text: failed[0] ? errorText(failed[0].state.error) : "" });
-    };
-    update();
-    return cache.subscribe(update);
-  }, [queryClient]);
-  if (failing.count === 0) return null;
-  return (
-    <Alert
-      color="red"
-      title="Something could not be loaded"
-      role="alert"
-      data-testid="query-error-banner"
-      mb="sm"
-    >
-      <Group justify="space-between" wrap="nowrap">
-        <Text size="sm">
-          {failing.text}
-          {failing.count > 1
-            ? ` (and ${failing.count - 1} more failing request${failing.count > 2 ? "s" : ""})`
-            : ""}
-        </Text>
-        <Button
-          size="xs"
-          color="red"
-          variant="light"
-          // A long error text wraps beside it instead of squeezing it to "Re…".
-          style={{ flexShrink: 0 }}
-          onClick={() =>
-            void queryClient.refetchQueries({ predicate: (query) => query.state.status === "error" })
-          }
-        >
-          Retry
-        </Button>
-      </Group>
-    </Alert>
-  );
-}
-
 /** The header's height on one line; at least this much before its content is measured. */
 const HEADER_MIN_HEIGHT = 60;
 /** Above and below the header's content. */
@@ -75,6 +30,7 @@ const HEADER_PADDING_Y = 8;
 
 export function App() {
   useBridgeEvents();
+  useAppliedTheme();
   // The header wraps in narrow windows (and around a long remote address): its height follows its
   // content, so that it never covers the tabs, and one line takes no more room than one line.
   const { ref: headerContent, height: headerContentHeight } = useElementSize();
@@ -82,6 +38,17 @@ export function App() {
   const [view, setView] = useState<View>("keys");
   const [accountKey, setAccountKey] = useState("_");
   const [createOpen, setCreateOpen] = useState(false);
+  const [syncKey, setSyncKey] = useState<string | undefined>(undefined);
+  const navigation = useMemo<Navigation>(
+    () => ({
+      open: (next, target) => {
+        setSyncKey(target?.syncKey);
+        setView(next);
+      },
+      syncKey,
+    }),
+    [syncKey],
+  );
 
   useHotkeys([
     [
@@ -104,48 +71,57 @@ export function App() {
   ]);
 
   return (
-    <AppShell header={{ height: headerHeight }} padding="md">
-      <a href="#main" className="kd-skip-link">
-        Skip to content
-      </a>
-      <AppShell.Header px="md" py={HEADER_PADDING_Y} display="flex" style={{ alignItems: "center" }}>
-        <Group ref={headerContent} w="100%" justify="space-between" wrap="wrap" gap="xs">
-          <Group gap="md" wrap="wrap" miw={0}>
-            <Title order={1} size="h3">
-              Keydesk
-            </Title>
-            <HeaderStatus />
-          </Group>
-          <AccountSwitcher accountKey={accountKey} onChange={setAccountKey} />
-        </Group>
-      </AppShell.Header>
-      <AppShell.Main>
-        <Stack gap={0}>
-          <nav aria-label="Views">
-            <Tabs value={view} onChange={(value) => setView((value ?? "keys") as View)} mb="md">
-              <Tabs.List>
-                <Tabs.Tab value="keys">Keys</Tabs.Tab>
-                <Tabs.Tab value="profiles">Profiles</Tabs.Tab>
-                <Tabs.Tab value="pins">PIN inbox</Tabs.Tab>
-                <Tabs.Tab value="tfa">2FA apps</Tabs.Tab>
-                <Tabs.Tab value="sync">Sync</Tabs.Tab>
-                <Tabs.Tab value="settings">Settings</Tabs.Tab>
-              </Tabs.List>
-            </Tabs>
-          </nav>
-          <FailingQueriesBanner />
-          <section id="main" tabIndex={-1} aria-label={VIEW_NAMES[view]}>
-            {view === "keys" && (
-              <KeysView accountKey={accountKey} createOpen={createOpen} onCreateOpenChange={setCreateOpen} />
+    <NavigationContext.Provider value={navigation}>
+      <AppShell header={{ height: headerHeight }} padding="md">
+        <a href="#main" className="kd-skip-link">
+          Skip to content
+        </a>
+        <AppShell.Header px="md" py={HEADER_PADDING_Y} display="flex" style={{ alignItems: "center" }}>
+          <Group ref={headerContent} w="100%" justify="space-between" wrap="wrap" gap="xs">
+            <Group gap="md" wrap="wrap" miw={0}>
+              <Title order={1} size="h3">
+                Keydesk
+              </Title>
+              <HeaderStatus />
+            </Group>
+            {/* Only the Keys and 2FA apps views are of one account; the others (the PIN inbox lists every account's PINs) ignore it. */}
+            {(view === "keys" || view === "tfa") && (
+              <AccountSwitcher accountKey={accountKey} onChange={setAccountKey} />
             )}
-            {view === "profiles" && <ProfilesView />}
-            {view === "pins" && <PinInboxView />}
-            {view === "tfa" && <TfaView accountKey={accountKey} />}
-            {view === "sync" && <SyncView onOpenProfiles={() => setView("profiles")} />}
-            {view === "settings" && <SettingsView />}
-          </section>
-        </Stack>
-      </AppShell.Main>
-    </AppShell>
+          </Group>
+        </AppShell.Header>
+        <AppShell.Main>
+          <Stack gap={0}>
+            <nav aria-label="Views">
+              <Tabs value={view} onChange={(value) => navigation.open((value ?? "keys") as View)} mb="md">
+                <Tabs.List>
+                  <Tabs.Tab value="keys">Keys</Tabs.Tab>
+                  <Tabs.Tab value="profiles">Profiles</Tabs.Tab>
+                  <Tabs.Tab value="pins">PIN inbox</Tabs.Tab>
+                  <Tabs.Tab value="tfa">2FA apps</Tabs.Tab>
+                  <Tabs.Tab value="sync">Sync</Tabs.Tab>
+                  <Tabs.Tab value="settings">Settings</Tabs.Tab>
+                </Tabs.List>
+              </Tabs>
+            </nav>
+            <FailingQueriesBanner />
+            <section id="main" tabIndex={-1} aria-label={VIEW_NAMES[view]}>
+              {view === "keys" && (
+                <KeysView
+                  accountKey={accountKey}
+                  createOpen={createOpen}
+                  onCreateOpenChange={setCreateOpen}
+                />
+              )}
+              {view === "profiles" && <ProfilesView />}
+              {view === "pins" && <PinInboxView />}
+              {view === "tfa" && <TfaView accountKey={accountKey} />}
+              {view === "sync" && <SyncView onOpenProfiles={() => setView("profiles")} />}
+              {view === "settings" && <SettingsView />}
+            </section>
+          </Stack>
+        </AppShell.Main>
+      </AppShell>
+    </NavigationContext.Provider>
   );
 }

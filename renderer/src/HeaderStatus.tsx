@@ -7,6 +7,7 @@ import {
   useRecheckWhenUnreachable,
   useServiceStatus,
 } from "./bridgeHooks.ts";
+import { formatLocal } from "./time.ts";
 
 type ActiveState = "checking" | "unknown" | "reachable" | "credentials-refused" | "unreachable";
 
@@ -39,7 +40,7 @@ function portNote(status: ActiveProfileStatusDto, embedded: ServiceStatusDto | u
 
 function checkedAtText(status: ActiveProfileStatusDto): string {
   const time = parseApiDateTime(status.checkedAt);
-  return time === null ? "" : ` Checked at ${new Date(time).toLocaleTimeString()}.`;
+  return time === null ? "" : ` Checked at ${formatLocal(time)}.`;
 }
 
 /**

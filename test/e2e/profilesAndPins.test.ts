@@ -193,11 +193,11 @@ test("a remote profile is added, tested, activated with its keys shown, and the 
       ["Staging", true],
     ],
   );
-  // Sub-accounts are added on the Local profile only.
-  assert.equal(await page.getByRole("button", { name: "Add sub-account" }).count(), 0);
-
   await page.getByRole("tab", { name: "Keys" }).click();
   await page.getByTestId("key-row").filter({ hasText: "key on staging" }).waitFor();
+  // Sub-accounts are added on the Local profile only (the switcher shows on the Keys view only).
+  await page.getByRole("combobox", { name: "Account", exact: true }).waitFor();
+  assert.equal(await page.getByRole("button", { name: "Add sub-account" }).count(), 0);
   assert.equal(await page.getByTestId("key-row").filter({ hasText: "key of the owner" }).count(), 0);
 
   await page.getByRole("tab", { name: "Profiles" }).click();

@@ -267,6 +267,10 @@ export const tfaSchemas = {
     properties: {
       pinId: { type: "string" },
       applicationId: { type: "string" },
+      applicationName: {
+        type: "string",
+        description: "The application's name when the message was listed or sent",
+      },
       messageId: { type: "string" },
       to: { type: "string" },
       channel: { type: "string", enum: [...CHANNELS] },
@@ -307,7 +311,13 @@ const booleanQuery = (name: string, description: string) => ({
   schema: { type: "string", examples: ["true", "false"] },
 });
 const inboxFilters = [
-  { name: "to", in: "query", description: "Only messages to this number", schema: { type: "string" } },
+  {
+    name: "to",
+    in: "query",
+    description:
+      "Only messages to numbers containing these digits: a whole number or a part of one, written with spaces, +, -, dots, slashes or brackets if wished (a search: 4179 and +41 79 find 41793026731)",
+    schema: { type: "string" },
+  },
   {
     name: "applicationId",
     in: "query",

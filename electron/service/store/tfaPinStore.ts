@@ -71,6 +71,7 @@ export interface CapturedRow {
   sendId: number;
   pinId: string;
   applicationId: string;
+  applicationName: string;
   messageId: string;
   msisdn: string;
   channel: Channel;
@@ -107,6 +108,7 @@ interface CapturedRowRaw {
   send_id: number;
   pin_id: string;
   application_id: string;
+  application_name: string;
   message_id: string;
   msisdn: string;
   channel: Channel;
@@ -120,7 +122,8 @@ interface CapturedRowRaw {
 
 export interface CapturedFilter {
   accountIds: readonly number[];
-  msisdn?: string;
+  /** Digits the number contains somewhere (a search: part of a number finds it). */
+  toDigits?: string;
   applicationId?: string;
   limit: number;
   /** Only messages older than this row id (the sendId of the last one already read). */
@@ -307,9 +310,9 @@ export class TfaPinStore {
       accountIds: JSON.stringify(filter.accountIds),
       limit: filter.limit,
     };
-    if (filter.msisdn !== undefined) {
-      where.push("s.msisdn = @msisdn");
-      params.msisdn = filter.msisdn;
+    if (filter.toDigits !== undefined) {
+      where.push("instr(s.msisdn, @toDigits) > 0");
+      params.toDigits = filter.toDigits;
     }
     if (filter.applicationId !== undefined) {
       where.push("a.application_id = @applicationId");
@@ -321,7 +324,7 @@ export class TfaPinStore {
     }
     const rows = this.#db
       .prepare<[Record<string, unknown>], CapturedRowRaw>(
-        `SELECT s.id AS send_id, p.pin_id, a.application_id, t.message_id, s.msisdn, s.channel, p.pin_sealed, s.text_sealed, s.sent_at,
+        `SELECT s.id AS send_id, p.pin_id, a.application_id, a.name AS application_name, t.message_id, s.msisdn, s.channel, p.pin_sealed, s.text_sealed, s.sent_at,
           p.expires_at, p.attempts_remaining, p.verified
          FROM tfa_sends s JOIN tfa_pins p ON p.id = s.pin_ref
           JOIN tfa_applications a ON a.id = s.application_ref JOIN tfa_templates t ON t.id = p.template_ref
@@ -332,6 +335,7 @@ export class TfaPinStore {
       sendId: row.send_id,
       pinId: row.pin_id,
       applicationId: row.application_id,
+      applicationName: row.application_name,
       messageId: row.message_id,
       msisdn: row.msisdn,
       channel: row.channel,

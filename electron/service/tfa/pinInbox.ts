@@ -4,7 +4,7 @@ import type { CapturedPinDto, CapturedPinListDto, PinStateDto } from "../../../s
 import { INVALID_QUERY } from "../errors.ts";
 import type { Account, AccountStore } from "../store/accountStore.ts";
 import type { CapturedRow, TfaPinStore } from "../store/tfaPinStore.ts";
-import { normalizeMsisdn } from "./phoneNumbers.ts";
+import { numberPartDigits } from "./phoneNumbers.ts";
 import type { PinEvent } from "./pinEvents.ts";
 import { LOCAL_PINS_MAX_LIMIT, localPinsQuerySchema } from "./schemas.ts";
 import { parseOrBadRequest } from "./validation.ts";
@@ -13,7 +13,8 @@ import { parseOrBadRequest } from "./validation.ts";
 const STEP_PINS = 128;
 
 export interface InboxFilter {
-  msisdn?: string;
+  /** Digits the number contains (a search: part of a number finds it). */
+  toDigits?: string;
   applicationId?: string;
   limit: number;
 }
@@ -22,6 +23,7 @@ export function toCapturedPinDto(row: CapturedRow): CapturedPinDto {
   return {
     pinId: row.pinId,
     applicationId: row.applicationId,
+    applicationName: row.applicationName,
     messageId: row.messageId,
     to: row.msisdn,
     channel: row.channel,
@@ -51,7 +53,7 @@ export class PinInbox {
   filterOf(query: unknown): InboxFilter {
     const request = parseOrBadRequest(localPinsQuerySchema, query ?? {}, INVALID_QUERY);
     return {
-      ...(request.to !== undefined && { msisdn: normalizeMsisdn(request.to) as string }),
+      ...(request.to !== undefined && { toDigits: numberPartDigits(request.to) as string }),
       ...(request.applicationId !== undefined && { applicationId: request.applicationId }),
       limit: request.limit === undefined ? LOCAL_PINS_MAX_LIMIT : Number(request.limit),
     };
@@ -96,7 +98,7 @@ export class PinInbox {
       }
       if (!allowed) return false;
       const subject: CapturedPinDto | PinStateDto = event.type === "captured" ? event.pin : event.state;
-      if (filter.msisdn !== undefined && subject.to !== filter.msisdn) return false;
+      if (filter.toDigits !== undefined && !subject.to.includes(filter.toDigits)) return false;
       if (filter.applicationId !== undefined && subject.applicationId !== filter.applicationId) return false;
       return true;
     };

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { BODY_OBJECT, checked, senderSchema, typeError } from "../../../shared/tfaSchemas.ts";
 import { lenientBooleanQuery } from "../domain/queryBoolean.ts";
-import { MSISDN_HINT, normalizeMsisdn } from "./phoneNumbers.ts";
+import { MSISDN_HINT, NUMBER_PART_HINT, normalizeMsisdn, numberPartDigits } from "./phoneNumbers.ts";
 
 /**
  * Request schemas of the 2FA simulator; the rules behind them live beside this file. Those of
@@ -92,7 +92,7 @@ export const verificationsQuerySchema = z.strictObject({
 export const localPinsQuerySchema = z.strictObject({
   to: z
     .string({ error: "must be given once" })
-    .refine((value) => normalizeMsisdn(value) !== null, { error: `must be a phone number: ${MSISDN_HINT}` })
+    .refine((value) => numberPartDigits(value) !== null, { error: `must be ${NUMBER_PART_HINT}` })
     .optional(),
   applicationId: z.string({ error: "must be given once" }).optional(),
   limit: z

@@ -192,6 +192,7 @@ export class TfaPins {
       const event = capturedEvent(account.id, outcome.delivered, {
         pinId,
         applicationId: application.applicationId,
+        applicationName: application.name,
         messageId: template.messageId,
         to: msisdn,
         channel,

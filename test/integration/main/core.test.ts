@@ -307,13 +307,29 @@ describe("the Local profile through dispatch", () => {
   });
 
   test("settings: the clipboard delay defaults to 30 s and can be changed", async () => {
-    assert.deepEqual(await ok(core, "settings.get"), { clipboardClearSeconds: 30 });
+    assert.deepEqual(await ok(core, "settings.get"), { clipboardClearSeconds: 30, theme: "auto" });
     assert.deepEqual(await ok(core, "settings.update", { clipboardClearSeconds: 45 }), {
       clipboardClearSeconds: 45,
+      theme: "auto",
     });
     assert.equal((await ok(core, "settings.get")).clipboardClearSeconds, 45);
     const stored = (await settingsOf(dataDir)) as unknown as { clipboardClearSeconds: number };
     assert.equal(stored.clipboardClearSeconds, 45);
+  });
+
+  test("settings: the theme follows the system by default, is kept as chosen, and only light, dark or auto", async () => {
+    assert.equal((await ok(core, "settings.get")).theme, "auto");
+    const delay = (await ok(core, "settings.get")).clipboardClearSeconds;
+    assert.deepEqual(await ok(core, "settings.update", { theme: "dark" }), {
+      clipboardClearSeconds: delay,
+      theme: "dark",
+    });
+    assert.equal(((await settingsOf(dataDir)) as unknown as { theme: string }).theme, "dark");
+    const refused = await fails(core, "settings.update", { theme: "sepia" });
+    assert.equal(refused.messageId, "INVALID_ARGUMENT");
+    assert.deepEqual(refused.validationErrors?.theme, ["must be light, dark or auto"]);
+    assert.equal((await ok(core, "settings.get")).theme, "dark");
+    await ok(core, "settings.update", { theme: "auto" });
   });
 
   test("accounts: the owner, then sub-accounts added on the Local profile", async () => {

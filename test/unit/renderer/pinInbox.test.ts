@@ -116,3 +116,12 @@ test("a captured PIN is put first only in the loaded, idle unfiltered list; ever
   assert.equal(pinEventAction(unfiltered, { hasData: true, fetching: true }), "refetch");
   assert.equal(pinEventAction(filtered, { hasData: true, fetching: false }), "refetch");
 });
+
+test("a captured PIN without its application's name (a resend) takes the name of a listed PIN of that application", () => {
+  const listed = { ...pin("listed"), applicationName: "Customer login" };
+  const resent = pin("resent");
+  const [first] = withCapturedPin([listed], resent);
+  assert.equal(first?.applicationName, "Customer login");
+  const [unknown] = withCapturedPin([], resent);
+  assert.equal(unknown?.applicationName, undefined);
+});

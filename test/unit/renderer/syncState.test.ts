@@ -3,6 +3,7 @@ import { test } from "node:test";
 import {
   anyRunning,
   formatFieldValue,
+  formatSyncTime,
   keySyncLook,
   linkStateLook,
   linksOfAccount,
@@ -174,4 +175,13 @@ test("what a new list of links makes stale: keys after a run, details on new cou
     details: true,
   });
   assert.deepEqual(staleAfter(before, []), { keys: true, details: true });
+});
+
+test("a link's time is relative, with the local time and its zone on hover (not 11/23/2026, 4:27:29 PM)", () => {
+  const now = Date.UTC(2026, 10, 23, 16, 27, 29);
+  const shown = formatSyncTime("2026-11-23T16:25:29.000+0000", now);
+  assert.equal(shown.text, "2 min ago");
+  assert.match(shown.title ?? "", /2026.*\d{2}:\d{2}:\d{2}.*(UTC|GMT|[A-Z]{3})/);
+  assert.deepEqual(formatSyncTime(null, now), { text: "never" });
+  assert.deepEqual(formatSyncTime(null, now, "not scheduled"), { text: "not scheduled" });
 });

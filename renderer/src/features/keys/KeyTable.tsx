@@ -43,7 +43,7 @@ const KeyRow = memo(function KeyRow(props: {
           <Text size="sm" fw={500} truncate>
             {key.name}
           </Text>
-          <SyncKeyBadge state={props.syncState} />
+          <SyncKeyBadge state={props.syncState} keyId={key.key} />
         </Group>
       </td>
       <td className="kd-cell">

@@ -1,8 +1,11 @@
 import { Alert, Badge, Button, Group, Stack, Table, Text, TextInput, Title } from "@mantine/core";
 import { useDebouncedValue } from "@mantine/hooks";
 import { useEffect, useRef, useState } from "react";
+import { parseApiDateTime } from "../../../../shared/datetime.ts";
 import type { CapturedPinDto } from "../../../../shared/tfa.ts";
-import { errorText } from "../../bridgeHooks.ts";
+import { BridgeFailure, errorText } from "../../bridgeHooks.ts";
+import { formatLocal, formatLocalShort, zoneName } from "../../time.ts";
+import { WHOLE_BADGE } from "../../wholeBadge.ts";
 import { copyText } from "../profiles/CopyableField.tsx";
 import { useActiveProfile } from "../profiles/profileHooks.ts";
 import { usePinEvents, usePins } from "./pinHooks.ts";
@@ -27,7 +30,18 @@ function useTimeOfNextExpiry(pins: readonly CapturedPinDto[] | undefined): numbe
   return now;
 }
 
-/** The PINs captured by the active profile's 2FA simulator, newest first, live for the Local profile. */
+/** The service's words for a filter it refused, to show on that field instead of a banner. */
+function fieldError(error: unknown, field: "to" | "applicationId"): string | undefined {
+  if (!(error instanceof BridgeFailure)) return undefined;
+  return error.error.validationErrors?.[field]?.join("; ");
+}
+
+/**
+ * The PINs captured by the active profile's 2FA simulator, newest first, live for the Local
+ * profile. The inbox holds every account of the profile (its own and its sub-accounts: the
+ * service lists what the profile's credentials manage), so the header's account switcher is
+ * hidden on this view rather than seeming to narrow it.
+ */
 export function PinInboxView() {
   const [to, setTo] = useState("");
   const [applicationId, setApplicationId] = useState("");
@@ -39,6 +53,8 @@ export function PinInboxView() {
   const now = useTimeOfNextExpiry(pins.data);
   const profile = useActiveProfile();
   usePinEvents(profile?.kind !== "remote");
+  const toError = fieldError(pins.error, "to");
+  const applicationError = fieldError(pins.error, "applicationId");
 
   return (
     <Stack component="section" aria-labelledby="pins-title" data-testid="pin-inbox">
@@ -46,31 +62,36 @@ export function PinInboxView() {
         PIN inbox
       </Title>
       <Text size="sm" c="dimmed">
-        Messages the 2FA simulator would have sent: an app under test asks for a PIN, you read it here.
+        Messages the 2FA simulator would have sent, for every account of this profile: an app under test asks
+        for a PIN, you read it here.
         {profile?.kind === "remote" && " New PINs of a remote profile appear when the list is refreshed."}
       </Text>
-      <Group align="flex-end">
+      <Group align="flex-start">
         <TextInput
           label="To (phone number)"
+          description="All or part of a number"
           value={to}
           onChange={(event) => setTo(event.currentTarget.value)}
           maxLength={20}
+          error={toError}
           data-testid="pin-filter-to"
         />
         <TextInput
           label="Application ID"
+          description="As the app under test sends it"
           value={applicationId}
           onChange={(event) => setApplicationId(event.currentTarget.value)}
           maxLength={64}
+          error={applicationError}
           data-testid="pin-filter-application"
         />
-        <Button variant="default" onClick={() => void pins.refetch()} loading={pins.isFetching}>
+        <Button variant="default" mt={44} onClick={() => void pins.refetch()} loading={pins.isFetching}>
           Refresh
         </Button>
       </Group>
       {pins.isPending && <Text>Loading PINs…</Text>}
-      {pins.isError && (
-        <Alert color="red.9" role="alert">
+      {pins.isError && !toError && !applicationError && (
+        <Alert color="red" role="alert">
           {errorText(pins.error)}
         </Alert>
       )}
@@ -80,26 +101,37 @@ export function PinInboxView() {
             No PINs captured{to || applicationId ? " for these filters" : " yet"}.
           </Text>
         ) : (
-          <Table striped data-testid="pin-table">
-            <Table.Thead>
-              <Table.Tr>
-                <Table.Th>Sent</Table.Th>
-                <Table.Th>To</Table.Th>
-                <Table.Th>PIN</Table.Th>
-                <Table.Th>Application</Table.Th>
-                <Table.Th>Channel</Table.Th>
-                <Table.Th>State</Table.Th>
-                <Table.Th>Message</Table.Th>
-              </Table.Tr>
-            </Table.Thead>
-            <Table.Tbody>
-              {pins.data.map((pin) => (
-                <PinRow key={pin.pinId} pin={pin} now={now} />
-              ))}
-            </Table.Tbody>
-          </Table>
+          <Table.ScrollContainer minWidth={680} type="native">
+            <Table striped data-testid="pin-table">
+              <Table.Thead>
+                <Table.Tr>
+                  <Table.Th>Sent ({zoneName(now)})</Table.Th>
+                  <Table.Th>To</Table.Th>
+                  <Table.Th>PIN</Table.Th>
+                  <Table.Th>Application</Table.Th>
+                  <Table.Th>State</Table.Th>
+                  <Table.Th>Message</Table.Th>
+                </Table.Tr>
+              </Table.Thead>
+              <Table.Tbody>
+                {pins.data.map((pin) => (
+                  <PinRow key={pin.pinId} pin={pin} now={now} />
+                ))}
+              </Table.Tbody>
+            </Table>
+          </Table.ScrollContainer>
         ))}
     </Stack>
+  );
+}
+
+function SentAt({ at, now }: { at: string; now: number }) {
+  const time = parseApiDateTime(at);
+  if (time === null) return <span>{at}</span>;
+  return (
+    <time dateTime={new Date(time).toISOString()} title={formatLocal(time)} data-testid="pin-sent-at">
+      {formatLocalShort(time, now)}
+    </time>
   );
 }
 
@@ -122,10 +154,17 @@ function PinRow({ pin, now }: { pin: CapturedPinDto; now: number }) {
   const state = pinState(pin, now);
   return (
     <Table.Tr data-testid="pin-row" data-pin-id={pin.pinId}>
-      <Table.Td>
-        <time dateTime={pin.sentAt}>{pin.sentAt.replace("T", " ").slice(0, 19)}</time>
+      <Table.Td style={{ whiteSpace: "nowrap" }}>
+        <SentAt at={pin.sentAt} now={now} />
       </Table.Td>
-      <Table.Td>{pin.to}</Table.Td>
+      <Table.Td>
+        <Text size="sm" style={{ whiteSpace: "nowrap" }}>
+          {pin.to}
+        </Text>
+        <Text size="xs" c="dimmed">
+          {pin.channel === "VOICE" ? "Voice call" : "SMS"}
+        </Text>
+      </Table.Td>
       <Table.Td>
         <Group gap="xs" wrap="nowrap">
           <code ref={code} data-testid="pin-value">
@@ -141,17 +180,17 @@ function PinRow({ pin, now }: { pin: CapturedPinDto; now: number }) {
           </Button>
         </Group>
       </Table.Td>
-      <Table.Td>
-        <code>{pin.applicationId}</code>
+      <Table.Td data-testid="pin-application" title={`Application ID ${pin.applicationId}`}>
+        {pin.applicationName ?? <code>{pin.applicationId}</code>}
       </Table.Td>
-      <Table.Td>{pin.channel}</Table.Td>
       <Table.Td>
-        <Badge color={state.color} variant="dot" data-testid="pin-state">
+        {/* The whole state, never "5 ATTEMP…": the badge keeps its width and its words' case. */}
+        <Badge color={state.color} variant="dot" tt="none" data-testid="pin-state" styles={WHOLE_BADGE}>
           {state.label}
         </Badge>
       </Table.Td>
-      <Table.Td>
-        <Text size="sm" lineClamp={2}>
+      <Table.Td miw={160}>
+        <Text size="sm" lineClamp={2} title={pin.text}>
           {pin.text}
         </Text>
       </Table.Td>

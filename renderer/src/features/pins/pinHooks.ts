@@ -30,9 +30,15 @@ export function usePins(filters: PinFilters) {
   });
 }
 
-/** The list with a newly captured PIN first (once, even if the event repeats a listed PIN). */
+/**
+ * The list with a newly captured PIN first (once, even if the event repeats a listed PIN). A
+ * resent PIN's event does not name its application: the name of a listed PIN of it is taken.
+ */
 export function withCapturedPin(pins: readonly CapturedPinDto[], pin: CapturedPinDto): CapturedPinDto[] {
-  return [pin, ...pins.filter((each) => each.pinId !== pin.pinId)];
+  const applicationName =
+    pin.applicationName ?? pins.find((each) => each.applicationId === pin.applicationId)?.applicationName;
+  const named = applicationName === undefined ? pin : { ...pin, applicationName };
+  return [named, ...pins.filter((each) => each.pinId !== pin.pinId)];
 }
 
 function isUnfiltered(queryKey: QueryKey): boolean {

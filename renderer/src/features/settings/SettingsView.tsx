@@ -1,7 +1,18 @@
-import { Alert, Button, Card, Group, NumberInput, Stack, Text, Title } from "@mantine/core";
+import {
+  Alert,
+  Button,
+  Card,
+  Group,
+  NumberInput,
+  Radio,
+  Stack,
+  Text,
+  Title,
+  useMantineColorScheme,
+} from "@mantine/core";
 import { useForm } from "@mantine/form";
 import { useState } from "react";
-import { bridgeArgumentSchemas } from "../../../../shared/bridge.ts";
+import { bridgeArgumentSchemas, THEMES, type Theme } from "../../../../shared/bridge.ts";
 import { BridgeFailure, errorText } from "../../bridgeHooks.ts";
 import { CredentialStorage } from "./CredentialStorage.tsx";
 import { useSettings, useUpdateSettings } from "./settingsHooks.ts";
@@ -90,7 +101,44 @@ function ClipboardForm({ current }: { current: number }) {
   );
 }
 
-/** The admin's settings: the clipboard clear delay, and (read-only) where credentials are kept. */
+const THEME_LABELS: Record<Theme, string> = { light: "Light", dark: "Dark", auto: "Follow the system" };
+
+/** The colour scheme: applied at once, saved for the next start (and the other windows). */
+function ThemeChoice({ current }: { current: Theme }) {
+  const update = useUpdateSettings();
+  const { setColorScheme } = useMantineColorScheme();
+  return (
+    <Stack gap="xs">
+      <Radio.Group
+        label="Theme"
+        value={update.isPending && update.variables.theme ? update.variables.theme : current}
+        onChange={(value) => {
+          const theme = value as Theme;
+          setColorScheme(theme);
+          update.mutate({ theme });
+        }}
+      >
+        <Group gap="lg" mt={6}>
+          {THEMES.map((theme) => (
+            <Radio key={theme} value={theme} label={THEME_LABELS[theme]} />
+          ))}
+        </Group>
+      </Radio.Group>
+      {update.isError && (
+        <Alert color="red" role="alert" title="Theme not saved">
+          {errorText(update.error)}
+        </Alert>
+      )}
+    </Stack>
+  );
+}
+
+/**
+ * The admin's settings: the clipboard clear delay, the theme, and (read-only) where credentials are
+ * kept. The settings file holds more (the profiles, edited in the Profiles view, and the embedded
+ * service's remembered port, which the service finds itself when the port is taken); nothing else a
+ * desktop user would change lives only in a file or the environment today.
+ */
 export function SettingsView() {
   const settings = useSettings();
   return (
@@ -106,6 +154,14 @@ export function SettingsView() {
           {settings.isPending && <Text size="sm">Loading the settings…</Text>}
           {/* A failed load is in the banner above the view, with Retry. */}
           {settings.data && <ClipboardForm current={settings.data.clipboardClearSeconds} />}
+        </Stack>
+      </Card>
+      <Card withBorder component="section" aria-labelledby="appearance-title" data-testid="theme-settings">
+        <Stack gap="sm">
+          <Title order={3} id="appearance-title">
+            Appearance
+          </Title>
+          {settings.data && <ThemeChoice current={settings.data.theme} />}
         </Stack>
       </Card>
       <CredentialStorage />

@@ -1,6 +1,8 @@
 // React Query hooks of the user's settings: one per bridge operation.
 
+import { useMantineColorScheme } from "@mantine/core";
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { useEffect } from "react";
 import type { BridgeArgs } from "../../../../shared/bridge.ts";
 import { callBridge } from "../../bridgeHooks.ts";
 
@@ -22,4 +24,17 @@ export function useUpdateSettings() {
     mutationFn: (args: BridgeArgs<"settings.update">) => callBridge("settings.update", args),
     onSuccess: (saved) => queryClient.setQueryData(settingsQueryKeys.get(), saved),
   });
+}
+
+/**
+ * Applies the saved theme to the page: at start (Mantine remembers the last one in localStorage,
+ * so the page does not flash first) and whenever the setting changes, also from another window.
+ */
+export function useAppliedTheme(): void {
+  const settings = useSettings();
+  const { setColorScheme } = useMantineColorScheme();
+  const theme = settings.data?.theme;
+  useEffect(() => {
+    if (theme !== undefined) setColorScheme(theme);
+  }, [theme, setColorScheme]);
 }

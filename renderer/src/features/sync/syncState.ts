@@ -2,6 +2,7 @@ import type { AccountDto, ProfileDto } from "../../../../shared/bridge.ts";
 import { parseApiDateTime } from "../../../../shared/datetime.ts";
 import type { SyncedField, SyncKeyState, SyncLinkDto, SyncProgressDto } from "../../../../shared/sync.ts";
 import { linkUses } from "../../../../shared/syncLinks.ts";
+import { formatLocal, formatRelative } from "../../time.ts";
 
 /** What the Sync view says about links, keys and values. Pure, so that it is tested without a browser. */
 
@@ -51,6 +52,22 @@ export function keySyncLook(state: SyncKeyState | undefined): StateLook | null {
   }
 }
 
+/** Why a key shows its sync mark, in words, for the mark's tooltip. */
+export function keySyncWhy(state: SyncKeyState): string {
+  switch (state) {
+    case "conflict":
+      return "A field changed both here and on the remote: choose which to keep.";
+    case "pending":
+      return "Local changes wait to go out at the next sync.";
+    case "remote-missing":
+      return "The key was deleted or is no longer visible on the remote.";
+    case "failed":
+      return "The last attempt to send its changes failed.";
+    default:
+      return "";
+  }
+}
+
 export const FIELD_LABELS: Record<SyncedField, string> = {
   name: "Name",
   allowedIPs: "Allowed IPs",
@@ -83,27 +100,21 @@ export function parseSyncTime(text: string | null): number | null {
   return Number.isNaN(iso) ? null : iso;
 }
 
-/** "3 min ago", "in 20 s", "just now": a time relative to now. */
-export function relativeTime(time: number, now: number): string {
-  const seconds = Math.round((time - now) / 1000);
-  const abs = Math.abs(seconds);
-  if (abs < 5) return "just now";
-  const [amount, unit] =
-    abs < 60
-      ? [abs, "s"]
-      : abs < 3600
-        ? [Math.round(abs / 60), "min"]
-        : abs < 86_400
-          ? [Math.round(abs / 3600), "h"]
-          : [Math.round(abs / 86_400), "d"];
-  return seconds < 0 ? `${amount} ${unit} ago` : `in ${amount} ${unit}`;
-}
+/** "3 min ago", "in 20 s", "just now": a time relative to now (the console's one convention). */
+export const relativeTime = (time: number, now: number): string => formatRelative(time, now);
 
-/** A time as shown on a link card, e.g. "3 min ago (14:05:10)"; `never` when there is none. */
-export function formatSyncTime(text: string | null, now: number, never = "never"): string {
+/**
+ * A time as shown on a link card: relative ("3 min ago"), with the local time and its zone for the
+ * hover; `never` (and no hover) when there is none.
+ */
+export function formatSyncTime(
+  text: string | null,
+  now: number,
+  never = "never",
+): { text: string; title?: string } {
   const time = parseSyncTime(text);
-  if (time === null) return text ?? never;
-  return `${relativeTime(time, now)} (${new Date(time).toLocaleString()})`;
+  if (time === null) return { text: text ?? never };
+  return { text: relativeTime(time, now), title: formatLocal(time) };
 }
 
 /** Progress as a percentage (0 when the total is not known yet). */

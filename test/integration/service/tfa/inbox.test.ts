@@ -58,6 +58,7 @@ describe("scope", () => {
       assert.deepEqual(Object.keys(pin), [
         "pinId",
         "applicationId",
+        "applicationName",
         "messageId",
         "to",
         "channel",
@@ -90,6 +91,24 @@ describe("filters", () => {
     assert.deepEqual(pinIds(pins), [sent.grandchild?.[0], sent.child?.[0]]);
     assert.deepEqual(await inbox(service, "owner", "?to=%2B41792220000"), pins);
     assert.deepEqual(await inbox(service, "owner", "?to=41793330000"), []);
+  });
+
+  test("?to= is a search: a part of a number, or a number written with spaces and +, finds it", async () => {
+    const pins = await inbox(service, "owner", "?to=41792220000");
+    assert.deepEqual(await inbox(service, "owner", "?to=792220"), pins);
+    assert.deepEqual(await inbox(service, "owner", `?to=${encodeURIComponent("+41 79 222 00 00")}`), pins);
+    assert.deepEqual(await inbox(service, "owner", `?to=${encodeURIComponent("(79) 222-00")}`), pins);
+    assert.deepEqual(await inbox(service, "owner", "?to=9999999"), []);
+  });
+
+  test("each message names its application", async () => {
+    const pins = (await inbox(service, "owner")) as { applicationId: string; applicationName?: string }[];
+    assert.ok(pins.length > 0);
+    for (const pin of pins) {
+      const app = Object.values(apps).find((each) => each?.applicationId === pin.applicationId);
+      assert.equal(typeof pin.applicationName, "string");
+      assert.ok(app, pin.applicationId);
+    }
   });
 
   test("?applicationId= narrows to one application; both filters combine", async () => {

@@ -132,6 +132,17 @@ describe("scope and filters", () => {
     );
   });
 
+  test("?to= on the stream is a search like the inbox's: part of a number, written with spaces", async () => {
+    const byPart = await subscribe("owner", `?to=${encodeURIComponent("+41 79 666")}`);
+    const other = await send("owner", "41785550000");
+    const first = await send("owner", "41796660001");
+    const second = await send("owner", "41796660002");
+    await byPart.waitForEvent(captured(second.pinId));
+    const received = byPart.events.map((event) => JSON.parse(event.data).pinId);
+    assert.deepEqual(received, [first.pinId, second.pinId]);
+    assert.ok(!received.includes(other.pinId));
+  });
+
   test("the stream takes Basic credentials and a valid query, answered in the error shape", async () => {
     assertApiError(await service.call({ path: "/local/1/pins/stream" }), 401, "UNAUTHORIZED");
     const key = callers.owner?.authorization as string;

@@ -1,0 +1,75 @@
+import { Alert, Button, Group, Text } from "@mantine/core";
+import { type Query, useQueryClient } from "@tanstack/react-query";
+import { useEffect, useState } from "react";
+import { BridgeFailure, errorText } from "./bridgeHooks.ts";
+
+/**
+ * A query whose failure the page shows: one in use by a view (a failed query nothing shows any
+ * more, a filter since cleared or a view since left, is not the page's problem) whose error the
+ * view does not show on a field itself.
+ */
+export function isShownFailure(query: Query): boolean {
+  return (
+    query.state.status === "error" && query.getObserversCount() > 0 && !hasFieldErrors(query.state.error)
+  );
+}
+
+function hasFieldErrors(error: unknown): boolean {
+  return error instanceof BridgeFailure && Object.keys(error.error.validationErrors ?? {}).length > 0;
+}
+
+/** A banner while a query in use fails, with one Retry for all of them. */
+export function FailingQueriesBanner() {
+  const queryClient = useQueryClient();
+  const [failing, setFailing] = useState<{ count: number; text: string; unreachable: boolean }>({
+    count: 0,
+    text: "",
+    unreachable: false,
+  });
+  useEffect(() => {
+    const cache = queryClient.getQueryCache();
+    const update = () => {
+      const failed = cache.getAll().filter(isShownFailure);
+      const first = failed[0]?.state.error;
+      setFailing({
+        count: failed.length,
+        text: first ? errorText(first) : "",
+        unreachable: first instanceof BridgeFailure && first.error.messageId === "UNREACHABLE",
+      });
+    };
+    update();
+    return cache.subscribe(update);
+  }, [queryClient]);
+  if (failing.count === 0) return null;
+  return (
+    <Alert
+      color="red"
+      // Unreachable is said as such: the service was never reached, nothing was refused.
+      title={
+        failing.unreachable ? "The active profile's service is unreachable" : "Something could not be loaded"
+      }
+      role="alert"
+      data-testid="query-error-banner"
+      mb="sm"
+    >
+      <Group justify="space-between" wrap="nowrap">
+        <Text size="sm">
+          {failing.text}
+          {failing.count > 1
+            ? ` (and ${failing.count - 1} more failing request${failing.count > 2 ? "s" : ""})`
+            : ""}
+        </Text>
+        <Button
+          size="xs"
+          color="red"
+          variant="light"
+          // A long error text wraps beside it instead of squeezing it to "Re…".
+          style={{ flexShrink: 0 }}
+          onClick={() => void queryClient.refetchQueries({ predicate: isShownFailure })}
+        >
+          Retry
+        </Button>
+      </Group>
+    </Alert>
+  );
+}

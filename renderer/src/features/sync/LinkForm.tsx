@@ -1,0 +1,187 @@
+import {
+  Alert,
+  Button,
+  Card,
+  Group,
+  NumberInput,
+  Select,
+  SimpleGrid,
+  Stack,
+  Text,
+  Title,
+} from "@mantine/core";
+import { useForm } from "@mantine/form";
+import { notifications } from "@mantine/notifications";
+import type { AccountDto, ProfileDto } from "../../../../shared/bridge.ts";
+import {
+  DEFAULT_SYNC_INTERVAL_SECONDS,
+  MAX_SYNC_INTERVAL_SECONDS,
+  MIN_SYNC_INTERVAL_SECONDS,
+} from "../../../../shared/sync.ts";
+import { BridgeFailure, errorText } from "../../bridgeHooks.ts";
+import { useCreateLink, useRemoteAccounts } from "./syncHooks.ts";
+import { localAccountLabel } from "./syncState.ts";
+
+interface LinkValues {
+  localAccountKey: string;
+  profileId: string | null;
+  remoteAccountKey: string;
+  intervalSeconds: number | string;
+}
+
+function localOptions(accounts: readonly AccountDto[] | undefined) {
+  if (!accounts) return [{ value: "_", label: "Own account" }];
+  return accounts.map((account) => ({
+    value: account.parentAccountKey === null ? "_" : account.accountKey,
+    label: localAccountLabel(account.accountKey, accounts),
+  }));
+}
+
+function remoteOptions(accounts: readonly AccountDto[] | undefined) {
+  const own = { value: "_", label: "Own account (_)" };
+  if (!accounts) return [own];
+  return [
+    own,
+    ...accounts
+      .filter((account) => account.parentAccountKey !== null)
+      .map((account) => ({ value: account.accountKey, label: `${account.username} (sub-account)` })),
+  ];
+}
+
+export function LinkForm(props: {
+  accounts: AccountDto[] | undefined;
+  remotes: ProfileDto[];
+  onOpenProfiles(): void;
+}) {
+  const create = useCreateLink();
+  const form = useForm<LinkValues>({
+    initialValues: {
+      localAccountKey: "_",
+      profileId: null,
+      remoteAccountKey: "_",
+      intervalSeconds: DEFAULT_SYNC_INTERVAL_SECONDS,
+    },
+    validate: {
+      profileId: (value) => (value === null ? "choose a remote profile" : null),
+      intervalSeconds: (value) =>
+        typeof value === "number" &&
+        Number.isInteger(value) &&
+        value >= MIN_SYNC_INTERVAL_SECONDS &&
+        value <= MAX_SYNC_INTERVAL_SECONDS
+          ? null
+          : `must be a whole number from ${MIN_SYNC_INTERVAL_SECONDS} to ${MAX_SYNC_INTERVAL_SECONDS}`,
+    },
+  });
+  const profileId = form.getValues().profileId;
+  const remoteAccounts = useRemoteAccounts(profileId);
+  const submit = form.onSubmit((values) => {
+    create.mutate(
+      {
+        localAccountKey: values.localAccountKey,
+        profileId: values.profileId ?? "",
+        remoteAccountKey: values.remoteAccountKey,
+        intervalSeconds: Number(values.intervalSeconds),
+      },
+      {
+        onSuccess: () => {
+          notifications.show({
+            color: "green",
+            title: "Linked",
+            message: "The accounts are linked. Press “Sync now” to copy the remote keys here.",
+          });
+          form.reset();
+        },
+        onError: (error) => {
+          if (error instanceof BridgeFailure && error.error.messageId === "CONFLICT") {
+            form.setFieldError("localAccountKey", error.error.text);
+            return;
+          }
+          if (error instanceof BridgeFailure && error.error.validationErrors) {
+            const errors: Record<string, string> = {};
+            for (const [field, messages] of Object.entries(error.error.validationErrors)) {
+              const name = field === "accountKey" ? "localAccountKey" : field;
+              errors[name] = messages.join("; ");
+            }
+            form.setErrors(errors);
+          }
+        },
+      },
+    );
+  });
+  const fieldErrors =
+    create.error instanceof BridgeFailure &&
+    (create.error.error.messageId === "CONFLICT" || create.error.error.validationErrors !== undefined);
+
+  return (
+    <Card withBorder component="section" aria-labelledby="sync-form-title" data-testid="sync-link-form">
+      <form onSubmit={submit} noValidate>
+        <Stack gap="sm">
+          <Title order={3} id="sync-form-title">
+            Link an account
+          </Title>
+          {props.remotes.length === 0 ? (
+            <Group gap="xs">
+              <Text size="sm">A link needs a remote profile (base URL, username and password).</Text>
+              <Button size="compact-sm" variant="light" onClick={props.onOpenProfiles}>
+                Add a remote profile
+              </Button>
+            </Group>
+          ) : null}
+          <SimpleGrid cols={{ base: 1, sm: 2, lg: 4 }}>
+            <Select
+              label="Local account"
+              data={localOptions(props.accounts)}
+              allowDeselect={false}
+              {...form.getInputProps("localAccountKey")}
+            />
+            <Select
+              label="Remote profile"
+              placeholder="Choose a remote profile"
+              data={props.remotes.map((profile) => ({
+                value: profile.id,
+                label: `${profile.name} (${profile.username} at ${profile.baseUrl})`,
+              }))}
+              allowDeselect={false}
+              disabled={props.remotes.length === 0}
+              {...form.getInputProps("profileId")}
+              onChange={(value) => {
+                form.setFieldValue("profileId", value);
+                form.setFieldValue("remoteAccountKey", "_");
+              }}
+            />
+            <Select
+              label="Remote account"
+              description={
+                remoteAccounts.isError
+                  ? `Sub-accounts could not be listed: ${errorText(remoteAccounts.error)}`
+                  : "_ is the profile's own account"
+              }
+              data={remoteOptions(remoteAccounts.data)}
+              allowDeselect={false}
+              disabled={profileId === null}
+              {...form.getInputProps("remoteAccountKey")}
+            />
+            <NumberInput
+              label="Sync every (seconds)"
+              min={MIN_SYNC_INTERVAL_SECONDS}
+              max={MAX_SYNC_INTERVAL_SECONDS}
+              allowDecimal={false}
+              allowNegative={false}
+              {...form.getInputProps("intervalSeconds")}
+            />
+          </SimpleGrid>
+          {create.isError && !fieldErrors && (
+            <Alert color="red.9" role="alert">
+              {errorText(create.error)}
+            </Alert>
+          )}
+          <Group justify="flex-end">
+            <Button type="submit" loading={create.isPending} disabled={props.remotes.length === 0}>
+              Link accounts
+            </Button>
+          </Group>
+        </Stack>
+      </form>
+    </Card>
+  );
+}

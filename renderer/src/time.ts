@@ -1,0 +1,112 @@
+// How the console writes times, one convention for every view: local time with its zone
+// ("25 Nov 2026, 17:27:29 CET"), and relative where that helps ("in 5 days", "2 min ago") with
+// the local time on hover. Plain functions; the zone and locale are parameters for the tests.
+
+export interface TimeFormatOptions {
+  /** An IANA zone; the system's when absent. */
+  timeZone?: string;
+  /** A BCP 47 locale; the system's when absent. */
+  locale?: string;
+}
+
+const formats = new Map<string, Intl.DateTimeFormat>();
+
+function dateTimeFormat(options: TimeFormatOptions): Intl.DateTimeFormat {
+  const id = `${options.locale ?? ""}|${options.timeZone ?? ""}`;
+  let format = formats.get(id);
+  if (!format) {
+    format = new Intl.DateTimeFormat(options.locale, {
+      year: "numeric",
+      month: "short",
+      day: "numeric",
+      hour: "2-digit",
+      minute: "2-digit",
+      second: "2-digit",
+      timeZoneName: "short",
+      ...(options.timeZone !== undefined && { timeZone: options.timeZone }),
+    });
+    formats.set(id, format);
+  }
+  return format;
+}
+
+const toTime = (date: Date | number) => (typeof date === "number" ? date : date.getTime());
+
+/** The local date and time with the zone's short name, e.g. "Nov 25, 2026, 05:27:29 PM GMT+1". */
+export function formatLocal(date: Date | number, options: TimeFormatOptions = {}): string {
+  return dateTimeFormat(options).format(toTime(date));
+}
+
+/** The short name of the zone at that instant ("CET", "GMT+1", "UTC"), for a column's header. */
+export function zoneName(date: Date | number, options: TimeFormatOptions = {}): string {
+  return (
+    dateTimeFormat(options)
+      .formatToParts(toTime(date))
+      .find((part) => part.type === "timeZoneName")?.value ?? ""
+  );
+}
+
+const MINUTE = 60;
+const HOUR = 60 * MINUTE;
+const DAY = 24 * HOUR;
+
+function amount(seconds: number): string {
+  if (seconds < MINUTE) return `${seconds} s`;
+  if (seconds < HOUR) return `${Math.round(seconds / MINUTE)} min`;
+  if (seconds < DAY) return `${Math.round(seconds / HOUR)} h`;
+  const days = Math.round(seconds / DAY);
+  if (days < 60) return days === 1 ? "1 day" : `${days} days`;
+  if (days < 365) return `${Math.round(days / 30)} months`;
+  const years = Math.round(days / 365);
+  return years === 1 ? "1 year" : `${years} years`;
+}
+
+/** `date` seen from `now`: "just now", "in 5 days", "2 min ago", "3 h ago". */
+export function formatRelative(date: Date | number, now: Date | number): string {
+  const seconds = Math.round((toTime(date) - toTime(now)) / 1000);
+  const abs = Math.abs(seconds);
+  if (abs < 5) return "just now";
+  return seconds < 0 ? `${amount(abs)} ago` : `in ${amount(abs)}`;
+}
+
+const shortFormats = new Map<string, [Intl.DateTimeFormat, Intl.DateTimeFormat, Intl.DateTimeFormat]>();
+
+/**
+ * A compact local time for a column whose header names the zone: the time alone on `now`'s day
+ * ("17:27:29"), the day and time otherwise ("24 Nov, 17:27"; with the year when not `now`'s).
+ */
+export function formatLocalShort(
+  date: Date | number,
+  now: Date | number,
+  options: TimeFormatOptions = {},
+): string {
+  const id = `${options.locale ?? ""}|${options.timeZone ?? ""}`;
+  let found = shortFormats.get(id);
+  if (!found) {
+    const zone = options.timeZone !== undefined ? { timeZone: options.timeZone } : {};
+    found = [
+      new Intl.DateTimeFormat(options.locale, { year: "numeric", month: "2-digit", day: "2-digit", ...zone }),
+      new Intl.DateTimeFormat(options.locale, {
+        hour: "2-digit",
+        minute: "2-digit",
+        second: "2-digit",
+        ...zone,
+      }),
+      new Intl.DateTimeFormat(options.locale, {
+        month: "short",
+        day: "numeric",
+        hour: "2-digit",
+        minute: "2-digit",
+        ...zone,
+      }),
+    ];
+    shortFormats.set(id, found);
+  }
+  const [day, time, dayTime] = found;
+  const at = toTime(date);
+  if (day.format(at) === day.format(toTime(now))) return time.format(at);
+  const sameYear =
+    day.formatToParts(at).find((p) => p.type === "year")?.value ===
+    day.formatToParts(toTime(now)).find((p) => p.type === "year")?.value;
+  return sameYear ? dayTime.format(at) : formatLocal(at, options).replace(/\s\S+$/, "");
+}

@@ -1,0 +1,38 @@
+import assert from "node:assert/strict";
+import { test } from "node:test";
+import { formatLocal, formatLocalShort, formatRelative, zoneName } from "../../../renderer/src/time.ts";
+
+const NOW = Date.UTC(2026, 10, 25, 16, 27, 29);
+
+test("formatLocal writes the local time of the zone, with the zone", () => {
+  assert.equal(formatLocal(NOW, { timeZone: "Europe/Zurich", locale: "en-GB" }), "25 Nov 2026, 17:27:29 CET");
+  assert.equal(formatLocal(NOW, { timeZone: "UTC", locale: "en-GB" }), "25 Nov 2026, 16:27:29 UTC");
+  assert.equal(
+    formatLocal(new Date(NOW), { timeZone: "America/New_York", locale: "en-US" }),
+    "Nov 25, 2026, 11:27:29 AM EST",
+  );
+});
+
+test("zoneName is the zone's short name at that instant (summer time included)", () => {
+  assert.equal(zoneName(NOW, { timeZone: "Europe/Zurich", locale: "en-GB" }), "CET");
+  assert.equal(zoneName(Date.UTC(2026, 6, 1), { timeZone: "Europe/Zurich", locale: "en-GB" }), "CEST");
+});
+
+test("formatRelative says how far, before or after now", () => {
+  const at = (seconds: number) => NOW + seconds * 1000;
+  assert.equal(formatRelative(at(2), NOW), "just now");
+  assert.equal(formatRelative(at(-30), NOW), "30 s ago");
+  assert.equal(formatRelative(at(-120), NOW), "2 min ago");
+  assert.equal(formatRelative(at(3 * 3600), NOW), "in 3 h");
+  assert.equal(formatRelative(at(5 * 86_400), NOW), "in 5 days");
+  assert.equal(formatRelative(at(-86_400), NOW), "1 day ago");
+  assert.equal(formatRelative(at(90 * 86_400), NOW), "in 3 months");
+  assert.equal(formatRelative(new Date(at(-400 * 86_400)), new Date(NOW)), "1 year ago");
+});
+
+test("formatLocalShort: the time alone on today's date, the day too otherwise", () => {
+  const zurich = { timeZone: "Europe/Zurich", locale: "en-GB" };
+  assert.equal(formatLocalShort(NOW - 3600_000, NOW, zurich), "16:27:29");
+  assert.equal(formatLocalShort(NOW - 86_400_000, NOW, zurich), "24 Nov, 17:27");
+  assert.equal(formatLocalShort(NOW - 400 * 86_400_000, NOW, zurich), "21 Oct 2025, 18:27:29");
+});
