@@ -4,6 +4,7 @@ import type { ApiKeyDto } from "./apiKeys.ts";
 import {
   ANY_ID_PATTERN,
   createApiKeyRequestSchema,
+  KEY_STATE_FILTERS,
   PERMISSIONS,
   updateApiKeyRequestSchema,
 } from "./apiKeys.ts";
@@ -158,6 +159,8 @@ const keyQuery = z.strictObject({
   enabled: z.boolean().optional(),
   permission: z.enum(PERMISSIONS).optional(),
   nameContains: z.string().max(255).optional(),
+  /** The key's state when the service answers (see shared/apiKeys.ts keyStateAt). */
+  state: z.enum(KEY_STATE_FILTERS).optional(),
 });
 
 /** Rows of keys.page per call: at most this many, DEFAULT_KEY_PAGE_LIMIT when not asked. */

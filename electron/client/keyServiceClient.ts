@@ -1,9 +1,12 @@
 import type { z } from "zod";
-import type {
-  ApiKeyDto,
-  CreateApiKeyRequest,
-  Permission,
-  UpdateApiKeyRequest,
+import {
+  type ApiKeyDto,
+  type CreateApiKeyRequest,
+  type KeyStateFilter,
+  matchesStateFilter,
+  type Permission,
+  type UpdateApiKeyRequest,
+  validityOf,
 } from "../../shared/apiKeys.ts";
 import type { AccountDto, ConnectionVerdict } from "../../shared/bridge.ts";
 import { type CapturedPinDto, PIN_STREAM_EVENTS } from "../../shared/tfa.ts";
@@ -59,6 +62,8 @@ export interface KeyQuery {
   name?: string | undefined;
   nameContains?: string | undefined;
   permission?: Permission | undefined;
+  /** The key's state when asked (a Keydesk extension; applied here to what other services answer). */
+  state?: KeyStateFilter | undefined;
 }
 
 export interface KeyPage {
@@ -107,13 +112,16 @@ function keyQueryParams(query: KeyQuery): URLSearchParams {
   if (query.nameContains !== undefined && query.nameContains.trim() !== "")
     params.set("nameContains", query.nameContains.trim());
   if (query.permission !== undefined) params.set("permission", query.permission);
+  if (query.state !== undefined) params.set("state", query.state);
   return params;
 }
 
 /** The query as a predicate: what a service that ignores Keydesk's filters answered is narrowed here. */
-export function matchesKeyQuery(query: KeyQuery): (key: ApiKeyDto) => boolean {
+export function matchesKeyQuery(query: KeyQuery, now = Date.now()): (key: ApiKeyDto) => boolean {
   const needle = query.nameContains?.trim().toLowerCase() ?? "";
+  const { state } = query;
   return (key) =>
+    (state === undefined || matchesStateFilter(validityOf(key), state, now)) &&
     (query.enabled === undefined || key.enabled === query.enabled) &&
     (query.name === undefined || key.name === query.name.trim()) &&
     (needle === "" || key.name.toLowerCase().includes(needle)) &&

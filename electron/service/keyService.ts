@@ -4,6 +4,7 @@ import {
   ACCOUNT_KEY_PATTERN,
   createApiKeyRequestSchema,
   KEY_ID_PATTERN,
+  KEY_STATE_FILTERS,
   PERMISSIONS,
   updateApiKeyRequestSchema,
 } from "../../shared/apiKeys.ts";
@@ -39,6 +40,9 @@ const filterQueryFields = {
     .optional(),
   permission: z
     .enum(PERMISSIONS, { error: `must be one of ${PERMISSIONS.join(", ")}, given once` })
+    .optional(),
+  state: z
+    .enum(KEY_STATE_FILTERS, { error: `must be one of ${KEY_STATE_FILTERS.join(", ")}, given once` })
     .optional(),
 };
 const countQuerySchema = z.strictObject(filterQueryFields);
@@ -178,7 +182,12 @@ export class KeyService {
       }
       page = { limit: limit ?? DEFAULT_PAGE_LIMIT, after };
     }
-    return { accountId: account.id, accountKey: account.accountKey, filter: filterOf(filters), page };
+    return {
+      accountId: account.id,
+      accountKey: account.accountKey,
+      filter: filterOf(filters, this.#now()),
+      page,
+    };
   }
 
   /** One page as JSON text, `{"apiKeys":[...],"nextCursor":...}`: nextCursor is null on the last page. */
@@ -210,7 +219,7 @@ export class KeyService {
     const account = this.resolveAccount(caller, accountKey);
     const parsed = countQuerySchema.safeParse(query ?? {});
     if (!parsed.success) throw invalidQuery(parsed.error.issues);
-    return { count: await this.#lister.count(account.id, filterOf(parsed.data), signal) };
+    return { count: await this.#lister.count(account.id, filterOf(parsed.data, this.#now()), signal) };
   }
 
   /** Ends what the lists hold (their worker thread). */
@@ -269,8 +278,11 @@ function invalidQuery(issues: Parameters<typeof validationErrorsOf>[0]) {
   return badRequest(INVALID_QUERY, validationErrorsOf(issues));
 }
 
-/** Blank filters are no filters: a search box left empty lists everything. */
-function filterOf(query: z.output<typeof countQuerySchema>): ApiKeyFilter {
+/**
+ * Blank filters are no filters: a search box left empty lists everything. A state is evaluated
+ * at the time the request arrives.
+ */
+function filterOf(query: z.output<typeof countQuerySchema>, now: number): ApiKeyFilter {
   const nameContains = query.nameContains?.trim();
   return {
     ...(query.enabled !== undefined && { enabled: query.enabled === "true" }),
@@ -278,6 +290,7 @@ function filterOf(query: z.output<typeof countQuerySchema>): ApiKeyFilter {
     ...(query.publicApiKey !== undefined && { publicApiKey: query.publicApiKey }),
     ...(nameContains && { nameContains }),
     ...(query.permission !== undefined && { permission: query.permission }),
+    ...(query.state !== undefined && { state: query.state, now }),
   };
 }
 

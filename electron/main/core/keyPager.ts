@@ -46,6 +46,7 @@ export function clientQueryOf(query: KeyQueryDto | undefined): KeyQuery {
   return {
     ...(query?.enabled !== undefined && { enabled: query.enabled }),
     ...(query?.permission !== undefined && { permission: query.permission }),
+    ...(query?.state !== undefined && { state: query.state }),
     ...(nameContains !== "" && { nameContains }),
   };
 }

@@ -1,5 +1,7 @@
 import {
   createApiKeyRequestSchema,
+  EXPIRING_SOON_DAYS,
+  KEY_STATE_FILTERS,
   PERMISSIONS,
   updateApiKeyRequestSchema,
 } from "../../../shared/apiKeys.ts";
@@ -91,6 +93,12 @@ const keyFilterParameters = [
     in: "query",
     schema: { type: "string", enum: [...PERMISSIONS] },
     description: "A Keydesk extension: keys that carry this permission",
+  },
+  {
+    name: "state",
+    in: "query",
+    schema: { type: "string", enum: [...KEY_STATE_FILTERS] },
+    description: `A Keydesk extension: keys in this state when the request arrives, as App authorization decides it: disabled; not-yet-valid (enabled, before validFrom); expired (enabled, validTo reached); enabled (enabled and inside its validity window); expiring-soon (enabled, and validTo less than ${EXPIRING_SOON_DAYS} days away)`,
   },
 ];
 const pagingParameters = [

@@ -1,4 +1,4 @@
-import type { Permission } from "../../../shared/apiKeys.ts";
+import { EXPIRING_SOON_MS, type KeyStateFilter, type Permission } from "../../../shared/apiKeys.ts";
 import type { SecretBox } from "../crypto/secretBox.ts";
 import type { ApiKeyFields, ListedKey, StoredApiKey } from "../domain/apiKeyRules.ts";
 import type { KeyGrant } from "../domain/keyAuthorization.ts";
@@ -51,7 +51,21 @@ export interface ApiKeyFilter {
   /** Case-insensitive substring of the name. */
   nameContains?: string;
   permission?: Permission;
+  /** The key's state at `now` (shared/apiKeys.ts keyStateAt; "expiring-soon" as isExpiringSoon). */
+  state?: KeyStateFilter;
+  /** The time `state` is evaluated at (ms); required with `state`. */
+  now?: number;
 }
+
+/** An enabled key inside its validity window at @now (valid_to exclusive, as App authorization). */
+const IN_WINDOW = "k.enabled = 1 AND (k.valid_from IS NULL OR k.valid_from <= @now)";
+const STATE_CLAUSES: Record<KeyStateFilter, string> = {
+  disabled: "k.enabled = 0",
+  enabled: `${IN_WINDOW} AND (k.valid_to IS NULL OR k.valid_to > @now)`,
+  expired: `${IN_WINDOW} AND k.valid_to <= @now`,
+  "not-yet-valid": "k.enabled = 1 AND k.valid_from > @now",
+  "expiring-soon": `${IN_WINDOW} AND k.valid_to > @now AND k.valid_to < @soon`,
+};
 
 /** One step of a scan: the matching keys, and where the next step starts. */
 export interface KeyScanStep {
@@ -250,7 +264,11 @@ export class ApiKeyStore {
   scan(accountId: number, filter: ApiKeyFilter, after: number, limit: number, window: number): KeyScanStep {
     const { where, params } = this.#where(accountId, filter);
     const indexed = filter.name !== undefined || filter.publicApiKey !== undefined;
-    const narrowing = indexed || filter.nameContains !== undefined || filter.permission !== undefined;
+    const narrowing =
+      indexed ||
+      filter.nameContains !== undefined ||
+      filter.permission !== undefined ||
+      filter.state !== undefined;
     // Without a narrowing filter every row matches: the window is the limit itself.
     const windowRows = narrowing && !indexed ? window : limit;
     const { upTo, last } = indexed
@@ -339,6 +357,11 @@ export class ApiKeyStore {
       // permissions is a JSON array of names; a name in quotes matches that element only.
       where.push("instr(k.permissions, @permission) > 0");
       params.permission = JSON.stringify(filter.permission);
+    }
+    if (filter.state !== undefined) {
+      where.push(`(${STATE_CLAUSES[filter.state]})`);
+      params.now = filter.now ?? Date.now();
+      if (filter.state === "expiring-soon") params.soon = (params.now as number) + EXPIRING_SOON_MS;
     }
     return { where: where.join(" AND "), params };
   }

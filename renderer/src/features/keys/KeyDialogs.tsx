@@ -2,7 +2,7 @@ import { Alert, Button, Code, Group, Modal, Radio, Stack, Switch, Text, TextInpu
 import { DateTimePicker } from "@mantine/dates";
 import { notifications } from "@mantine/notifications";
 import dayjs from "dayjs";
-import { type FormEvent, useState } from "react";
+import { type FormEvent, useEffect, useMemo, useState } from "react";
 import type { ValidationErrors } from "../../../../shared/apiErrors.ts";
 import { nameProblems, type Permission } from "../../../../shared/apiKeys.ts";
 import type { ApiKeyView, RevealedApiKey } from "../../../../shared/bridge.ts";
@@ -36,8 +36,13 @@ function toApi(picker: string | null): string | null {
 }
 
 /** The service's per-field messages, keyed by the form field they concern ("allowedIPs.1" → allowedIPs). */
-function fieldErrors(error: unknown): { fields: Record<string, string>; general: string | null } {
-  if (!(error instanceof BridgeFailure)) return { fields: {}, general: error ? String(error) : null };
+function fieldErrors(error: unknown): {
+  fields: Record<string, string>;
+  general: string | null;
+  title: string;
+} {
+  const title = failureTitle(error);
+  if (!(error instanceof BridgeFailure)) return { fields: {}, general: error ? String(error) : null, title };
   const fields: Record<string, string> = {};
   const known = ["name", "permissions", "allowedIPs", "validFrom", "validTo", "enabled"];
   let unplaced = false;
@@ -50,7 +55,25 @@ function fieldErrors(error: unknown): { fields: Record<string, string>; general:
     }
   }
   const general = Object.keys(fields).length === 0 || unplaced ? error.error.text : null;
-  return { fields, general };
+  return { fields, general, title };
+}
+
+/** What a failed save was: only an answer of the service is a refusal. */
+export function failureTitle(error: unknown): string {
+  if (!(error instanceof BridgeFailure)) return "The key could not be saved";
+  switch (error.error.messageId) {
+    case "UNREACHABLE":
+      return "The service is unreachable: nothing was saved";
+    case "UNAUTHORIZED":
+      return "The service refused the profile's credentials: nothing was saved";
+    case "NO_KEYCHAIN":
+    case "NOT_SUPPORTED":
+    case "INVALID_ARGUMENT":
+    case "GENERAL_ERROR":
+      return "The key could not be saved";
+    default:
+      return "The service refused the key";
+  }
 }
 
 function localProblems(values: KeyFormValues): { name: string | undefined; ips: (string | null)[] } {
@@ -104,8 +127,13 @@ function KeyForm(props: {
   serverError: unknown;
   onSubmit(values: KeyFormValues): void;
   onCancel(): void;
+  /** Told whether the values differ from the initial ones. */
+  onDirtyChange?(dirty: boolean): void;
 }) {
   const [values, setValues] = useState<KeyFormValues>(props.initial);
+  const dirty = JSON.stringify(values) !== JSON.stringify(props.initial);
+  const { onDirtyChange } = props;
+  useEffect(() => onDirtyChange?.(dirty), [dirty, onDirtyChange]);
   const [checked, setChecked] = useState(false);
   const set = <F extends keyof KeyFormValues>(field: F, value: KeyFormValues[F]) =>
     setValues((current) => ({ ...current, [field]: value }));
@@ -126,7 +154,7 @@ function KeyForm(props: {
     <form onSubmit={submit} noValidate aria-label={props.submitLabel}>
       <Stack gap="sm">
         {server.general && (
-          <Alert color="red" role="alert" title="The service refused the key">
+          <Alert color="red" role="alert" title={server.title}>
             {server.general}
           </Alert>
         )}
@@ -296,12 +324,32 @@ export function CreateKeyDialog(props: {
 export function EditKeyDialog(props: { apiKey: ApiKeyView | null; accountKey: string; onClose(): void }) {
   const update = useUpdateKey();
   const [confirmDisable, setConfirmDisable] = useState<KeyFormValues | null>(null);
+  const [dirty, setDirty] = useState(false);
+  const [confirmDiscard, setConfirmDiscard] = useState(false);
   const key = props.apiKey;
   const close = () => {
     update.reset();
     setConfirmDisable(null);
+    setConfirmDiscard(false);
+    setDirty(false);
     props.onClose();
   };
+  // Esc, the close button and a click beside the dialog ask first when there are unsaved changes
+  // (easily done by accident); Cancel is the admin's explicit choice.
+  const leave = () => (dirty ? setConfirmDiscard(true) : close());
+  // The form's initial values, once per key: a new object each render would make every form dirty.
+  const initial = useMemo<KeyFormValues | null>(
+    () =>
+      key && {
+        name: key.name,
+        permission: key.permissions.includes("ALL") ? "ALL" : "TFA",
+        allowedIPs: (key.allowedIPs ?? []).map((value) => ({ id: nextIpId++, value })),
+        validFrom: toPicker(key.validFrom),
+        validTo: toPicker(key.validTo),
+        enabled: key.enabled,
+      },
+    [key],
+  );
   const send = (values: KeyFormValues) => {
     if (!key) return;
     update.mutate(
@@ -329,27 +377,22 @@ export function EditKeyDialog(props: { apiKey: ApiKeyView | null; accountKey: st
   return (
     <>
       <Modal
-        opened={key !== null && confirmDisable === null}
-        onClose={close}
+        opened={key !== null && confirmDisable === null && !confirmDiscard}
+        onClose={leave}
         title={`Edit “${key?.name ?? ""}”`}
         size="lg"
+        keepMounted
       >
-        {key && (
+        {key && initial && (
           <KeyForm
             key={key.key}
-            initial={{
-              name: key.name,
-              permission: key.permissions.includes("ALL") ? "ALL" : "TFA",
-              allowedIPs: (key.allowedIPs ?? []).map((value) => ({ id: nextIpId++, value })),
-              validFrom: toPicker(key.validFrom),
-              validTo: toPicker(key.validTo),
-              enabled: key.enabled,
-            }}
+            initial={initial}
             withEnabled
             submitLabel="Save changes"
             pending={update.isPending}
             serverError={update.error}
             onCancel={close}
+            onDirtyChange={setDirty}
             onSubmit={(values) => (key.enabled && !values.enabled ? setConfirmDisable(values) : send(values))}
           />
         )}
@@ -361,6 +404,19 @@ export function EditKeyDialog(props: { apiKey: ApiKeyView | null; accountKey: st
         onCancel={() => setConfirmDisable(null)}
         onConfirm={() => confirmDisable && send(confirmDisable)}
       />
+      <Modal opened={confirmDiscard} onClose={() => setConfirmDiscard(false)} title="Discard your changes?">
+        <Stack>
+          <Text size="sm">The changes to “{key?.name ?? ""}” are not saved yet.</Text>
+          <Group justify="flex-end">
+            <Button variant="default" onClick={() => setConfirmDiscard(false)} data-autofocus>
+              Keep editing
+            </Button>
+            <Button color="red" onClick={close}>
+              Discard changes
+            </Button>
+          </Group>
+        </Stack>
+      </Modal>
     </>
   );
 }
@@ -378,7 +434,8 @@ export function DisableConfirmDialog(props: {
       <Stack>
         <Text size="sm">
           Every application that uses this key is refused from now on: its API calls (and 2FA PINs sent or
-          verified with it) fail with an authentication error until the key is enabled again.
+          verified with it) are answered 403 FORBIDDEN, “the API key … is disabled; an admin can enable it
+          again”, until the key is enabled again.
         </Text>
         <Group justify="flex-end">
           <Button variant="default" onClick={props.onCancel} data-autofocus>
@@ -411,6 +468,7 @@ export function NewKeyDialog(props: { apiKey: RevealedApiKey | null; accountKey:
             <CopyButton
               name={key.name}
               loading={copy.isPending}
+              autoFocus
               onCopy={() => copyNotice(copy, props.accountKey, key.key, key.name)}
             />
           </Group>
@@ -441,11 +499,12 @@ export function copyNotice(copy: CopyMutation, accountKey: string, keyId: string
   );
 }
 
-export function CopyButton(props: { name: string; loading: boolean; onCopy(): void }) {
+export function CopyButton(props: { name: string; loading: boolean; onCopy(): void; autoFocus?: boolean }) {
   return (
     <Button
       size="compact-sm"
       variant="light"
+      {...(props.autoFocus && { "data-autofocus": true })}
       aria-label={`Copy the publicApiKey of ${props.name}`}
       loading={props.loading}
       onClick={props.onCopy}

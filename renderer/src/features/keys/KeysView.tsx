@@ -1,20 +1,12 @@
-import {
-  Alert,
-  Button,
-  Center,
-  Group,
-  Loader,
-  SegmentedControl,
-  Select,
-  Stack,
-  Text,
-  TextInput,
-  Title,
-} from "@mantine/core";
+import { Alert, Button, Center, Group, Loader, Select, Stack, Text, TextInput, Title } from "@mantine/core";
 import { notifications } from "@mantine/notifications";
-import { useCallback, useDeferredValue, useMemo, useState } from "react";
+import { useQueryClient } from "@tanstack/react-query";
+import { useCallback, useDeferredValue, useMemo, useRef, useState } from "react";
+import { KEY_STATE_FILTERS } from "../../../../shared/apiKeys.ts";
 import type { ApiKeyView, RevealedApiKey } from "../../../../shared/bridge.ts";
 import { errorText } from "../../bridgeHooks.ts";
+import { useAccounts } from "../accounts/accountHooks.ts";
+import { KeyDetails } from "./KeyDetails.tsx";
 import {
   CreateKeyDialog,
   copyNotice,
@@ -24,6 +16,7 @@ import {
 } from "./KeyDialogs.tsx";
 import { KeyTable } from "./KeyTable.tsx";
 import {
+  invalidateKeyLists,
   useCopyPublicApiKey,
   useCreateTfaKey,
   useKeyCount,
@@ -32,8 +25,9 @@ import {
   useSettledValue,
 } from "./keyHooks.ts";
 import { countLine, isFiltered, keyQueryOf, rowsOf } from "./keyPages.ts";
-import { filterKeys, type KeyFilters } from "./keyState.ts";
+import { filterKeys, type KeyFilters, STATE_FILTER_LABELS } from "./keyState.ts";
 import { LookupField } from "./LookupField.tsx";
+import { TfaKeyDialog } from "./TfaKeyDialog.tsx";
 
 export const NAME_SEARCH_ID = "key-name-search";
 /** The name filter goes to the service once typing pauses this long (the rows at hand narrow at once). */
@@ -70,21 +64,38 @@ function useKeyActions(accountKey: string) {
   };
 }
 
+/** The account in view, in words: its username, and whether it is a sub-account. */
+function useAccountName(accountKey: string): string | null {
+  const accounts = useAccounts();
+  const found = accounts.data?.find((account) =>
+    accountKey === "_" ? account.parentAccountKey === null : account.accountKey === accountKey,
+  );
+  if (!found) return null;
+  return found.parentAccountKey === null ? found.username : `${found.username} (sub-account)`;
+}
+
+const STATE_OPTIONS = [
+  { value: "all", label: "All" },
+  ...KEY_STATE_FILTERS.map((value) => ({ value, label: STATE_FILTER_LABELS[value] })),
+];
+
 export function KeysView(props: {
   accountKey: string;
   createOpen: boolean;
   onCreateOpenChange(open: boolean): void;
 }) {
+  const queryClient = useQueryClient();
   const createTfa = useCreateTfaKey();
   const copy = useCopyPublicApiKey();
   const actions = useKeyActions(props.accountKey);
-  const [filters, setFilters] = useState<KeyFilters>({ enabled: "all", permission: "any", name: "" });
+  const accountName = useAccountName(props.accountKey);
+  const [filters, setFilters] = useState<KeyFilters>({ state: "all", permission: "any", name: "" });
   const deferredFilters = useDeferredValue(filters);
   // The service is asked once typing pauses; state and permission changes go at once.
   const settledName = useSettledValue(filters.name, NAME_SETTLE_MS);
   const query = useMemo(
-    () => keyQueryOf({ enabled: filters.enabled, permission: filters.permission, name: settledName }),
-    [filters.enabled, filters.permission, settledName],
+    () => keyQueryOf({ state: filters.state, permission: filters.permission, name: settledName }),
+    [filters.state, filters.permission, settledName],
   );
   const filtered = isFiltered(query);
   const keys = useKeyPages(props.accountKey, query);
@@ -97,7 +108,11 @@ export function KeysView(props: {
   const total = useKeyCount(props.accountKey, {}, filtered || hasMore);
   const matching = useKeyCount(props.accountKey, query, filtered && hasMore);
   const [editing, setEditing] = useState<ApiKeyView | null>(null);
+  const [details, setDetails] = useState<ApiKeyView | null>(null);
   const [created, setCreated] = useState<RevealedApiKey | null>(null);
+  const [highlighted, setHighlighted] = useState<string | null>(null);
+  const [tfaOpen, setTfaOpen] = useState(false);
+  const newKeyButton = useRef<HTMLButtonElement>(null);
   const shown = useMemo(() => {
     const rows = rowsOf(loaded);
     return current ? rows : filterKeys(rows, deferredFilters);
@@ -107,33 +122,41 @@ export function KeysView(props: {
   const totalCount = filtered ? total.data : current && !keys.hasNextPage ? shown.length : total.data;
   const accountEmpty =
     loaded !== undefined && current && shown.length === 0 && (!filtered || total.data === 0);
+  // The details panel shows the key as the lists have it now (after a toggle or an edit).
+  const detailsKey = details && (shown.find((key) => key.key === details.key) ?? details);
 
-  const quickTfa = () =>
+  const quickTfa = (name: string) =>
     createTfa.mutate(
-      { accountKey: props.accountKey },
+      { accountKey: props.accountKey, name },
       {
         onSuccess: (key) => {
+          setTfaOpen(false);
+          createTfa.reset();
           setCreated(key);
+          setHighlighted(key.key);
           copyNotice(copy, props.accountKey, key.key, key.name);
         },
-        onError: (error) =>
-          notifications.show({
-            color: "red",
-            title: "Could not create a TFA key",
-            message: errorText(error),
-          }),
       },
     );
 
   return (
     <Stack gap="sm">
-      <Group justify="space-between">
-        <Title order={2}>API keys</Title>
+      <Group justify="space-between" gap="xs">
+        <Title order={2} data-testid="keys-heading">
+          API keys{accountName ? ` of ${accountName}` : ""}
+        </Title>
         <Group gap="xs">
-          <Button variant="light" color="grape" onClick={quickTfa} loading={createTfa.isPending}>
+          <Button
+            variant="default"
+            onClick={() => void invalidateKeyLists(queryClient)}
+            loading={keys.isRefetching && !keys.isFetchingNextPage}
+          >
+            Refresh
+          </Button>
+          <Button variant="light" color="grape" onClick={() => setTfaOpen(true)}>
             New TFA key + copy
           </Button>
-          <Button onClick={() => props.onCreateOpenChange(true)} aria-keyshortcuts="n">
+          <Button ref={newKeyButton} onClick={() => props.onCreateOpenChange(true)} aria-keyshortcuts="n">
             New key
           </Button>
         </Group>
@@ -151,26 +174,19 @@ export function KeysView(props: {
           }}
           style={{ flex: 1, minWidth: 180 }}
         />
-        <Stack gap={2}>
-          <Text size="sm" fw={500} id="state-filter-label">
-            State
-          </Text>
-          <SegmentedControl
-            aria-labelledby="state-filter-label"
-            value={filters.enabled}
-            onChange={(value) =>
-              setFilters((current) => ({ ...current, enabled: value as KeyFilters["enabled"] }))
-            }
-            data={[
-              { value: "all", label: "All" },
-              { value: "enabled", label: "Enabled" },
-              { value: "disabled", label: "Disabled" },
-            ]}
-          />
-        </Stack>
+        <Select
+          label="State"
+          w={160}
+          allowDeselect={false}
+          value={filters.state}
+          onChange={(value) =>
+            setFilters((current) => ({ ...current, state: (value ?? "all") as KeyFilters["state"] }))
+          }
+          data={STATE_OPTIONS}
+        />
         <Select
           label="Permission"
-          w={140}
+          w={120}
           allowDeselect={false}
           value={filters.permission}
           onChange={(value) =>
@@ -232,6 +248,8 @@ export function KeysView(props: {
               loadMoreFailed={keys.isFetchNextPageError}
               onLoadMore={loadMore}
               accountKey={props.accountKey}
+              highlighted={highlighted}
+              onDetails={setDetails}
               onEdit={setEditing}
               onToggle={actions.request}
             />
@@ -246,10 +264,38 @@ export function KeysView(props: {
         onCreated={(key) => {
           props.onCreateOpenChange(false);
           setCreated(key);
+          setHighlighted(key.key);
         }}
       />
-      <NewKeyDialog apiKey={created} accountKey={props.accountKey} onClose={() => setCreated(null)} />
+      <TfaKeyDialog
+        opened={tfaOpen}
+        pending={createTfa.isPending}
+        error={createTfa.error ? errorText(createTfa.error) : null}
+        onClose={() => {
+          setTfaOpen(false);
+          createTfa.reset();
+        }}
+        onCreate={quickTfa}
+      />
+      <NewKeyDialog
+        apiKey={created}
+        accountKey={props.accountKey}
+        onClose={() => {
+          setCreated(null);
+          // The dialog opened from another dialog: focus goes back to where keys are created.
+          requestAnimationFrame(() => newKeyButton.current?.focus());
+        }}
+      />
       <EditKeyDialog apiKey={editing} accountKey={props.accountKey} onClose={() => setEditing(null)} />
+      <KeyDetails
+        apiKey={detailsKey}
+        accountKey={props.accountKey}
+        onClose={() => setDetails(null)}
+        onEdit={(key) => {
+          setDetails(null);
+          setEditing(key);
+        }}
+      />
     </Stack>
   );
 }

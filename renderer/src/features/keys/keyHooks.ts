@@ -51,6 +51,8 @@ export function useKeyPages(accountKey: string, query: KeyQueryDto) {
       }),
     initialPageParam: null as string | null,
     getNextPageParam: (last) => last.nextCursor,
+    // Keys made elsewhere (the API, another process, a sync) show when the admin comes back.
+    refetchOnWindowFocus: true,
     placeholderData: (previous, previousQuery) =>
       isOfAccount(previousQuery?.queryKey, accountKey) ? keepPreviousData(previous) : undefined,
   });
@@ -66,6 +68,7 @@ export function useKeyCount(accountKey: string, query: KeyQueryDto, enabled: boo
     queryKey: [...keyCountPrefix(accountKey), query] as const,
     queryFn: async () => (await callBridge("keys.count", { accountKey, query })).count,
     enabled,
+    refetchOnWindowFocus: true,
   });
 }
 
