@@ -19,7 +19,7 @@ import { RevealedKey } from "./RevealPopover.tsx";
 function Field(props: { label: string; children: React.ReactNode }) {
   return (
     <div>
-      <Text size="xs" fw={600} c="dimmed" tt="uppercase">
+      <Text size="xs" fw={600} c="dimmed">
         {props.label}
       </Text>
       <div>{props.children}</div>
@@ -58,6 +58,7 @@ export function KeyDetails(props: {
       position="right"
       size="md"
       title={key ? `Key “${key.name}”` : ""}
+      closeButtonProps={{ "aria-label": "Close the details" }}
       returnFocus
     >
       {key && (
