@@ -168,3 +168,7 @@ export function validityOf(key: Pick<ApiKeyDto, "enabled" | "validFrom" | "valid
     validTo: key.validTo ? parseApiDateTime(key.validTo) : null,
   };
 }
+
+/** What a list of keys can be ordered by (a Keydesk extension of the list call: sort, order). */
+export const KEY_SORT_FIELDS = ["created", "name", "validTo", "state"] as const;
+export type KeySortField = (typeof KEY_SORT_FIELDS)[number];

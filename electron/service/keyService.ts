@@ -4,6 +4,7 @@ import {
   ACCOUNT_KEY_PATTERN,
   createApiKeyRequestSchema,
   KEY_ID_PATTERN,
+  KEY_SORT_FIELDS,
   KEY_STATE_FILTERS,
   PERMISSIONS,
   updateApiKeyRequestSchema,
@@ -58,6 +59,10 @@ const listQuerySchema = z.strictObject({
     )
     .optional(),
   cursor: z.string({ error: "must be given once" }).optional(),
+  sort: z
+    .enum(KEY_SORT_FIELDS, { error: `must be one of ${KEY_SORT_FIELDS.join(", ")}, given once` })
+    .optional(),
+  order: z.enum(["asc", "desc"], { error: "must be asc or desc, given once" }).optional(),
 });
 
 /** A list request, validated: which keys, and which page of them if paging was asked for. */
@@ -169,7 +174,7 @@ export class KeyService {
     const account = this.resolveAccount(caller, accountKey);
     const parsed = listQuerySchema.safeParse(query ?? {});
     if (!parsed.success) throw invalidQuery(parsed.error.issues);
-    const { limit, cursor, ...filters } = parsed.data;
+    const { limit, cursor, sort, order, ...filters } = parsed.data;
     let page: KeyListRequest["page"] = null;
     if (limit !== undefined || cursor !== undefined) {
       const after = cursor === undefined ? 0 : decodeListCursor(cursor);
@@ -185,7 +190,12 @@ export class KeyService {
     return {
       accountId: account.id,
       accountKey: account.accountKey,
-      filter: filterOf(filters, this.#now()),
+      filter: {
+        ...filterOf(filters, this.#now()),
+        ...((sort !== undefined || order !== undefined) && {
+          sort: { by: sort ?? "created", desc: order === "desc" },
+        }),
+      },
       page,
     };
   }

@@ -1,6 +1,7 @@
 import {
   createApiKeyRequestSchema,
   EXPIRING_SOON_DAYS,
+  KEY_SORT_FIELDS,
   KEY_STATE_FILTERS,
   PERMISSIONS,
   updateApiKeyRequestSchema,
@@ -113,6 +114,19 @@ const pagingParameters = [
     in: "query",
     schema: { type: "string", minLength: 1 },
     description: "A Keydesk extension: the nextCursor of the page before; opaque",
+  },
+  {
+    name: "sort",
+    in: "query",
+    schema: { type: "string", enum: [...KEY_SORT_FIELDS] },
+    description:
+      "A Keydesk extension: the order of the list (created when left out): created (creation order); name (in any case, ASCII case folding); validTo (keys without an end last); state (enabled keys before disabled ones, each by validTo). Ties in creation order. Pages follow with nextCursor (keyset: no key repeated or skipped, except one renamed or edited between pages)",
+  },
+  {
+    name: "order",
+    in: "query",
+    schema: { type: "string", enum: ["asc", "desc"] },
+    description: "A Keydesk extension: asc (the default) or desc, for sort (or creation order)",
   },
 ];
 

@@ -1,4 +1,9 @@
-import { EXPIRING_SOON_MS, type KeyStateFilter, type Permission } from "../../../shared/apiKeys.ts";
+import {
+  EXPIRING_SOON_MS,
+  type KeySortField,
+  type KeyStateFilter,
+  type Permission,
+} from "../../../shared/apiKeys.ts";
 import type { SecretBox } from "../crypto/secretBox.ts";
 import type { ApiKeyFields, ListedKey, StoredApiKey } from "../domain/apiKeyRules.ts";
 import type { KeyGrant } from "../domain/keyAuthorization.ts";
@@ -55,6 +60,30 @@ export interface ApiKeyFilter {
   state?: KeyStateFilter;
   /** The time `state` is evaluated at (ms); required with `state`. */
   now?: number;
+  /** The order of a list; creation order (ascending) when left out. */
+  sort?: KeySort;
+}
+
+export interface KeySort {
+  by: KeySortField;
+  desc: boolean;
+}
+
+/**
+ * The value each sort orders by, the row id breaking ties: the expressions of the indexes in
+ * database.ts, word for word. validTo: no end sorts after every date. state: enabled keys before
+ * disabled ones, each by validTo (so expired, then soonest expiring, lead among the enabled).
+ */
+const SORT_EXPRESSIONS: Record<KeySortField, string> = {
+  created: "k.id",
+  name: "k.name COLLATE NOCASE",
+  validTo: "coalesce(k.valid_to, 9000000000000000)",
+  state: "(1 - k.enabled) * 10000000000000000 + coalesce(k.valid_to, 9000000000000000)",
+};
+
+/** Whether a list is in another order than creation order (the id windows then do not apply). */
+function isSorted(sort: KeySort | undefined): sort is KeySort {
+  return sort !== undefined && (sort.by !== "created" || sort.desc);
 }
 
 /** An enabled key inside its validity window at @now (valid_to exclusive, as App authorization). */
@@ -264,6 +293,9 @@ export class ApiKeyStore {
   scan(accountId: number, filter: ApiKeyFilter, after: number, limit: number, window: number): KeyScanStep {
     const { where, params } = this.#where(accountId, filter);
     const indexed = filter.name !== undefined || filter.publicApiKey !== undefined;
+    if (isSorted(filter.sort) && !indexed) {
+      return this.#sortedScan(accountId, filter.sort, where, params, after, limit, window);
+    }
     const narrowing =
       indexed ||
       filter.nameContains !== undefined ||
@@ -285,21 +317,97 @@ export class ApiKeyStore {
     );
     // Rows as arrays (raw): no object per row before the one the list needs.
     const rows = statement.all({ ...params, after, upTo, limit }) as ListedRow[];
-    const keys = rows.map(
-      (row): ListedKey => ({
-        id: row[0],
-        key: row[1],
-        name: row[2],
-        publicApiKey: this.#box.decrypt(row[3], row[1]),
-        allowedIPsJson: row[4],
-        permissionsJson: row[5],
-        validFrom: row[6],
-        validTo: row[7],
-        enabled: row[8] === 1,
-      }),
-    );
+    const keys = rows.map((row) => this.#listed(row));
     if (rows.length === limit) return { keys, after: (keys[keys.length - 1] as ListedKey).id };
     return { keys, after: last ? null : upTo };
+  }
+
+  #listed(row: ListedRow): ListedKey {
+    return {
+      id: row[0],
+      key: row[1],
+      name: row[2],
+      publicApiKey: this.#box.decrypt(row[3], row[1]),
+      allowedIPsJson: row[4],
+      permissionsJson: row[5],
+      validFrom: row[6],
+      validTo: row[7],
+      enabled: row[8] === 1,
+    };
+  }
+
+  /**
+   * A step of a scan in a sort's order, by keyset: a position is a row (its sort value, then its
+   * id), so `after` stays a row id and cursors stay what they are. The step looks at no more than
+   * `window` rows in that order (through the sort's index), like the unsorted scan.
+   */
+  #sortedScan(
+    accountId: number,
+    sort: KeySort,
+    where: string,
+    params: Record<string, unknown>,
+    after: number,
+    limit: number,
+    window: number,
+  ): KeyScanStep {
+    const value = SORT_EXPRESSIONS[sort.by];
+    const [order, beyond] = sort.desc ? ["DESC", "<"] : ["ASC", ">"];
+    // The single-value bound beside the row value lets SQLite seek in the index instead of
+    // reading the account from its start to the position.
+    const from =
+      after === 0
+        ? ""
+        : `AND ${value} ${beyond}= @fromValue AND (${value}, k.id) ${beyond} (@fromValue, @after)`;
+    const fromValue = after === 0 ? null : this.#sortValue(sort.by, after);
+    // The window's last row in this order; without one, the step reaches the end.
+    const windowEnd = this.#statement(
+      this.#steps,
+      `window ${sort.by} ${order} ${from}`,
+      () =>
+        `SELECT k.id, ${value} AS v FROM api_keys k WHERE k.account_id = @accountId ${from}
+         ORDER BY ${value} ${order}, k.id ${order} LIMIT 1 OFFSET @offset`,
+    );
+    windowEnd.safeIntegers(true);
+    const end = windowEnd.get({ accountId, after, fromValue, offset: window - 1 }) as
+      | { id: bigint; v: unknown }
+      | undefined;
+    const within = sort.desc ? ">=" : "<=";
+    const until =
+      end === undefined
+        ? ""
+        : `AND ${value} ${within} @untilValue AND (${value}, k.id) ${within} (@untilValue, @until)`;
+    const statement = this.#statement(
+      this.#steps,
+      `${where} sorted ${sort.by} ${order} ${from} ${until}`,
+      () =>
+        `SELECT k.id, k.key, k.name, k.public_api_key_sealed, k.allowed_ips, k.permissions, k.valid_from,
+        k.valid_to, k.enabled FROM api_keys k
+       WHERE ${where} ${from} ${until} ORDER BY ${value} ${order}, k.id ${order} LIMIT @limit`,
+      true,
+    );
+    const rows = statement.all({
+      ...params,
+      after,
+      fromValue,
+      limit,
+      ...(end && { until: Number(end.id), untilValue: end.v }),
+    }) as ListedRow[];
+    const keys = rows.map((row) => this.#listed(row));
+    if (rows.length === limit) return { keys, after: (keys[keys.length - 1] as ListedKey).id };
+    return { keys, after: end === undefined ? null : Number(end.id) };
+  }
+
+  /** The value a row sorts by (a position of the keyset). */
+  #sortValue(by: KeySortField, id: number): unknown {
+    const statement = this.#statement(
+      this.#steps,
+      `value ${by}`,
+      () => `SELECT ${SORT_EXPRESSIONS[by]} AS v FROM api_keys k WHERE k.id = @id`,
+    );
+    statement.safeIntegers(true);
+    const row = statement.get({ id }) as { v: unknown } | undefined;
+    // A row that is gone (never, keys are not deleted) ends the list rather than restarting it.
+    return row === undefined ? (by === "name" ? "\u{10FFFF}" : 2n ** 62n) : row.v;
   }
 
   /** How many keys of the account a filter matches, counting at most `window` rows per step. */
