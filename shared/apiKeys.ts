@@ -172,3 +172,35 @@ export function validityOf(key: Pick<ApiKeyDto, "enabled" | "validFrom" | "valid
 /** What a list of keys can be ordered by (a Keydesk extension of the list call: sort, order). */
 export const KEY_SORT_FIELDS = ["created", "name", "validTo", "state"] as const;
 export type KeySortField = (typeof KEY_SORT_FIELDS)[number];
+
+export interface KeySort {
+  by: KeySortField;
+  desc: boolean;
+}
+
+const NO_END = Number.MAX_SAFE_INTEGER;
+/** SQLite's NOCASE: ASCII letters folded, nothing else. */
+const foldAscii = (text: string) => text.replace(/[A-Z]/g, (letter) => letter.toLowerCase());
+
+/**
+ * Keys in a sort's order, as a Keydesk service orders them (store/apiKeyStore.ts): for lists of a
+ * service that does not sort, ordered in main. `keys` is in creation order, which breaks ties.
+ */
+export function sortApiKeys<K extends Pick<ApiKeyDto, "name" | "enabled" | "validTo">>(
+  keys: readonly K[],
+  sort: KeySort,
+): K[] {
+  const validTo = (key: K) => (key.validTo ? (parseApiDateTime(key.validTo) ?? NO_END) : NO_END);
+  const compare: Record<KeySortField, (a: K, b: K) => number> = {
+    created: () => 0,
+    name: (a, b) => {
+      const [x, y] = [foldAscii(a.name), foldAscii(b.name)];
+      return x < y ? -1 : x > y ? 1 : 0;
+    },
+    validTo: (a, b) => validTo(a) - validTo(b),
+    state: (a, b) => Number(b.enabled) - Number(a.enabled) || validTo(a) - validTo(b),
+  };
+  // A stable sort keeps creation order among equals; desc is the whole order reversed.
+  const sorted = [...keys].sort(compare[sort.by]);
+  return sort.desc ? sorted.reverse() : sorted;
+}

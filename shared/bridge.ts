@@ -4,6 +4,7 @@ import type { ApiKeyDto } from "./apiKeys.ts";
 import {
   ANY_ID_PATTERN,
   createApiKeyRequestSchema,
+  KEY_SORT_FIELDS,
   KEY_STATE_FILTERS,
   PERMISSIONS,
   updateApiKeyRequestSchema,
@@ -171,6 +172,8 @@ export const bridgeArgumentSchemas = {
   "keys.page": z.strictObject({
     accountKey,
     query: keyQuery.optional(),
+    /** The order (creation order, ascending, when left out); ties in creation order. */
+    sort: z.strictObject({ by: z.enum(KEY_SORT_FIELDS), desc: z.boolean() }).optional(),
     cursor: z
       .string()
       .regex(/^[\x21-\x7e]{1,512}$/, "must be a cursor of an earlier page (1 to 512 printable characters)")

@@ -2,9 +2,11 @@ import type { z } from "zod";
 import {
   type ApiKeyDto,
   type CreateApiKeyRequest,
+  type KeySort,
   type KeyStateFilter,
   matchesStateFilter,
   type Permission,
+  sortApiKeys,
   type UpdateApiKeyRequest,
   validityOf,
 } from "../../shared/apiKeys.ts";
@@ -64,6 +66,8 @@ export interface KeyQuery {
   permission?: Permission | undefined;
   /** The key's state when asked (a Keydesk extension; applied here to what other services answer). */
   state?: KeyStateFilter | undefined;
+  /** The order of a list (pages only; a Keydesk extension, applied here to whole lists of other services). */
+  sort?: KeySort | undefined;
 }
 
 export interface KeyPage {
@@ -172,12 +176,22 @@ export class KeyServiceClient {
     const params = keyQueryParams(query);
     params.set("limit", String(page.limit));
     if (page.cursor !== undefined) params.set("cursor", page.cursor);
+    if (query.sort !== undefined) {
+      params.set("sort", query.sort.by);
+      params.set("order", query.sort.desc ? "desc" : "asc");
+    }
     const answer = await this.#json(keysPath(accountKey), apiKeyPageSchema, { query: params });
     const keys = answer.apiKeys as ApiKeyDto[];
     if (answer.nextCursor !== undefined) {
       return { keys: keys.filter(matchesKeyQuery(query)), nextCursor: answer.nextCursor, paged: true };
     }
-    return { keys: keys.filter(matchesKeyQuery(query)), nextCursor: null, paged: false };
+    // A service that does not page does not sort either: its whole list is ordered here.
+    const matching = keys.filter(matchesKeyQuery(query));
+    return {
+      keys: query.sort ? sortApiKeys(matching, query.sort) : matching,
+      nextCursor: null,
+      paged: false,
+    };
   }
 
   /**

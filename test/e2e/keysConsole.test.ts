@@ -113,6 +113,42 @@ test("the heading names the account; Valid to says when in words and warns of ke
   await page.getByTestId("key-count").getByText("62 keys", { exact: true }).waitFor();
 });
 
+test("a click on a header sorts by that column in the service, ascending then descending", async (t) => {
+  if (skipWithoutChromium(t)) return;
+  const names = async () => rows().getByTestId("key-name").allTextContents();
+  const nameHeader = page.getByRole("columnheader", { name: /^Name/ });
+  await nameHeader.getByRole("button").click();
+  await page.waitForFunction(
+    () => document.querySelector("[data-testid=key-name]")?.textContent === "filler 00",
+  );
+  assert.equal(await nameHeader.getAttribute("aria-sort"), "ascending");
+  const ascending = await names();
+  assert.deepEqual(
+    ascending,
+    [...ascending].sort((a, b) => a.toLowerCase().localeCompare(b.toLowerCase())),
+  );
+  await nameHeader.getByRole("button").click();
+  await page.waitForFunction(
+    () => document.querySelector("[data-testid=key-name]")?.textContent === "Soon gone",
+  );
+  assert.equal(await nameHeader.getAttribute("aria-sort"), "descending");
+  // Valid to: the key that expired first, then the one expiring soonest; keys without an end last.
+  await page
+    .getByRole("columnheader", { name: /^Valid to/ })
+    .getByRole("button")
+    .click();
+  await page.waitForFunction(
+    () => document.querySelector("[data-testid=key-name]")?.textContent === "Long gone",
+  );
+  assert.deepEqual((await names()).slice(0, 2), ["Long gone", "Soon gone"]);
+  // Back to creation order from the Sort select.
+  await page.getByRole("combobox", { name: "Sort", exact: true }).click();
+  await page.getByRole("option", { name: "Oldest first", exact: true }).click();
+  await page.waitForFunction(
+    () => document.querySelector("[data-testid=key-name]")?.textContent === "filler 00",
+  );
+});
+
 test("a key's details panel: every field, its state in words with the rule, Copy of the key id, the whole publicApiKey", async (t) => {
   if (skipWithoutChromium(t)) return;
   const target = (await allKeys()).find((key) => key.name === "Long gone") as Key;
@@ -180,7 +216,7 @@ test("a new key is scrolled to and marked, and Esc in a changed Edit dialog asks
   const editing = page.getByRole("dialog", { name: "Edit “zz newest key”" });
   await editing.getByLabel("Name").fill("zz renamed");
   await page.keyboard.press("Escape");
-  const ask = page.getByRole("dialog", { name: "Discard your changes?" });
+  const ask = editing.getByRole("alertdialog", { name: "Discard your changes?" });
   await ask.waitFor();
   await ask.getByRole("button", { name: "Keep editing" }).click();
   assert.equal(await editing.getByLabel("Name").inputValue(), "zz renamed", "the change is still there");

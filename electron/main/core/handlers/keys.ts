@@ -36,10 +36,11 @@ async function activeTarget(context: CoreContext): Promise<PagerTarget> {
  * publicApiKey (a hint instead), except when created (shown once) or revealed on request.
  */
 export const keyHandlers: HandlerTable<KeyMethods> = {
-  "keys.page": async ({ accountKey, query, cursor, limit }, context) => {
+  "keys.page": async ({ accountKey, query, cursor, limit, sort }, context) => {
     const page = await pagerOf(context).page(await activeTarget(context), accountKey, query, {
       limit,
       cursor,
+      sort,
     });
     return { keys: page.keys.map(toKeyView), nextCursor: page.nextCursor };
   },

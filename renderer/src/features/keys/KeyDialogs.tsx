@@ -2,7 +2,7 @@ import { Alert, Button, Code, Group, Modal, Radio, Stack, Switch, Text, TextInpu
 import { DateTimePicker } from "@mantine/dates";
 import { notifications } from "@mantine/notifications";
 import dayjs from "dayjs";
-import { type FormEvent, useEffect, useMemo, useState } from "react";
+import { type FormEvent, useMemo, useRef, useState } from "react";
 import type { ValidationErrors } from "../../../../shared/apiErrors.ts";
 import { nameProblems, type Permission } from "../../../../shared/apiKeys.ts";
 import type { ApiKeyView, RevealedApiKey } from "../../../../shared/bridge.ts";
@@ -119,6 +119,12 @@ function LocalDateTimeField(props: {
   );
 }
 
+/** Whether two forms hold the same values (the IP entries' ids aside). */
+function sameValues(a: KeyFormValues, b: KeyFormValues): boolean {
+  const plain = (v: KeyFormValues) => JSON.stringify({ ...v, allowedIPs: v.allowedIPs.map((e) => e.value) });
+  return plain(a) === plain(b);
+}
+
 function KeyForm(props: {
   initial: KeyFormValues;
   withEnabled: boolean;
@@ -128,12 +134,19 @@ function KeyForm(props: {
   onSubmit(values: KeyFormValues): void;
   onCancel(): void;
   /** Told whether the values differ from the initial ones. */
-  onDirtyChange?(dirty: boolean): void;
+  /**
+   * Set to whether the values differ from the initial ones, as each change is made: read by a
+   * keydown listener (Esc) that may run before React has rendered the change.
+   */
+  dirtyRef?: { current: boolean };
 }) {
-  const [values, setValues] = useState<KeyFormValues>(props.initial);
-  const dirty = JSON.stringify(values) !== JSON.stringify(props.initial);
-  const { onDirtyChange } = props;
-  useEffect(() => onDirtyChange?.(dirty), [dirty, onDirtyChange]);
+  const [values, setValuesState] = useState<KeyFormValues>(props.initial);
+  const { dirtyRef, initial } = props;
+  // The ref is set at once (from the values as rendered), not when React gets to the update.
+  const setValues = (change: (current: KeyFormValues) => KeyFormValues) => {
+    if (dirtyRef) dirtyRef.current = !sameValues(change(values), initial);
+    setValuesState(change);
+  };
   const [checked, setChecked] = useState(false);
   const set = <F extends keyof KeyFormValues>(field: F, value: KeyFormValues[F]) =>
     setValues((current) => ({ ...current, [field]: value }));
@@ -324,19 +337,19 @@ export function CreateKeyDialog(props: {
 export function EditKeyDialog(props: { apiKey: ApiKeyView | null; accountKey: string; onClose(): void }) {
   const update = useUpdateKey();
   const [confirmDisable, setConfirmDisable] = useState<KeyFormValues | null>(null);
-  const [dirty, setDirty] = useState(false);
+  const dirty = useRef(false);
   const [confirmDiscard, setConfirmDiscard] = useState(false);
   const key = props.apiKey;
   const close = () => {
     update.reset();
     setConfirmDisable(null);
     setConfirmDiscard(false);
-    setDirty(false);
+    dirty.current = false;
     props.onClose();
   };
   // Esc, the close button and a click beside the dialog ask first when there are unsaved changes
   // (easily done by accident); Cancel is the admin's explicit choice.
-  const leave = () => (dirty ? setConfirmDiscard(true) : close());
+  const leave = () => (dirty.current ? setConfirmDiscard(true) : close());
   // The form's initial values, once per key: a new object each render would make every form dirty.
   const initial = useMemo<KeyFormValues | null>(
     () =>
@@ -377,12 +390,31 @@ export function EditKeyDialog(props: { apiKey: ApiKeyView | null; accountKey: st
   return (
     <>
       <Modal
-        opened={key !== null && confirmDisable === null && !confirmDiscard}
+        opened={key !== null && confirmDisable === null}
         onClose={leave}
         title={`Edit “${key?.name ?? ""}”`}
         size="lg"
-        keepMounted
       >
+        {confirmDiscard && (
+          <Alert
+            color="orange"
+            variant="outline"
+            role="alertdialog"
+            aria-label="Discard your changes?"
+            title="Discard your changes?"
+            mb="sm"
+          >
+            <Text size="sm">The changes to “{key?.name ?? ""}” are not saved yet.</Text>
+            <Group justify="flex-end" mt="xs">
+              <Button variant="default" autoFocus onClick={() => setConfirmDiscard(false)}>
+                Keep editing
+              </Button>
+              <Button color="red" onClick={close}>
+                Discard changes
+              </Button>
+            </Group>
+          </Alert>
+        )}
         {key && initial && (
           <KeyForm
             key={key.key}
@@ -392,7 +424,7 @@ export function EditKeyDialog(props: { apiKey: ApiKeyView | null; accountKey: st
             pending={update.isPending}
             serverError={update.error}
             onCancel={close}
-            onDirtyChange={setDirty}
+            dirtyRef={dirty}
             onSubmit={(values) => (key.enabled && !values.enabled ? setConfirmDisable(values) : send(values))}
           />
         )}
@@ -404,19 +436,6 @@ export function EditKeyDialog(props: { apiKey: ApiKeyView | null; accountKey: st
         onCancel={() => setConfirmDisable(null)}
         onConfirm={() => confirmDisable && send(confirmDisable)}
       />
-      <Modal opened={confirmDiscard} onClose={() => setConfirmDiscard(false)} title="Discard your changes?">
-        <Stack>
-          <Text size="sm">The changes to “{key?.name ?? ""}” are not saved yet.</Text>
-          <Group justify="flex-end">
-            <Button variant="default" onClick={() => setConfirmDiscard(false)} data-autofocus>
-              Keep editing
-            </Button>
-            <Button color="red" onClick={close}>
-              Discard changes
-            </Button>
-          </Group>
-        </Stack>
-      </Modal>
     </>
   );
 }

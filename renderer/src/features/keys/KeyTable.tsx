@@ -3,6 +3,7 @@ import { Badge, Button, Group, Loader, Switch, Text } from "@mantine/core";
 import { useElementSize, useMergedRef } from "@mantine/hooks";
 import { useVirtualizer } from "@tanstack/react-virtual";
 import { memo, useCallback, useEffect, useMemo, useRef, useState } from "react";
+import type { KeySort, KeySortField } from "../../../../shared/apiKeys.ts";
 import type { ApiKeyView } from "../../../../shared/bridge.ts";
 import { parseApiDateTime } from "../../../../shared/datetime.ts";
 import type { SyncKeyState } from "../../../../shared/sync.ts";
@@ -32,6 +33,21 @@ export const STATE_COLORS: Record<KeyState, string> = {
   "not-yet-valid": "yellow",
   expired: "red",
 };
+
+/** A header that sorts by its column: ascending first, descending on the next click. */
+function SortHeader(props: { label: string; by: KeySortField; sort: KeySort; onSort(sort: KeySort): void }) {
+  const active = props.sort.by === props.by;
+  return (
+    <button
+      type="button"
+      className="kd-keys-sort"
+      onClick={() => props.onSort({ by: props.by, desc: active && !props.sort.desc })}
+    >
+      {props.label}
+      <span aria-hidden="true">{active ? (props.sort.desc ? " ▼" : " ▲") : ""}</span>
+    </button>
+  );
+}
 
 interface RowHandlers {
   onCopy(key: ApiKeyView): void;
@@ -199,6 +215,8 @@ export function KeyTable(props: {
   accountKey: string;
   /** A key to scroll to and mark (one just created). */
   highlighted: string | null;
+  sort: KeySort;
+  onSort(sort: KeySort): void;
   onDetails(key: ApiKeyView): void;
   onEdit(key: ApiKeyView): void;
   onToggle(key: ApiKeyView, enabled: boolean): void;
@@ -271,8 +289,25 @@ export function KeyTable(props: {
             style={{ gridTemplateColumns: layout.template }}
           >
             {layout.columns.map((column) => (
-              <th key={column.id} scope="col" className="kd-keys-cell" title={column.header}>
-                {column.header}
+              <th
+                key={column.id}
+                scope="col"
+                className="kd-keys-cell"
+                title={column.header}
+                aria-sort={
+                  column.sort === props.sort.by ? (props.sort.desc ? "descending" : "ascending") : undefined
+                }
+              >
+                {column.sort ? (
+                  <SortHeader
+                    label={column.header}
+                    by={column.sort}
+                    sort={props.sort}
+                    onSort={props.onSort}
+                  />
+                ) : (
+                  column.header
+                )}
               </th>
             ))}
           </tr>

@@ -2,7 +2,7 @@ import { Alert, Button, Center, Group, Loader, Select, Stack, Text, TextInput, T
 import { notifications } from "@mantine/notifications";
 import { useQueryClient } from "@tanstack/react-query";
 import { useCallback, useDeferredValue, useMemo, useRef, useState } from "react";
-import { KEY_STATE_FILTERS } from "../../../../shared/apiKeys.ts";
+import { KEY_STATE_FILTERS, type KeySort } from "../../../../shared/apiKeys.ts";
 import type { ApiKeyView, RevealedApiKey } from "../../../../shared/bridge.ts";
 import { errorText } from "../../bridgeHooks.ts";
 import { useAccounts } from "../accounts/accountHooks.ts";
@@ -74,6 +74,19 @@ function useAccountName(accountKey: string): string | null {
   return found.parentAccountKey === null ? found.username : `${found.username} (sub-account)`;
 }
 
+const SORT_OPTIONS: { value: string; label: string; sort: KeySort }[] = [
+  { value: "created", label: "Oldest first", sort: { by: "created", desc: false } },
+  { value: "-created", label: "Newest first", sort: { by: "created", desc: true } },
+  { value: "name", label: "Name A–Z", sort: { by: "name", desc: false } },
+  { value: "-name", label: "Name Z–A", sort: { by: "name", desc: true } },
+  { value: "validTo", label: "Expiring first", sort: { by: "validTo", desc: false } },
+  { value: "-validTo", label: "Expiring last", sort: { by: "validTo", desc: true } },
+  { value: "state", label: "State: enabled first", sort: { by: "state", desc: false } },
+  { value: "-state", label: "State: disabled first", sort: { by: "state", desc: true } },
+];
+const sortValue = (sort: KeySort) => `${sort.desc ? "-" : ""}${sort.by}`;
+const DEFAULT_SORT: KeySort = { by: "created", desc: false };
+
 const STATE_OPTIONS = [
   { value: "all", label: "All" },
   ...KEY_STATE_FILTERS.map((value) => ({ value, label: STATE_FILTER_LABELS[value] })),
@@ -98,7 +111,9 @@ export function KeysView(props: {
     [filters.state, filters.permission, settledName],
   );
   const filtered = isFiltered(query);
-  const keys = useKeyPages(props.accountKey, query);
+  const [sort, setSort] = useState<KeySort>(DEFAULT_SORT);
+  // Creation order ascending is the service's own: asked without a sort, as before.
+  const keys = useKeyPages(props.accountKey, query, sortValue(sort) === "created" ? undefined : sort);
   const loaded = keys.data;
   const placeholder = keys.isPlaceholderData;
   // Until the service has answered the filters as they are (typing, or a new query on its way),
@@ -185,6 +200,16 @@ export function KeysView(props: {
           data={STATE_OPTIONS}
         />
         <Select
+          label="Sort"
+          w={180}
+          allowDeselect={false}
+          value={sortValue(sort)}
+          onChange={(value) =>
+            setSort(SORT_OPTIONS.find((option) => option.value === value)?.sort ?? DEFAULT_SORT)
+          }
+          data={SORT_OPTIONS.map(({ value, label }) => ({ value, label }))}
+        />
+        <Select
           label="Permission"
           w={120}
           allowDeselect={false}
@@ -249,6 +274,8 @@ export function KeysView(props: {
               onLoadMore={loadMore}
               accountKey={props.accountKey}
               highlighted={highlighted}
+              sort={sort}
+              onSort={setSort}
               onDetails={setDetails}
               onEdit={setEditing}
               onToggle={actions.request}

@@ -10,6 +10,7 @@ import {
   useQueryClient,
 } from "@tanstack/react-query";
 import { useEffect, useState } from "react";
+import type { KeySort } from "../../../../shared/apiKeys.ts";
 import type { BridgeArgs, KeyQueryDto } from "../../../../shared/bridge.ts";
 import { callBridge } from "../../bridgeHooks.ts";
 import { writeAndClearLater } from "../../pageClipboard.ts";
@@ -39,13 +40,14 @@ function isOfAccount(queryKey: QueryKey | undefined, accountKey: string): boolea
  * An account's keys, narrowed by the service, a page at a time (fetchNextPage for more). While a
  * new query loads, the rows of the previous one of the same account stay (no flash while typing).
  */
-export function useKeyPages(accountKey: string, query: KeyQueryDto) {
+export function useKeyPages(accountKey: string, query: KeyQueryDto, sort?: KeySort) {
   return useInfiniteQuery({
-    queryKey: [...keyPagesPrefix(accountKey), query] as const,
+    queryKey: [...keyPagesPrefix(accountKey), query, sort ?? null] as const,
     queryFn: ({ pageParam }) =>
       callBridge("keys.page", {
         accountKey,
         query,
+        ...(sort && { sort }),
         limit: KEY_PAGE_SIZE,
         ...(pageParam !== null && { cursor: pageParam }),
       }),
