@@ -349,7 +349,7 @@ test("filters by state, permission and name; `/` focuses the name search; states
   await waitForNames(["Future app"]);
   await page.keyboard.press("n"); // typed into the field, not a shortcut
   assert.equal(await page.getByRole("dialog").count(), 0);
-  await page.getByRole("textbox", { name: "Name" }).fill("");
+  await page.getByRole("textbox", { name: "Search", exact: true }).fill("");
   await page.getByRole("combobox", { name: "Permission" }).click();
   await page.getByRole("option", { name: "Any" }).click();
   await stateFilter("All");
@@ -357,17 +357,30 @@ test("filters by state, permission and name; `/` focuses the name search; states
   await axe("the keys view with keys");
 });
 
-test("a pasted publicApiKey finds the key it belongs to", async (t) => {
+test("the one search box finds a key by its publicApiKey, its key id (any case) or its hint", async (t) => {
   if (skipWithoutChromium(t)) return;
   const target = await keyNamed("Old partner");
   const { publicApiKey } = await bridge<Key>("keys.revealPublicApiKey", { accountKey: "_", key: target.key });
-  await page.getByLabel("Paste a publicApiKey").fill(publicApiKey);
-  await page.getByRole("button", { name: "Find key" }).click();
-  await page.getByTestId("lookup-result").getByText("Old partner").waitFor();
-  assert.match((await page.getByTestId("lookup-result").textContent()) ?? "", new RegExp(target.key));
-  await page.getByLabel("Paste a publicApiKey").fill(`${publicApiKey.slice(0, -4)}0000`);
-  await page.getByRole("button", { name: "Find key" }).click();
-  await page.getByText("No key of this account has that publicApiKey.").waitFor();
+  const search = page.getByRole("textbox", { name: "Search", exact: true });
+  const matches = page.getByTestId("search-matches");
+  await search.fill(publicApiKey);
+  await matches.getByText("Old partner").waitFor();
+  assert.match((await matches.textContent()) ?? "", /Found by publicApiKey/);
+  assert.match((await matches.textContent()) ?? "", new RegExp(target.key));
+  assert.equal(await page.getByTestId("key-list-no-match").count(), 0, "no “No key matches”");
+  await search.fill(`${publicApiKey.slice(0, -4)}0000`);
+  await matches.getByText("No key of this account has that publicApiKey.").waitFor();
+  await search.fill(target.key.toLowerCase());
+  await matches.getByText(/Found by key id: Old partner/).waitFor();
+  const hint = `${publicApiKey.slice(0, 6)}...${publicApiKey.slice(-4)}`;
+  await search.fill(hint);
+  await matches.getByText(/Found by publicApiKey hint: Old partner/).waitFor();
+  await matches.getByRole("button", { name: "Details of Old partner" }).click();
+  await page.getByRole("dialog", { name: "Key “Old partner”" }).waitFor();
+  await page.keyboard.press("Escape");
+  await search.fill("");
+  await matches.waitFor({ state: "detached" });
+  assert.equal(await page.getByTestId("query-error-banner").count(), 0, "a search is no failed query");
 });
 
 test("a row reveals its publicApiKey on request, hides it again, and copies it to the clipboard", async (t) => {
@@ -792,7 +805,7 @@ test("an account of 1,500 keys: first rows from one page, scrolling loads the re
   await shot("keys-big-account-end.png");
 
   // The name filter asks the service: a key far beyond the first page is found.
-  const search = page.getByRole("textbox", { name: "Name", exact: true });
+  const search = page.getByRole("textbox", { name: "Search", exact: true });
   await search.fill("needle");
   await waitForNames([bigKeyName(1234)]);
   await page.getByTestId("key-count").getByText("1 of 1,500 keys", { exact: true }).waitFor();

@@ -152,7 +152,7 @@ test("a click on a header sorts by that column in the service, ascending then de
 test("a key's details panel: every field, its state in words with the rule, Copy of the key id, the whole publicApiKey", async (t) => {
   if (skipWithoutChromium(t)) return;
   const target = (await allKeys()).find((key) => key.name === "Long gone") as Key;
-  await page.getByRole("textbox", { name: "Name", exact: true }).fill("long gone");
+  await page.getByRole("textbox", { name: "Search", exact: true }).fill("long gone");
   await row("Long gone").getByRole("button", { name: "Details of Long gone" }).click();
   const panel = page.getByRole("dialog", { name: "Key “Long gone”" });
   await panel.waitFor();
@@ -175,12 +175,12 @@ test("a key's details panel: every field, its state in words with the rule, Copy
   await page.screenshot({ path: join(RESULTS, "keys-details-panel.png") });
   await page.keyboard.press("Escape");
   await panel.waitFor({ state: "hidden" });
-  await page.getByRole("textbox", { name: "Name", exact: true }).fill("");
+  await page.getByRole("textbox", { name: "Search", exact: true }).fill("");
 });
 
 test("keys made elsewhere show after Refresh, and when the window gets the focus back", async (t) => {
   if (skipWithoutChromium(t)) return;
-  await page.getByRole("textbox", { name: "Name", exact: true }).fill("elsewhere");
+  await page.getByRole("textbox", { name: "Search", exact: true }).fill("elsewhere");
   await page.getByTestId("key-list-no-match").waitFor();
   await bridge("keys.create", { accountKey: "_", request: { name: "made elsewhere 1" } });
   await page.getByRole("button", { name: "Refresh", exact: true }).click();
@@ -189,7 +189,7 @@ test("keys made elsewhere show after Refresh, and when the window gets the focus
   // The admin was in another window and comes back.
   await page.evaluate(() => window.dispatchEvent(new Event("visibilitychange")));
   await row("made elsewhere 2").waitFor();
-  await page.getByRole("textbox", { name: "Name", exact: true }).fill("");
+  await page.getByRole("textbox", { name: "Search", exact: true }).fill("");
 });
 
 test("a new key is scrolled to and marked, and Esc in a changed Edit dialog asks before discarding", async (t) => {

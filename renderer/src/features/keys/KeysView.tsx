@@ -26,7 +26,7 @@ import {
 } from "./keyHooks.ts";
 import { countLine, isFiltered, keyQueryOf, rowsOf } from "./keyPages.ts";
 import { filterKeys, type KeyFilters, STATE_FILTER_LABELS } from "./keyState.ts";
-import { LookupField } from "./LookupField.tsx";
+import { SearchMatches, useSearchMatches } from "./SearchMatch.tsx";
 import { TfaKeyDialog } from "./TfaKeyDialog.tsx";
 
 export const NAME_SEARCH_ID = "key-name-search";
@@ -137,6 +137,8 @@ export function KeysView(props: {
   const totalCount = filtered ? total.data : current && !keys.hasNextPage ? shown.length : total.data;
   const accountEmpty =
     loaded !== undefined && current && shown.length === 0 && (!filtered || total.data === 0);
+  // A key id, publicApiKey or hint finds its key whatever the name filter says.
+  const matches = useSearchMatches(props.accountKey, settledName, shown);
   // The details panel shows the key as the lists have it now (after a toggle or an edit).
   const detailsKey = details && (shown.find((key) => key.key === details.key) ?? details);
 
@@ -179,8 +181,8 @@ export function KeysView(props: {
       <Group align="flex-end" gap="sm" role="search" aria-label="Filter keys">
         <TextInput
           id={NAME_SEARCH_ID}
-          label="Name"
-          placeholder="Search by name (press /)"
+          label="Search"
+          placeholder="Name, key id, publicApiKey or its hint (press /)"
           aria-keyshortcuts="/"
           value={filters.name}
           onChange={(event) => {
@@ -227,7 +229,9 @@ export function KeysView(props: {
           ]}
         />
       </Group>
-      <LookupField accountKey={props.accountKey} onOpen={setEditing} />
+      {matches.target.kind !== "name" && !matches.pending && (
+        <SearchMatches kind={matches.target.kind} keys={matches.keys} onDetails={setDetails} />
+      )}
       {keys.isPending ? (
         <Center h={200} aria-busy="true">
           <Loader aria-label="Loading keys" />
@@ -260,7 +264,7 @@ export function KeysView(props: {
             <Center h={120} aria-busy="true">
               <Loader size="sm" aria-label="Loading keys" />
             </Center>
-          ) : shown.length === 0 ? (
+          ) : shown.length === 0 && matches.target.kind !== "name" ? null : shown.length === 0 ? (
             <Center h={120} data-testid="key-list-no-match">
               <Text>No key matches the filters.</Text>
             </Center>

@@ -12,7 +12,7 @@ import {
 import { useEffect, useState } from "react";
 import type { KeySort } from "../../../../shared/apiKeys.ts";
 import type { BridgeArgs, KeyQueryDto } from "../../../../shared/bridge.ts";
-import { callBridge } from "../../bridgeHooks.ts";
+import { BridgeFailure, callBridge } from "../../bridgeHooks.ts";
 import { writeAndClearLater } from "../../pageClipboard.ts";
 import { type KeyPages, withKeyChanged, withKeyEnabled } from "./keyPages.ts";
 
@@ -84,9 +84,31 @@ export function useSettledValue<T>(value: T, ms: number): T {
   return settled;
 }
 
-export function useLookupKey() {
-  return useMutation({
-    mutationFn: (args: BridgeArgs<"keys.lookup">) => callBridge("keys.lookup", args),
+/** The key with this publicApiKey (null: none of the account's), asked when `publicApiKey` is set. */
+export function useKeyByPublicApiKey(accountKey: string, publicApiKey: string | null) {
+  return useQuery({
+    queryKey: ["keys.lookup", { accountKey }, publicApiKey] as const,
+    queryFn: () => callBridge("keys.lookup", { accountKey, publicApiKey: publicApiKey as string }),
+    enabled: publicApiKey !== null,
+  });
+}
+
+/**
+ * The key with this id, asked when `key` is set; null when the account has none (a search, not an
+ * error: no page-wide banner for a key id typed that is not there).
+ */
+export function useKeyById(accountKey: string, key: string | null) {
+  return useQuery({
+    queryKey: ["keys.get", { accountKey }, key] as const,
+    queryFn: async () => {
+      try {
+        return await callBridge("keys.get", { accountKey, key: key as string });
+      } catch (error) {
+        if (error instanceof BridgeFailure && error.error.messageId === "NOT_FOUND") return null;
+        throw error;
+      }
+    },
+    enabled: key !== null,
   });
 }
 

@@ -1,6 +1,6 @@
 import type { InfiniteData } from "@tanstack/react-query";
 import type { ApiKeyView, KeyPageDto, KeyQueryDto } from "../../../../shared/bridge.ts";
-import { filterKeys, type KeyFilters } from "./keyState.ts";
+import { filterKeys, type KeyFilters, nameNeedle } from "./keyState.ts";
 
 /**
  * The keys view's paging, pure so that it can be tested without a browser: the bridge query of
@@ -13,7 +13,8 @@ export const NO_FILTERS: KeyFilters = { state: "all", permission: "any", name: "
 
 /** What the service narrows the pages by (the same rules as filterKeys). */
 export function keyQueryOf(filters: KeyFilters): KeyQueryDto {
-  const name = filters.name.trim();
+  // A key id, publicApiKey or hint is looked up (keySearch.ts), not searched in names.
+  const name = nameNeedle(filters.name);
   return {
     ...(filters.state !== "all" && { state: filters.state }),
     ...(filters.permission !== "any" && { permission: filters.permission }),

@@ -9,6 +9,7 @@ import {
 } from "../../../../shared/apiKeys.ts";
 import type { ApiKeyView } from "../../../../shared/bridge.ts";
 import { parseApiDateTime } from "../../../../shared/datetime.ts";
+import { searchTargetOf } from "./keySearch.ts";
 
 /**
  * What a key's row says about it, by the service's own rules (shared/apiKeys.ts keyStateAt):
@@ -109,9 +110,14 @@ export interface KeyFilters {
   name: string;
 }
 
+/** What the search text narrows names by: "" for a key id, publicApiKey or hint (looked up instead). */
+export function nameNeedle(text: string): string {
+  return searchTargetOf(text).kind === "name" ? text.trim() : "";
+}
+
 /** The keys the filters let through at `now` (name: case-insensitive substring). */
 export function filterKeys(keys: readonly ApiKeyView[], filters: KeyFilters, now = Date.now()): ApiKeyView[] {
-  const needle = filters.name.trim().toLowerCase();
+  const needle = nameNeedle(filters.name).toLowerCase();
   const { state } = filters;
   return keys.filter(
     (key) =>
