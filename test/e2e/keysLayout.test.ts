@@ -84,24 +84,20 @@ function horizontalOverflow(): Promise<number> {
  * into view vertically) and the topmost element at each action's centre is that action.
  */
 async function unreachableActions(): Promise<string[]> {
-  const problems: string[] = [];
-  // The rows rendered now (the table is virtualized: scrolling one into view may replace others).
-  const ids = await page
-    .getByTestId("key-row")
-    .evaluateAll((rows) => rows.map((row) => row.getAttribute("data-key-id") as string));
-  assert.ok(ids.length >= 4, "rows are shown");
-  // Rows are alike: the first eight stand for the rest (each check scrolls, which takes time).
-  for (const id of ids.slice(0, 8)) {
-    const row = page.locator(`[data-testid=key-row][data-key-id="${id}"]`);
-    if ((await row.count()) === 0) continue;
-    await row.scrollIntoViewIfNeeded();
-    const found = await row.evaluate((element) => {
-      const out: string[] = [];
-      const width = document.documentElement.clientWidth;
-      const height = document.documentElement.clientHeight;
-      const controls = [...element.querySelectorAll<HTMLElement>("button, input[role='switch']")].filter(
-        (control) => control.getAttribute("aria-hidden") !== "true",
-      );
+  // One synchronous pass in the page: each row scrolled into view and measured before the
+  // virtualized table reacts to the scroll (it re-renders on the next frame).
+  const { checked, problems } = await page.evaluate(() => {
+    const out: string[] = [];
+    const width = document.documentElement.clientWidth;
+    const height = document.documentElement.clientHeight;
+    const rows = [...document.querySelectorAll<HTMLElement>("[data-testid=key-row]")];
+    for (const row of rows) {
+      row.scrollIntoView({ block: "nearest" });
+      const name = row.querySelector<HTMLElement>("[data-testid=key-name]");
+      const controls = [
+        ...(name ? [name] : []),
+        ...row.querySelectorAll<HTMLElement>("td:last-child button, td:last-child input[role='switch']"),
+      ];
       for (const control of controls) {
         // The switch's input is visually hidden: its track is what a person clicks.
         const target =
@@ -110,22 +106,22 @@ async function unreachableActions(): Promise<string[]> {
               control)
             : control;
         const box = target.getBoundingClientRect();
-        const name = control.getAttribute("aria-label") ?? control.textContent ?? "?";
+        const label = control.getAttribute("aria-label") ?? control.textContent ?? "?";
         if (box.width === 0 || box.left < 0 || box.top < 0 || box.right > width || box.bottom > height) {
           out.push(
-            `${name}: outside the viewport (${Math.round(box.left)}..${Math.round(box.right)} of ${width})`,
+            `${label}: outside the viewport (${Math.round(box.left)}..${Math.round(box.right)} of ${width})`,
           );
           continue;
         }
         const hit = document.elementFromPoint(box.left + box.width / 2, box.top + box.height / 2);
         if (!hit || !(target.contains(hit) || control.contains(hit) || hit.contains(control))) {
-          out.push(`${name}: covered by ${hit?.outerHTML.slice(0, 80) ?? "nothing"}`);
+          out.push(`${label}: covered by ${hit?.outerHTML.slice(0, 80) ?? "nothing"}`);
         }
       }
-      return out;
-    });
-    problems.push(...found);
-  }
+    }
+    return { checked: rows.length, problems: out };
+  });
+  assert.ok(checked >= 4, "rows are shown");
   return problems;
 }
 
@@ -165,7 +161,9 @@ test("at 800×500 to 1440×900, light and dark: no sideways scroll, every row ac
       assert.deepEqual(await unreachableActions(), [], `${at}: every row action is on screen and clickable`);
       assert.deepEqual(await cutWithoutTooltip(), [], `${at}: every cut-off text has a tooltip`);
       await page.evaluate(() => window.scrollTo(0, 0));
-      assert.deepEqual(await seriousViolations(page, "body"), [], `${at}: axe`);
+      // Axe (seconds a run) at the narrowest and the widest: between them columns only drop.
+      if (width === 800 || width === 1440)
+        assert.deepEqual(await seriousViolations(page, "body"), [], `${at}: axe`);
       await page.screenshot({ path: join(RESULTS, `keys-layout-${width}x${height}-${scheme}.png`) });
     }
   }

@@ -182,7 +182,7 @@ export function KeysView(props: {
         <TextInput
           id={NAME_SEARCH_ID}
           label="Search"
-          placeholder="Name, key id, publicApiKey or its hint (press /)"
+          placeholder="Name, key id or publicApiKey (press /)"
           aria-keyshortcuts="/"
           value={filters.name}
           onChange={(event) => {
