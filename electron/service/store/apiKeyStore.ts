@@ -70,8 +70,8 @@ export interface KeySort {
 }
 
 /**
- * The value each sort orders by, the row id breaking ties: the expressions of the indexes in
- * database.ts, word for word. validTo: no end sorts after every date. state: enabled keys before
+ * The value each sort orders by, the row id breaking ties: the expressions of SORT_INDEXES, word
+ * for word (or SQLite would not use them). validTo: no end sorts after every date. state: enabled keys before
  * disabled ones, each by validTo (so expired, then soonest expiring, lead among the enabled).
  */
 const SORT_EXPRESSIONS: Record<KeySortField, string> = {
@@ -80,6 +80,19 @@ const SORT_EXPRESSIONS: Record<KeySortField, string> = {
   validTo: "coalesce(k.valid_to, 9000000000000000)",
   state: "(1 - k.enabled) * 10000000000000000 + coalesce(k.valid_to, 9000000000000000)",
 };
+
+/**
+ * Indexes the sorted lists page by (keyset). Made by the store that reads through them, on its
+ * writable connection, when missing: they are query plans of this store's, not data, so they need
+ * no migration (and a database that has them is still readable by an older Keydesk).
+ */
+const SORT_INDEXES = `
+  CREATE INDEX IF NOT EXISTS api_keys_by_account_name_nocase ON api_keys(account_id, name COLLATE NOCASE, id);
+  CREATE INDEX IF NOT EXISTS api_keys_by_account_valid_to
+    ON api_keys(account_id, coalesce(valid_to, 9000000000000000), id);
+  CREATE INDEX IF NOT EXISTS api_keys_by_account_state
+    ON api_keys(account_id, (1 - enabled) * 10000000000000000 + coalesce(valid_to, 9000000000000000), id);
+`;
 
 /** Whether a list is in another order than creation order (the id windows then do not apply). */
 function isSorted(sort: KeySort | undefined): sort is KeySort {
@@ -128,6 +141,8 @@ export class ApiKeyStore {
   constructor(db: Db, box: SecretBox) {
     this.#db = db;
     this.#box = box;
+    // The list worker's connection is read-only: the service's own made them before it started.
+    if (!db.readonly) db.exec(SORT_INDEXES);
     this.#insert = db.prepare(
       `INSERT INTO api_keys (key, account_id, name, public_api_key_digest, public_api_key_sealed, allowed_ips,
         permissions, valid_from, valid_to, enabled, created_at, updated_at)

@@ -175,13 +175,6 @@ const MIGRATIONS: readonly string[] = [
   INSERT INTO meta (name, value) SELECT '${SCRUB_PENDING}', '1' WHERE EXISTS (SELECT 1 FROM accounts)
     ON CONFLICT(name) DO UPDATE SET value = excluded.value;
   `,
-  // Sorted lists of keys page by keyset over these (apiKeyStore.ts SORT_EXPRESSIONS: the same
-  // expressions, or SQLite would not use them): name in any case, validTo (no end last), state.
-  `
-  CREATE INDEX api_keys_by_account_name_nocase ON api_keys(account_id, name COLLATE NOCASE, id);
-  CREATE INDEX api_keys_by_account_valid_to ON api_keys(account_id, coalesce(valid_to, 9000000000000000), id);
-  CREATE INDEX api_keys_by_account_state ON api_keys(account_id, (1 - enabled) * 10000000000000000 + coalesce(valid_to, 9000000000000000), id);
-  `,
 ];
 
 export class DatabaseVersionError extends Error {}
