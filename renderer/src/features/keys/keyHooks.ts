@@ -18,6 +18,8 @@ import { type KeyPages, withKeyChanged, withKeyEnabled } from "./keyPages.ts";
 
 /** Rows per keys.page call. */
 export const KEY_PAGE_SIZE = 200;
+/** Lists of at most this many loaded pages are fetched again when the window gets the focus. */
+const FOCUS_REFETCH_MAX_PAGES = 5;
 
 /** Every keys.page / keys.count query of an account (whatever its filters) starts with these. */
 const keyPagesPrefix = (accountKey: string) => ["keys.page", { accountKey }] as const;
@@ -53,8 +55,9 @@ export function useKeyPages(accountKey: string, query: KeyQueryDto, sort?: KeySo
       }),
     initialPageParam: null as string | null,
     getNextPageParam: (last) => last.nextCursor,
-    // Keys made elsewhere (the API, another process, a sync) show when the admin comes back.
-    refetchOnWindowFocus: true,
+    // Keys made elsewhere (the API, another process, a sync) show when the admin comes back; a
+    // list scrolled far (many pages, each fetched again in turn) waits for Refresh instead.
+    refetchOnWindowFocus: (query) => (query.state.data?.pages.length ?? 0) <= FOCUS_REFETCH_MAX_PAGES,
     placeholderData: (previous, previousQuery) =>
       isOfAccount(previousQuery?.queryKey, accountKey) ? keepPreviousData(previous) : undefined,
   });
