@@ -1,6 +1,6 @@
 import { Button, Code, Group, Popover, Stack, Text } from "@mantine/core";
 import { notifications } from "@mantine/notifications";
-import { useState } from "react";
+import { useRef, useState } from "react";
 import type { ApiKeyView } from "../../../../shared/bridge.ts";
 import { errorText } from "../../bridgeHooks.ts";
 import { CopyButton, copyNotice } from "./KeyDialogs.tsx";
@@ -34,7 +34,13 @@ export function RevealedKey(props: { apiKey: ApiKeyView; accountKey: string; pub
 export function RevealButton(props: { apiKey: ApiKeyView; accountKey: string }) {
   const reveal = useRevealPublicApiKey();
   const [shown, setShown] = useState<string | null>(null);
+  const buttonRef = useRef<HTMLButtonElement>(null);
   const name = props.apiKey.name;
+  // The button is made anew when the popover opens or closes: the focus goes back to it.
+  const close = () => {
+    setShown(null);
+    requestAnimationFrame(() => buttonRef.current?.focus());
+  };
   const open = () =>
     reveal.mutate(
       { accountKey: props.accountKey, key: props.apiKey.key },
@@ -44,43 +50,45 @@ export function RevealButton(props: { apiKey: ApiKeyView; accountKey: string }) 
           notifications.show({ color: "red", title: "Reveal failed", message: errorText(error) }),
       },
     );
+  const button = (
+    <Button
+      ref={buttonRef}
+      size="compact-sm"
+      variant="subtle"
+      loading={reveal.isPending}
+      aria-label={`${shown ? "Hide" : "Reveal"} the publicApiKey of ${name}`}
+      aria-expanded={shown !== null}
+      onClick={() => (shown ? close() : open())}
+    >
+      {shown ? "Hide" : "Reveal"}
+    </Button>
+  );
+  // Closed, the row holds a plain button: a popover per row (its floating position hooks) costs
+  // the first rows of a large list their time; it is made when opened.
+  if (shown === null) return button;
   return (
     <Popover
-      opened={shown !== null}
-      onChange={(opened) => !opened && setShown(null)}
+      opened
+      onChange={(opened) => !opened && close()}
       width={360}
       position="bottom-end"
       withArrow
       trapFocus
-      returnFocus
       shadow="md"
     >
-      <Popover.Target>
-        <Button
-          size="compact-sm"
-          variant="subtle"
-          loading={reveal.isPending}
-          aria-label={`${shown ? "Hide" : "Reveal"} the publicApiKey of ${name}`}
-          aria-expanded={shown !== null}
-          onClick={() => (shown ? setShown(null) : open())}
-        >
-          {shown ? "Hide" : "Reveal"}
-        </Button>
-      </Popover.Target>
+      <Popover.Target>{button}</Popover.Target>
       <Popover.Dropdown role="dialog" aria-label={`publicApiKey of ${name}`}>
-        {shown !== null && (
-          <Stack gap="xs">
-            <Text size="sm" fw={500}>
-              publicApiKey of “{name}”
-            </Text>
-            <RevealedKey apiKey={props.apiKey} accountKey={props.accountKey} publicApiKey={shown} />
-            <Group justify="flex-end">
-              <Button size="compact-sm" variant="default" onClick={() => setShown(null)}>
-                Hide
-              </Button>
-            </Group>
-          </Stack>
-        )}
+        <Stack gap="xs">
+          <Text size="sm" fw={500}>
+            publicApiKey of “{name}”
+          </Text>
+          <RevealedKey apiKey={props.apiKey} accountKey={props.accountKey} publicApiKey={shown} />
+          <Group justify="flex-end">
+            <Button size="compact-sm" variant="default" onClick={close}>
+              Hide
+            </Button>
+          </Group>
+        </Stack>
       </Popover.Dropdown>
     </Popover>
   );
