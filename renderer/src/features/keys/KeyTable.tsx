@@ -10,7 +10,7 @@ import type { SyncKeyState } from "../../../../shared/sync.ts";
 import { SyncKeyBadge } from "../sync/SyncKeyBadge.tsx";
 import { useSyncKeyStates } from "../sync/syncHooks.ts";
 import { keySyncLook } from "../sync/syncState.ts";
-import { CopyButton, copyNotice } from "./KeyDialogs.tsx";
+import { CopyButton, copyNotice } from "./CopyPublicApiKey.tsx";
 import { type ColumnId, columnsFor } from "./keyColumns.ts";
 import { useCopyPublicApiKey } from "./keyHooks.ts";
 import {

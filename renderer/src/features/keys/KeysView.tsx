@@ -6,14 +6,9 @@ import { KEY_STATE_FILTERS, type KeySort } from "../../../../shared/apiKeys.ts";
 import type { ApiKeyView, RevealedApiKey } from "../../../../shared/bridge.ts";
 import { errorText } from "../../bridgeHooks.ts";
 import { useAccounts } from "../accounts/accountHooks.ts";
+import { copyNotice } from "./CopyPublicApiKey.tsx";
 import { KeyDetails } from "./KeyDetails.tsx";
-import {
-  CreateKeyDialog,
-  copyNotice,
-  DisableConfirmDialog,
-  EditKeyDialog,
-  NewKeyDialog,
-} from "./KeyDialogs.tsx";
+import { CreateKeyDialog, DisableConfirmDialog, EditKeyDialog, NewKeyDialog } from "./KeyDialogs.tsx";
 import { KeyTable } from "./KeyTable.tsx";
 import {
   invalidateKeyLists,

@@ -3,7 +3,7 @@ import { notifications } from "@mantine/notifications";
 import { useRef, useState } from "react";
 import type { ApiKeyView } from "../../../../shared/bridge.ts";
 import { errorText } from "../../bridgeHooks.ts";
-import { CopyButton, copyNotice } from "./KeyDialogs.tsx";
+import { CopyButton, copyNotice } from "./CopyPublicApiKey.tsx";
 import { useCopyPublicApiKey, useRevealPublicApiKey } from "./keyHooks.ts";
 
 /**
