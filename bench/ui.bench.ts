@@ -180,9 +180,9 @@ async function timeFirstRows(browser: Browser, pageUrl: string): Promise<FirstRo
  * row in the DOM is a key whose name contains the typed text; then the filter is cleared again.
  */
 async function timeKeystroke(page: Page): Promise<number> {
-  const filter = page.getByRole("textbox", { name: "Name", exact: true });
+  const filter = page.getByRole("textbox", { name: "Search", exact: true });
   if ((await filter.count()) !== 1) {
-    throw new BenchFailure('the keys view has no single text field labelled "Name" (the name filter)');
+    throw new BenchFailure('the keys view has no single text field labelled "Search" (the name filter)');
   }
   await filter.fill("");
   await page.waitForFunction(

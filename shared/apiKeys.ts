@@ -121,3 +121,86 @@ export const updateApiKeyRequestSchema = z.strictObject(
 
 export type CreateApiKeyRequest = z.infer<typeof createApiKeyRequestSchema>;
 export type UpdateApiKeyRequest = z.infer<typeof updateApiKeyRequestSchema>;
+
+/**
+ * A key's state as App authorization decides it at `now`, in the order refusalOf checks: disabled
+ * wins, then validFrom (not yet valid), then validTo (expired from validTo on, exclusive). An
+ * enabled key inside its window is "enabled"; one of those that expires within EXPIRING_SOON_MS is
+ * "expiring soon" as well (a subset of "enabled", see isExpiringSoon).
+ */
+export const KEY_STATES = ["enabled", "disabled", "expired", "not-yet-valid"] as const;
+export type KeyState = (typeof KEY_STATES)[number];
+/** What the State filter offers: the states, and "expiring-soon" (enabled, expiring within 7 days). */
+export const KEY_STATE_FILTERS = [...KEY_STATES, "expiring-soon"] as const;
+export type KeyStateFilter = (typeof KEY_STATE_FILTERS)[number];
+
+/** "Expiring soon": an enabled key whose validTo is less than 7 days away. */
+export const EXPIRING_SOON_DAYS = 7;
+export const EXPIRING_SOON_MS = EXPIRING_SOON_DAYS * 24 * 60 * 60 * 1000;
+
+/** A key's validity as times in ms (null: no bound). */
+export interface KeyValidity {
+  enabled: boolean;
+  validFrom: number | null;
+  validTo: number | null;
+}
+
+export function keyStateAt(key: KeyValidity, now: number): KeyState {
+  if (!key.enabled) return "disabled";
+  if (key.validFrom !== null && now < key.validFrom) return "not-yet-valid";
+  if (key.validTo !== null && now >= key.validTo) return "expired";
+  return "enabled";
+}
+
+export function isExpiringSoon(key: KeyValidity, now: number): boolean {
+  return keyStateAt(key, now) === "enabled" && key.validTo !== null && key.validTo - now < EXPIRING_SOON_MS;
+}
+
+export function matchesStateFilter(key: KeyValidity, filter: KeyStateFilter, now: number): boolean {
+  return filter === "expiring-soon" ? isExpiringSoon(key, now) : keyStateAt(key, now) === filter;
+}
+
+/** The validity of a key as the API answers it (datetime strings). */
+export function validityOf(key: Pick<ApiKeyDto, "enabled" | "validFrom" | "validTo">): KeyValidity {
+  return {
+    enabled: key.enabled,
+    validFrom: key.validFrom ? parseApiDateTime(key.validFrom) : null,
+    validTo: key.validTo ? parseApiDateTime(key.validTo) : null,
+  };
+}
+
+/** What a list of keys can be ordered by (a Keydesk extension of the list call: sort, order). */
+export const KEY_SORT_FIELDS = ["created", "name", "validTo", "state"] as const;
+export type KeySortField = (typeof KEY_SORT_FIELDS)[number];
+
+export interface KeySort {
+  by: KeySortField;
+  desc: boolean;
+}
+
+const NO_END = Number.MAX_SAFE_INTEGER;
+/** SQLite's NOCASE: ASCII letters folded, nothing else. */
+const foldAscii = (text: string) => text.replace(/[A-Z]/g, (letter) => letter.toLowerCase());
+
+/**
+ * Keys in a sort's order, as a Keydesk service orders them (store/apiKeyStore.ts): for lists of a
+ * service that does not sort, ordered in main. `keys` is in creation order, which breaks ties.
+ */
+export function sortApiKeys<K extends Pick<ApiKeyDto, "name" | "enabled" | "validTo">>(
+  keys: readonly K[],
+  sort: KeySort,
+): K[] {
+  const validTo = (key: K) => (key.validTo ? (parseApiDateTime(key.validTo) ?? NO_END) : NO_END);
+  const compare: Record<KeySortField, (a: K, b: K) => number> = {
+    created: () => 0,
+    name: (a, b) => {
+      const [x, y] = [foldAscii(a.name), foldAscii(b.name)];
+      return x < y ? -1 : x > y ? 1 : 0;
+    },
+    validTo: (a, b) => validTo(a) - validTo(b),
+    state: (a, b) => Number(b.enabled) - Number(a.enabled) || validTo(a) - validTo(b),
+  };
+  // A stable sort keeps creation order among equals; desc is the whole order reversed.
+  const sorted = [...keys].sort(compare[sort.by]);
+  return sort.desc ? sorted.reverse() : sorted;
+}

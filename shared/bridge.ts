@@ -4,6 +4,8 @@ import type { ApiKeyDto } from "./apiKeys.ts";
 import {
   ANY_ID_PATTERN,
   createApiKeyRequestSchema,
+  KEY_SORT_FIELDS,
+  KEY_STATE_FILTERS,
   PERMISSIONS,
   updateApiKeyRequestSchema,
 } from "./apiKeys.ts";
@@ -164,6 +166,8 @@ const keyQuery = z.strictObject({
   enabled: z.boolean().optional(),
   permission: z.enum(PERMISSIONS).optional(),
   nameContains: z.string().max(255).optional(),
+  /** The key's state when the service answers (see shared/apiKeys.ts keyStateAt). */
+  state: z.enum(KEY_STATE_FILTERS).optional(),
 });
 
 /** Rows of keys.page per call: at most this many, DEFAULT_KEY_PAGE_LIMIT when not asked. */
@@ -174,6 +178,8 @@ export const bridgeArgumentSchemas = {
   "keys.page": z.strictObject({
     accountKey,
     query: keyQuery.optional(),
+    /** The order (creation order, ascending, when left out); ties in creation order. */
+    sort: z.strictObject({ by: z.enum(KEY_SORT_FIELDS), desc: z.boolean() }).optional(),
     cursor: z
       .string()
       .regex(/^[\x21-\x7e]{1,512}$/, "must be a cursor of an earlier page (1 to 512 printable characters)")

@@ -1,9 +1,14 @@
 import type { z } from "zod";
-import type {
-  ApiKeyDto,
-  CreateApiKeyRequest,
-  Permission,
-  UpdateApiKeyRequest,
+import {
+  type ApiKeyDto,
+  type CreateApiKeyRequest,
+  type KeySort,
+  type KeyStateFilter,
+  matchesStateFilter,
+  type Permission,
+  sortApiKeys,
+  type UpdateApiKeyRequest,
+  validityOf,
 } from "../../shared/apiKeys.ts";
 import type { AccountDto, ConnectionVerdict } from "../../shared/bridge.ts";
 import { type CapturedPinDto, PIN_STREAM_EVENTS } from "../../shared/tfa.ts";
@@ -59,6 +64,10 @@ export interface KeyQuery {
   name?: string | undefined;
   nameContains?: string | undefined;
   permission?: Permission | undefined;
+  /** The key's state when asked (a Keydesk extension; applied here to what other services answer). */
+  state?: KeyStateFilter | undefined;
+  /** The order of a list (pages only; a Keydesk extension, applied here to whole lists of other services). */
+  sort?: KeySort | undefined;
 }
 
 export interface KeyPage {
@@ -107,13 +116,16 @@ function keyQueryParams(query: KeyQuery): URLSearchParams {
   if (query.nameContains !== undefined && query.nameContains.trim() !== "")
     params.set("nameContains", query.nameContains.trim());
   if (query.permission !== undefined) params.set("permission", query.permission);
+  if (query.state !== undefined) params.set("state", query.state);
   return params;
 }
 
 /** The query as a predicate: what a service that ignores Keydesk's filters answered is narrowed here. */
-export function matchesKeyQuery(query: KeyQuery): (key: ApiKeyDto) => boolean {
+export function matchesKeyQuery(query: KeyQuery, now = Date.now()): (key: ApiKeyDto) => boolean {
   const needle = query.nameContains?.trim().toLowerCase() ?? "";
+  const { state } = query;
   return (key) =>
+    (state === undefined || matchesStateFilter(validityOf(key), state, now)) &&
     (query.enabled === undefined || key.enabled === query.enabled) &&
     (query.name === undefined || key.name === query.name.trim()) &&
     (needle === "" || key.name.toLowerCase().includes(needle)) &&
@@ -164,12 +176,22 @@ export class KeyServiceClient {
     const params = keyQueryParams(query);
     params.set("limit", String(page.limit));
     if (page.cursor !== undefined) params.set("cursor", page.cursor);
+    if (query.sort !== undefined) {
+      params.set("sort", query.sort.by);
+      params.set("order", query.sort.desc ? "desc" : "asc");
+    }
     const answer = await this.#json(keysPath(accountKey), apiKeyPageSchema, { query: params });
     const keys = answer.apiKeys as ApiKeyDto[];
     if (answer.nextCursor !== undefined) {
       return { keys: keys.filter(matchesKeyQuery(query)), nextCursor: answer.nextCursor, paged: true };
     }
-    return { keys: keys.filter(matchesKeyQuery(query)), nextCursor: null, paged: false };
+    // A service that does not page does not sort either: its whole list is ordered here.
+    const matching = keys.filter(matchesKeyQuery(query));
+    return {
+      keys: query.sort ? sortApiKeys(matching, query.sort) : matching,
+      nextCursor: null,
+      paged: false,
+    };
   }
 
   /**

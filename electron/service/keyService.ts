@@ -4,6 +4,8 @@ import {
   ACCOUNT_KEY_PATTERN,
   createApiKeyRequestSchema,
   KEY_ID_PATTERN,
+  KEY_SORT_FIELDS,
+  KEY_STATE_FILTERS,
   PERMISSIONS,
   updateApiKeyRequestSchema,
 } from "../../shared/apiKeys.ts";
@@ -42,6 +44,9 @@ const filterQueryFields = {
   permission: z
     .enum(PERMISSIONS, { error: `must be one of ${PERMISSIONS.join(", ")}, given once` })
     .optional(),
+  state: z
+    .enum(KEY_STATE_FILTERS, { error: `must be one of ${KEY_STATE_FILTERS.join(", ")}, given once` })
+    .optional(),
 };
 const countQuerySchema = z.strictObject(filterQueryFields);
 /** GET of one key: other parameters are ignored, as they always were; `include` must be known. */
@@ -61,6 +66,10 @@ const listQuerySchema = z.strictObject({
     )
     .optional(),
   cursor: z.string({ error: "must be given once" }).optional(),
+  sort: z
+    .enum(KEY_SORT_FIELDS, { error: `must be one of ${KEY_SORT_FIELDS.join(", ")}, given once` })
+    .optional(),
+  order: z.enum(["asc", "desc"], { error: "must be asc or desc, given once" }).optional(),
 });
 
 /** A list request, validated: which keys, and which page of them if paging was asked for. */
@@ -180,7 +189,7 @@ export class KeyService {
     const account = this.resolveAccount(caller, accountKey);
     const parsed = listQuerySchema.safeParse(query ?? {});
     if (!parsed.success) throw invalidQuery(parsed.error.issues);
-    const { limit, cursor, ...filters } = parsed.data;
+    const { limit, cursor, sort, order, ...filters } = parsed.data;
     let page: KeyListRequest["page"] = null;
     if (limit !== undefined || cursor !== undefined) {
       const after = cursor === undefined ? 0 : decodeListCursor(cursor);
@@ -193,7 +202,17 @@ export class KeyService {
       }
       page = { limit: limit ?? DEFAULT_PAGE_LIMIT, after };
     }
-    return { accountId: account.id, accountKey: account.accountKey, filter: filterOf(filters), page };
+    return {
+      accountId: account.id,
+      accountKey: account.accountKey,
+      filter: {
+        ...filterOf(filters, this.#now()),
+        ...((sort !== undefined || order !== undefined) && {
+          sort: { by: sort ?? "created", desc: order === "desc" },
+        }),
+      },
+      page,
+    };
   }
 
   /** One page as JSON text, `{"apiKeys":[...],"nextCursor":...}`: nextCursor is null on the last page. */
@@ -230,7 +249,7 @@ export class KeyService {
     const account = this.resolveAccount(caller, accountKey);
     const parsed = countQuerySchema.safeParse(query ?? {});
     if (!parsed.success) throw invalidQuery(parsed.error.issues);
-    return { count: await this.#lister.count(account.id, filterOf(parsed.data), signal) };
+    return { count: await this.#lister.count(account.id, filterOf(parsed.data, this.#now()), signal) };
   }
 
   /** Ends what the lists hold (their worker thread). */
@@ -300,8 +319,11 @@ function invalidQuery(issues: Parameters<typeof validationErrorsOf>[0]) {
   return badRequest(INVALID_QUERY, validationErrorsOf(issues));
 }
 
-/** Blank filters are no filters: a search box left empty lists everything. */
-function filterOf(query: z.output<typeof countQuerySchema>): ApiKeyFilter {
+/**
+ * Blank filters are no filters: a search box left empty lists everything. A state is evaluated
+ * at the time the request arrives.
+ */
+function filterOf(query: z.output<typeof countQuerySchema>, now: number): ApiKeyFilter {
   const nameContains = query.nameContains?.trim();
   return {
     ...(query.enabled !== undefined && { enabled: query.enabled === "true" }),
@@ -309,6 +331,7 @@ function filterOf(query: z.output<typeof countQuerySchema>): ApiKeyFilter {
     ...(query.publicApiKey !== undefined && { publicApiKey: query.publicApiKey }),
     ...(nameContains && { nameContains }),
     ...(query.permission !== undefined && { permission: query.permission }),
+    ...(query.state !== undefined && { state: query.state, now }),
   };
 }
 

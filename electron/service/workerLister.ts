@@ -8,7 +8,7 @@ import type {
   KeyListWorkerInit,
   KeyListWorkerReady,
 } from "./keyListProtocol.ts";
-import type { ApiKeyFilter } from "./store/apiKeyStore.ts";
+import { type ApiKeyFilter, isSorted } from "./store/apiKeyStore.ts";
 
 /**
  * Lists read by worker threads (keyListWorker.ts), each on its own read-only connection: the
@@ -148,7 +148,8 @@ function workerSlot(workerUrl: URL, init: KeyListWorkerInit): WorkerSlot {
  * Whether a list can be read in windows of row ids side by side: not one in another order than
  * creation, nor an exact name or publicApiKey lookup (read through its index, a few keys at most).
  */
-const inRowWindows = (filter: ApiKeyFilter) => filter.name === undefined && filter.publicApiKey === undefined;
+const inRowWindows = (filter: ApiKeyFilter) =>
+  filter.name === undefined && filter.publicApiKey === undefined && !isSorted(filter.sort);
 
 export function workerLister(workerUrl: URL, init: Omit<KeyListWorkerInit, "background">): KeyLister {
   const foreground = workerSlot(workerUrl, { ...init, background: false });

@@ -139,9 +139,10 @@ async function axe(what: string, on: Page = page): Promise<void> {
   );
 }
 
-/** Clicks the segment of the State filter (its radio input is visually hidden). */
+/** Picks an option of the State filter. */
 async function stateFilter(label: string): Promise<void> {
-  await page.getByRole("radiogroup", { name: "State" }).locator("label").filter({ hasText: label }).click();
+  await page.getByRole("combobox", { name: "State", exact: true }).click();
+  await page.getByRole("option", { name: label, exact: true }).click();
 }
 
 /** Clicks a Mantine switch's visible track, after checking it is the switch with that name. */
@@ -224,6 +225,11 @@ test("`n` opens the create dialog, which passes axe; an ALL key is created and s
 
   const created = page.getByRole("dialog", { name: "Key created" });
   const shown = (await created.getByTestId("new-public-api-key").textContent()) ?? "";
+  await page.waitForFunction(
+    () => document.activeElement?.getAttribute("aria-label") === "Copy the publicApiKey of Billing backend",
+    null,
+    { timeout: 3000 },
+  );
   const stored = await keyNamed("Billing backend");
   const revealed = await bridge<Key>("keys.revealPublicApiKey", { accountKey: "_", key: stored.key });
   assert.equal(shown, revealed.publicApiKey, "the dialog shows the key's full publicApiKey");
@@ -241,8 +247,17 @@ test("`n` opens the create dialog, which passes axe; an ALL key is created and s
   await assertClipboardHoldsKeyOf(stored.key);
   await created.getByRole("button", { name: "Done" }).click();
   await created.waitFor({ state: "hidden" });
+  // Focus goes back to where keys are created, not to the page's start.
+  await page.waitForFunction(() => document.activeElement?.textContent === "New key", null, {
+    timeout: 3000,
+  });
 
   await row("Billing backend").waitFor();
+  assert.equal(
+    await row("Billing backend").getAttribute("data-highlighted"),
+    "true",
+    "the new key is marked",
+  );
   const text = (await row("Billing backend").textContent()) ?? "";
   assert.match(text, /ALL/);
   assert.match(text, /Enabled/);
@@ -251,9 +266,12 @@ test("`n` opens the create dialog, which passes axe; an ALL key is created and s
   assert.ok(!(await page.content()).includes(revealed.publicApiKey), "the table shows only the hint");
 });
 
-test("the quick TFA action creates a TFA key, shows its publicApiKey and copies it", async (t) => {
+test("the quick TFA action asks a name (prefilled), creates a TFA key, shows its publicApiKey and copies it", async (t) => {
   if (skipWithoutChromium(t)) return;
   await page.getByRole("button", { name: "New TFA key + copy" }).click();
+  const ask = page.getByRole("dialog", { name: "New TFA key" });
+  assert.match(await ask.getByLabel("Name").inputValue(), /^TFA key \d{4}-\d{2}-\d{2} \d{2}:\d{2}$/);
+  await ask.getByRole("button", { name: "Create and copy" }).click();
   const created = page.getByRole("dialog", { name: "Key created" });
   const shown = (await created.getByTestId("new-public-api-key").textContent()) ?? "";
   const keys = await allKeys();
@@ -311,8 +329,14 @@ test("filters by state, permission and name; `/` focuses the name search; states
 
   await stateFilter("Disabled");
   await waitForNames(["Old partner"]);
+  // An enabled key past its validTo or before its validFrom is refused by the service: not Enabled.
   await stateFilter("Enabled");
-  await waitForNames(["Billing backend", tfaName, "Future app", "Past app"]);
+  await waitForNames(["Billing backend", tfaName]);
+  await stateFilter("Expired");
+  await waitForNames(["Past app"]);
+  await stateFilter("Not yet valid");
+  await waitForNames(["Future app"]);
+  await stateFilter("All");
 
   await page.getByRole("combobox", { name: "Permission" }).click();
   await page.getByRole("option", { name: "TFA" }).click();
@@ -325,7 +349,7 @@ test("filters by state, permission and name; `/` focuses the name search; states
   await waitForNames(["Future app"]);
   await page.keyboard.press("n"); // typed into the field, not a shortcut
   assert.equal(await page.getByRole("dialog").count(), 0);
-  await page.getByRole("textbox", { name: "Name" }).fill("");
+  await page.getByRole("textbox", { name: "Search", exact: true }).fill("");
   await page.getByRole("combobox", { name: "Permission" }).click();
   await page.getByRole("option", { name: "Any" }).click();
   await stateFilter("All");
@@ -333,17 +357,30 @@ test("filters by state, permission and name; `/` focuses the name search; states
   await axe("the keys view with keys");
 });
 
-test("a pasted publicApiKey finds the key it belongs to", async (t) => {
+test("the one search box finds a key by its publicApiKey, its key id (any case) or its hint", async (t) => {
   if (skipWithoutChromium(t)) return;
   const target = await keyNamed("Old partner");
   const { publicApiKey } = await bridge<Key>("keys.revealPublicApiKey", { accountKey: "_", key: target.key });
-  await page.getByLabel("Paste a publicApiKey").fill(publicApiKey);
-  await page.getByRole("button", { name: "Find key" }).click();
-  await page.getByTestId("lookup-result").getByText("Old partner").waitFor();
-  assert.match((await page.getByTestId("lookup-result").textContent()) ?? "", new RegExp(target.key));
-  await page.getByLabel("Paste a publicApiKey").fill(`${publicApiKey.slice(0, -4)}0000`);
-  await page.getByRole("button", { name: "Find key" }).click();
-  await page.getByText("No key of this account has that publicApiKey.").waitFor();
+  const search = page.getByRole("textbox", { name: "Search", exact: true });
+  const matches = page.getByTestId("search-matches");
+  await search.fill(publicApiKey);
+  await matches.getByText("Old partner").waitFor();
+  assert.match((await matches.textContent()) ?? "", /Found by publicApiKey/);
+  assert.match((await matches.textContent()) ?? "", new RegExp(target.key));
+  assert.equal(await page.getByTestId("key-list-no-match").count(), 0, "no “No key matches”");
+  await search.fill(`${publicApiKey.slice(0, -4)}0000`);
+  await matches.getByText("No key of this account has that publicApiKey.").waitFor();
+  await search.fill(target.key.toLowerCase());
+  await matches.getByText(/Found by key id: Old partner/).waitFor();
+  const hint = `${publicApiKey.slice(0, 6)}...${publicApiKey.slice(-4)}`;
+  await search.fill(hint);
+  await matches.getByText(/Found by publicApiKey hint: Old partner/).waitFor();
+  await matches.getByRole("button", { name: "Details of Old partner" }).click();
+  await page.getByRole("dialog", { name: "Key “Old partner”" }).waitFor();
+  await page.keyboard.press("Escape");
+  await search.fill("");
+  await matches.waitFor({ state: "detached" });
+  assert.equal(await page.getByTestId("query-error-banner").count(), 0, "a search is no failed query");
 });
 
 test("a row reveals its publicApiKey on request, hides it again, and copies it to the clipboard", async (t) => {
@@ -353,9 +390,24 @@ test("a row reveals its publicApiKey on request, hides it again, and copies it t
   const shown = row("Old partner").getByTestId("public-api-key");
   assert.notEqual(await shown.textContent(), publicApiKey, "masked at first");
   await row("Old partner").getByRole("button", { name: "Reveal the publicApiKey of Old partner" }).click();
-  await row("Old partner").getByText(publicApiKey).waitFor();
+  // Whole, in a popover of its own (not drawn over the neighbouring rows), with Copy beside it.
+  const popover = page.getByRole("dialog", { name: "publicApiKey of Old partner" });
+  const full = popover.getByTestId("revealed-public-api-key");
+  assert.equal(await full.textContent(), publicApiKey);
+  const [keyBox, popoverBox] = [await full.boundingBox(), await popover.boundingBox()];
+  assert.ok(
+    keyBox && popoverBox && keyBox.y + keyBox.height <= popoverBox.y + popoverBox.height,
+    "not cut off",
+  );
+  assert.equal(await full.evaluate((e) => getComputedStyle(e).userSelect), "all", "selectable as a whole");
+  assert.equal(
+    await popover.getByRole("button", { name: "Copy the publicApiKey of Old partner" }).count(),
+    1,
+  );
+  await shot("keys-reveal-popover.png");
   await row("Old partner").getByRole("button", { name: "Hide the publicApiKey of Old partner" }).click();
-  await row("Old partner").getByText(publicApiKey).waitFor({ state: "detached" });
+  await popover.waitFor({ state: "detached" });
+  assert.equal(await page.getByText(publicApiKey).count(), 0);
   await row("Old partner").getByRole("button", { name: "Copy the publicApiKey of Old partner" }).click();
   await page.getByText(/The publicApiKey of “Old partner” is on the clipboard/).waitFor();
   await assertClipboardHoldsKeyOf(target.key);
@@ -415,6 +467,10 @@ test("disabling asks first and says what stops working; enabling is one click", 
   await toggleSwitch(row("Billing backend"), "Billing backend enabled");
   const confirm = page.getByRole("dialog", { name: "Disable “Billing backend”?" });
   await confirm.getByText(/Every application that uses this key is refused/).waitFor();
+  // What the service really answers (electron/service/domain/keyAuthorization.ts).
+  await confirm
+    .getByText(/403 FORBIDDEN, “the API key … is disabled; an admin can enable it again”/)
+    .waitFor();
   await shot("keys-disable-confirm.png");
   assert.equal((await keyNamed("Billing backend")).enabled, true, "nothing changes before confirming");
   await confirm.getByRole("button", { name: "Disable key" }).click();
@@ -749,7 +805,7 @@ test("an account of 1,500 keys: first rows from one page, scrolling loads the re
   await shot("keys-big-account-end.png");
 
   // The name filter asks the service: a key far beyond the first page is found.
-  const search = page.getByRole("textbox", { name: "Name", exact: true });
+  const search = page.getByRole("textbox", { name: "Search", exact: true });
   await search.fill("needle");
   await waitForNames([bigKeyName(1234)]);
   await page.getByTestId("key-count").getByText("1 of 1,500 keys", { exact: true }).waitFor();

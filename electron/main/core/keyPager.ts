@@ -1,4 +1,4 @@
-import type { ApiKeyDto } from "../../../shared/apiKeys.ts";
+import type { ApiKeyDto, KeySort } from "../../../shared/apiKeys.ts";
 import type { KeyQueryDto } from "../../../shared/bridge.ts";
 import { BridgeFailure } from "../../client/bridgeFailure.ts";
 import type { KeyPage, KeyQuery, KeyServiceClient } from "../../client/keyServiceClient.ts";
@@ -41,11 +41,13 @@ function invalidCursor(text: string): BridgeFailure {
 }
 
 /** The client's query of the bridge's: a blank name filter is no filter. */
-export function clientQueryOf(query: KeyQueryDto | undefined): KeyQuery {
+export function clientQueryOf(query: KeyQueryDto | undefined, sort?: KeySort): KeyQuery {
   const nameContains = query?.nameContains?.trim() ?? "";
   return {
+    ...(sort !== undefined && { sort }),
     ...(query?.enabled !== undefined && { enabled: query.enabled }),
     ...(query?.permission !== undefined && { permission: query.permission }),
+    ...(query?.state !== undefined && { state: query.state }),
     ...(nameContains !== "" && { nameContains }),
   };
 }
@@ -81,9 +83,9 @@ export class KeyPager {
     target: PagerTarget,
     accountKey: string,
     bridgeQuery: KeyQueryDto | undefined,
-    options: { limit: number; cursor?: string | undefined },
+    options: { limit: number; cursor?: string | undefined; sort?: KeySort | undefined },
   ): Promise<{ keys: ApiKeyDto[]; nextCursor: string | null }> {
-    const query = clientQueryOf(bridgeQuery);
+    const query = clientQueryOf(bridgeQuery, options.sort);
     const id = this.#entryId(target, accountKey, query);
     const { cursor, limit } = options;
     if (cursor === undefined) {
@@ -185,6 +187,8 @@ export class KeyPager {
       query.enabled ?? null,
       query.permission ?? null,
       query.nameContains ?? null,
+      query.state ?? null,
+      query.sort ?? null,
     ]);
   }
 }

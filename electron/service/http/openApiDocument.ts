@@ -1,5 +1,8 @@
 import {
   createApiKeyRequestSchema,
+  EXPIRING_SOON_DAYS,
+  KEY_SORT_FIELDS,
+  KEY_STATE_FILTERS,
   PERMISSIONS,
   updateApiKeyRequestSchema,
 } from "../../../shared/apiKeys.ts";
@@ -92,6 +95,12 @@ const keyFilterParameters = [
     schema: { type: "string", enum: [...PERMISSIONS] },
     description: "A Keydesk extension: keys that carry this permission",
   },
+  {
+    name: "state",
+    in: "query",
+    schema: { type: "string", enum: [...KEY_STATE_FILTERS] },
+    description: `A Keydesk extension: keys in this state when the request arrives, as App authorization decides it: disabled; not-yet-valid (enabled, before validFrom); expired (enabled, validTo reached); enabled (enabled and inside its validity window); expiring-soon (enabled, and validTo less than ${EXPIRING_SOON_DAYS} days away)`,
+  },
 ];
 const pagingParameters = [
   {
@@ -105,6 +114,19 @@ const pagingParameters = [
     in: "query",
     schema: { type: "string", minLength: 1 },
     description: "A Keydesk extension: the nextCursor of the page before; opaque",
+  },
+  {
+    name: "sort",
+    in: "query",
+    schema: { type: "string", enum: [...KEY_SORT_FIELDS] },
+    description:
+      "A Keydesk extension: the order of the list (created when left out): created (creation order); name (in any case, ASCII case folding); validTo (keys without an end last); state (enabled keys before disabled ones, each by validTo). Ties in creation order. Pages follow with nextCursor (keyset: no key repeated or skipped, except one renamed or edited between pages)",
+  },
+  {
+    name: "order",
+    in: "query",
+    schema: { type: "string", enum: ["asc", "desc"] },
+    description: "A Keydesk extension: asc (the default) or desc, for sort (or creation order)",
   },
 ];
 

@@ -1,4 +1,9 @@
-import type { Permission } from "../../../shared/apiKeys.ts";
+import {
+  EXPIRING_SOON_MS,
+  type KeySortField,
+  type KeyStateFilter,
+  type Permission,
+} from "../../../shared/apiKeys.ts";
 import type { SecretBox } from "../crypto/secretBox.ts";
 import type { ApiKeyFields, ListedKey, StoredApiKey } from "../domain/apiKeyRules.ts";
 import type { KeyGrant } from "../domain/keyAuthorization.ts";
@@ -51,7 +56,58 @@ export interface ApiKeyFilter {
   /** Case-insensitive substring of the name. */
   nameContains?: string;
   permission?: Permission;
+  /** The key's state at `now` (shared/apiKeys.ts keyStateAt; "expiring-soon" as isExpiringSoon). */
+  state?: KeyStateFilter;
+  /** The time `state` is evaluated at (ms); required with `state`. */
+  now?: number;
+  /** The order of a list; creation order (ascending) when left out. */
+  sort?: KeySort;
 }
+
+export interface KeySort {
+  by: KeySortField;
+  desc: boolean;
+}
+
+/**
+ * The value each sort orders by, the row id breaking ties: the expressions of SORT_INDEXES, word
+ * for word (or SQLite would not use them). validTo: no end sorts after every date. state: enabled keys before
+ * disabled ones, each by validTo (so expired, then soonest expiring, lead among the enabled).
+ */
+const SORT_EXPRESSIONS: Record<KeySortField, string> = {
+  created: "k.id",
+  name: "k.name COLLATE NOCASE",
+  validTo: "coalesce(k.valid_to, 9000000000000000)",
+  state: "(1 - k.enabled) * 10000000000000000 + coalesce(k.valid_to, 9000000000000000)",
+};
+
+/**
+ * Indexes the sorted lists page by (keyset). Made by the store that reads through them, on its
+ * writable connection, when missing: they are query plans of this store's, not data, so they need
+ * no migration (and a database that has them is still readable by an older Keydesk).
+ */
+const SORT_INDEXES = `
+  CREATE INDEX IF NOT EXISTS api_keys_by_account_name_nocase ON api_keys(account_id, name COLLATE NOCASE, id);
+  CREATE INDEX IF NOT EXISTS api_keys_by_account_valid_to
+    ON api_keys(account_id, coalesce(valid_to, 9000000000000000), id);
+  CREATE INDEX IF NOT EXISTS api_keys_by_account_state
+    ON api_keys(account_id, (1 - enabled) * 10000000000000000 + coalesce(valid_to, 9000000000000000), id);
+`;
+
+/** Whether a list is in another order than creation order (the id windows then do not apply). */
+export function isSorted(sort: KeySort | undefined): sort is KeySort {
+  return sort !== undefined && (sort.by !== "created" || sort.desc);
+}
+
+/** An enabled key inside its validity window at @now (valid_to exclusive, as App authorization). */
+const IN_WINDOW = "k.enabled = 1 AND (k.valid_from IS NULL OR k.valid_from <= @now)";
+const STATE_CLAUSES: Record<KeyStateFilter, string> = {
+  disabled: "k.enabled = 0",
+  enabled: `${IN_WINDOW} AND (k.valid_to IS NULL OR k.valid_to > @now)`,
+  expired: `${IN_WINDOW} AND k.valid_to <= @now`,
+  "not-yet-valid": "k.enabled = 1 AND k.valid_from > @now",
+  "expiring-soon": `${IN_WINDOW} AND k.valid_to > @now AND k.valid_to < @soon`,
+};
 
 /** One step of a scan: the matching keys, and where the next step starts. */
 export interface KeyScanStep {
@@ -85,6 +141,8 @@ export class ApiKeyStore {
   constructor(db: Db, box: SecretBox) {
     this.#db = db;
     this.#box = box;
+    // The list worker's connection is read-only: the service's own made them before it started.
+    if (!db.readonly) db.exec(SORT_INDEXES);
     this.#insert = db.prepare(
       `INSERT INTO api_keys (key, account_id, name, public_api_key_digest, public_api_key_sealed, allowed_ips,
         permissions, valid_from, valid_to, enabled, created_at, updated_at)
@@ -250,7 +308,14 @@ export class ApiKeyStore {
   scan(accountId: number, filter: ApiKeyFilter, after: number, limit: number, window: number): KeyScanStep {
     const { where, params } = this.#where(accountId, filter);
     const indexed = filter.name !== undefined || filter.publicApiKey !== undefined;
-    const narrowing = indexed || filter.nameContains !== undefined || filter.permission !== undefined;
+    if (isSorted(filter.sort) && !indexed) {
+      return this.#sortedScan(accountId, filter.sort, where, params, after, limit, window);
+    }
+    const narrowing =
+      indexed ||
+      filter.nameContains !== undefined ||
+      filter.permission !== undefined ||
+      filter.state !== undefined;
     // Without a narrowing filter every row matches: the window is the limit itself.
     const windowRows = narrowing && !indexed ? window : limit;
     const { upTo, last } = indexed
@@ -267,21 +332,97 @@ export class ApiKeyStore {
     );
     // Rows as arrays (raw): no object per row before the one the list needs.
     const rows = statement.all({ ...params, after, upTo, limit }) as ListedRow[];
-    const keys = rows.map(
-      (row): ListedKey => ({
-        id: row[0],
-        key: row[1],
-        name: row[2],
-        publicApiKey: this.#box.decrypt(row[3], row[1]),
-        allowedIPsJson: row[4],
-        permissionsJson: row[5],
-        validFrom: row[6],
-        validTo: row[7],
-        enabled: row[8] === 1,
-      }),
-    );
+    const keys = rows.map((row) => this.#listed(row));
     if (rows.length === limit) return { keys, after: (keys[keys.length - 1] as ListedKey).id };
     return { keys, after: last ? null : upTo };
+  }
+
+  #listed(row: ListedRow): ListedKey {
+    return {
+      id: row[0],
+      key: row[1],
+      name: row[2],
+      publicApiKey: this.#box.decrypt(row[3], row[1]),
+      allowedIPsJson: row[4],
+      permissionsJson: row[5],
+      validFrom: row[6],
+      validTo: row[7],
+      enabled: row[8] === 1,
+    };
+  }
+
+  /**
+   * A step of a scan in a sort's order, by keyset: a position is a row (its sort value, then its
+   * id), so `after` stays a row id and cursors stay what they are. The step looks at no more than
+   * `window` rows in that order (through the sort's index), like the unsorted scan.
+   */
+  #sortedScan(
+    accountId: number,
+    sort: KeySort,
+    where: string,
+    params: Record<string, unknown>,
+    after: number,
+    limit: number,
+    window: number,
+  ): KeyScanStep {
+    const value = SORT_EXPRESSIONS[sort.by];
+    const [order, beyond] = sort.desc ? ["DESC", "<"] : ["ASC", ">"];
+    // The single-value bound beside the row value lets SQLite seek in the index instead of
+    // reading the account from its start to the position.
+    const from =
+      after === 0
+        ? ""
+        : `AND ${value} ${beyond}= @fromValue AND (${value}, k.id) ${beyond} (@fromValue, @after)`;
+    const fromValue = after === 0 ? null : this.#sortValue(sort.by, after);
+    // The window's last row in this order; without one, the step reaches the end.
+    const windowEnd = this.#statement(
+      this.#steps,
+      `window ${sort.by} ${order} ${from}`,
+      () =>
+        `SELECT k.id, ${value} AS v FROM api_keys k WHERE k.account_id = @accountId ${from}
+         ORDER BY ${value} ${order}, k.id ${order} LIMIT 1 OFFSET @offset`,
+    );
+    windowEnd.safeIntegers(true);
+    const end = windowEnd.get({ accountId, after, fromValue, offset: window - 1 }) as
+      | { id: bigint; v: unknown }
+      | undefined;
+    const within = sort.desc ? ">=" : "<=";
+    const until =
+      end === undefined
+        ? ""
+        : `AND ${value} ${within} @untilValue AND (${value}, k.id) ${within} (@untilValue, @until)`;
+    const statement = this.#statement(
+      this.#steps,
+      `${where} sorted ${sort.by} ${order} ${from} ${until}`,
+      () =>
+        `SELECT k.id, k.key, k.name, k.public_api_key_sealed, k.allowed_ips, k.permissions, k.valid_from,
+        k.valid_to, k.enabled FROM api_keys k
+       WHERE ${where} ${from} ${until} ORDER BY ${value} ${order}, k.id ${order} LIMIT @limit`,
+      true,
+    );
+    const rows = statement.all({
+      ...params,
+      after,
+      fromValue,
+      limit,
+      ...(end && { until: Number(end.id), untilValue: end.v }),
+    }) as ListedRow[];
+    const keys = rows.map((row) => this.#listed(row));
+    if (rows.length === limit) return { keys, after: (keys[keys.length - 1] as ListedKey).id };
+    return { keys, after: end === undefined ? null : Number(end.id) };
+  }
+
+  /** The value a row sorts by (a position of the keyset). */
+  #sortValue(by: KeySortField, id: number): unknown {
+    const statement = this.#statement(
+      this.#steps,
+      `value ${by}`,
+      () => `SELECT ${SORT_EXPRESSIONS[by]} AS v FROM api_keys k WHERE k.id = @id`,
+    );
+    statement.safeIntegers(true);
+    const row = statement.get({ id }) as { v: unknown } | undefined;
+    // A row that is gone (never, keys are not deleted) ends the list rather than restarting it.
+    return row === undefined ? (by === "name" ? "\u{10FFFF}" : 2n ** 62n) : row.v;
   }
 
   /** How many keys of the account a filter matches, counting at most `window` rows per step. */
@@ -347,6 +488,11 @@ export class ApiKeyStore {
       // permissions is a JSON array of names; a name in quotes matches that element only.
       where.push("instr(k.permissions, @permission) > 0");
       params.permission = JSON.stringify(filter.permission);
+    }
+    if (filter.state !== undefined) {
+      where.push(`(${STATE_CLAUSES[filter.state]})`);
+      params.now = filter.now ?? Date.now();
+      if (filter.state === "expiring-soon") params.soon = (params.now as number) + EXPIRING_SOON_MS;
     }
     return { where: where.join(" AND "), params };
   }

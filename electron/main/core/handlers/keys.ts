@@ -1,4 +1,4 @@
-import { BridgeFailure } from "../../../client/bridgeFailure.ts";
+import { formatApiDateTime } from "../../../../shared/datetime.ts";
 import { activeClient, activeProfile, type CoreContext, clientOf, type HandlerTable } from "../context.ts";
 import { KeyPager, type PagerTarget } from "../keyPager.ts";
 import { toKeyView, toRevealedKey } from "../keyViews.ts";
@@ -36,10 +36,11 @@ async function activeTarget(context: CoreContext): Promise<PagerTarget> {
  * publicApiKey (a hint instead), except when created (shown once) or revealed on request.
  */
 export const keyHandlers: HandlerTable<KeyMethods> = {
-  "keys.page": async ({ accountKey, query, cursor, limit }, context) => {
+  "keys.page": async ({ accountKey, query, cursor, limit, sort }, context) => {
     const page = await pagerOf(context).page(await activeTarget(context), accountKey, query, {
       limit,
       cursor,
+      sort,
     });
     return { keys: page.keys.map(toKeyView), nextCursor: page.nextCursor };
   },
@@ -57,13 +58,15 @@ export const keyHandlers: HandlerTable<KeyMethods> = {
   "keys.createTfa": async ({ accountKey, name }, context) => {
     const client = await activeClient(context);
     if (accountKey !== "_") {
-      // The 2FA key call creates keys in the credentials' own account only.
+      // The 2FA key call creates keys in the credentials' own account only; in a sub-account the
+      // same key (TFA permission, no other rule) is made by the ordinary create, as New key does.
       const own = (await client.accounts())[0];
       if (own?.accountKey !== accountKey) {
-        throw new BridgeFailure(
-          "NOT_SUPPORTED",
-          "a 2FA key can only be created in the profile's own account, not in a sub-account",
-        );
+        const request = {
+          name: name ?? `TFA key ${formatApiDateTime(Date.now())}`,
+          permissions: ["TFA" as const],
+        };
+        return toRevealedKey(await client.create(accountKey, request));
       }
     }
     return toRevealedKey(await client.createTfa(name));

@@ -1,112 +1,205 @@
-import { Badge, Button, Code, Group, Loader, Switch, Text } from "@mantine/core";
-import { notifications } from "@mantine/notifications";
+import "./keyTable.css";
+import { Badge, Button, Group, Loader, Switch, Text } from "@mantine/core";
+import { useElementSize, useMergedRef } from "@mantine/hooks";
 import { useVirtualizer } from "@tanstack/react-virtual";
-import { memo, useCallback, useEffect, useRef, useState } from "react";
+import { memo, useCallback, useEffect, useMemo, useRef, useState } from "react";
+import type { KeySort, KeySortField } from "../../../../shared/apiKeys.ts";
 import type { ApiKeyView } from "../../../../shared/bridge.ts";
+import { parseApiDateTime } from "../../../../shared/datetime.ts";
 import type { SyncKeyState } from "../../../../shared/sync.ts";
-import { errorText } from "../../bridgeHooks.ts";
 import { SyncKeyBadge } from "../sync/SyncKeyBadge.tsx";
 import { useSyncKeyStates } from "../sync/syncHooks.ts";
-import { CopyButton, copyNotice } from "./KeyDialogs.tsx";
-import { useCopyPublicApiKey, useRevealPublicApiKey } from "./keyHooks.ts";
-import { ipSummary, KEY_STATE_LABELS, type KeyState, keyState } from "./keyState.ts";
+import { keySyncLook } from "../sync/syncState.ts";
+import { CopyButton, copyNotice } from "./CopyPublicApiKey.tsx";
+import { type ColumnId, columnsFor } from "./keyColumns.ts";
+import { useCopyPublicApiKey } from "./keyHooks.ts";
+import {
+  expiringSoon,
+  ipSummary,
+  KEY_STATE_LABELS,
+  type KeyState,
+  keyState,
+  localDateTime,
+  validToText,
+} from "./keyState.ts";
+import { RevealButton } from "./RevealPopover.tsx";
 
 const ROW_HEIGHT = 48;
 /** The next page is asked for when the last rendered row is this close to the last loaded one. */
 const FETCH_AHEAD_ROWS = 60;
-const COLUMNS = "minmax(160px,2fr) 100px 140px minmax(120px,1.2fr) 290px minmax(130px,1fr) 250px";
-const STATE_COLORS: Record<KeyState, string> = {
+export const STATE_COLORS: Record<KeyState, string> = {
   enabled: "green",
   disabled: "gray",
   "not-yet-valid": "yellow",
   expired: "red",
 };
 
-/** One row; memoized with stable callbacks so that scrolling renders only the rows that appear. */
-const KeyRow = memo(function KeyRow(props: {
-  apiKey: ApiKeyView;
-  now: number;
-  revealed: string | undefined;
-  copying: boolean;
+/** A header that sorts by its column: ascending first, descending on the next click. */
+function SortHeader(props: { label: string; by: KeySortField; sort: KeySort; onSort(sort: KeySort): void }) {
+  const active = props.sort.by === props.by;
+  return (
+    <button
+      type="button"
+      className="kd-keys-sort"
+      onClick={() => props.onSort({ by: props.by, desc: active && !props.sort.desc })}
+    >
+      {props.label}
+      <span aria-hidden="true">{active ? (props.sort.desc ? " ▼" : " ▲") : ""}</span>
+    </button>
+  );
+}
+
+interface RowHandlers {
   onCopy(key: ApiKeyView): void;
-  onReveal(key: ApiKeyView): void;
+  onDetails(key: ApiKeyView): void;
   onEdit(key: ApiKeyView): void;
   onToggle(key: ApiKeyView, enabled: boolean): void;
-  syncState?: SyncKeyState | undefined;
-}) {
-  const key = props.apiKey;
-  const state = keyState(key, props.now);
+}
+
+/** One cell; its whole text as its tooltip, so that whatever the width cuts off can be read. */
+function Cell(props: { title: string; children: React.ReactNode }) {
   return (
-    <>
-      <td className="kd-cell" title={key.name}>
-        <Group gap={4} wrap="nowrap">
-          <Text size="sm" fw={500} truncate>
-            {key.name}
-          </Text>
-          <SyncKeyBadge state={props.syncState} keyId={key.key} />
-        </Group>
-      </td>
-      <td className="kd-cell">
-        <Group gap={4}>
-          {key.permissions.map((permission) => (
-            <Badge
-              key={permission}
-              size="sm"
-              variant="filled"
-              color={permission === "ALL" ? "blue.9" : "grape.9"}
-            >
-              {permission}
-            </Badge>
-          ))}
-        </Group>
-      </td>
-      <td className="kd-cell">
-        <Badge size="sm" variant="dot" color={STATE_COLORS[state]} data-testid="key-state">
-          {KEY_STATE_LABELS[state]}
-        </Badge>
-      </td>
-      <td className="kd-cell" title={key.allowedIPs?.join(", ") ?? "Any IP"}>
-        <Text size="sm" truncate>
-          {ipSummary(key.allowedIPs)}
-        </Text>
-      </td>
-      <td className="kd-cell">
-        <Code style={{ fontSize: 12 }}>{key.key}</Code>
-      </td>
-      <td className="kd-cell">
-        <Code style={{ fontSize: 12, wordBreak: "break-all" }} data-testid="public-api-key">
-          {props.revealed ?? key.publicApiKeyHint}
-        </Code>
-      </td>
-      <td className="kd-cell">
-        <Group gap={4} wrap="nowrap">
-          <CopyButton name={key.name} loading={props.copying} onCopy={() => props.onCopy(key)} />
-          <Button
-            size="compact-sm"
-            variant="subtle"
-            aria-label={`${props.revealed ? "Hide" : "Reveal"} the publicApiKey of ${key.name}`}
-            onClick={() => props.onReveal(key)}
-          >
-            {props.revealed ? "Hide" : "Reveal"}
-          </Button>
-          <Button
-            size="compact-sm"
-            variant="subtle"
-            onClick={() => props.onEdit(key)}
-            aria-label={`Edit ${key.name}`}
-          >
-            Edit
-          </Button>
-          <Switch
-            size="sm"
-            checked={key.enabled}
-            aria-label={`${key.name} enabled`}
-            onChange={(event) => props.onToggle(key, event.currentTarget.checked)}
-          />
-        </Group>
-      </td>
-    </>
+    <td className="kd-keys-cell" title={props.title}>
+      {props.children}
+    </td>
   );
+}
+
+function cellOf(column: ColumnId, key: ApiKeyView, props: RowProps): React.ReactNode {
+  const state = keyState(key, props.now);
+  switch (column) {
+    case "name": {
+      const sync = keySyncLook(props.syncState);
+      return (
+        <Cell key={column} title={sync ? `${key.name} (${sync.label})` : key.name}>
+          <Group gap={6} wrap="nowrap">
+            <button
+              type="button"
+              className="kd-keys-name"
+              onClick={() => props.onDetails(key)}
+              aria-label={`Details of ${key.name}`}
+              data-testid="key-name"
+            >
+              {key.name}
+            </button>
+            {sync && (
+              <span style={{ flexShrink: 0 }}>
+                <SyncKeyBadge state={props.syncState} keyId={key.key} />
+              </span>
+            )}
+          </Group>
+        </Cell>
+      );
+    }
+    case "permissions":
+      return (
+        <Cell key={column} title={key.permissions.join(", ")}>
+          <Group gap={4} wrap="nowrap">
+            {key.permissions.map((permission) => (
+              <Badge
+                key={permission}
+                size="sm"
+                variant="filled"
+                color={permission === "ALL" ? "blue.9" : "grape.9"}
+                style={{ flexShrink: 0 }}
+              >
+                {permission}
+              </Badge>
+            ))}
+          </Group>
+        </Cell>
+      );
+    case "state":
+      return (
+        <Cell key={column} title={KEY_STATE_LABELS[state]}>
+          <Badge
+            size="sm"
+            variant="dot"
+            color={STATE_COLORS[state]}
+            data-testid="key-state"
+            style={{ overflow: "visible" }}
+          >
+            {KEY_STATE_LABELS[state]}
+          </Badge>
+        </Cell>
+      );
+    case "validTo": {
+      const to = key.validTo ? parseApiDateTime(key.validTo) : null;
+      const soon = expiringSoon(key, props.now);
+      const text = validToText(key, props.now);
+      return (
+        <Cell key={column} title={to === null ? "No end" : `${text} (${localDateTime(to)})`}>
+          <Text
+            size="sm"
+            truncate
+            data-testid="key-valid-to"
+            data-expiring-soon={soon}
+            className={soon ? "kd-keys-soon" : undefined}
+          >
+            {soon ? "⚠ " : ""}
+            {text}
+          </Text>
+        </Cell>
+      );
+    }
+    case "hint":
+      return (
+        <Cell key={column} title={`publicApiKey ${key.publicApiKeyHint} (Reveal shows it whole)`}>
+          <span className="kd-keys-mono" data-testid="public-api-key">
+            {key.publicApiKeyHint}
+          </span>
+        </Cell>
+      );
+    case "keyId":
+      return (
+        <Cell key={column} title={key.key}>
+          <span className="kd-keys-mono">{key.key}</span>
+        </Cell>
+      );
+    case "ips":
+      return (
+        <Cell key={column} title={key.allowedIPs?.join(", ") ?? "Any IP"}>
+          {ipSummary(key.allowedIPs)}
+        </Cell>
+      );
+    case "actions":
+      return (
+        <td key={column} className="kd-keys-cell" style={{ overflow: "visible" }}>
+          <Group gap={4} wrap="nowrap">
+            <CopyButton name={key.name} loading={props.copying} onCopy={() => props.onCopy(key)} />
+            <RevealButton apiKey={key} accountKey={props.accountKey} />
+            <Button
+              size="compact-sm"
+              variant="subtle"
+              onClick={() => props.onEdit(key)}
+              aria-label={`Edit ${key.name}`}
+            >
+              Edit
+            </Button>
+            <Switch
+              size="sm"
+              checked={key.enabled}
+              aria-label={`${key.name} enabled`}
+              onChange={(event) => props.onToggle(key, event.currentTarget.checked)}
+            />
+          </Group>
+        </td>
+      );
+  }
+}
+
+interface RowProps extends RowHandlers {
+  apiKey: ApiKeyView;
+  columns: readonly ColumnId[];
+  accountKey: string;
+  now: number;
+  copying: boolean;
+  syncState?: SyncKeyState | undefined;
+}
+
+/** One row; memoized with stable callbacks so that scrolling renders only the rows that appear. */
+const KeyRow = memo(function KeyRow(props: RowProps) {
+  return <>{props.columns.map((column) => cellOf(column, props.apiKey, props))}</>;
 });
 
 export function KeyTable(props: {
@@ -120,14 +213,23 @@ export function KeyTable(props: {
   loadMoreFailed: boolean;
   onLoadMore(): void;
   accountKey: string;
+  /** A key to scroll to and mark (one just created). */
+  highlighted: string | null;
+  sort: KeySort;
+  onSort(sort: KeySort): void;
+  onDetails(key: ApiKeyView): void;
   onEdit(key: ApiKeyView): void;
   onToggle(key: ApiKeyView, enabled: boolean): void;
 }) {
   const scrollRef = useRef<HTMLDivElement>(null);
+  const { ref: sizeRef, width } = useElementSize();
+  const mergedRef = useMergedRef(scrollRef, sizeRef);
+  const layout = columnsFor(width || 1024);
+  // One array per layout: the memoized rows re-render when the columns change, not on every render.
+  // biome-ignore lint/correctness/useExhaustiveDependencies: the template names the columns
+  const columnIds = useMemo(() => layout.columns.map((column) => column.id), [layout.template]);
   const syncStates = useSyncKeyStates(props.accountKey);
   const copy = useCopyPublicApiKey();
-  const reveal = useRevealPublicApiKey();
-  const [revealed, setRevealed] = useState<Record<string, string>>({});
   // The time the row states are computed for, refreshed every minute.
   const [now, setNow] = useState(Date.now);
   useEffect(() => {
@@ -142,41 +244,32 @@ export function KeyTable(props: {
   });
   const items = virtualizer.getVirtualItems();
   const lastShown = items.at(-1)?.index ?? -1;
-  const { hasMore, loadingMore, loadMoreFailed, onLoadMore } = props;
+  const { hasMore, loadingMore, loadMoreFailed, onLoadMore, highlighted, keys } = props;
   useEffect(() => {
     if (hasMore && !loadingMore && !loadMoreFailed && lastShown >= props.keys.length - FETCH_AHEAD_ROWS) {
       onLoadMore();
     }
   }, [hasMore, loadingMore, loadMoreFailed, lastShown, props.keys.length, onLoadMore]);
-  const toggleReveal = (key: ApiKeyView) => {
-    if (revealed[key.key]) {
-      setRevealed(({ [key.key]: _, ...rest }) => rest);
-      return;
-    }
-    reveal.mutate(
-      { accountKey: props.accountKey, key: key.key },
-      {
-        onSuccess: (full) => setRevealed((current) => ({ ...current, [full.key]: full.publicApiKey })),
-        onError: (error) =>
-          notifications.show({ color: "red", title: "Reveal failed", message: errorText(error) }),
-      },
-    );
-  };
+  // A new key is scrolled to once its row is loaded.
+  const highlightedIndex = highlighted === null ? -1 : keys.findIndex((key) => key.key === highlighted);
+  useEffect(() => {
+    if (highlightedIndex >= 0) virtualizer.scrollToIndex(highlightedIndex, { align: "center" });
+  }, [highlightedIndex, virtualizer]);
   // Stable callbacks for the memoized rows; they call the latest handlers.
-  const latest = useRef({ props, toggleReveal, copy });
-  latest.current = { props, toggleReveal, copy };
+  const latest = useRef({ props, copy });
+  latest.current = { props, copy };
   const onCopy = useCallback((key: ApiKeyView) => {
     const { props: current, copy: copier } = latest.current;
     copyNotice(copier, current.accountKey, key.key, key.name);
   }, []);
-  const onReveal = useCallback((key: ApiKeyView) => latest.current.toggleReveal(key), []);
+  const onDetails = useCallback((key: ApiKeyView) => latest.current.props.onDetails(key), []);
   const onEdit = useCallback((key: ApiKeyView) => latest.current.props.onEdit(key), []);
   const onToggle = useCallback(
     (key: ApiKeyView, enabled: boolean) => latest.current.props.onToggle(key, enabled),
     [],
   );
   return (
-    <div ref={scrollRef} className="kd-scroll" style={{ height: "calc(100vh - 400px)", minHeight: 240 }}>
+    <div ref={mergedRef} className="kd-keys-scroll" style={{ height: "calc(100vh - 360px)", minHeight: 240 }}>
       <table
         aria-label="API keys"
         aria-rowcount={
@@ -187,20 +280,39 @@ export function KeyTable(props: {
               : props.keys.length + 1
         }
         data-testid="key-list"
-        className="kd-table"
+        className="kd-keys-table"
       >
-        <thead className="kd-thead">
-          <tr aria-rowindex={1} className="kd-row kd-head" style={{ gridTemplateColumns: COLUMNS }}>
-            {["Name", "Permissions", "State", "Allowed IPs", "Key id", "publicApiKey", "Actions"].map(
-              (name) => (
-                <th key={name} scope="col" className="kd-cell">
-                  {name}
-                </th>
-              ),
-            )}
+        <thead className="kd-keys-thead">
+          <tr
+            aria-rowindex={1}
+            className="kd-keys-row kd-keys-head"
+            style={{ gridTemplateColumns: layout.template }}
+          >
+            {layout.columns.map((column) => (
+              <th
+                key={column.id}
+                scope="col"
+                className="kd-keys-cell"
+                title={column.header}
+                aria-sort={
+                  column.sort === props.sort.by ? (props.sort.desc ? "descending" : "ascending") : undefined
+                }
+              >
+                {column.sort ? (
+                  <SortHeader
+                    label={column.header}
+                    by={column.sort}
+                    sort={props.sort}
+                    onSort={props.onSort}
+                  />
+                ) : (
+                  column.header
+                )}
+              </th>
+            ))}
           </tr>
         </thead>
-        <tbody className="kd-tbody" style={{ height: virtualizer.getTotalSize() }}>
+        <tbody className="kd-keys-tbody" style={{ height: virtualizer.getTotalSize() }}>
           {items.map((item) => {
             const key = props.keys[item.index];
             if (key === undefined) {
@@ -208,10 +320,10 @@ export function KeyTable(props: {
                 <tr
                   key="loading-more"
                   data-testid="key-rows-loading"
-                  className="kd-row"
+                  className="kd-keys-row"
                   style={{ height: ROW_HEIGHT, transform: `translateY(${item.start}px)` }}
                 >
-                  <td className="kd-cell">
+                  <td className="kd-keys-cell">
                     {loadMoreFailed && !loadingMore ? (
                       <Group gap="xs" wrap="nowrap">
                         <Text size="sm" c="red">
@@ -239,20 +351,22 @@ export function KeyTable(props: {
                 key={key.key}
                 data-testid="key-row"
                 data-key-id={key.key}
-                className="kd-row"
+                data-highlighted={key.key === highlighted}
+                className="kd-keys-row"
                 style={{
-                  gridTemplateColumns: COLUMNS,
+                  gridTemplateColumns: layout.template,
                   height: ROW_HEIGHT,
                   transform: `translateY(${item.start}px)`,
                 }}
               >
                 <KeyRow
                   apiKey={key}
+                  columns={columnIds}
+                  accountKey={props.accountKey}
                   now={now}
-                  revealed={revealed[key.key]}
                   copying={copy.isPending && copy.variables?.key === key.key}
                   onCopy={onCopy}
-                  onReveal={onReveal}
+                  onDetails={onDetails}
                   onEdit={onEdit}
                   onToggle={onToggle}
                   syncState={syncStates.get(key.key)}

@@ -1,29 +1,17 @@
-import {
-  Alert,
-  Button,
-  Center,
-  Group,
-  Loader,
-  SegmentedControl,
-  Select,
-  Stack,
-  Text,
-  TextInput,
-  Title,
-} from "@mantine/core";
+import { Alert, Button, Center, Group, Loader, Select, Stack, Text, TextInput, Title } from "@mantine/core";
 import { notifications } from "@mantine/notifications";
-import { useCallback, useDeferredValue, useMemo, useState } from "react";
+import { useQueryClient } from "@tanstack/react-query";
+import { useCallback, useDeferredValue, useMemo, useRef, useState } from "react";
+import { KEY_STATE_FILTERS, type KeySort } from "../../../../shared/apiKeys.ts";
 import type { ApiKeyView, RevealedApiKey } from "../../../../shared/bridge.ts";
 import { errorText } from "../../bridgeHooks.ts";
-import {
-  CreateKeyDialog,
-  copyNotice,
-  DisableConfirmDialog,
-  EditKeyDialog,
-  NewKeyDialog,
-} from "./KeyDialogs.tsx";
+import { useAccounts } from "../accounts/accountHooks.ts";
+import { copyNotice } from "./CopyPublicApiKey.tsx";
+import { KeyDetails } from "./KeyDetails.tsx";
+import { CreateKeyDialog, DisableConfirmDialog, EditKeyDialog, NewKeyDialog } from "./KeyDialogs.tsx";
 import { KeyTable } from "./KeyTable.tsx";
 import {
+  invalidateKeyLists,
   useCopyPublicApiKey,
   useCreateTfaKey,
   useKeyCount,
@@ -32,8 +20,9 @@ import {
   useSettledValue,
 } from "./keyHooks.ts";
 import { countLine, isFiltered, keyQueryOf, rowsOf } from "./keyPages.ts";
-import { filterKeys, type KeyFilters } from "./keyState.ts";
-import { LookupField } from "./LookupField.tsx";
+import { filterKeys, type KeyFilters, STATE_FILTER_LABELS } from "./keyState.ts";
+import { SearchMatches, useSearchMatches } from "./SearchMatch.tsx";
+import { TfaKeyDialog } from "./TfaKeyDialog.tsx";
 
 export const NAME_SEARCH_ID = "key-name-search";
 /** The name filter goes to the service once typing pauses this long (the rows at hand narrow at once). */
@@ -70,24 +59,56 @@ function useKeyActions(accountKey: string) {
   };
 }
 
+/** The account in view, in words: its username, and whether it is a sub-account. */
+function useAccountName(accountKey: string): string | null {
+  const accounts = useAccounts();
+  const found = accounts.data?.find((account) =>
+    accountKey === "_" ? account.parentAccountKey === null : account.accountKey === accountKey,
+  );
+  if (!found) return null;
+  return found.parentAccountKey === null ? found.username : `${found.username} (sub-account)`;
+}
+
+const SORT_OPTIONS: { value: string; label: string; sort: KeySort }[] = [
+  { value: "created", label: "Oldest first", sort: { by: "created", desc: false } },
+  { value: "-created", label: "Newest first", sort: { by: "created", desc: true } },
+  { value: "name", label: "Name A–Z", sort: { by: "name", desc: false } },
+  { value: "-name", label: "Name Z–A", sort: { by: "name", desc: true } },
+  { value: "validTo", label: "Expiring first", sort: { by: "validTo", desc: false } },
+  { value: "-validTo", label: "Expiring last", sort: { by: "validTo", desc: true } },
+  { value: "state", label: "State: enabled first", sort: { by: "state", desc: false } },
+  { value: "-state", label: "State: disabled first", sort: { by: "state", desc: true } },
+];
+const sortValue = (sort: KeySort) => `${sort.desc ? "-" : ""}${sort.by}`;
+const DEFAULT_SORT: KeySort = { by: "created", desc: false };
+
+const STATE_OPTIONS = [
+  { value: "all", label: "All" },
+  ...KEY_STATE_FILTERS.map((value) => ({ value, label: STATE_FILTER_LABELS[value] })),
+];
+
 export function KeysView(props: {
   accountKey: string;
   createOpen: boolean;
   onCreateOpenChange(open: boolean): void;
 }) {
+  const queryClient = useQueryClient();
   const createTfa = useCreateTfaKey();
   const copy = useCopyPublicApiKey();
   const actions = useKeyActions(props.accountKey);
-  const [filters, setFilters] = useState<KeyFilters>({ enabled: "all", permission: "any", name: "" });
+  const accountName = useAccountName(props.accountKey);
+  const [filters, setFilters] = useState<KeyFilters>({ state: "all", permission: "any", name: "" });
   const deferredFilters = useDeferredValue(filters);
   // The service is asked once typing pauses; state and permission changes go at once.
   const settledName = useSettledValue(filters.name, NAME_SETTLE_MS);
   const query = useMemo(
-    () => keyQueryOf({ enabled: filters.enabled, permission: filters.permission, name: settledName }),
-    [filters.enabled, filters.permission, settledName],
+    () => keyQueryOf({ state: filters.state, permission: filters.permission, name: settledName }),
+    [filters.state, filters.permission, settledName],
   );
   const filtered = isFiltered(query);
-  const keys = useKeyPages(props.accountKey, query);
+  const [sort, setSort] = useState<KeySort>(DEFAULT_SORT);
+  // Creation order ascending is the service's own: asked without a sort, as before.
+  const keys = useKeyPages(props.accountKey, query, sortValue(sort) === "created" ? undefined : sort);
   const loaded = keys.data;
   const placeholder = keys.isPlaceholderData;
   // Until the service has answered the filters as they are (typing, or a new query on its way),
@@ -97,7 +118,11 @@ export function KeysView(props: {
   const total = useKeyCount(props.accountKey, {}, filtered || hasMore);
   const matching = useKeyCount(props.accountKey, query, filtered && hasMore);
   const [editing, setEditing] = useState<ApiKeyView | null>(null);
+  const [details, setDetails] = useState<ApiKeyView | null>(null);
   const [created, setCreated] = useState<RevealedApiKey | null>(null);
+  const [highlighted, setHighlighted] = useState<string | null>(null);
+  const [tfaOpen, setTfaOpen] = useState(false);
+  const newKeyButton = useRef<HTMLButtonElement>(null);
   const shown = useMemo(() => {
     const rows = rowsOf(loaded);
     return current ? rows : filterKeys(rows, deferredFilters);
@@ -107,33 +132,43 @@ export function KeysView(props: {
   const totalCount = filtered ? total.data : current && !keys.hasNextPage ? shown.length : total.data;
   const accountEmpty =
     loaded !== undefined && current && shown.length === 0 && (!filtered || total.data === 0);
+  // A key id, publicApiKey or hint finds its key whatever the name filter says.
+  const matches = useSearchMatches(props.accountKey, settledName, shown);
+  // The details panel shows the key as the lists have it now (after a toggle or an edit).
+  const detailsKey = details && (shown.find((key) => key.key === details.key) ?? details);
 
-  const quickTfa = () =>
+  const quickTfa = (name: string) =>
     createTfa.mutate(
-      { accountKey: props.accountKey },
+      { accountKey: props.accountKey, name },
       {
         onSuccess: (key) => {
+          setTfaOpen(false);
+          createTfa.reset();
           setCreated(key);
+          setHighlighted(key.key);
           copyNotice(copy, props.accountKey, key.key, key.name);
         },
-        onError: (error) =>
-          notifications.show({
-            color: "red",
-            title: "Could not create a TFA key",
-            message: errorText(error),
-          }),
       },
     );
 
   return (
     <Stack gap="sm">
-      <Group justify="space-between">
-        <Title order={2}>API keys</Title>
+      <Group justify="space-between" gap="xs">
+        <Title order={2} data-testid="keys-heading">
+          API keys{accountName ? ` of ${accountName}` : ""}
+        </Title>
         <Group gap="xs">
-          <Button variant="light" color="grape" onClick={quickTfa} loading={createTfa.isPending}>
+          <Button
+            variant="default"
+            onClick={() => void invalidateKeyLists(queryClient)}
+            loading={keys.isRefetching && !keys.isFetchingNextPage}
+          >
+            Refresh
+          </Button>
+          <Button variant="light" color="grape" onClick={() => setTfaOpen(true)}>
             New TFA key + copy
           </Button>
-          <Button onClick={() => props.onCreateOpenChange(true)} aria-keyshortcuts="n">
+          <Button ref={newKeyButton} onClick={() => props.onCreateOpenChange(true)} aria-keyshortcuts="n">
             New key
           </Button>
         </Group>
@@ -141,8 +176,8 @@ export function KeysView(props: {
       <Group align="flex-end" gap="sm" role="search" aria-label="Filter keys">
         <TextInput
           id={NAME_SEARCH_ID}
-          label="Name"
-          placeholder="Search by name (press /)"
+          label="Search"
+          placeholder="Name, key id or publicApiKey (press /)"
           aria-keyshortcuts="/"
           value={filters.name}
           onChange={(event) => {
@@ -151,26 +186,29 @@ export function KeysView(props: {
           }}
           style={{ flex: 1, minWidth: 180 }}
         />
-        <Stack gap={2}>
-          <Text size="sm" fw={500} id="state-filter-label">
-            State
-          </Text>
-          <SegmentedControl
-            aria-labelledby="state-filter-label"
-            value={filters.enabled}
-            onChange={(value) =>
-              setFilters((current) => ({ ...current, enabled: value as KeyFilters["enabled"] }))
-            }
-            data={[
-              { value: "all", label: "All" },
-              { value: "enabled", label: "Enabled" },
-              { value: "disabled", label: "Disabled" },
-            ]}
-          />
-        </Stack>
+        <Select
+          label="State"
+          w={160}
+          allowDeselect={false}
+          value={filters.state}
+          onChange={(value) =>
+            setFilters((current) => ({ ...current, state: (value ?? "all") as KeyFilters["state"] }))
+          }
+          data={STATE_OPTIONS}
+        />
+        <Select
+          label="Sort"
+          w={180}
+          allowDeselect={false}
+          value={sortValue(sort)}
+          onChange={(value) =>
+            setSort(SORT_OPTIONS.find((option) => option.value === value)?.sort ?? DEFAULT_SORT)
+          }
+          data={SORT_OPTIONS.map(({ value, label }) => ({ value, label }))}
+        />
         <Select
           label="Permission"
-          w={140}
+          w={120}
           allowDeselect={false}
           value={filters.permission}
           onChange={(value) =>
@@ -186,7 +224,9 @@ export function KeysView(props: {
           ]}
         />
       </Group>
-      <LookupField accountKey={props.accountKey} onOpen={setEditing} />
+      {matches.target.kind !== "name" && !matches.pending && (
+        <SearchMatches kind={matches.target.kind} keys={matches.keys} onDetails={setDetails} />
+      )}
       {keys.isPending ? (
         <Center h={200} aria-busy="true">
           <Loader aria-label="Loading keys" />
@@ -219,7 +259,7 @@ export function KeysView(props: {
             <Center h={120} aria-busy="true">
               <Loader size="sm" aria-label="Loading keys" />
             </Center>
-          ) : shown.length === 0 ? (
+          ) : shown.length === 0 && matches.target.kind !== "name" ? null : shown.length === 0 ? (
             <Center h={120} data-testid="key-list-no-match">
               <Text>No key matches the filters.</Text>
             </Center>
@@ -232,6 +272,10 @@ export function KeysView(props: {
               loadMoreFailed={keys.isFetchNextPageError}
               onLoadMore={loadMore}
               accountKey={props.accountKey}
+              highlighted={highlighted}
+              sort={sort}
+              onSort={setSort}
+              onDetails={setDetails}
               onEdit={setEditing}
               onToggle={actions.request}
             />
@@ -246,10 +290,38 @@ export function KeysView(props: {
         onCreated={(key) => {
           props.onCreateOpenChange(false);
           setCreated(key);
+          setHighlighted(key.key);
         }}
       />
-      <NewKeyDialog apiKey={created} accountKey={props.accountKey} onClose={() => setCreated(null)} />
+      <TfaKeyDialog
+        opened={tfaOpen}
+        pending={createTfa.isPending}
+        error={createTfa.error ? errorText(createTfa.error) : null}
+        onClose={() => {
+          setTfaOpen(false);
+          createTfa.reset();
+        }}
+        onCreate={quickTfa}
+      />
+      <NewKeyDialog
+        apiKey={created}
+        accountKey={props.accountKey}
+        onClose={() => {
+          setCreated(null);
+          // The dialog opened from another dialog: focus goes back to where keys are created.
+          requestAnimationFrame(() => newKeyButton.current?.focus());
+        }}
+      />
       <EditKeyDialog apiKey={editing} accountKey={props.accountKey} onClose={() => setEditing(null)} />
+      <KeyDetails
+        apiKey={detailsKey}
+        accountKey={props.accountKey}
+        onClose={() => setDetails(null)}
+        onEdit={(key) => {
+          setDetails(null);
+          setEditing(key);
+        }}
+      />
     </Stack>
   );
 }

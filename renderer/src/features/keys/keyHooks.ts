@@ -10,13 +10,16 @@ import {
   useQueryClient,
 } from "@tanstack/react-query";
 import { useEffect, useState } from "react";
+import type { KeySort } from "../../../../shared/apiKeys.ts";
 import type { BridgeArgs, KeyQueryDto } from "../../../../shared/bridge.ts";
-import { callBridge } from "../../bridgeHooks.ts";
+import { BridgeFailure, callBridge } from "../../bridgeHooks.ts";
 import { writeAndClearLater } from "../../pageClipboard.ts";
 import { type KeyPages, withKeyChanged, withKeyEnabled } from "./keyPages.ts";
 
 /** Rows per keys.page call. */
 export const KEY_PAGE_SIZE = 200;
+/** Lists of at most this many loaded pages are fetched again when the window gets the focus. */
+const FOCUS_REFETCH_MAX_PAGES = 5;
 
 /** Every keys.page / keys.count query of an account (whatever its filters) starts with these. */
 const keyPagesPrefix = (accountKey: string) => ["keys.page", { accountKey }] as const;
@@ -39,18 +42,22 @@ function isOfAccount(queryKey: QueryKey | undefined, accountKey: string): boolea
  * An account's keys, narrowed by the service, a page at a time (fetchNextPage for more). While a
  * new query loads, the rows of the previous one of the same account stay (no flash while typing).
  */
-export function useKeyPages(accountKey: string, query: KeyQueryDto) {
+export function useKeyPages(accountKey: string, query: KeyQueryDto, sort?: KeySort) {
   return useInfiniteQuery({
-    queryKey: [...keyPagesPrefix(accountKey), query] as const,
+    queryKey: [...keyPagesPrefix(accountKey), query, sort ?? null] as const,
     queryFn: ({ pageParam }) =>
       callBridge("keys.page", {
         accountKey,
         query,
+        ...(sort && { sort }),
         limit: KEY_PAGE_SIZE,
         ...(pageParam !== null && { cursor: pageParam }),
       }),
     initialPageParam: null as string | null,
     getNextPageParam: (last) => last.nextCursor,
+    // Keys made elsewhere (the API, another process, a sync) show when the admin comes back; a
+    // list scrolled far (many pages, each fetched again in turn) waits for Refresh instead.
+    refetchOnWindowFocus: (query) => (query.state.data?.pages.length ?? 0) <= FOCUS_REFETCH_MAX_PAGES,
     placeholderData: (previous, previousQuery) =>
       isOfAccount(previousQuery?.queryKey, accountKey) ? keepPreviousData(previous) : undefined,
   });
@@ -66,6 +73,7 @@ export function useKeyCount(accountKey: string, query: KeyQueryDto, enabled: boo
     queryKey: [...keyCountPrefix(accountKey), query] as const,
     queryFn: async () => (await callBridge("keys.count", { accountKey, query })).count,
     enabled,
+    refetchOnWindowFocus: true,
   });
 }
 
@@ -79,9 +87,31 @@ export function useSettledValue<T>(value: T, ms: number): T {
   return settled;
 }
 
-export function useLookupKey() {
-  return useMutation({
-    mutationFn: (args: BridgeArgs<"keys.lookup">) => callBridge("keys.lookup", args),
+/** The key with this publicApiKey (null: none of the account's), asked when `publicApiKey` is set. */
+export function useKeyByPublicApiKey(accountKey: string, publicApiKey: string | null) {
+  return useQuery({
+    queryKey: ["keys.lookup", { accountKey }, publicApiKey] as const,
+    queryFn: () => callBridge("keys.lookup", { accountKey, publicApiKey: publicApiKey as string }),
+    enabled: publicApiKey !== null,
+  });
+}
+
+/**
+ * The key with this id, asked when `key` is set; null when the account has none (a search, not an
+ * error: no page-wide banner for a key id typed that is not there).
+ */
+export function useKeyById(accountKey: string, key: string | null) {
+  return useQuery({
+    queryKey: ["keys.get", { accountKey }, key] as const,
+    queryFn: async () => {
+      try {
+        return await callBridge("keys.get", { accountKey, key: key as string });
+      } catch (error) {
+        if (error instanceof BridgeFailure && error.error.messageId === "NOT_FOUND") return null;
+        throw error;
+      }
+    },
+    enabled: key !== null,
   });
 }
 

@@ -1,6 +1,6 @@
 import type { InfiniteData } from "@tanstack/react-query";
 import type { ApiKeyView, KeyPageDto, KeyQueryDto } from "../../../../shared/bridge.ts";
-import { filterKeys, type KeyFilters } from "./keyState.ts";
+import { filterKeys, type KeyFilters, nameNeedle } from "./keyState.ts";
 
 /**
  * The keys view's paging, pure so that it can be tested without a browser: the bridge query of
@@ -9,13 +9,14 @@ import { filterKeys, type KeyFilters } from "./keyState.ts";
 
 export type KeyPages = InfiniteData<KeyPageDto, unknown>;
 
-export const NO_FILTERS: KeyFilters = { enabled: "all", permission: "any", name: "" };
+export const NO_FILTERS: KeyFilters = { state: "all", permission: "any", name: "" };
 
 /** What the service narrows the pages by (the same rules as filterKeys). */
 export function keyQueryOf(filters: KeyFilters): KeyQueryDto {
-  const name = filters.name.trim();
+  // A key id, publicApiKey or hint is looked up (keySearch.ts), not searched in names.
+  const name = nameNeedle(filters.name);
   return {
-    ...(filters.enabled !== "all" && { enabled: filters.enabled === "enabled" }),
+    ...(filters.state !== "all" && { state: filters.state }),
     ...(filters.permission !== "any" && { permission: filters.permission }),
     ...(name !== "" && { nameContains: name }),
   };
@@ -24,14 +25,14 @@ export function keyQueryOf(filters: KeyFilters): KeyQueryDto {
 /** The filters of a bridge query (to narrow rows already loaded the way the service would). */
 export function filtersOf(query: KeyQueryDto): KeyFilters {
   return {
-    enabled: query.enabled === undefined ? "all" : query.enabled ? "enabled" : "disabled",
+    state: query.state ?? "all",
     permission: query.permission ?? "any",
     name: query.nameContains ?? "",
   };
 }
 
 export function isFiltered(query: KeyQueryDto): boolean {
-  return query.enabled !== undefined || query.permission !== undefined || query.nameContains !== undefined;
+  return query.state !== undefined || query.permission !== undefined || query.nameContains !== undefined;
 }
 
 /** The rows of every page loaded so far, in order. */

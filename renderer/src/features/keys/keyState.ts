@@ -1,11 +1,22 @@
+import {
+  EXPIRING_SOON_DAYS,
+  isExpiringSoon,
+  type KeyState,
+  type KeyStateFilter,
+  keyStateAt,
+  matchesStateFilter,
+  validityOf,
+} from "../../../../shared/apiKeys.ts";
 import type { ApiKeyView } from "../../../../shared/bridge.ts";
 import { parseApiDateTime } from "../../../../shared/datetime.ts";
+import { searchTargetOf } from "./keySearch.ts";
 
 /**
- * What a key's row says about it: disabled wins, then the validity window decides between
- * "not yet valid", "expired" and "enabled". Pure, so that it can be tested without a browser.
+ * What a key's row says about it, by the service's own rules (shared/apiKeys.ts keyStateAt):
+ * disabled wins, then the validity window decides between "not yet valid", "expired" and
+ * "enabled". Pure, so that it can be tested without a browser.
  */
-export type KeyState = "enabled" | "disabled" | "not-yet-valid" | "expired";
+export type { KeyState };
 
 export const KEY_STATE_LABELS: Record<KeyState, string> = {
   enabled: "Enabled",
@@ -14,13 +25,76 @@ export const KEY_STATE_LABELS: Record<KeyState, string> = {
   expired: "Expired",
 };
 
-export function keyState(key: Pick<ApiKeyView, "enabled" | "validFrom" | "validTo">, now: number): KeyState {
-  if (!key.enabled) return "disabled";
-  const from = key.validFrom ? parseApiDateTime(key.validFrom) : null;
+export const STATE_FILTER_LABELS: Record<KeyStateFilter, string> = {
+  ...KEY_STATE_LABELS,
+  "expiring-soon": "Expiring soon",
+};
+
+type Validity = Pick<ApiKeyView, "enabled" | "validFrom" | "validTo">;
+
+export function keyState(key: Validity, now: number): KeyState {
+  return keyStateAt(validityOf(key), now);
+}
+
+export function expiringSoon(key: Validity, now: number): boolean {
+  return isExpiringSoon(validityOf(key), now);
+}
+
+const relative = new Intl.RelativeTimeFormat("en", { numeric: "auto" });
+const UNITS: [Intl.RelativeTimeFormatUnit, number][] = [
+  ["year", 365 * 24 * 3600_000],
+  ["month", 30 * 24 * 3600_000],
+  ["day", 24 * 3600_000],
+  ["hour", 3600_000],
+  ["minute", 60_000],
+];
+
+/** `time` relative to `now` in words: "in 5 days", "2 minutes ago", "now". */
+export function relativeTime(time: number, now: number): string {
+  const diff = time - now;
+  for (const [unit, ms] of UNITS) {
+    if (Math.abs(diff) >= ms) return relative.format(Math.round(diff / ms), unit);
+  }
+  return "now";
+}
+
+/** A local date and time with its zone, e.g. "2026-11-30 14:05 GMT+1" (the exact instant on hover). */
+export function localDateTime(time: number): string {
+  return new Intl.DateTimeFormat("sv-SE", {
+    year: "numeric",
+    month: "2-digit",
+    day: "2-digit",
+    hour: "2-digit",
+    minute: "2-digit",
+    timeZoneName: "short",
+  }).format(time);
+}
+
+/** The Valid to column: "expires in 5 days", "expired 2 days ago", "—" (no end). */
+export function validToText(key: Validity, now: number): string {
   const to = key.validTo ? parseApiDateTime(key.validTo) : null;
-  if (from !== null && now < from) return "not-yet-valid";
-  if (to !== null && now > to) return "expired";
-  return "enabled";
+  if (to === null) return "—";
+  return to <= now ? `expired ${relativeTime(to, now)}` : `expires ${relativeTime(to, now)}`;
+}
+
+/**
+ * The key's state in words, with the rule that refuses its calls (the service answers 403
+ * FORBIDDEN naming it): what the details panel says.
+ */
+export function stateExplanation(key: Validity, now: number): string {
+  const { validFrom, validTo } = validityOf(key);
+  switch (keyState(key, now)) {
+    case "disabled":
+      return "Disabled: every call made with it is refused (403 FORBIDDEN, “the API key … is disabled”) until an admin enables it again.";
+    case "not-yet-valid":
+      return `Not yet valid: calls are refused (403 FORBIDDEN, “not valid yet”) until ${localDateTime(validFrom as number)} (${relativeTime(validFrom as number, now)}).`;
+    case "expired":
+      return `Expired ${localDateTime(validTo as number)} (${relativeTime(validTo as number, now)}): calls are refused (403 FORBIDDEN, “has expired”). Edit its Valid to to use it again.`;
+    case "enabled":
+      return validTo === null
+        ? "Enabled: calls are accepted (within its allowed IPs and permissions); it does not expire."
+        : `Enabled: calls are accepted until ${localDateTime(validTo)}; it expires ${relativeTime(validTo, now)}${isExpiringSoon(validityOf(key), now) ? ` (less than ${EXPIRING_SOON_DAYS} days away)` : ""}.`;
+  }
 }
 
 /** A short summary of a key's IP restriction, e.g. "Any IP", "10.0.0.0/8", "10.0.0.1 +2 more". */
@@ -31,17 +105,23 @@ export function ipSummary(allowedIPs: readonly string[] | undefined): string {
 }
 
 export interface KeyFilters {
-  enabled: "all" | "enabled" | "disabled";
+  state: "all" | KeyStateFilter;
   permission: "any" | "ALL" | "TFA";
   name: string;
 }
 
-/** The keys the filters let through (name: case-insensitive substring). */
-export function filterKeys(keys: readonly ApiKeyView[], filters: KeyFilters): ApiKeyView[] {
-  const needle = filters.name.trim().toLowerCase();
+/** What the search text narrows names by: "" for a key id, publicApiKey or hint (looked up instead). */
+export function nameNeedle(text: string): string {
+  return searchTargetOf(text).kind === "name" ? text.trim() : "";
+}
+
+/** The keys the filters let through at `now` (name: case-insensitive substring). */
+export function filterKeys(keys: readonly ApiKeyView[], filters: KeyFilters, now = Date.now()): ApiKeyView[] {
+  const needle = nameNeedle(filters.name).toLowerCase();
+  const { state } = filters;
   return keys.filter(
     (key) =>
-      (filters.enabled === "all" || key.enabled === (filters.enabled === "enabled")) &&
+      (state === "all" || matchesStateFilter(validityOf(key), state, now)) &&
       (filters.permission === "any" || key.permissions.includes(filters.permission)) &&
       (needle === "" || key.name.toLowerCase().includes(needle)),
   );

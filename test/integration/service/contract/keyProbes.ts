@@ -35,6 +35,10 @@ export async function probeKeyManagement(prober: Prober): Promise<void> {
     path: `${KEYS}?limit=1&permission=ALL&nameContains=ON`,
   });
   await prober.ok({ path: `${KEYS}?limit=1&cursor=${encodeURIComponent(String(nextCursor))}` });
+  await prober.ok({ path: `${KEYS}?state=enabled&sort=name&order=desc&limit=2` });
+  await prober.ok({ path: `${KEYS}?sort=validTo` });
+  await prober.probe(400, { path: `${KEYS}?sort=size` });
+  await prober.probe(400, { path: `${KEYS}?state=active` });
   await prober.probe(400, { path: `${KEYS}?limit=0` });
   await prober.probe(400, { path: `${KEYS}?cursor=elsewhere` });
 
@@ -43,6 +47,7 @@ export async function probeKeyManagement(prober: Prober): Promise<void> {
   await prober.ok({
     path: `/local/1/accounts/${sub}/api-keys/count?enabled=true&nameContains=sub&permission=ALL`,
   });
+  await prober.ok({ path: `${COUNT}?state=expiring-soon` });
   await prober.probe(400, { path: `${COUNT}?cursor=x` });
   await prober.probe(404, { path: `/local/1/accounts/${UNKNOWN_ID}/api-keys/count` });
 

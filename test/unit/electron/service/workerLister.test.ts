@@ -215,3 +215,14 @@ test("an exact name matching more keys than one piece holds is listed whole, pie
   assert.equal((JSON.parse(listed) as unknown[]).length, 1_500);
   assert.equal(listed, await whole(inThread, { name: "twin" }));
 });
+
+test("a list in another order than creation is listed whole in that order, piece after piece", async () => {
+  for (const sort of [
+    { by: "name", desc: false },
+    { by: "created", desc: true },
+  ] as const) {
+    const listed = await whole(worker, { sort });
+    assert.equal(listed, await whole(inThread, { sort }));
+    assert.ok((JSON.parse(listed) as unknown[]).length > 1_024);
+  }
+});

@@ -9,9 +9,9 @@ import {
   rowsOf,
   withKeyChanged,
   withKeyEnabled,
-} from "../../../renderer/src/features/keys/keyPages.ts";
-import { filterKeys } from "../../../renderer/src/features/keys/keyState.ts";
-import type { ApiKeyView } from "../../../shared/bridge.ts";
+} from "../../../../../renderer/src/features/keys/keyPages.ts";
+import { filterKeys } from "../../../../../renderer/src/features/keys/keyState.ts";
+import type { ApiKeyView } from "../../../../../shared/bridge.ts";
 
 function view(name: string, enabled = true, permissions: ApiKeyView["permissions"] = ["ALL"]): ApiKeyView {
   return { name, enabled, permissions, key: `id-${name}`, accountKey: "A", publicApiKeyHint: "abc…def" };
@@ -23,16 +23,19 @@ const pages = (...lists: ApiKeyView[][]): KeyPages => ({
 });
 
 test("the filters become the service's query, and back; blank filters are no query", () => {
-  assert.deepEqual(keyQueryOf({ enabled: "all", permission: "any", name: "  " }), {});
+  assert.deepEqual(keyQueryOf({ state: "all", permission: "any", name: "  " }), {});
   assert.equal(isFiltered({}), false);
-  const query = keyQueryOf({ enabled: "disabled", permission: "TFA", name: " Alpha " });
-  assert.deepEqual(query, { enabled: false, permission: "TFA", nameContains: "Alpha" });
+  const query = keyQueryOf({ state: "disabled", permission: "TFA", name: " Alpha " });
+  assert.deepEqual(query, { state: "disabled", permission: "TFA", nameContains: "Alpha" });
   assert.equal(isFiltered(query), true);
-  assert.deepEqual(keyQueryOf({ enabled: "enabled", permission: "any", name: "" }), { enabled: true });
+  assert.deepEqual(keyQueryOf({ state: "expiring-soon", permission: "any", name: "" }), {
+    state: "expiring-soon",
+  });
   for (const filters of [
-    { enabled: "disabled", permission: "TFA", name: "Alpha" },
-    { enabled: "enabled", permission: "ALL", name: "" },
-    { enabled: "all", permission: "any", name: "" },
+    { state: "disabled", permission: "TFA", name: "Alpha" },
+    { state: "enabled", permission: "ALL", name: "" },
+    { state: "expired", permission: "any", name: "" },
+    { state: "all", permission: "any", name: "" },
   ] as const) {
     assert.deepEqual(filtersOf(keyQueryOf(filters)), filters);
   }
@@ -77,7 +80,7 @@ test("the service's answer replaces the row, or takes it out of a list it no lon
     ],
   );
   assert.deepEqual(
-    rowsOf(withKeyChanged(data, renamed, { enabled: true })).map((key) => key.name),
+    rowsOf(withKeyChanged(data, renamed, { state: "enabled" })).map((key) => key.name),
     ["a", "b"],
   );
   assert.deepEqual(

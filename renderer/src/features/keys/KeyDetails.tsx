@@ -1,0 +1,159 @@
+import { Badge, Button, CopyButton as ClipCopy, Code, Drawer, Group, Stack, Text } from "@mantine/core";
+import { notifications } from "@mantine/notifications";
+import { useEffect, useState } from "react";
+import type { ApiKeyView } from "../../../../shared/bridge.ts";
+import { parseApiDateTime } from "../../../../shared/datetime.ts";
+import { errorText } from "../../bridgeHooks.ts";
+import { STATE_COLORS } from "./KeyTable.tsx";
+import { useRevealPublicApiKey } from "./keyHooks.ts";
+import {
+  expiringSoon,
+  KEY_STATE_LABELS,
+  keyState,
+  localDateTime,
+  relativeTime,
+  stateExplanation,
+} from "./keyState.ts";
+import { RevealedKey } from "./RevealPopover.tsx";
+
+function Field(props: { label: string; children: React.ReactNode }) {
+  return (
+    <div>
+      <Text size="xs" fw={600} c="dimmed">
+        {props.label}
+      </Text>
+      <div>{props.children}</div>
+    </div>
+  );
+}
+
+function When(props: { value: string | undefined; none: string; now: number }) {
+  const time = props.value ? parseApiDateTime(props.value) : null;
+  if (time === null) return <Text size="sm">{props.none}</Text>;
+  return (
+    <Text size="sm" title={props.value}>
+      {localDateTime(time)} ({relativeTime(time, props.now)})
+    </Text>
+  );
+}
+
+/** Every field of a key, its state in words, Copy for the key id and the publicApiKey. */
+export function KeyDetails(props: {
+  apiKey: ApiKeyView | null;
+  accountKey: string;
+  onClose(): void;
+  onEdit(key: ApiKeyView): void;
+}) {
+  const key = props.apiKey;
+  const reveal = useRevealPublicApiKey();
+  const [revealed, setRevealed] = useState<string | null>(null);
+  const now = Date.now();
+  // biome-ignore lint/correctness/useExhaustiveDependencies: another key forgets the one revealed
+  useEffect(() => setRevealed(null), [key?.key]);
+  const state = key ? keyState(key, now) : "enabled";
+  return (
+    <Drawer
+      opened={key !== null}
+      onClose={props.onClose}
+      position="right"
+      size="md"
+      title={key ? `Key “${key.name}”` : ""}
+      closeButtonProps={{ "aria-label": "Close the details" }}
+      returnFocus
+    >
+      {key && (
+        <Stack gap="md" data-testid="key-details">
+          <Field label="State">
+            <Group gap="xs">
+              <Badge variant="dot" color={STATE_COLORS[state]}>
+                {KEY_STATE_LABELS[state]}
+              </Badge>
+              {expiringSoon(key, now) && (
+                <Badge color="orange.9" variant="filled">
+                  Expiring soon
+                </Badge>
+              )}
+            </Group>
+            <Text size="sm" mt={4} data-testid="key-state-explanation">
+              {stateExplanation(key, now)}
+            </Text>
+          </Field>
+          <Field label="Name">
+            <Text size="sm" style={{ wordBreak: "break-word" }}>
+              {key.name}
+            </Text>
+          </Field>
+          <Field label="Key id">
+            <Group gap="xs" wrap="nowrap">
+              <Code style={{ userSelect: "all" }}>{key.key}</Code>
+              <ClipCopy value={key.key}>
+                {({ copied, copy }) => (
+                  <Button
+                    size="compact-sm"
+                    variant="light"
+                    onClick={copy}
+                    aria-label={`Copy the key id of ${key.name}`}
+                  >
+                    {copied ? "Copied" : "Copy"}
+                  </Button>
+                )}
+              </ClipCopy>
+            </Group>
+          </Field>
+          <Field label="publicApiKey">
+            {revealed ? (
+              <RevealedKey apiKey={key} accountKey={props.accountKey} publicApiKey={revealed} />
+            ) : (
+              <Group gap="xs" wrap="nowrap">
+                <Code>{key.publicApiKeyHint}</Code>
+                <Button
+                  size="compact-sm"
+                  variant="subtle"
+                  loading={reveal.isPending}
+                  aria-label={`Reveal the publicApiKey of ${key.name}`}
+                  onClick={() =>
+                    reveal.mutate(
+                      { accountKey: props.accountKey, key: key.key },
+                      {
+                        onSuccess: (full) => setRevealed(full.publicApiKey),
+                        onError: (error) =>
+                          notifications.show({
+                            color: "red",
+                            title: "Reveal failed",
+                            message: errorText(error),
+                          }),
+                      },
+                    )
+                  }
+                >
+                  Reveal
+                </Button>
+              </Group>
+            )}
+          </Field>
+          <Field label="Permissions">
+            <Text size="sm">
+              {key.permissions
+                .map((p) => (p === "ALL" ? "ALL (every API)" : "TFA (2FA calls only)"))
+                .join(", ")}
+            </Text>
+          </Field>
+          <Field label="Allowed IPs">
+            <Text size="sm">{key.allowedIPs?.length ? key.allowedIPs.join(", ") : "Any IP address"}</Text>
+          </Field>
+          <Field label="Valid from">
+            <When value={key.validFrom} none="No start: valid from its creation" now={now} />
+          </Field>
+          <Field label="Valid to">
+            <When value={key.validTo} none="No end: it does not expire" now={now} />
+          </Field>
+          <Group justify="flex-end">
+            <Button variant="light" onClick={() => props.onEdit(key)}>
+              Edit
+            </Button>
+          </Group>
+        </Stack>
+      )}
+    </Drawer>
+  );
+}

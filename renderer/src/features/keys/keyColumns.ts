@@ -1,0 +1,48 @@
+/**
+ * Which columns the keys table shows at a width, and how wide each is. The table never scrolls
+ * sideways: columns drop, least needed first, as the table narrows (every field stays in the
+ * details panel), so the name and the row's actions are always on screen. Pure, so that the
+ * break points can be tested without a browser.
+ */
+
+import type { KeySortField } from "../../../../shared/apiKeys.ts";
+
+export type ColumnId = "name" | "permissions" | "state" | "validTo" | "hint" | "keyId" | "ips" | "actions";
+
+interface Column {
+  id: ColumnId;
+  header: string;
+  /** What a click on the header sorts by. */
+  sort?: KeySortField;
+  /** A CSS grid track. */
+  track: string;
+  /** The table's width (px) from which the column is shown; 0: always. */
+  from: number;
+}
+
+/** The actions (Copy, Reveal, Edit, the switch) take this much, whatever the width. */
+export const ACTIONS_WIDTH = 236;
+
+const COLUMNS: readonly Column[] = [
+  { id: "name", header: "Name", sort: "name", track: "minmax(140px,1fr)", from: 0 },
+  { id: "permissions", header: "Permissions", track: "112px", from: 800 },
+  { id: "state", header: "State", sort: "state", track: "132px", from: 0 },
+  { id: "validTo", header: "Valid to", sort: "validTo", track: "150px", from: 680 },
+  { id: "hint", header: "publicApiKey", track: "124px", from: 1000 },
+  { id: "keyId", header: "Key id", track: "minmax(110px,0.6fr)", from: 1150 },
+  { id: "ips", header: "Allowed IPs", track: "minmax(110px,0.6fr)", from: 1300 },
+  { id: "actions", header: "Actions", track: `${ACTIONS_WIDTH}px`, from: 0 },
+];
+
+export interface ColumnLayout {
+  columns: { id: ColumnId; header: string; sort?: KeySortField }[];
+  template: string;
+}
+
+export function columnsFor(width: number): ColumnLayout {
+  const shown = COLUMNS.filter((column) => width >= column.from);
+  return {
+    columns: shown.map(({ id, header, sort }) => ({ id, header, ...(sort && { sort }) })),
+    template: shown.map((column) => column.track).join(" "),
+  };
+}

@@ -1,0 +1,306 @@
+import assert from "node:assert/strict";
+import { mkdir } from "node:fs/promises";
+import { type AddressInfo, createServer } from "node:net";
+import { join } from "node:path";
+import { after, before, test } from "node:test";
+import type { Browser, BrowserContext, Page } from "playwright-core";
+import { formatApiDateTime } from "../../shared/datetime.ts";
+import { seriousViolations } from "../harness/axe.ts";
+import {
+  chromiumMissing,
+  launchChromium,
+  skipWithoutChromium,
+  watchPageErrors,
+} from "../harness/chromium.ts";
+import { everyPage } from "../harness/keyPages.ts";
+import { makeTempDir, REPO_ROOT, removeDir } from "../harness/keyServiceProcess.ts";
+import { callBridge, startWebHost, type WebHostProcess } from "../harness/webHostProcess.ts";
+
+/**
+ * The keys view as an admin's console (issue 13) in Chromium through the browser host: the
+ * details panel, validity at a glance, keys made elsewhere showing up, a new key scrolled to, the
+ * quick TFA key in a sub-account, the heading naming the account, Esc in a changed Edit dialog,
+ * and an unreachable remote called unreachable.
+ */
+
+const RESULTS = join(REPO_ROOT, "test-results");
+const DAY = 24 * 3600_000;
+
+let dataDir: string;
+let host: WebHostProcess;
+let browser: Browser;
+let context: BrowserContext;
+let page: Page;
+const pageProblems: string[] = [];
+
+const bridge = <T = Record<string, unknown>>(method: string, args?: unknown) =>
+  callBridge<T>(host, method, args ?? {});
+
+interface Key {
+  key: string;
+  name: string;
+  permissions: string[];
+  enabled: boolean;
+}
+
+function allKeys(accountKey = "_"): Promise<Key[]> {
+  return everyPage((cursor) =>
+    bridge<{ keys: Key[]; nextCursor: string | null }>("keys.page", {
+      accountKey,
+      limit: 500,
+      ...(cursor !== null && { cursor }),
+    }),
+  );
+}
+
+const rows = () => page.getByTestId("key-row");
+const row = (name: string) => rows().filter({ hasText: name });
+
+before(async () => {
+  if (chromiumMissing) return;
+  await mkdir(RESULTS, { recursive: true });
+  dataDir = await makeTempDir("keydesk-e2e-keys-console-");
+  host = await startWebHost({ dataDir });
+  browser = await launchChromium();
+  context = await browser.newContext({ viewport: { width: 1280, height: 800 }, timezoneId: "Europe/Berlin" });
+  await context.grantPermissions(["clipboard-read", "clipboard-write"], { origin: host.baseUrl });
+  page = await context.newPage();
+  watchPageErrors(page, pageProblems);
+  page.setDefaultTimeout(10_000);
+  const now = Date.now();
+  for (let i = 0; i < 60; i++) {
+    await bridge("keys.create", {
+      accountKey: "_",
+      request: { name: `filler ${String(i).padStart(2, "0")}` },
+    });
+  }
+  await bridge("keys.create", {
+    accountKey: "_",
+    request: { name: "Soon gone", validTo: formatApiDateTime(now + 2 * DAY + 3600_000) },
+  });
+  await bridge("keys.create", {
+    accountKey: "_",
+    request: { name: "Long gone", validTo: formatApiDateTime(now - 3 * DAY) },
+  });
+});
+
+after(async () => {
+  await browser?.close();
+  if (host) assert.equal((await host.stop()).code, 0);
+  if (dataDir) await removeDir(dataDir);
+});
+
+test("the heading names the account; Valid to says when in words and warns of keys expiring within 7 days", async (t) => {
+  if (skipWithoutChromium(t)) return;
+  await page.goto(host.pageUrl);
+  await page.getByTestId("keys-heading").getByText("API keys of owner").waitFor();
+  await page.getByRole("combobox", { name: "State", exact: true }).click();
+  await page.getByRole("option", { name: "Expiring soon", exact: true }).click();
+  await row("Soon gone").waitFor();
+  assert.equal(await rows().count(), 1, "only the key expiring within 7 days");
+  const validTo = row("Soon gone").getByTestId("key-valid-to");
+  assert.match((await validTo.textContent()) ?? "", /expires in 2 days/);
+  assert.equal(await validTo.getAttribute("data-expiring-soon"), "true");
+  await page.getByRole("combobox", { name: "State", exact: true }).click();
+  await page.getByRole("option", { name: "Expired", exact: true }).click();
+  await row("Long gone").waitFor();
+  assert.match(
+    (await row("Long gone").getByTestId("key-valid-to").textContent()) ?? "",
+    /expired 3 days ago/,
+  );
+  await page.getByRole("combobox", { name: "State", exact: true }).click();
+  await page.getByRole("option", { name: "All", exact: true }).click();
+  await page.getByTestId("key-count").getByText("62 keys", { exact: true }).waitFor();
+});
+
+test("a click on a header sorts by that column in the service, ascending then descending", async (t) => {
+  if (skipWithoutChromium(t)) return;
+  const names = async () => rows().getByTestId("key-name").allTextContents();
+  const nameHeader = page.getByRole("columnheader", { name: /^Name/ });
+  await nameHeader.getByRole("button").click();
+  await page.waitForFunction(
+    () => document.querySelector("[data-testid=key-name]")?.textContent === "filler 00",
+  );
+  assert.equal(await nameHeader.getAttribute("aria-sort"), "ascending");
+  const ascending = await names();
+  assert.deepEqual(
+    ascending,
+    [...ascending].sort((a, b) => a.toLowerCase().localeCompare(b.toLowerCase())),
+  );
+  await nameHeader.getByRole("button").click();
+  await page.waitForFunction(
+    () => document.querySelector("[data-testid=key-name]")?.textContent === "Soon gone",
+  );
+  assert.equal(await nameHeader.getAttribute("aria-sort"), "descending");
+  // Valid to: the key that expired first, then the one expiring soonest; keys without an end last.
+  await page
+    .getByRole("columnheader", { name: /^Valid to/ })
+    .getByRole("button")
+    .click();
+  await page.waitForFunction(
+    () => document.querySelector("[data-testid=key-name]")?.textContent === "Long gone",
+  );
+  assert.deepEqual((await names()).slice(0, 2), ["Long gone", "Soon gone"]);
+  // Back to creation order from the Sort select.
+  await page.getByRole("combobox", { name: "Sort", exact: true }).click();
+  await page.getByRole("option", { name: "Oldest first", exact: true }).click();
+  await page.waitForFunction(
+    () => document.querySelector("[data-testid=key-name]")?.textContent === "filler 00",
+  );
+});
+
+test("a key's details panel: every field, its state in words with the rule, Copy of the key id, the whole publicApiKey", async (t) => {
+  if (skipWithoutChromium(t)) return;
+  const target = (await allKeys()).find((key) => key.name === "Long gone") as Key;
+  await page.getByRole("textbox", { name: "Search", exact: true }).fill("long gone");
+  await row("Long gone").getByRole("button", { name: "Details of Long gone" }).click();
+  const panel = page.getByRole("dialog", { name: "Key “Long gone”" });
+  await panel.waitFor();
+  assert.match(
+    (await panel.getByTestId("key-state-explanation").textContent()) ?? "",
+    /^Expired .*3 days ago.*403 FORBIDDEN/,
+  );
+  await panel.getByText(target.key).waitFor();
+  await panel.getByRole("button", { name: "Copy the key id of Long gone" }).click();
+  await page.waitForFunction(async (id) => (await navigator.clipboard.readText()) === id, target.key, {
+    timeout: 3000,
+  });
+  await panel.getByRole("button", { name: "Reveal the publicApiKey of Long gone" }).click();
+  const full = await bridge<{ publicApiKey: string }>("keys.revealPublicApiKey", {
+    accountKey: "_",
+    key: target.key,
+  });
+  assert.equal(await panel.getByTestId("revealed-public-api-key").textContent(), full.publicApiKey);
+  assert.deepEqual(await seriousViolations(page, "body"), [], "axe on the details panel");
+  await page.screenshot({ path: join(RESULTS, "keys-details-panel.png") });
+  await page.keyboard.press("Escape");
+  await panel.waitFor({ state: "hidden" });
+  await page.getByRole("textbox", { name: "Search", exact: true }).fill("");
+});
+
+test("keys made elsewhere show after Refresh, and when the window gets the focus back", async (t) => {
+  if (skipWithoutChromium(t)) return;
+  await page.getByRole("textbox", { name: "Search", exact: true }).fill("elsewhere");
+  await page.getByTestId("key-list-no-match").waitFor();
+  await bridge("keys.create", { accountKey: "_", request: { name: "made elsewhere 1" } });
+  await page.getByRole("button", { name: "Refresh", exact: true }).click();
+  await row("made elsewhere 1").waitFor();
+  await bridge("keys.create", { accountKey: "_", request: { name: "made elsewhere 2" } });
+  // The admin was in another window and comes back.
+  await page.evaluate(() => window.dispatchEvent(new Event("visibilitychange")));
+  await row("made elsewhere 2").waitFor();
+  await page.getByRole("textbox", { name: "Search", exact: true }).fill("");
+});
+
+test("a new key is scrolled to and marked, and Esc in a changed Edit dialog asks before discarding", async (t) => {
+  if (skipWithoutChromium(t)) return;
+  await page.getByRole("button", { name: "New key", exact: true }).click();
+  const dialog = page.getByRole("dialog", { name: "New API key" });
+  await dialog.getByLabel("Name").fill("zz newest key");
+  await dialog.getByRole("button", { name: "Create key" }).click();
+  await page.getByRole("dialog", { name: "Key created" }).getByRole("button", { name: "Done" }).click();
+  const created = row("zz newest key");
+  await created.waitFor();
+  assert.equal(await created.getAttribute("data-highlighted"), "true");
+  const [rowBox, listBox] = [
+    await created.boundingBox(),
+    await page.getByTestId("key-list").locator("xpath=..").boundingBox(),
+  ];
+  assert.ok(
+    rowBox && listBox && rowBox.y >= listBox.y && rowBox.y + rowBox.height <= listBox.y + listBox.height,
+    "the new row is scrolled into the table's view (it is the 65th)",
+  );
+
+  const edit = created.getByRole("button", { name: "Edit zz newest key" });
+  await edit.click();
+  const editing = page.getByRole("dialog", { name: "Edit “zz newest key”" });
+  await editing.getByLabel("Name").fill("zz renamed");
+  await page.keyboard.press("Escape");
+  const ask = editing.getByRole("alertdialog", { name: "Discard your changes?" });
+  await ask.waitFor();
+  await ask.getByRole("button", { name: "Keep editing" }).click();
+  assert.equal(await editing.getByLabel("Name").inputValue(), "zz renamed", "the change is still there");
+  await page.keyboard.press("Escape");
+  await ask.getByRole("button", { name: "Discard changes" }).click();
+  await editing.waitFor({ state: "hidden" });
+  assert.ok(
+    (await allKeys()).some((key) => key.name === "zz newest key"),
+    "nothing was saved",
+  );
+  // Unchanged, Esc closes at once, and the focus is back on the row's Edit.
+  await edit.click();
+  await editing.waitFor();
+  await page.keyboard.press("Escape");
+  await editing.waitFor({ state: "hidden" });
+  assert.equal(await ask.count(), 0);
+  await page.waitForFunction(
+    () => document.activeElement?.getAttribute("aria-label") === "Edit zz newest key",
+    null,
+    { timeout: 3000 },
+  );
+});
+
+test("in a sub-account, New TFA key + copy makes a TFA key there, and the heading names the sub-account", async (t) => {
+  if (skipWithoutChromium(t)) return;
+  await bridge("accounts.addSubAccount", { username: "team-b", password: "team-b-password-1" });
+  const sub = (await bridge<{ accountKey: string; username: string }[]>("accounts.list")).find(
+    (account) => account.username === "team-b",
+  );
+  assert.ok(sub);
+  await page.reload();
+  await page.getByRole("combobox", { name: "Account", exact: true }).click();
+  await page.getByRole("option", { name: "team-b (sub-account)", exact: true }).click();
+  await page.getByTestId("keys-heading").getByText("API keys of team-b (sub-account)").waitFor();
+  await page.getByRole("button", { name: "New TFA key + copy" }).click();
+  const ask = page.getByRole("dialog", { name: "New TFA key" });
+  await ask.getByLabel("Name").fill("team-b 2FA");
+  await ask.getByRole("button", { name: "Create and copy" }).click();
+  await page.getByRole("dialog", { name: "Key created" }).getByRole("button", { name: "Done" }).click();
+  await row("team-b 2FA").waitFor();
+  const keys = await allKeys(sub.accountKey);
+  assert.deepEqual(
+    keys.map((key) => [key.name, key.permissions]),
+    [["team-b 2FA", ["TFA"]]],
+  );
+  assert.ok(!(await allKeys()).some((key) => key.name === "team-b 2FA"), "not in the owner's account");
+});
+
+/** A loopback port that is free right now. */
+function freePort(): Promise<number> {
+  return new Promise((resolvePort, reject) => {
+    const server = createServer();
+    server.once("error", reject);
+    server.listen(0, "127.0.0.1", () => {
+      const { port } = server.address() as AddressInfo;
+      server.close(() => resolvePort(port));
+    });
+  });
+}
+
+test("creating a key on an unreachable remote says unreachable, not refused", async (t) => {
+  if (skipWithoutChromium(t)) return;
+  const remote = await bridge<{ id: string }>("profiles.add", {
+    name: "Down",
+    baseUrl: `http://127.0.0.1:${await freePort()}`,
+    username: "admin",
+    password: "admin-password-1",
+  });
+  const local = (await bridge<{ id: string; kind: string }[]>("profiles.list")).find(
+    (p) => p.kind === "local",
+  );
+  assert.ok(local);
+  t.after(() => bridge("profiles.activate", { id: local.id }));
+  await bridge("profiles.activate", { id: remote.id });
+  await page.getByRole("button", { name: "New key", exact: true }).click();
+  const dialog = page.getByRole("dialog", { name: "New API key" });
+  await dialog.getByLabel("Name").fill("never sent");
+  await dialog.getByRole("button", { name: "Create key" }).click();
+  const alert = dialog.getByRole("alert");
+  await alert.getByText("The service is unreachable: nothing was saved").waitFor();
+  assert.doesNotMatch((await alert.textContent()) ?? "", /refused/);
+  await page.keyboard.press("Escape");
+  assert.deepEqual(
+    pageProblems.filter((problem) => !/Failed to load resource/.test(problem)),
+    [],
+  );
+});

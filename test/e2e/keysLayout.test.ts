@@ -1,0 +1,210 @@
+import assert from "node:assert/strict";
+import { mkdir } from "node:fs/promises";
+import { join } from "node:path";
+import { after, before, test } from "node:test";
+import type { Browser, BrowserContext, Page } from "playwright-core";
+import { formatApiDateTime } from "../../shared/datetime.ts";
+import { seriousViolations } from "../harness/axe.ts";
+import {
+  chromiumMissing,
+  launchChromium,
+  skipWithoutChromium,
+  watchPageErrors,
+} from "../harness/chromium.ts";
+import { makeTempDir, REPO_ROOT, removeDir } from "../harness/keyServiceProcess.ts";
+import { callBridge, startWebHost, type WebHostProcess } from "../harness/webHostProcess.ts";
+
+/**
+ * The keys table at the window sizes admins use, from the window's minimum (800×500) up, in light
+ * and dark: the page never scrolls sideways, every row's actions are on screen and clickable with
+ * the key's name beside them, and whatever a cell cuts off can be read in its tooltip. Forty keys
+ * with realistic (long) names, every state, IP lists and validity windows. Run after a build.
+ */
+
+const RESULTS = join(REPO_ROOT, "test-results");
+const SIZES = [
+  [800, 500],
+  [1024, 768],
+  [1280, 800],
+  [1440, 900],
+] as const;
+const DAY = 24 * 3600_000;
+
+let dataDir: string;
+let host: WebHostProcess;
+let browser: Browser;
+let context: BrowserContext;
+let page: Page;
+const pageProblems: string[] = [];
+
+const bridge = <T = Record<string, unknown>>(method: string, args?: unknown) =>
+  callBridge<T>(host, method, args ?? {});
+
+before(async () => {
+  if (chromiumMissing) return;
+  await mkdir(RESULTS, { recursive: true });
+  dataDir = await makeTempDir("keydesk-e2e-keys-layout-");
+  host = await startWebHost({ dataDir });
+  browser = await launchChromium();
+  context = await browser.newContext({ viewport: { width: 1280, height: 800 }, timezoneId: "Europe/Berlin" });
+  page = await context.newPage();
+  watchPageErrors(page, pageProblems);
+  page.setDefaultTimeout(10_000);
+  const now = Date.now();
+  for (let i = 0; i < 40; i++) {
+    const request: Record<string, unknown> = {
+      name:
+        i % 5 === 0
+          ? `Payments reconciliation worker for the EU-west production cluster #${i}`
+          : `Partner integration ${i}`,
+      permissions: i % 3 === 0 ? ["TFA"] : ["ALL"],
+    };
+    if (i % 4 === 1) request.allowedIPs = ["203.0.113.0/24", "2001:db8:abcd:12::/64", "198.51.100.7"];
+    if (i % 6 === 2) request.validTo = formatApiDateTime(now + 3 * DAY);
+    if (i % 6 === 3) request.validTo = formatApiDateTime(now + 90 * DAY);
+    if (i % 7 === 4 && !request.validTo) request.validFrom = formatApiDateTime(now + 10 * DAY);
+    const created = await bridge<{ key: string }>("keys.create", { accountKey: "_", request });
+    if (i % 8 === 5) await bridge("keys.setEnabled", { accountKey: "_", key: created.key, enabled: false });
+  }
+});
+
+after(async () => {
+  await browser?.close();
+  if (host) assert.equal((await host.stop()).code, 0);
+  if (dataDir) await removeDir(dataDir);
+});
+
+/** Whether the document scrolls sideways. */
+function horizontalOverflow(): Promise<number> {
+  return page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+}
+
+/**
+ * For every rendered row: its name and actions are inside the viewport (after scrolling the row
+ * into view vertically) and the topmost element at each action's centre is that action.
+ */
+async function unreachableActions(): Promise<string[]> {
+  // One synchronous pass in the page: each row scrolled into view and measured before the
+  // virtualized table reacts to the scroll (it re-renders on the next frame).
+  const { checked, problems } = await page.evaluate(() => {
+    const out: string[] = [];
+    const width = document.documentElement.clientWidth;
+    const height = document.documentElement.clientHeight;
+    const rows = [...document.querySelectorAll<HTMLElement>("[data-testid=key-row]")];
+    for (const row of rows) {
+      row.scrollIntoView({ block: "nearest" });
+      const name = row.querySelector<HTMLElement>("[data-testid=key-name]");
+      const controls = [
+        ...(name ? [name] : []),
+        ...row.querySelectorAll<HTMLElement>("td:last-child button, td:last-child input[role='switch']"),
+      ];
+      for (const control of controls) {
+        // The switch's input is visually hidden: its track is what a person clicks.
+        const target =
+          control.getAttribute("role") === "switch"
+            ? (control.closest(".mantine-Switch-root")?.querySelector<HTMLElement>(".mantine-Switch-track") ??
+              control)
+            : control;
+        const box = target.getBoundingClientRect();
+        const label = control.getAttribute("aria-label") ?? control.textContent ?? "?";
+        if (box.width === 0 || box.left < 0 || box.top < 0 || box.right > width || box.bottom > height) {
+          out.push(
+            `${label}: outside the viewport (${Math.round(box.left)}..${Math.round(box.right)} of ${width})`,
+          );
+          continue;
+        }
+        const hit = document.elementFromPoint(box.left + box.width / 2, box.top + box.height / 2);
+        if (!hit || !(target.contains(hit) || control.contains(hit) || hit.contains(control))) {
+          out.push(`${label}: covered by ${hit?.outerHTML.slice(0, 80) ?? "nothing"}`);
+        }
+      }
+    }
+    return { checked: rows.length, problems: out };
+  });
+  assert.ok(checked >= 4, "rows are shown");
+  return problems;
+}
+
+/** Elements of the table whose text is cut off without a tooltip on them or their cell. */
+function cutWithoutTooltip(): Promise<string[]> {
+  return page.evaluate(() => {
+    const out: string[] = [];
+    const table = document.querySelector("[data-testid=key-list]");
+    for (const element of table?.querySelectorAll<HTMLElement>("th, td, td *") ?? []) {
+      if (element.scrollWidth <= element.clientWidth + 1 || !element.textContent?.trim()) continue;
+      if (element.closest("[title]")) continue;
+      out.push(`${element.tagName.toLowerCase()} "${element.textContent?.slice(0, 40)}"`);
+    }
+    return out;
+  });
+}
+
+/**
+ * Text inside filled components (badges, buttons, the switch's thumb aside) whose contrast with
+ * its own background is under 4.5:1: axe skips text on some backgrounds, this does not.
+ */
+function lowContrastText(): Promise<string[]> {
+  return page.evaluate(() => {
+    const rgb = (color: string) => (color.match(/[\d.]+/g) ?? []).map(Number) as number[];
+    const luminance = ([r = 0, g = 0, b = 0]: number[]) => {
+      const channel = (c: number) => {
+        const s = c / 255;
+        return s <= 0.03928 ? s / 12.92 : ((s + 0.055) / 1.055) ** 2.4;
+      };
+      return 0.2126 * channel(r) + 0.7152 * channel(g) + 0.0722 * channel(b);
+    };
+    const background = (element: Element | null): number[] => {
+      for (let at = element; at; at = at.parentElement) {
+        const color = rgb(getComputedStyle(at).backgroundColor);
+        if (color.length >= 3 && (color[3] ?? 1) > 0.5) return color;
+      }
+      return [255, 255, 255];
+    };
+    const out: string[] = [];
+    const filled = document.querySelectorAll<HTMLElement>(
+      "[data-testid=key-list] .mantine-Badge-root, [data-testid=key-list] .mantine-Button-root, main .mantine-Button-root",
+    );
+    for (const element of filled) {
+      if (!element.textContent?.trim()) continue;
+      const label = element.querySelector(".mantine-Badge-label, .mantine-Button-label") ?? element;
+      const fore = luminance(rgb(getComputedStyle(label).color));
+      const back = luminance(background(element));
+      const ratio = (Math.max(fore, back) + 0.05) / (Math.min(fore, back) + 0.05);
+      if (ratio < 4.5) out.push(`"${element.textContent.trim()}" ${ratio.toFixed(2)}:1`);
+    }
+    return [...new Set(out)];
+  });
+}
+
+test("at 800×500 to 1440×900, light and dark: no sideways scroll, every row action reachable, cut text has a tooltip, filled text readable", async (t) => {
+  if (skipWithoutChromium(t)) return;
+  await page.goto(host.pageUrl);
+  await page.getByTestId("key-row").first().waitFor();
+  for (const scheme of ["light", "dark"] as const) {
+    await page.emulateMedia({ colorScheme: scheme });
+    await page.waitForFunction((s) => document.documentElement.dataset.mantineColorScheme === s, scheme);
+    for (const [width, height] of SIZES) {
+      await page.setViewportSize({ width, height });
+      await page.evaluate(() => window.scrollTo(0, 0));
+      await page.waitForTimeout(200); // the table measures its new width
+      const at = `${width}×${height} ${scheme}`;
+      assert.equal(await horizontalOverflow(), 0, `${at}: the page does not scroll sideways`);
+      const table = page.getByTestId("key-list");
+      const tableBox = await table.boundingBox();
+      assert.ok(tableBox && tableBox.x + tableBox.width <= width, `${at}: the table fits the window`);
+      const header = await page.locator("[data-testid=key-list] th").allTextContents();
+      assert.ok(header.includes("Name") && header.includes("State") && header.includes("Actions"), at);
+      if (width >= 1024) assert.ok(header.includes("Valid to") && header.includes("Permissions"), at);
+      assert.deepEqual(await unreachableActions(), [], `${at}: every row action is on screen and clickable`);
+      assert.deepEqual(await cutWithoutTooltip(), [], `${at}: every cut-off text has a tooltip`);
+      assert.deepEqual(await lowContrastText(), [], `${at}: text in filled components is readable`);
+      await page.evaluate(() => window.scrollTo(0, 0));
+      // Axe (seconds a run) at the narrowest and the widest: between them columns only drop.
+      if (width === 800 || width === 1440)
+        assert.deepEqual(await seriousViolations(page, "body"), [], `${at}: axe`);
+      await page.screenshot({ path: join(RESULTS, `keys-layout-${width}x${height}-${scheme}.png`) });
+    }
+  }
+  await page.emulateMedia({ colorScheme: "light" });
+  assert.deepEqual(pageProblems, []);
+});

@@ -1,0 +1,128 @@
+import assert from "node:assert/strict";
+import { after, before, test } from "node:test";
+import { formatApiDateTime } from "../../../shared/datetime.ts";
+import {
+  type ApiKey,
+  assertApiError,
+  assertValidationError,
+  keysPath,
+  type Service,
+  startService,
+} from "./serviceFixture.ts";
+
+/**
+ * GET .../api-keys?sort=&order=: lists in another order, paged by keyset so that page after page
+ * neither repeats nor skips a key, also under a filter and across the service's step windows.
+ */
+
+let service: Service;
+const OWNER = "owner";
+const DAY = 24 * 3600_000;
+const NAMES = ["delta", "Alpha", "charlie", "bravo", "echo", "alpha 2", "Foxtrot"];
+
+before(async () => {
+  service = await startService([{ username: OWNER, password: "owner-secret-1" }]);
+  const now = Date.now();
+  for (const [index, name] of NAMES.entries()) {
+    // Every other key has a validTo, later for later names in the list; "bravo" is disabled.
+    const validTo = index % 2 === 0 ? { validTo: formatApiDateTime(now + (10 - index) * DAY) } : {};
+    const key = await service.createKey(OWNER, { name, ...validTo });
+    if (name === "bravo") {
+      const res = await service.call({
+        method: "PUT",
+        path: `${keysPath()}/${key.key}`,
+        authorization: service.auth(OWNER),
+        body: { enabled: false },
+      });
+      assert.equal(res.status, 200, res.text);
+    }
+  }
+});
+after(async () => {
+  await service?.close();
+});
+
+const names = async (query: string) => (await service.listKeys(OWNER, query)).map((key) => key.name);
+
+/** Every page of a list with `limit` keys per page, following nextCursor. */
+async function paged(query: string, limit: number): Promise<string[]> {
+  const out: string[] = [];
+  let cursor: string | null = null;
+  do {
+    const res = await service.call({
+      method: "GET",
+      path: `${keysPath()}?${query}&limit=${limit}${cursor ? `&cursor=${cursor}` : ""}`,
+      authorization: service.auth(OWNER),
+    });
+    assert.equal(res.status, 200, res.text);
+    const page = res.json as { apiKeys: ApiKey[]; nextCursor: string | null };
+    out.push(...page.apiKeys.map((key) => key.name));
+    cursor = page.nextCursor;
+  } while (cursor !== null);
+  return out;
+}
+
+test("by name in any case, both ways; creation order stays the default", async () => {
+  const byName = ["Alpha", "alpha 2", "bravo", "charlie", "delta", "echo", "Foxtrot"];
+  assert.deepEqual(await names("?sort=name"), byName);
+  assert.deepEqual(await names("?sort=name&order=desc"), [...byName].reverse());
+  assert.deepEqual(await names(""), NAMES);
+  assert.deepEqual(await names("?order=desc"), [...NAMES].reverse());
+});
+
+test("by validTo (no end last) and by state (enabled first, each by validTo)", async () => {
+  // validTo: index 6 (Foxtrot) soonest, then echo (4), charlie (2), delta (0); then no end.
+  assert.deepEqual(await names("?sort=validTo"), [
+    "Foxtrot",
+    "echo",
+    "charlie",
+    "delta",
+    "Alpha",
+    "bravo",
+    "alpha 2",
+  ]);
+  assert.deepEqual(await names("?sort=state"), [
+    "Foxtrot",
+    "echo",
+    "charlie",
+    "delta",
+    "Alpha",
+    "alpha 2",
+    "bravo",
+  ]);
+});
+
+test("paged by keyset: the pages together are the whole sorted list, also under a filter", async () => {
+  for (const query of [
+    "sort=name",
+    "sort=name&order=desc",
+    "sort=validTo",
+    "sort=state&order=desc",
+    "order=desc",
+  ]) {
+    assert.deepEqual(await paged(query, 2), await names(`?${query}`), query);
+  }
+  assert.deepEqual(await paged("sort=name&nameContains=a", 1), [
+    "Alpha",
+    "alpha 2",
+    "bravo",
+    "charlie",
+    "delta",
+  ]);
+});
+
+test("an unknown sort or order is a 400 naming the parameter", async () => {
+  const res = await service.call({
+    method: "GET",
+    path: `${keysPath()}?sort=size`,
+    authorization: service.auth(OWNER),
+  });
+  assertApiError(res, 400, "BAD_REQUEST");
+  assert.match(assertValidationError(res, "sort").join(" "), /must be one of created, name, validTo, state/);
+  const order = await service.call({
+    method: "GET",
+    path: `${keysPath()}?order=up`,
+    authorization: service.auth(OWNER),
+  });
+  assert.match(assertValidationError(order, "order").join(" "), /asc or desc/);
+});

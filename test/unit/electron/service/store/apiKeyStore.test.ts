@@ -1,0 +1,133 @@
+import assert from "node:assert/strict";
+import { randomBytes } from "node:crypto";
+import { after, before, test } from "node:test";
+import { type DataDir, openDataDir } from "../../../../../electron/service/dataDir.ts";
+import {
+  newAccountKey,
+  newKeyId,
+  newPublicApiKey,
+} from "../../../../../electron/service/domain/identifiers.ts";
+import type { ApiKeyFilter, KeySort } from "../../../../../electron/service/store/apiKeyStore.ts";
+import { makeTempDir, removeDir } from "../../../../harness/keyServiceProcess.ts";
+
+/**
+ * Sorted scans of the key store: step after step (small windows, small limits) they give the
+ * account's matching keys in the sort's order, each once, whatever the windows cut.
+ */
+
+let dir: string;
+let data: DataDir;
+let ownerId: number;
+const NOW = Date.parse("2026-06-15T12:00:00Z");
+const DAY = 24 * 3600_000;
+interface Row {
+  id: number;
+  name: string;
+  validTo: number | null;
+  enabled: boolean;
+}
+const owned: Row[] = [];
+
+before(async () => {
+  dir = await makeTempDir();
+  data = openDataDir({ dataDir: dir, dataKey: randomBytes(32) });
+  const account = (username: string) =>
+    data.accounts.insert({
+      accountKey: newAccountKey(),
+      username,
+      passwordHash: "h",
+      parentId: null,
+      createdAt: 0,
+    });
+  const owner = account("owner");
+  const other = account("other");
+  ownerId = owner.id;
+  for (let index = 0; index < 60; index++) {
+    // Names repeat in different cases (ties broken by id); a third have no end.
+    const name = ["beta", "Alpha", "alpha", "Gamma", "delta"][index % 5] as string;
+    const validTo = index % 3 === 0 ? null : NOW + ((index * 7) % 20) * DAY - 5 * DAY;
+    const enabled = index % 4 !== 1;
+    const fields = {
+      name,
+      allowedIPs: null,
+      permissions: ["ALL" as const],
+      validFrom: null,
+      validTo,
+      enabled,
+    };
+    const stored = data.apiKeys.insert(
+      owner.id,
+      owner.accountKey,
+      { key: newKeyId(), publicApiKey: newPublicApiKey() },
+      fields,
+      index,
+    );
+    owned.push({ id: stored.id, name, validTo, enabled });
+    data.apiKeys.insert(
+      other.id,
+      other.accountKey,
+      { key: newKeyId(), publicApiKey: newPublicApiKey() },
+      fields,
+      index,
+    );
+  }
+});
+after(async () => {
+  data?.close();
+  await removeDir(dir);
+});
+
+/** Every step of a scan, concatenated. */
+function scanAll(filter: ApiKeyFilter, limit: number, window: number): number[] {
+  const ids: number[] = [];
+  let after: number | null = 0;
+  for (let steps = 0; after !== null; steps++) {
+    assert.ok(steps < 1000, "the scan ends");
+    const step = data.apiKeys.scan(ownerId, filter, after, limit, window);
+    assert.ok(step.keys.length <= limit);
+    ids.push(...step.keys.map((key) => key.id));
+    after = step.after;
+  }
+  return ids;
+}
+
+const NO_END = 9e15;
+const orders: Record<KeySort["by"], (a: Row, b: Row) => number> = {
+  created: (a, b) => a.id - b.id,
+  name: (a, b) => {
+    const [x, y] = [a.name.toLowerCase(), b.name.toLowerCase()];
+    return x < y ? -1 : x > y ? 1 : a.id - b.id;
+  },
+  validTo: (a, b) => (a.validTo ?? NO_END) - (b.validTo ?? NO_END) || a.id - b.id,
+  state: (a, b) =>
+    Number(b.enabled) - Number(a.enabled) || (a.validTo ?? NO_END) - (b.validTo ?? NO_END) || a.id - b.id,
+};
+
+test("every sort, both ways, step by step over small windows: each key once, in order", () => {
+  for (const by of ["created", "name", "validTo", "state"] as const) {
+    for (const desc of [false, true]) {
+      const expected = [...owned].sort((a, b) => (desc ? -1 : 1) * orders[by](a, b)).map((row) => row.id);
+      for (const [limit, window] of [
+        [4, 3],
+        [7, 50],
+        [200, 4096],
+      ] as const) {
+        assert.deepEqual(
+          scanAll({ sort: { by, desc } }, limit, window),
+          expected,
+          `${by} ${desc} ${limit}/${window}`,
+        );
+      }
+    }
+  }
+});
+
+test("sorted and filtered: the filter's keys in the sort's order", () => {
+  const expected = owned
+    .filter((row) => row.enabled && row.validTo !== null && row.validTo <= NOW)
+    .sort(orders.name)
+    .map((row) => row.id);
+  assert.ok(expected.length > 3);
+  const filter: ApiKeyFilter = { state: "expired", now: NOW, sort: { by: "name", desc: false } };
+  assert.deepEqual(scanAll(filter, 2, 5), expected);
+});

@@ -1,0 +1,41 @@
+import assert from "node:assert/strict";
+import { test } from "node:test";
+import { keysWithHint, searchTargetOf } from "../../../../../renderer/src/features/keys/keySearch.ts";
+import type { ApiKeyView } from "../../../../../shared/bridge.ts";
+
+test("the search text is a key id, a publicApiKey, a hint, or a piece of a name", () => {
+  assert.deepEqual(searchTargetOf(" 0123456789abcdef0123456789ABCDEF "), {
+    kind: "keyId",
+    id: "0123456789ABCDEF0123456789ABCDEF",
+  });
+  const publicApiKey = "f87f52a1-1b2c-4d5e-8f90-123456789abc-0e1f2a3b4c5d6e7f8a9b0c1d2e3fe7fb";
+  assert.deepEqual(searchTargetOf(publicApiKey), { kind: "publicApiKey", value: publicApiKey });
+  assert.deepEqual(searchTargetOf("f87f52…e7fb"), { kind: "hint", hint: "f87f52…e7fb" });
+  assert.deepEqual(searchTargetOf("f87f52...e7fb"), { kind: "hint", hint: "f87f52…e7fb" });
+  assert.deepEqual(searchTargetOf("billing"), { kind: "name" });
+  assert.deepEqual(
+    searchTargetOf("Payments reconciliation worker for EU"),
+    { kind: "name" },
+    "spaces: a name",
+  );
+});
+
+test("a hint finds the keys whose hint begins and ends so", () => {
+  const view = (name: string, publicApiKeyHint: string): ApiKeyView => ({
+    name,
+    publicApiKeyHint,
+    key: name,
+    accountKey: "A",
+    permissions: ["ALL"],
+    enabled: true,
+  });
+  const keys = [view("a", "f87f52…e7fb"), view("b", "f87f99…e7fb"), view("c", "000000…e7fb")];
+  assert.deepEqual(
+    keysWithHint(keys, "F87F52…E7FB").map((key) => key.name),
+    ["a"],
+  );
+  assert.deepEqual(
+    keysWithHint(keys, "f87f…7fb").map((key) => key.name),
+    ["a", "b"],
+  );
+});
