@@ -9,6 +9,7 @@ import {
 } from "../../../../shared/apiKeys.ts";
 import type { ApiKeyView } from "../../../../shared/bridge.ts";
 import { parseApiDateTime } from "../../../../shared/datetime.ts";
+import { formatLocal, formatRelative } from "../../time.ts";
 import { searchTargetOf } from "./keySearch.ts";
 
 /**
@@ -40,35 +41,9 @@ export function expiringSoon(key: Validity, now: number): boolean {
   return isExpiringSoon(validityOf(key), now);
 }
 
-const relative = new Intl.RelativeTimeFormat("en", { numeric: "auto" });
-const UNITS: [Intl.RelativeTimeFormatUnit, number][] = [
-  ["year", 365 * 24 * 3600_000],
-  ["month", 30 * 24 * 3600_000],
-  ["day", 24 * 3600_000],
-  ["hour", 3600_000],
-  ["minute", 60_000],
-];
-
-/** `time` relative to `now` in words: "in 5 days", "2 minutes ago", "now". */
-export function relativeTime(time: number, now: number): string {
-  const diff = time - now;
-  for (const [unit, ms] of UNITS) {
-    if (Math.abs(diff) >= ms) return relative.format(Math.round(diff / ms), unit);
-  }
-  return "now";
-}
-
-/** A local date and time with its zone, e.g. "2026-11-30 14:05 GMT+1" (the exact instant on hover). */
-export function localDateTime(time: number): string {
-  return new Intl.DateTimeFormat("sv-SE", {
-    year: "numeric",
-    month: "2-digit",
-    day: "2-digit",
-    hour: "2-digit",
-    minute: "2-digit",
-    timeZoneName: "short",
-  }).format(time);
-}
+// Times are written as everywhere in the console (time.ts): relative, with the local time and zone.
+export const relativeTime = (time: number, now: number): string => formatRelative(time, now);
+export const localDateTime = (time: number): string => formatLocal(time);
 
 /** The Valid to column: "expires in 5 days", "expired 2 days ago", "—" (no end). */
 export function validToText(key: Validity, now: number): string {

@@ -51,7 +51,7 @@ test("the Valid to column in words", () => {
   assert.equal(validToText({ enabled: true }, NOW), "—");
   assert.equal(validToText({ enabled: true, validTo: inDays(5) }, NOW), "expires in 5 days");
   assert.equal(validToText({ enabled: true, validTo: inDays(-2) }, NOW), "expired 2 days ago");
-  assert.equal(validToText({ enabled: false, validTo: inDays(1 / 24) }, NOW), "expires in 1 hour");
+  assert.equal(validToText({ enabled: false, validTo: inDays(1 / 24) }, NOW), "expires in 1 h");
 });
 
 test("the state explained names the rule the service refuses calls by", () => {
