@@ -175,7 +175,9 @@ export function workerLister(workerUrl: URL, init: Omit<KeyListWorkerInit, "back
     from: number,
     signal: AbortSignal | undefined,
   ): AsyncGenerator<Uint8Array> {
-    const workers = backgroundWorkers();
+    // Asked again before each window: a second worker joins the list as soon as the first has
+    // reported its idle priority (it is only starting when the service's first long list begins).
+    let workers = backgroundWorkers();
     const ends: number[] = [];
     let boundsFrom = from;
     let boundsDone = false;
@@ -184,7 +186,9 @@ export function workerLister(workerUrl: URL, init: Omit<KeyListWorkerInit, "back
     const inFlight: { worker: WorkerSlot; answer: Promise<Answer<"window">> }[] = [];
     try {
       for (;;) {
-        while (inFlight.length < workers.length * WINDOWS_AHEAD_PER_WORKER) {
+        for (;;) {
+          workers = backgroundWorkers();
+          if (inFlight.length >= workers.length * WINDOWS_AHEAD_PER_WORKER) break;
           if (ends.length === 0 && !boundsDone) {
             const bounds = await (workers[0] as WorkerSlot).ask<"bounds">(
               {
