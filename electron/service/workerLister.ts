@@ -177,7 +177,7 @@ export function workerLister(workerUrl: URL, init: Omit<KeyListWorkerInit, "back
   ): AsyncGenerator<Uint8Array> {
     // Asked again before each window: a second worker joins the list as soon as the first has
     // reported its idle priority (it is only starting when the service's first long list begins).
-    let workers = backgroundWorkers();
+    let workers: WorkerSlot[];
     const ends: number[] = [];
     let boundsFrom = from;
     let boundsDone = false;

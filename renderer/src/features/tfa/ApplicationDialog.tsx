@@ -1,19 +1,10 @@
-import {
-  Alert,
-  Button,
-  Checkbox,
-  Group,
-  NumberInput,
-  SimpleGrid,
-  Stack,
-  Switch,
-  TextInput,
-} from "@mantine/core";
+import { Checkbox, NumberInput, SimpleGrid, Stack, Switch, TextInput } from "@mantine/core";
 import { useForm } from "@mantine/form";
 import type { ApplicationDto } from "../../../../shared/tfa.ts";
 import { MAX_PIN_ATTEMPTS } from "../../../../shared/tfaSchemas.ts";
-import { BridgeFailure, errorText } from "../../bridgeHooks.ts";
+import { BridgeFailure } from "../../bridgeHooks.ts";
 import { GuardedModal } from "./GuardedModal.tsx";
+import { SaveFooter } from "./SaveFooter.tsx";
 import {
   type ApplicationFormValues,
   applicationFormErrors,
@@ -78,7 +69,6 @@ function ApplicationForm({
       create.mutate({ accountKey, request }, callbacks);
     }
   });
-  const fieldRefused = saving.error instanceof BridgeFailure && saving.error.error.validationErrors;
   return (
     <form onSubmit={submit} noValidate>
       <Stack gap="sm">
@@ -129,19 +119,11 @@ function ApplicationForm({
           label="Allow verifying a PIN more than once"
           {...form.getInputProps("allowMultiplePinVerifications", { type: "checkbox" })}
         />
-        {saving.isError && !fieldRefused && (
-          <Alert color="red" role="alert" title="Not saved">
-            {errorText(saving.error)}
-          </Alert>
-        )}
-        <Group justify="flex-end">
-          <Button variant="default" onClick={() => onClose()}>
-            Cancel
-          </Button>
-          <Button type="submit" loading={saving.isPending}>
-            {application ? "Save application" : "Create application"}
-          </Button>
-        </Group>
+        <SaveFooter
+          saving={saving}
+          submitLabel={application ? "Save application" : "Create application"}
+          onCancel={() => onClose()}
+        />
       </Stack>
     </form>
   );

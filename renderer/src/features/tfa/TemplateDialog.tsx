@@ -1,15 +1,4 @@
-import {
-  Alert,
-  Button,
-  Fieldset,
-  Group,
-  NumberInput,
-  Select,
-  SimpleGrid,
-  Stack,
-  Textarea,
-  TextInput,
-} from "@mantine/core";
+import { Fieldset, NumberInput, Select, SimpleGrid, Stack, Textarea, TextInput } from "@mantine/core";
 import { useForm } from "@mantine/form";
 import {
   type MessageTemplateDto,
@@ -18,8 +7,9 @@ import {
   TEMPLATE_LANGUAGES,
 } from "../../../../shared/tfa.ts";
 import { PIN_LENGTH_RANGE, SENDER_MAX_LENGTH } from "../../../../shared/tfaSchemas.ts";
-import { BridgeFailure, errorText } from "../../bridgeHooks.ts";
+import { BridgeFailure } from "../../bridgeHooks.ts";
 import { GuardedModal } from "./GuardedModal.tsx";
+import { SaveFooter } from "./SaveFooter.tsx";
 import {
   formErrorsOf,
   type TemplateFormValues,
@@ -102,7 +92,6 @@ function TemplateForm({
       create.mutate({ accountKey, applicationId, request: templateRequestOf(values, "create") }, callbacks);
     }
   });
-  const fieldRefused = saving.error instanceof BridgeFailure && saving.error.error.validationErrors;
   return (
     <form onSubmit={submit} noValidate>
       <Stack gap="sm">
@@ -176,19 +165,11 @@ function TemplateForm({
             <TextInput label="Telemarketer ID" {...form.getInputProps("dltTeleMarketerId")} />
           </SimpleGrid>
         </Fieldset>
-        {saving.isError && !fieldRefused && (
-          <Alert color="red" role="alert" title="Not saved">
-            {errorText(saving.error)}
-          </Alert>
-        )}
-        <Group justify="flex-end">
-          <Button variant="default" onClick={() => onClose()}>
-            Cancel
-          </Button>
-          <Button type="submit" loading={saving.isPending}>
-            {template ? "Save template" : "Create template"}
-          </Button>
-        </Group>
+        <SaveFooter
+          saving={saving}
+          submitLabel={template ? "Save template" : "Create template"}
+          onCancel={() => onClose()}
+        />
       </Stack>
     </form>
   );
