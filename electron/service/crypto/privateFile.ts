@@ -1,4 +1,6 @@
-import { closeSync, fsyncSync, openSync, readFileSync, statSync, writeSync } from "node:fs";
+import { randomBytes } from "node:crypto";
+import { closeSync, fsyncSync, linkSync, openSync, readFileSync, rmSync, statSync, writeSync } from "node:fs";
+import { basename, dirname, join } from "node:path";
 
 /**
  * Files that hold a secret where no keychain holds it (the data key, the desktop's Local owner
@@ -35,20 +37,39 @@ export function readPrivateFile(path: string, makeError: (problem: string) => Er
 /**
  * Creates the file with mode 0600 and the text, durably. Answers false, writing nothing, when
  * the file already exists: another process got there first, and its secret is the one to use.
+ * The text is written to a file of this process's own first and linked into place whole, so a
+ * process that finds the file never reads it empty or half-written.
  */
 export function createPrivateFile(path: string, text: string): boolean {
-  let fd: number;
+  const draft = join(dirname(path), `.${basename(path)}.${process.pid}.${randomBytes(6).toString("hex")}`);
+  const fd = openSync(draft, "wx", 0o600);
   try {
-    fd = openSync(path, "wx", 0o600);
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === "EEXIST") return false;
-    throw error;
+    try {
+      writeSync(fd, `${text}\n`);
+      fsyncSync(fd);
+    } finally {
+      closeSync(fd);
+    }
+    try {
+      linkSync(draft, path);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === "EEXIST") return false;
+      throw error;
+    }
+  } finally {
+    rmSync(draft, { force: true });
   }
+  syncDirectory(dirname(path));
+  return true;
+}
+
+/** The new name survives a crash of the machine only once its directory is synced (not on Windows). */
+function syncDirectory(dir: string): void {
+  if (process.platform === "win32") return;
+  const fd = openSync(dir, "r");
   try {
-    writeSync(fd, `${text}\n`);
     fsyncSync(fd);
   } finally {
     closeSync(fd);
   }
-  return true;
 }

@@ -188,11 +188,12 @@ export function openDatabase(file: string): Db {
   try {
     // Password hashes and sealed keys are nobody else's business; SQLite's -wal/-shm files inherit this mode.
     if (process.platform !== "win32") chmodSync(file, 0o600);
+    // First: another process opening the same file at the same moment holds its lock for a moment.
+    db.pragma("busy_timeout = 5000");
     db.pragma("journal_mode = WAL");
     // FULL: a write the service has answered survives a crash of the process and of the machine.
     db.pragma("synchronous = FULL");
     db.pragma("foreign_keys = ON");
-    db.pragma("busy_timeout = 5000");
     // Deleted and overwritten content is zeroed, not left in freed pages or cell gaps: a secret that
     // is rewritten (sealed, replaced) or deleted does not linger in the database file. Per connection.
     db.pragma("secure_delete = ON");
@@ -220,15 +221,23 @@ function migrate(db: Db): void {
 
 /**
  * Applies the migrations after the database's version up to `version` (a database as an earlier
- * Keydesk wrote it, for tests of the migrations that follow), each in its own transaction.
+ * Keydesk wrote it, for tests of the migrations that follow), each in its own transaction. The
+ * version is read inside the write transaction: another process opening the same database at the
+ * same moment may have applied the migration while this one waited for the lock.
  */
 export function migrateTo(db: Db, version: number): void {
-  const current = db.pragma("user_version", { simple: true }) as number;
-  for (let next = current; next < Math.min(version, MIGRATIONS.length); next++) {
-    db.transaction(() => {
-      db.exec(MIGRATIONS[next] as string);
-      db.pragma(`user_version = ${next + 1}`);
-    }).immediate();
+  const target = Math.min(version, MIGRATIONS.length);
+  for (;;) {
+    const applied = db
+      .transaction(() => {
+        const current = db.pragma("user_version", { simple: true }) as number;
+        if (current >= target) return false;
+        db.exec(MIGRATIONS[current] as string);
+        db.pragma(`user_version = ${current + 1}`);
+        return true;
+      })
+      .immediate();
+    if (!applied) return;
   }
 }
 
