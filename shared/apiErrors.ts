@@ -11,6 +11,7 @@ export const MESSAGE_IDS = [
   "UNSUPPORTED_MEDIA_TYPE",
   "TOO_MANY_REQUESTS",
   "GENERAL_ERROR",
+  "SERVICE_UNAVAILABLE",
 ] as const;
 
 export type MessageId = (typeof MESSAGE_IDS)[number];
@@ -39,6 +40,8 @@ export const STATUS_OF_MESSAGE_ID: Record<MessageId, number> = {
   UNSUPPORTED_MEDIA_TYPE: 415,
   TOO_MANY_REQUESTS: 429,
   GENERAL_ERROR: 500,
+  /** The database file is damaged or its disk is full: the text says which and what to do. */
+  SERVICE_UNAVAILABLE: 503,
 };
 
 export function isApiErrorBody(value: unknown): value is ApiErrorBody {

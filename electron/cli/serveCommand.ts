@@ -4,13 +4,14 @@ import {
   DEFAULT_CONNECTION_LIMITS,
 } from "../service/http/connectionLimits.ts";
 import { type RunningKeyService, startKeyService } from "../service/server.ts";
+import { DEFAULT_START_CHECK_MAX_MB } from "../service/store/databaseHealth.ts";
 import { parseBoundedInteger, parseOptions, parsePort, parseSwitch, resolveDataDir } from "./cliArgs.ts";
 import { explainListenError, stopOnSignals } from "./processLifecycle.ts";
 import { SYNC_SERVE_OPTIONS, SYNC_SERVE_USAGE, syncServeOptions } from "./syncServeOptions.ts";
 
 export const SERVE_USAGE =
   "key-service serve [--host 127.0.0.1] [--port 8787] [--data-dir DIR] [--log-level info] [--trusted-proxy ADDR]... " +
-  "[--request-timeout SECONDS] [--max-connections N] [--usage on|off] " +
+  "[--request-timeout SECONDS] [--max-connections N] [--usage on|off] [--start-check-max-mb N] " +
   SYNC_SERVE_USAGE;
 
 export async function serveCommand(args: string[], env: NodeJS.ProcessEnv): Promise<void> {
@@ -23,6 +24,7 @@ export async function serveCommand(args: string[], env: NodeJS.ProcessEnv): Prom
     "request-timeout": { type: "string" },
     "max-connections": { type: "string" },
     usage: { type: "string" },
+    "start-check-max-mb": { type: "string" },
     ...SYNC_SERVE_OPTIONS,
   });
   const connectionLimits: ConnectionLimits = {
@@ -58,6 +60,12 @@ export async function serveCommand(args: string[], env: NodeJS.ProcessEnv): Prom
         true,
       ),
       sync,
+      startCheckMaxMb: parseBoundedInteger(
+        { name: "--start-check-max-mb", value: values["start-check-max-mb"] as string | undefined },
+        { name: "KEY_SERVICE_START_CHECK_MAX_MB", value: env.KEY_SERVICE_START_CHECK_MAX_MB },
+        { min: 0, max: 1024 * 1024 },
+        DEFAULT_START_CHECK_MAX_MB,
+      ),
     });
   } catch (error) {
     throw new Error(explainListenError(error as NodeJS.ErrnoException, host, port));

@@ -11,7 +11,8 @@ import { GroupCommit } from "./store/groupCommit.ts";
 
 export const DATABASE_FILE = "keydesk.db";
 export const DATA_KEY_FILE = "data.key";
-const KEY_CHECK = "data_key_check";
+/** The meta row that tells whether a data key is the one the database was created with. */
+export const KEY_CHECK = "data_key_check";
 
 export interface DataDirOptions {
   dataDir: string;
@@ -19,6 +20,8 @@ export interface DataDirOptions {
   dataKey?: Buffer;
   /** Base64 data key from the environment (KEY_SERVICE_DATA_KEY); used when no dataKey is given. */
   dataKeyBase64?: string;
+  /** Files up to this many MiB get SQLite's quick check when opened (see databaseHealth.ts). */
+  startCheckMaxMb?: number;
 }
 
 export interface DataDir {
@@ -43,7 +46,9 @@ export interface DataDir {
 export function openDataDir(options: DataDirOptions): DataDir {
   mkdirSync(options.dataDir, { recursive: true, mode: 0o700 });
   const databaseFile = join(options.dataDir, DATABASE_FILE);
-  const db = openDatabase(databaseFile);
+  const db = openDatabase(databaseFile, {
+    ...(options.startCheckMaxMb !== undefined && { startCheckMaxMb: options.startCheckMaxMb }),
+  });
   try {
     const storedCheck = readMeta(db, KEY_CHECK);
     const keyPath = join(options.dataDir, DATA_KEY_FILE);

@@ -57,7 +57,7 @@ export type KeyListAnswer =
   /** `last`: the account has fewer rows left after the last end than a window holds. */
   | { id: number; kind: "bounds"; ends: number[]; last: boolean }
   | { id: number; kind: "window"; bytes: Uint8Array; count: number }
-  | { id: number; kind: "error"; message: string };
+  | { id: number; kind: "error"; message: string; code?: string | undefined };
 
 /** The first message of every worker: whether it got the background priority it was asked for. */
 export interface KeyListWorkerReady {

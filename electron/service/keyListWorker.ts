@@ -149,6 +149,13 @@ parentPort?.on("message", (request: KeyListRequest | KeyListRecycle) => {
     const bytes = reply.kind === "chunk" || reply.kind === "window" ? reply.bytes : undefined;
     parentPort?.postMessage(reply, bytes ? [bytes.buffer as ArrayBuffer] : []);
   } catch (error) {
-    parentPort?.postMessage({ id: request.id, kind: "error", message: (error as Error).message });
+    // The code (SQLITE_CORRUPT, SQLITE_FULL, ...) lets the service answer the failure in words.
+    const { message, code } = error as Error & { code?: unknown };
+    parentPort?.postMessage({
+      id: request.id,
+      kind: "error",
+      message,
+      code: typeof code === "string" ? code : undefined,
+    });
   }
 });

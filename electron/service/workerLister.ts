@@ -96,7 +96,7 @@ function workerSlot(workerUrl: URL, init: KeyListWorkerInit): WorkerSlot {
       }
       const waiter = pending.get(message.id);
       pending.delete(message.id);
-      if (message.kind === "error") waiter?.reject(new Error(`the key list failed: ${message.message}`));
+      if (message.kind === "error") waiter?.reject(listFailure(message.message, message.code));
       else {
         if (message.kind === "window") filledBy.set(message.bytes.buffer as ArrayBuffer, created);
         waiter?.resolve(message);
@@ -323,4 +323,9 @@ export function workerLister(workerUrl: URL, init: Omit<KeyListWorkerInit, "back
       await Promise.all([foreground, ...background].map((slot) => slot.close(stopping)));
     },
   };
+}
+
+/** The worker's failure, with SQLite's code kept so that the service can say what it means. */
+function listFailure(message: string, code: string | undefined): Error {
+  return Object.assign(new Error(`the key list failed: ${message}`), code === undefined ? {} : { code });
 }

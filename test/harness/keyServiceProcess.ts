@@ -79,6 +79,11 @@ export interface ServeOptions {
   dataDir: string;
   env?: NodeJS.ProcessEnv;
   args?: string[];
+  /**
+   * The largest file the process may write, in bytes (RLIMIT_FSIZE, set with util-linux's prlimit):
+   * a write past it fails as a full disk would, without a file system of its own. Linux only.
+   */
+  fileSizeLimit?: number;
 }
 
 const LISTENING = /^key-service listening on (http:\/\/127\.0\.0\.1:(\d+))$/;
@@ -89,9 +94,12 @@ const LISTENING = /^key-service listening on (http:\/\/127\.0\.0\.1:(\d+))$/;
  * against that document.
  */
 export async function startServe(options: ServeOptions): Promise<ServeProcess> {
+  const args = [CLI, "serve", "--port", "0", "--data-dir", options.dataDir, ...(options.args ?? [])];
+  const limit = options.fileSizeLimit;
   const ready = await spawnUntilReady({
     name: "serve",
-    args: [CLI, "serve", "--port", "0", "--data-dir", options.dataDir, ...(options.args ?? [])],
+    ...(limit !== undefined && { command: "prlimit" }),
+    args: limit === undefined ? args : [`--fsize=${limit}:${limit}`, "--", process.execPath, ...args],
     cwd: REPO_ROOT,
     env: childEnv({ KEY_SERVICE_LOG_LEVEL: "warn", ...options.env }),
     ready: LISTENING,

@@ -21,7 +21,7 @@ import {
   DEFAULT_CONNECTION_LIMITS,
   requestTimeoutOptions,
 } from "./connectionLimits.ts";
-import { sendApiError, toApiError } from "./errorReplies.ts";
+import { sendApiError, storageFailure, toApiError } from "./errorReplies.ts";
 import { refuseRequestsWithoutHost } from "./hostHeader.ts";
 import { acceptJsonBodiesOnly, BODY_LIMIT_BYTES } from "./jsonBody.ts";
 import { redactUrl, requestLogFields } from "./logRedaction.ts";
@@ -144,7 +144,7 @@ export function buildHttpApp(data: DataDir, options: HttpAppOptions = {}): KeySe
     done(null, payload);
   });
   app.setErrorHandler((error, request, reply) => {
-    const apiError = toApiError(error);
+    const apiError = storageFailure(error, data.databaseFile) ?? toApiError(error);
     if (apiError.status >= 500)
       request.log.error({ err: error, url: redactUrl(request.url) }, "request failed");
     return sendApiError(reply, apiError);

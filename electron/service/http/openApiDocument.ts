@@ -205,7 +205,7 @@ const keyUsageSchema = {
 };
 
 export function buildOpenApiDocument() {
-  return {
+  return withStorageFailures({
     openapi: "3.1.0",
     ...unroutedAnswers,
     ...refusedRequests,
@@ -414,5 +414,23 @@ export function buildOpenApiDocument() {
         },
       },
     },
-  };
+  });
+}
+
+const storageFailureAnswer = errorResponse(
+  "503",
+  "The database file is damaged, or its disk is full: the text names the file and what to do; nothing was written",
+);
+
+/**
+ * Every operation that touches the database may find its file damaged or its disk full: each that
+ * documents a 500 documents that 503 too (operations added later included).
+ */
+function withStorageFailures<T extends { paths: Record<string, Record<string, unknown>> }>(document: T): T {
+  for (const item of Object.values(document.paths))
+    for (const operation of Object.values(item)) {
+      const responses = (operation as { responses?: Record<string, unknown> }).responses;
+      if (responses?.["500"]) responses["503"] = storageFailureAnswer;
+    }
+  return document;
 }

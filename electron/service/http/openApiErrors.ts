@@ -11,7 +11,18 @@ const MESSAGE_ID_OF_STATUS = Object.fromEntries(
   MESSAGE_IDS.map((messageId) => [String(STATUS_OF_MESSAGE_ID[messageId]), messageId]),
 ) as Record<string, MessageId>;
 
-export type ErrorStatus = "400" | "401" | "403" | "404" | "405" | "409" | "413" | "415" | "429" | "500";
+export type ErrorStatus =
+  | "400"
+  | "401"
+  | "403"
+  | "404"
+  | "405"
+  | "409"
+  | "413"
+  | "415"
+  | "429"
+  | "500"
+  | "503";
 
 /** `NOT_FOUND` → `NotFoundError`, `GENERAL_ERROR` → `GeneralError`. */
 const schemaNameOf = (messageId: MessageId) => {

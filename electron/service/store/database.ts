@@ -1,5 +1,12 @@
 import { chmodSync } from "node:fs";
 import Database from "better-sqlite3";
+import {
+  checkDatabase,
+  DamagedDatabaseError,
+  DEFAULT_START_CHECK_MAX_MB,
+  isCorruption,
+  worthCheckingAtStart,
+} from "./databaseHealth.ts";
 import { KEY_USAGE_SCHEMA } from "./keyUsageSchema.ts";
 
 export type Db = Database.Database;
@@ -182,28 +189,49 @@ const MIGRATIONS: readonly string[] = [
 
 export class DatabaseVersionError extends Error {}
 
-/** Opens (creating if needed) the service database and brings its schema up to date. */
-export function openDatabase(file: string): Db {
+export interface OpenDatabaseOptions {
+  /**
+   * A file up to this many MiB gets SQLite's quick check before anything else reads it (0: never);
+   * DEFAULT_START_CHECK_MAX_MB by default. A larger one is checked by `key-service check`.
+   */
+  startCheckMaxMb?: number;
+}
+
+/**
+ * Opens (creating if needed) the service database and brings its schema up to date. A damaged
+ * file throws DamagedDatabaseError, which names the file and what to do.
+ */
+export function openDatabase(file: string, options: OpenDatabaseOptions = {}): Db {
+  const check = worthCheckingAtStart(file, options.startCheckMaxMb ?? DEFAULT_START_CHECK_MAX_MB);
   const db = new Database(file);
   try {
-    // Password hashes and sealed keys are nobody else's business; SQLite's -wal/-shm files inherit this mode.
-    if (process.platform !== "win32") chmodSync(file, 0o600);
-    // First: another process opening the same file at the same moment holds its lock for a moment.
-    db.pragma("busy_timeout = 5000");
-    db.pragma("journal_mode = WAL");
-    // FULL: a write the service has answered survives a crash of the process and of the machine.
-    db.pragma("synchronous = FULL");
-    db.pragma("foreign_keys = ON");
-    // Deleted and overwritten content is zeroed, not left in freed pages or cell gaps: a secret that
-    // is rewritten (sealed, replaced) or deleted does not linger in the database file. Per connection.
-    db.pragma("secure_delete = ON");
-    migrate(db);
-    scrubFreedSpace(db);
-    return db;
+    return prepare(db, file, check);
   } catch (error) {
     db.close();
+    if (isCorruption(error)) throw new DamagedDatabaseError(file, (error as Error).message);
     throw error;
   }
+}
+
+function prepare(db: Db, file: string, check: boolean): Db {
+  // Password hashes and sealed keys are nobody else's business; SQLite's -wal/-shm files inherit this mode.
+  if (process.platform !== "win32") chmodSync(file, 0o600);
+  // First: another process opening the same file at the same moment holds its lock for a moment.
+  db.pragma("busy_timeout = 5000");
+  db.pragma("journal_mode = WAL");
+  // FULL: a write the service has answered survives a crash of the process and of the machine.
+  db.pragma("synchronous = FULL");
+  db.pragma("foreign_keys = ON");
+  // Deleted and overwritten content is zeroed, not left in freed pages or cell gaps: a secret that
+  // is rewritten (sealed, replaced) or deleted does not linger in the database file. Per connection.
+  db.pragma("secure_delete = ON");
+  if (check) {
+    const problems = checkDatabase(db, { limit: 3 });
+    if (problems.length > 0) throw new DamagedDatabaseError(file, problems.join("; "));
+  }
+  migrate(db);
+  scrubFreedSpace(db);
+  return db;
 }
 
 /** The schema version this code writes: how many migrations there are. */

@@ -1,0 +1,98 @@
+import { join } from "node:path";
+import Database from "better-sqlite3";
+import { decodeDataKey, readKeyFile } from "../service/crypto/dataKey.ts";
+import { fileExists } from "../service/crypto/privateFile.ts";
+import { createSecretBox } from "../service/crypto/secretBox.ts";
+import { DATA_KEY_FILE, DATABASE_FILE, KEY_CHECK } from "../service/dataDir.ts";
+import { checkDatabase, damagedText, isCorruption } from "../service/store/databaseHealth.ts";
+import { parseOptions, resolveDataDir } from "./cliArgs.ts";
+
+export const CHECK_USAGE =
+  "key-service check [--data-dir DIR]   (SQLite's full integrity check, and the data key)";
+
+/** What one part of the check found: ok, or the problem in words. */
+interface Finding {
+  part: string;
+  ok: boolean;
+  text: string;
+}
+
+/**
+ * `key-service check`: SQLite's full integrity check of the data directory's database (every page,
+ * b-tree, free list, and every index against its table) and whether the data key opens it. Read
+ * only, so it may run beside a running service. Exits 1 when anything is wrong.
+ */
+export async function checkCommand(args: string[], env: NodeJS.ProcessEnv): Promise<void> {
+  const values = parseOptions(args, { "data-dir": { type: "string" } });
+  const dataDir = resolveDataDir(values["data-dir"] as string | undefined, env);
+  const file = join(dataDir, DATABASE_FILE);
+  if (!fileExists(file)) throw new Error(`there is no database at ${file}: nothing to check`);
+  const findings = checkFile(file, dataDir, env);
+  process.stdout.write(`${file}\n${findings.map((f) => `  ${f.part}: ${f.text}`).join("\n")}\n`);
+  if (findings.some((finding) => !finding.ok)) {
+    process.stderr.write(
+      `key-service: ${damagedText(
+        file,
+        findings
+          .filter((f) => !f.ok)
+          .map((f) => f.part)
+          .join(" and "),
+      )}\n`,
+    );
+    process.exitCode = 1;
+  }
+}
+
+function checkFile(file: string, dataDir: string, env: NodeJS.ProcessEnv): Finding[] {
+  let db: Database.Database;
+  try {
+    db = new Database(file, { readonly: true, fileMustExist: true });
+  } catch (error) {
+    return [{ part: "integrity", ok: false, text: (error as Error).message }];
+  }
+  try {
+    return [integrity(db), dataKey(db, dataDir, env)];
+  } finally {
+    db.close();
+  }
+}
+
+function integrity(db: Database.Database): Finding {
+  const started = performance.now();
+  try {
+    const problems = checkDatabase(db, { full: true, limit: 100 });
+    const pages = db.pragma("page_count", { simple: true }) as number;
+    const seconds = ((performance.now() - started) / 1000).toFixed(1);
+    if (problems.length === 0)
+      return { part: "integrity", ok: true, text: `ok (${pages} pages checked in ${seconds} s)` };
+    return {
+      part: "integrity",
+      ok: false,
+      text: `${problems.length} problem(s):\n    ${problems.join("\n    ")}`,
+    };
+  } catch (error) {
+    if (!isCorruption(error)) throw error;
+    return { part: "integrity", ok: false, text: `damaged: ${(error as Error).message}` };
+  }
+}
+
+function dataKey(db: Database.Database, dataDir: string, env: NodeJS.ProcessEnv): Finding {
+  const part = "data key";
+  try {
+    const row = db.prepare("SELECT value FROM meta WHERE name = ?").get(KEY_CHECK) as
+      | { value: string }
+      | undefined;
+    if (!row) return { part, ok: true, text: "none yet (the database holds no sealed secret)" };
+    const origin =
+      env.KEY_SERVICE_DATA_KEY !== undefined ? "KEY_SERVICE_DATA_KEY" : join(dataDir, DATA_KEY_FILE);
+    const key =
+      env.KEY_SERVICE_DATA_KEY !== undefined
+        ? decodeDataKey(env.KEY_SERVICE_DATA_KEY, origin)
+        : readKeyFile(join(dataDir, DATA_KEY_FILE));
+    return createSecretBox(key).checkValue === row.value
+      ? { part, ok: true, text: `ok (${origin} opens this database)` }
+      : { part, ok: false, text: `${origin} is not the data key this database was created with` };
+  } catch (error) {
+    return { part, ok: false, text: (error as Error).message };
+  }
+}

@@ -1,0 +1,67 @@
+import { statSync } from "node:fs";
+import type { Db } from "./database.ts";
+
+/**
+ * A damaged database file said in words, at start (a bounded quick check) and at run time
+ * (SQLite's corruption and disk-full errors), instead of 500s that name nothing.
+ */
+
+/** Databases up to this size get SQLite's quick check at every start (about 1 s per 50 MiB here). */
+export const DEFAULT_START_CHECK_MAX_MB = 64;
+
+/** The service's database file cannot be used: it is damaged, or it is not a database at all. */
+export class DamagedDatabaseError extends Error {
+  readonly file: string;
+
+  constructor(file: string, detail: string) {
+    super(damagedText(file, detail));
+    this.file = file;
+  }
+}
+
+/** What a damaged file means for the admin, and what to do. */
+export function damagedText(file: string, detail: string): string {
+  return (
+    `the database ${file} is damaged (${detail}); stop the service, keep a copy of the file, and restore ` +
+    `the data directory from a backup; \`key-service check --data-dir DIR\` reports what is damaged`
+  );
+}
+
+const CORRUPTION = /^SQLITE_(CORRUPT|NOTADB)/;
+
+/** Whether SQLite refused because the file's content is damaged (or is no database). */
+export function isCorruption(error: unknown): boolean {
+  return CORRUPTION.test((error as { code?: unknown } | null)?.code?.toString() ?? "");
+}
+
+/** Whether a write failed because the disk (or the file system's quota) is full. */
+export function isDiskFull(error: unknown): boolean {
+  const code = (error as { code?: unknown } | null)?.code?.toString() ?? "";
+  return code === "SQLITE_FULL" || code === "ENOSPC" || code === "SQLITE_IOERR_WRITE";
+}
+
+/**
+ * SQLite's own check of the file: every page, b-tree and free list (quick_check; integrity_check
+ * with `full`, which also compares every index with its table). Answers the problems found, at
+ * most `limit`; none when the file is sound.
+ */
+export function checkDatabase(db: Db, { full = false, limit = 10 } = {}): string[] {
+  const rows = db.pragma(`${full ? "integrity_check" : "quick_check"}(${limit})`) as Record<string, string>[];
+  // SQLite heads its list with "*** in database main ***" and breaks long problems over lines.
+  const problems = rows
+    .map((row) =>
+      (Object.values(row)[0] as string).replace("*** in database main ***", "").replace(/\s+/g, " ").trim(),
+    )
+    .filter((problem) => problem !== "");
+  return problems.length === 1 && problems[0] === "ok" ? [] : problems;
+}
+
+/** Whether a start should run the quick check: the file exists and is at most `maxMb` MiB. */
+export function worthCheckingAtStart(file: string, maxMb: number): boolean {
+  if (maxMb <= 0) return false;
+  try {
+    return statSync(file).size <= maxMb * 1024 * 1024;
+  } catch {
+    return false;
+  }
+}
