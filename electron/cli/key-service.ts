@@ -1,10 +1,11 @@
 import { ACCOUNT_USAGE, accountCommand } from "./accountCommand.ts";
 import { UsageError } from "./cliArgs.ts";
+import { KEYS_USAGE, keysCommand } from "./keysCommand.ts";
 import { SERVE_USAGE, serveCommand } from "./serveCommand.ts";
 
-/** The headless key service: `key-service serve`, `key-service account ...`. */
+/** The headless key service: `key-service serve`, `key-service account ...`, `key-service keys export`. */
 
-const USAGE = `usage:\n  ${SERVE_USAGE}\n  ${ACCOUNT_USAGE.replaceAll("\n", "\n  ")}\n`;
+const USAGE = `usage:\n  ${SERVE_USAGE}\n  ${ACCOUNT_USAGE.replaceAll("\n", "\n  ")}\n  ${KEYS_USAGE}\n`;
 
 async function main(argv: string[]): Promise<void> {
   const [command, ...rest] = argv;
@@ -13,6 +14,8 @@ async function main(argv: string[]): Promise<void> {
       return serveCommand(rest, process.env);
     case "account":
       return accountCommand(rest, process.env);
+    case "keys":
+      return keysCommand(rest, process.env);
     case "help":
     case "--help":
     case "-h":
