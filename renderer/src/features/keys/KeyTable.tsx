@@ -332,7 +332,10 @@ export function KeyTable(props: {
                 }
               >
                 {column.id === "name" ? (
-                  <Group gap={6} wrap="nowrap">
+                  // The checkbox comes after the header in the DOM (the column is still named
+                  // "Name…" for assistive technology) and first on screen, above the rows' boxes.
+                  <Group gap={6} wrap="nowrap" justify="flex-end" style={{ flexDirection: "row-reverse" }}>
+                    <SortHeader label={column.header} by="name" sort={props.sort} onSort={props.onSort} />
                     <Checkbox
                       size="xs"
                       checked={props.selection.all}
@@ -342,7 +345,6 @@ export function KeyTable(props: {
                       data-testid="key-select-loaded"
                       style={{ flexShrink: 0 }}
                     />
-                    <SortHeader label={column.header} by="name" sort={props.sort} onSort={props.onSort} />
                   </Group>
                 ) : column.sort ? (
                   <SortHeader
