@@ -1,14 +1,13 @@
 import { z } from "zod";
 import type { MessageId, ValidationErrors } from "./apiErrors.ts";
 import type { ApiKeyDto } from "./apiKeys.ts";
+import { createApiKeyRequestSchema, updateApiKeyRequestSchema } from "./apiKeys.ts";
+import { accountKeySchema, keyIdSchema, keyQuerySchema, keySortSchema } from "./keyArgumentSchemas.ts";
 import {
-  ANY_ID_PATTERN,
-  createApiKeyRequestSchema,
-  KEY_SORT_FIELDS,
-  KEY_STATE_FILTERS,
-  PERMISSIONS,
-  updateApiKeyRequestSchema,
-} from "./apiKeys.ts";
+  type KeyLifecycleEvent,
+  type KeyLifecycleResults,
+  keyLifecycleArgumentSchemas,
+} from "./keyLifecycleBridge.ts";
 import { type SyncBridgeResults, type SyncChangedEvent, syncBridgeArgumentSchemas } from "./syncBridge.ts";
 import type { CapturedPinDto } from "./tfa.ts";
 import { type TfaBridgeResults, tfaBridgeArgumentSchemas } from "./tfaBridge.ts";
@@ -151,9 +150,8 @@ export interface SettingsDto {
 
 // ---- Argument schemas ---------------------------------------------------------------------
 
-// Remote services may spell ids their own way (ANY_ID_PATTERN); `_` is the credentials' own account.
-const accountKey = z.string().regex(ANY_ID_PATTERN, "must be _ or an accountKey").default("_");
-const keyId = z.string().regex(ANY_ID_PATTERN, "must be a key id (printable, without /)");
+const accountKey = accountKeySchema;
+const keyId = keyIdSchema;
 const profileId = z.string().min(1).max(100);
 const baseUrl = z
   .url({ protocol: /^https?$/, error: "must be an http:// or https:// URL" })
@@ -161,14 +159,7 @@ const baseUrl = z
 const username = z.string().min(1, "must not be empty").max(200);
 const password = z.string().min(1, "must not be empty").max(1024);
 const none = z.strictObject({}).optional();
-/** What a page or a count of keys is narrowed by (nameContains: case-insensitive substring). */
-const keyQuery = z.strictObject({
-  enabled: z.boolean().optional(),
-  permission: z.enum(PERMISSIONS).optional(),
-  nameContains: z.string().max(255).optional(),
-  /** The key's state when the service answers (see shared/apiKeys.ts keyStateAt). */
-  state: z.enum(KEY_STATE_FILTERS).optional(),
-});
+const keyQuery = keyQuerySchema;
 
 /** Rows of keys.page per call: at most this many, DEFAULT_KEY_PAGE_LIMIT when not asked. */
 export const MAX_KEY_PAGE_LIMIT = 500;
@@ -179,7 +170,7 @@ export const bridgeArgumentSchemas = {
     accountKey,
     query: keyQuery.optional(),
     /** The order (creation order, ascending, when left out); ties in creation order. */
-    sort: z.strictObject({ by: z.enum(KEY_SORT_FIELDS), desc: z.boolean() }).optional(),
+    sort: keySortSchema.optional(),
     cursor: z
       .string()
       .regex(/^[\x21-\x7e]{1,512}$/, "must be a cursor of an earlier page (1 to 512 printable characters)")
@@ -194,6 +185,8 @@ export const bridgeArgumentSchemas = {
   "keys.update": z.strictObject({ accountKey, key: keyId, request: updateApiKeyRequestSchema }),
   "keys.setEnabled": z.strictObject({ accountKey, key: keyId, enabled: z.boolean() }),
   "keys.revealPublicApiKey": z.strictObject({ accountKey, key: keyId }),
+  // ---- roll, bulk enable/disable, export (shared/keyLifecycleBridge.ts) ----
+  ...keyLifecycleArgumentSchemas,
   "accounts.list": none,
   "accounts.addSubAccount": z.strictObject({ username, password }),
   "profiles.list": none,
@@ -235,7 +228,7 @@ export type BridgeMethod = keyof typeof bridgeArgumentSchemas;
 export { BRIDGE_METHODS, channelOf, EVENT_CHANNEL, isBridgeMethod } from "./bridgeMethods.ts";
 
 /** What each method answers. */
-export interface BridgeResults extends SyncBridgeResults, TfaBridgeResults {
+export interface BridgeResults extends SyncBridgeResults, TfaBridgeResults, KeyLifecycleResults {
   "keys.page": KeyPageDto;
   "keys.count": { count: number };
   "keys.get": ApiKeyView;
@@ -272,7 +265,8 @@ export type BridgeEvent =
   | { type: "pin"; pin: CapturedPinDto }
   | { type: "profile-changed"; activeProfileId: string }
   | { type: "service-status"; status: ServiceStatusDto }
-  | SyncChangedEvent;
+  | SyncChangedEvent
+  | KeyLifecycleEvent;
 
 /** `window.keydesk` in the renderer: one function per method, plus the event subscription. */
 export type KeydeskBridge = {

@@ -1,11 +1,12 @@
 import { ACCOUNT_USAGE, accountCommand } from "./accountCommand.ts";
 import { CHECK_USAGE, checkCommand } from "./checkCommand.ts";
 import { UsageError } from "./cliArgs.ts";
+import { KEYS_USAGE, keysCommand } from "./keysCommand.ts";
 import { SERVE_USAGE, serveCommand } from "./serveCommand.ts";
 
-/** The headless key service: `key-service serve`, `key-service account ...`. */
+/** The headless key service: `key-service serve`, `key-service account ...`, `key-service keys export`. */
 
-const USAGE = `usage:\n  ${SERVE_USAGE}\n  ${ACCOUNT_USAGE.replaceAll("\n", "\n  ")}\n  ${CHECK_USAGE}\n`;
+const USAGE = `usage:\n  ${SERVE_USAGE}\n  ${ACCOUNT_USAGE.replaceAll("\n", "\n  ")}\n  ${KEYS_USAGE}\n  ${CHECK_USAGE}\n`;
 
 async function main(argv: string[]): Promise<void> {
   const [command, ...rest] = argv;
@@ -16,6 +17,8 @@ async function main(argv: string[]): Promise<void> {
       return accountCommand(rest, process.env);
     case "check":
       return checkCommand(rest, process.env);
+    case "keys":
+      return keysCommand(rest, process.env);
     case "help":
     case "--help":
     case "-h":

@@ -45,6 +45,31 @@ export interface KeyServiceClientOptions {
   signal?: AbortSignal;
   /** Answers above this many bytes are refused while they stream in; 256 MB by default. */
   maxAnswerBytes?: number;
+  /**
+   * Sent as `Keydesk-Client` on every request (who calls, for the service's audit; self-declared).
+   * Left out: no header (the service counts the caller as `api`).
+   */
+  clientKind?: KeydeskClientKind;
+}
+
+/** `Keydesk-Client`: the kind of client calling a Keydesk key service (foreign services ignore it). */
+export type KeydeskClientKind = "desktop" | "cli" | "sync";
+/** `Keydesk-Action`: a create or update that is part of a rotation ("roll") or of a bulk enable/disable. */
+export type KeydeskAction = "rotate" | "bulk";
+
+/** Options of a key write. */
+export interface KeyWriteOptions {
+  /** With it, a service that honours `Idempotency-Key` creates the key at most once. */
+  idempotencyKey?: string;
+  /** Sent as `Keydesk-Action`. */
+  action?: KeydeskAction;
+}
+
+function writeHeaders(options: KeyWriteOptions): Record<string, string> {
+  return {
+    ...(options.idempotencyKey !== undefined && { "idempotency-key": options.idempotencyKey }),
+    ...(options.action !== undefined && { "keydesk-action": options.action }),
+  };
 }
 
 export interface KeyListFilter {
@@ -142,6 +167,7 @@ export class KeyServiceClient {
   readonly #timeoutMs: number;
   readonly #signal: AbortSignal | undefined;
   readonly #maxAnswerBytes: number;
+  readonly #clientKind: KeydeskClientKind | undefined;
 
   constructor(options: KeyServiceClientOptions) {
     this.baseUrl = options.baseUrl.replace(/\/+$/, "");
@@ -150,6 +176,7 @@ export class KeyServiceClient {
     this.#timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
     this.#signal = options.signal;
     this.#maxAnswerBytes = options.maxAnswerBytes ?? DEFAULT_MAX_ANSWER_BYTES;
+    this.#clientKind = options.clientKind;
   }
 
   // ---- keys ----------------------------------------------------------------------------
@@ -228,16 +255,15 @@ export class KeyServiceClient {
     return (apiKeys[0] as ApiKeyDto | undefined) ?? null;
   }
 
-  /** With an idempotencyKey, a service that honours `Idempotency-Key` creates the key at most once. */
   async create(
     accountKey: string,
     request: CreateApiKeyRequest,
-    options: { idempotencyKey?: string } = {},
+    options: KeyWriteOptions = {},
   ): Promise<ApiKeyDto> {
     return (await this.#json(keysPath(accountKey), apiKeySchema, {
       method: "POST",
       body: request,
-      ...(options.idempotencyKey !== undefined && { headers: { "idempotency-key": options.idempotencyKey } }),
+      headers: writeHeaders(options),
     })) as ApiKeyDto;
   }
 
@@ -260,10 +286,16 @@ export class KeyServiceClient {
     return name === undefined ? created : this.update("_", created.key, { name });
   }
 
-  async update(accountKey: string, key: string, request: UpdateApiKeyRequest): Promise<ApiKeyDto> {
+  async update(
+    accountKey: string,
+    key: string,
+    request: UpdateApiKeyRequest,
+    options: Omit<KeyWriteOptions, "idempotencyKey"> = {},
+  ): Promise<ApiKeyDto> {
     return (await this.#json(keyPath(accountKey, key), apiKeySchema, {
       method: "PUT",
       body: request,
+      headers: writeHeaders(options),
     })) as ApiKeyDto;
   }
 
@@ -441,6 +473,7 @@ export class KeyServiceClient {
     const url = `${this.baseUrl}${path}${query ? `?${query}` : ""}`;
     const headers: Record<string, string> = {
       ...options.headers,
+      ...(this.#clientKind !== undefined && { "keydesk-client": this.#clientKind }),
       authorization: this.#authorization,
       accept: "application/json",
     };

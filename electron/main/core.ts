@@ -4,6 +4,7 @@ import { vaultAccounts } from "../vault/credentialVault.ts";
 import type { CoreContext } from "./core/context.ts";
 import { dispatch } from "./core/dispatch.ts";
 import { DEFAULT_SERVICE_PORT, OWNER_USERNAME, startEmbeddedService } from "./core/embeddedService.ts";
+import { ExportDownloads } from "./core/exportDownloads.ts";
 import { LOCAL_PROFILE_ID, ProfileStore } from "./core/profileStore.ts";
 import type { CoreOptions, KeydeskCore } from "./corePorts.ts";
 
@@ -70,6 +71,8 @@ export async function startKeydeskCore(options: KeydeskCoreOptions): Promise<Key
     vault: options.vault,
     service,
     clipboard: options.clipboard,
+    exportFiles: options.exportFiles,
+    downloads: new ExportDownloads(),
     clipboardClearMsOverride: options.clipboardClearMsOverride,
     timers: new Set(),
     emit,
@@ -92,12 +95,14 @@ export async function startKeydeskCore(options: KeydeskCoreOptions): Promise<Key
       listeners.add(listener);
       return () => listeners.delete(listener);
     },
+    takeDownload: (id) => context.downloads.take(id),
     close() {
       closing ??= (async () => {
         stopPins();
         for (const timer of context.timers) clearTimeout(timer);
         context.timers.clear();
         listeners.clear();
+        context.downloads.clear();
         await service.close();
       })();
       return closing;

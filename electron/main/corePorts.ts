@@ -10,8 +10,28 @@ export interface KeydeskCore {
   dispatch(method: string, rawArgs: unknown): Promise<BridgeResult<unknown>>;
   /** Events for the renderer (captured PINs, profile and service changes). */
   onEvent(listener: (event: BridgeEvent) => void): () => void;
+  /**
+   * An export kept for the browser host's one-time download (keys.export without a save port):
+   * answered once, then forgotten; undefined when unknown, taken or expired.
+   */
+  takeDownload(id: string): ExportDownload | undefined;
   /** Stops the embedded service and timers. */
   close(): Promise<void>;
+}
+
+/** A file made in main for the user: its suggested name, media type and content. */
+export interface ExportDownload {
+  fileName: string;
+  contentType: string;
+  body: Buffer;
+}
+
+/**
+ * Where the desktop app saves an export: asks the user where (a save dialog) and writes the
+ * file; null when the user cancelled.
+ */
+export interface ExportFilePort {
+  save(file: ExportDownload): Promise<string | null>;
 }
 
 /** The system clipboard as the core needs it: Electron 45's clipboard fits it as it is. */
@@ -35,4 +55,9 @@ export interface CoreOptions {
    * for the browser host. Only the latter ever sends a copied publicApiKey to the renderer.
    */
   clipboard: ClipboardPort | typeof PAGE_CLIPBOARD;
+  /**
+   * The save dialog of the desktop app. Left out (the browser host, tests): an export is kept
+   * in main for one download (KeydeskCore.takeDownload), never answered to the renderer.
+   */
+  exportFiles?: ExportFilePort;
 }

@@ -3,6 +3,7 @@ import { setBundledKeyListWorker } from "../service/workerLister.ts";
 import { openCredentialVault } from "../vault/openCredentialVault.ts";
 import { startKeydeskCore } from "./core.ts";
 import type { KeydeskCore } from "./corePorts.ts";
+import { saveDialogExports } from "./exportDialog.ts";
 import { registerBridge } from "./ipc.ts";
 import { appOriginOf, isTrustedSender } from "./security.ts";
 import { createMainWindow, rendererEntryUrl } from "./window.ts";
@@ -82,6 +83,7 @@ function startKeydesk(): void {
         dataDir: process.env.KEYDESK_DATA_DIR ?? app.getPath("userData"),
         vault,
         clipboard,
+        exportFiles: saveDialogExports(() => mainWindow),
       });
       // Every handler checks that the calling frame is the app's own page.
       registerBridge(

@@ -10,6 +10,7 @@ import type { AddressInfo } from "node:net";
 import { sep } from "node:path";
 import type { BridgeError, BridgeEvent, BridgeResult } from "../../shared/bridge.ts";
 import { isBridgeMethod } from "../../shared/bridgeMethods.ts";
+import { DOWNLOAD_PATH_PREFIX } from "../main/core/exportDownloads.ts";
 import type { KeydeskCore } from "../main/corePorts.ts";
 import { CONTENT_SECURITY_POLICY } from "../main/security.ts";
 import { writeOrDisconnect } from "../service/http/slowClient.ts";
@@ -202,6 +203,39 @@ export async function startBrowserHost(options: BrowserHostOptions): Promise<Bro
     sendJson(res, 200, await options.core.dispatch(method, args));
   };
 
+  /**
+   * An export's one download (keys.export answers its address): the page navigates to it, so the
+   * file goes from here to the browser's downloads without passing through the page's JS. The
+   * session token must come along (header, or ?token= as a navigation cannot send headers); the
+   * random id is good for one GET within a minute.
+   */
+  const serveDownload = (req: IncomingMessage, res: ServerResponse, id: string, query: URLSearchParams) => {
+    if (req.method !== "GET") {
+      sendJson(res, 405, failure("METHOD_NOT_ALLOWED", "A download is a GET request."), { Allow: "GET" });
+      return;
+    }
+    if (!authorized(res, [req.headers[TOKEN_HEADER], query.get("token") ?? undefined])) return;
+    const file = /^[0-9a-f]{32}$/.test(id) ? options.core.takeDownload(id) : undefined;
+    if (!file) {
+      sendJson(
+        res,
+        404,
+        failure(
+          "NOT_FOUND",
+          "This download is gone (each export downloads once, within a minute); export again.",
+        ),
+      );
+      return;
+    }
+    res.writeHead(200, {
+      ...SECURITY_HEADERS,
+      "Content-Type": file.contentType,
+      "Content-Length": file.body.length,
+      "Content-Disposition": `attachment; filename="${file.fileName}"`,
+    });
+    res.end(file.body);
+  };
+
   let closing = false;
 
   const serveEvents = (req: IncomingMessage, res: ServerResponse, query: URLSearchParams): void => {
@@ -320,6 +354,8 @@ export async function startBrowserHost(options: BrowserHostOptions): Promise<Bro
     const query = new URLSearchParams(queryAt === -1 ? "" : rawUrl.slice(queryAt + 1));
     if (pathname === "/bridge/events") {
       serveEvents(req, res, query);
+    } else if (pathname.startsWith(DOWNLOAD_PATH_PREFIX)) {
+      serveDownload(req, res, pathname.slice(DOWNLOAD_PATH_PREFIX.length), query);
     } else if (pathname.startsWith("/bridge/")) {
       await serveBridgeCall(req, res, decodeURIComponentOr(pathname.slice("/bridge/".length)));
     } else {

@@ -88,3 +88,12 @@ export function getBridge(): KeydeskBridge {
   bridge ??= window.keydesk ?? httpBridge(sessionToken());
   return bridge;
 }
+
+/**
+ * The address of a one-time download of the browser host (keys.export answers its path), with
+ * the session token: the page navigates there and the browser saves the file, so that its
+ * content never passes through the page's JS.
+ */
+export function downloadHref(path: string): string {
+  return `${path}?token=${encodeURIComponent(sessionStorage.getItem(TOKEN_STORAGE_KEY) ?? "")}`;
+}

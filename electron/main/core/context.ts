@@ -8,8 +8,9 @@ import type {
 import { BridgeFailure } from "../../client/bridgeFailure.ts";
 import { KeyServiceClient } from "../../client/keyServiceClient.ts";
 import { type CredentialVault, vaultAccounts } from "../../vault/credentialVault.ts";
-import type { ClipboardPort, PAGE_CLIPBOARD } from "../corePorts.ts";
+import type { ClipboardPort, ExportFilePort, PAGE_CLIPBOARD } from "../corePorts.ts";
 import type { EmbeddedService } from "./embeddedService.ts";
+import type { ExportDownloads } from "./exportDownloads.ts";
 import { LOCAL_PROFILE_ID, type ProfileStore, type StoredProfile } from "./profileStore.ts";
 
 /** What every handler may use: settings, vault, embedded service, clipboard, events. */
@@ -19,6 +20,9 @@ export interface CoreContext {
   readonly service: EmbeddedService;
   /** The system clipboard, or the page's (browser host): see CoreOptions.clipboard. */
   readonly clipboard: ClipboardPort | typeof PAGE_CLIPBOARD;
+  /** The desktop's save dialog; undefined: exports wait in `downloads` (browser host). */
+  readonly exportFiles: ExportFilePort | undefined;
+  readonly downloads: ExportDownloads;
   /** Test-only: clears the clipboard after this many ms instead of clipboardClearSeconds. */
   readonly clipboardClearMsOverride: number | undefined;
   /** Pending clipboard clears (cleared on close). */
@@ -59,7 +63,12 @@ export async function clientOf(context: CoreContext, profile: StoredProfile): Pr
       }; edit the profile and enter it again`,
     );
   }
-  return new KeyServiceClient({ baseUrl: profile.baseUrl, username: profile.username, password });
+  return new KeyServiceClient({
+    baseUrl: profile.baseUrl,
+    username: profile.username,
+    password,
+    clientKind: "desktop",
+  });
 }
 
 export async function activeClient(context: CoreContext): Promise<KeyServiceClient> {

@@ -5,6 +5,9 @@ import { toBridgeError } from "../../client/bridgeFailure.ts";
 import type { CoreContext, Handler, HandlerTable } from "./context.ts";
 import { accountHandlers } from "./handlers/accounts.ts";
 import { clipboardHandlers } from "./handlers/clipboard.ts";
+import { keyBulkHandlers } from "./handlers/keyBulk.ts";
+import { keyExportHandlers } from "./handlers/keyExport.ts";
+import { keyRollHandlers } from "./handlers/keyRoll.ts";
 import { keyHandlers } from "./handlers/keys.ts";
 import { pinHandlers } from "./handlers/pins.ts";
 import { profileHandlers } from "./handlers/profiles.ts";
@@ -16,6 +19,9 @@ import { tfaHandlers } from "./handlers/tfa.ts";
 /** Every bridge method's handler (the type makes a missing one a compile error). */
 export const handlers: HandlerTable<BridgeMethod> = {
   ...keyHandlers,
+  ...keyRollHandlers,
+  ...keyBulkHandlers,
+  ...keyExportHandlers,
   ...accountHandlers,
   ...profileHandlers,
   ...serviceHandlers,

@@ -233,6 +233,33 @@ describe("browser host (npm run web)", { skip: built ? false : "out/renderer is 
     }
   });
 
+  it("hands an export out once at its download address, with the token, never in the bridge answer", async () => {
+    const created = await bridgeCall("keys.create", { request: { name: "=exported" } });
+    const secret = (created.json as BridgeResult<ApiKeyDto>).ok
+      ? (created.json as { value: ApiKeyDto }).value.publicApiKey
+      : "";
+    const answer = await bridgeCall("keys.export", { format: "csv", withPublicApiKey: true });
+    assert.ok(!answer.text.includes(secret), "the bridge answer holds no publicApiKey");
+    const { url } = (answer.json as { value: { url: string } }).value;
+    assert.match(url, /^\/download\/[0-9a-f]{32}$/);
+    assert.equal((await request(host.baseUrl, { path: url })).status, 401);
+    assert.equal((await request(host.baseUrl, { path: `${url}?token=wrong` })).status, 403);
+    const file = await request(host.baseUrl, { path: `${url}?token=${host.token}` });
+    assert.equal(file.status, 200);
+    assert.equal(file.headers["content-type"], "text/csv; charset=utf-8");
+    assert.match(
+      String(file.headers["content-disposition"]),
+      /^attachment; filename="keydesk-keys-\d{4}-\d{2}-\d{2}\.csv"$/,
+    );
+    assert.match(file.text, /,'=exported,/);
+    assert.ok(file.text.includes(secret), "asked with the publicApiKey: the file has it");
+    assert.equal(
+      (await request(host.baseUrl, { path: `${url}?token=${host.token}` })).status,
+      404,
+      "once only",
+    );
+  });
+
   it("streams the core's events to the page as server-sent events", async () => {
     const events: BridgeEvent[] = [];
     const stream = await new Promise<http.IncomingMessage>((resolveStream, reject) => {

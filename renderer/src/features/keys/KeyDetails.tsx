@@ -13,8 +13,10 @@ import {
   localDateTime,
   relativeTime,
   stateExplanation,
+  validToText,
 } from "./keyState.ts";
 import { RevealedKey } from "./RevealPopover.tsx";
+import { isRetiring, useRetiringKeys } from "./retiringKeys.ts";
 
 function Field(props: { label: string; children: React.ReactNode }) {
   return (
@@ -43,8 +45,10 @@ export function KeyDetails(props: {
   accountKey: string;
   onClose(): void;
   onEdit(key: ApiKeyView): void;
+  onRoll(key: ApiKeyView): void;
 }) {
   const key = props.apiKey;
+  const retiring = useRetiringKeys();
   const reveal = useRevealPublicApiKey();
   const [revealed, setRevealed] = useState<string | null>(null);
   const now = Date.now();
@@ -68,7 +72,12 @@ export function KeyDetails(props: {
               <Badge variant="dot" color={STATE_COLORS[state]}>
                 {KEY_STATE_LABELS[state]}
               </Badge>
-              {expiringSoon(key, now) && (
+              {isRetiring(retiring, key) && keyState(key, now) === "enabled" && (
+                <Badge color="orange.9" variant="filled" data-testid="key-retiring">
+                  {validToText(key, now, true).replace(/^r/, "R")}
+                </Badge>
+              )}
+              {expiringSoon(key, now) && !isRetiring(retiring, key) && (
                 <Badge color="orange.9" variant="filled">
                   Expiring soon
                 </Badge>
@@ -148,6 +157,9 @@ export function KeyDetails(props: {
             <When value={key.validTo} none="No end: it does not expire" now={now} />
           </Field>
           <Group justify="flex-end">
+            <Button variant="light" onClick={() => props.onRoll(key)}>
+              Roll…
+            </Button>
             <Button variant="light" onClick={() => props.onEdit(key)}>
               Edit
             </Button>

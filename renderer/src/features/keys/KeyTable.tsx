@@ -1,5 +1,5 @@
 import "./keyTable.css";
-import { Badge, Button, Group, Loader, Switch, Text } from "@mantine/core";
+import { Badge, Button, Checkbox, Group, Loader, Switch, Text } from "@mantine/core";
 import { useElementSize, useMergedRef } from "@mantine/hooks";
 import { useVirtualizer } from "@tanstack/react-virtual";
 import { memo, useCallback, useEffect, useMemo, useRef, useState } from "react";
@@ -23,6 +23,7 @@ import {
   validToText,
 } from "./keyState.ts";
 import { RevealButton } from "./RevealPopover.tsx";
+import { isRetiring, useRetiringKeys } from "./retiringKeys.ts";
 
 const ROW_HEIGHT = 48;
 /** The next page is asked for when the last rendered row is this close to the last loaded one. */
@@ -54,6 +55,18 @@ interface RowHandlers {
   onDetails(key: ApiKeyView): void;
   onEdit(key: ApiKeyView): void;
   onToggle(key: ApiKeyView, enabled: boolean): void;
+  /** The row's checkbox: `range` when shift was held (select from the last one clicked). */
+  onSelect(key: ApiKeyView, selected: boolean, range: boolean): void;
+}
+
+/** Which rows are selected (for bulk enable/disable), as KeysView keeps it. */
+export interface TableSelection {
+  isSelected(key: string): boolean;
+  /** The header's checkbox: every loaded row is selected / some are. */
+  all: boolean;
+  some: boolean;
+  onSelect(key: ApiKeyView, selected: boolean, range: boolean): void;
+  onSelectLoaded(selected: boolean): void;
 }
 
 /** One cell; its whole text as its tooltip, so that whatever the width cuts off can be read. */
@@ -73,6 +86,15 @@ function cellOf(column: ColumnId, key: ApiKeyView, props: RowProps): React.React
       return (
         <Cell key={column} title={sync ? `${key.name} (${sync.label})` : key.name}>
           <Group gap={6} wrap="nowrap">
+            <Checkbox
+              size="xs"
+              checked={props.selected}
+              onChange={() => {}}
+              onClick={(event) => props.onSelect(key, !props.selected, event.shiftKey)}
+              aria-label={`Select ${key.name}`}
+              data-testid="key-select"
+              style={{ flexShrink: 0 }}
+            />
             <button
               type="button"
               className="kd-keys-name"
@@ -126,7 +148,7 @@ function cellOf(column: ColumnId, key: ApiKeyView, props: RowProps): React.React
     case "validTo": {
       const to = key.validTo ? parseApiDateTime(key.validTo) : null;
       const soon = expiringSoon(key, props.now);
-      const text = validToText(key, props.now);
+      const text = validToText(key, props.now, props.retiring);
       return (
         <Cell key={column} title={to === null ? "No end" : `${text} (${localDateTime(to)})`}>
           <Text
@@ -134,6 +156,7 @@ function cellOf(column: ColumnId, key: ApiKeyView, props: RowProps): React.React
             truncate
             data-testid="key-valid-to"
             data-expiring-soon={soon}
+            data-retiring={props.retiring}
             className={soon ? "kd-keys-soon" : undefined}
           >
             {soon ? "⚠ " : ""}
@@ -195,6 +218,9 @@ interface RowProps extends RowHandlers {
   now: number;
   copying: boolean;
   syncState?: SyncKeyState | undefined;
+  /** Rolled by this app and not ended yet: "retiring in …". */
+  retiring: boolean;
+  selected: boolean;
 }
 
 /** One row; memoized with stable callbacks so that scrolling renders only the rows that appear. */
@@ -220,7 +246,9 @@ export function KeyTable(props: {
   onDetails(key: ApiKeyView): void;
   onEdit(key: ApiKeyView): void;
   onToggle(key: ApiKeyView, enabled: boolean): void;
+  selection: TableSelection;
 }) {
+  const retiring = useRetiringKeys();
   const scrollRef = useRef<HTMLDivElement>(null);
   const { ref: sizeRef, width } = useElementSize();
   const mergedRef = useMergedRef(scrollRef, sizeRef);
@@ -268,6 +296,11 @@ export function KeyTable(props: {
     (key: ApiKeyView, enabled: boolean) => latest.current.props.onToggle(key, enabled),
     [],
   );
+  const onSelect = useCallback(
+    (key: ApiKeyView, selected: boolean, range: boolean) =>
+      latest.current.props.selection.onSelect(key, selected, range),
+    [],
+  );
   return (
     <div ref={mergedRef} className="kd-keys-scroll" style={{ height: "calc(100vh - 360px)", minHeight: 240 }}>
       <table
@@ -298,7 +331,22 @@ export function KeyTable(props: {
                   column.sort === props.sort.by ? (props.sort.desc ? "descending" : "ascending") : undefined
                 }
               >
-                {column.sort ? (
+                {column.id === "name" ? (
+                  // The checkbox comes after the header in the DOM (the column is still named
+                  // "Name…" for assistive technology) and first on screen, above the rows' boxes.
+                  <Group gap={6} wrap="nowrap" justify="flex-end" style={{ flexDirection: "row-reverse" }}>
+                    <SortHeader label={column.header} by="name" sort={props.sort} onSort={props.onSort} />
+                    <Checkbox
+                      size="xs"
+                      checked={props.selection.all}
+                      indeterminate={props.selection.some && !props.selection.all}
+                      onChange={(event) => props.selection.onSelectLoaded(event.currentTarget.checked)}
+                      aria-label="Select every loaded key"
+                      data-testid="key-select-loaded"
+                      style={{ flexShrink: 0 }}
+                    />
+                  </Group>
+                ) : column.sort ? (
                   <SortHeader
                     label={column.header}
                     by={column.sort}
@@ -369,7 +417,10 @@ export function KeyTable(props: {
                   onDetails={onDetails}
                   onEdit={onEdit}
                   onToggle={onToggle}
+                  onSelect={onSelect}
                   syncState={syncStates.get(key.key)}
+                  retiring={isRetiring(retiring, key)}
+                  selected={props.selection.isSelected(key.key)}
                 />
               </tr>
             );

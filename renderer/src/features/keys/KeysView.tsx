@@ -6,7 +6,9 @@ import { KEY_STATE_FILTERS, type KeySort } from "../../../../shared/apiKeys.ts";
 import type { ApiKeyView, RevealedApiKey } from "../../../../shared/bridge.ts";
 import { errorText } from "../../bridgeHooks.ts";
 import { useAccounts } from "../accounts/accountHooks.ts";
+import { useBulkActions } from "./BulkActions.tsx";
 import { copyNotice } from "./CopyPublicApiKey.tsx";
+import { ExportKeysDialog } from "./ExportKeysDialog.tsx";
 import { KeyDetails } from "./KeyDetails.tsx";
 import { CreateKeyDialog, DisableConfirmDialog, EditKeyDialog, NewKeyDialog } from "./KeyDialogs.tsx";
 import { KeyTable } from "./KeyTable.tsx";
@@ -21,6 +23,7 @@ import {
 } from "./keyHooks.ts";
 import { countLine, isFiltered, keyQueryOf, rowsOf } from "./keyPages.ts";
 import { filterKeys, type KeyFilters, STATE_FILTER_LABELS } from "./keyState.ts";
+import { RollKeyDialog } from "./RollKeyDialog.tsx";
 import { SearchMatches, useSearchMatches } from "./SearchMatch.tsx";
 import { TfaKeyDialog } from "./TfaKeyDialog.tsx";
 
@@ -122,6 +125,8 @@ export function KeysView(props: {
   const [created, setCreated] = useState<RevealedApiKey | null>(null);
   const [highlighted, setHighlighted] = useState<string | null>(null);
   const [tfaOpen, setTfaOpen] = useState(false);
+  const [rolling, setRolling] = useState<ApiKeyView | null>(null);
+  const [exportOpen, setExportOpen] = useState(false);
   const newKeyButton = useRef<HTMLButtonElement>(null);
   const shown = useMemo(() => {
     const rows = rowsOf(loaded);
@@ -132,6 +137,12 @@ export function KeysView(props: {
   const totalCount = filtered ? total.data : current && !keys.hasNextPage ? shown.length : total.data;
   const accountEmpty =
     loaded !== undefined && current && shown.length === 0 && (!filtered || total.data === 0);
+  const bulk = useBulkActions({
+    accountKey: props.accountKey,
+    query,
+    rows: shown,
+    matching: filtered ? (current && !keys.hasNextPage ? shown.length : matching.data) : totalCount,
+  });
   // A key id, publicApiKey or hint finds its key whatever the name filter says.
   const matches = useSearchMatches(props.accountKey, settledName, shown);
   // The details panel shows the key as the lists have it now (after a toggle or an edit).
@@ -164,6 +175,9 @@ export function KeysView(props: {
             loading={keys.isRefetching && !keys.isFetchingNextPage}
           >
             Refresh
+          </Button>
+          <Button variant="default" onClick={() => setExportOpen(true)}>
+            Export…
           </Button>
           <Button variant="light" color="grape" onClick={() => setTfaOpen(true)}>
             New TFA key + copy
@@ -246,6 +260,7 @@ export function KeysView(props: {
         </Center>
       ) : (
         <>
+          {bulk.bar}
           <Text size="sm" c="dimmed" aria-live="polite" data-testid="key-count">
             {countLine({
               filtered,
@@ -278,11 +293,21 @@ export function KeysView(props: {
               onDetails={setDetails}
               onEdit={setEditing}
               onToggle={actions.request}
+              selection={bulk.table}
             />
           )}
         </>
       )}
       {actions.confirmDialog}
+      {bulk.dialogs}
+      <RollKeyDialog apiKey={rolling} accountKey={props.accountKey} onClose={() => setRolling(null)} />
+      <ExportKeysDialog
+        opened={exportOpen}
+        accountKey={props.accountKey}
+        query={query}
+        sort={sortValue(sort) === "created" ? undefined : sort}
+        onClose={() => setExportOpen(false)}
+      />
       <CreateKeyDialog
         opened={props.createOpen}
         accountKey={props.accountKey}
@@ -320,6 +345,10 @@ export function KeysView(props: {
         onEdit={(key) => {
           setDetails(null);
           setEditing(key);
+        }}
+        onRoll={(key) => {
+          setDetails(null);
+          setRolling(key);
         }}
       />
     </Stack>

@@ -205,3 +205,37 @@ export function useSetKeyEnabled(accountKey: string) {
     onSettled: () => queryClient.invalidateQueries({ queryKey: keyCountPrefix(accountKey) }),
   });
 }
+
+/** Rolls a key (successor + shortened old key); the answer holds the successor's publicApiKey once. */
+export function useRollKey() {
+  const invalidate = useInvalidateKeys();
+  return useMutation({
+    mutationFn: (args: BridgeArgs<"keys.roll">) => callBridge("keys.roll", args),
+    onSuccess: () => invalidate(),
+  });
+}
+
+/** The second half of a roll again, after the old key could not be shortened. */
+export function useRetireKey() {
+  const invalidate = useInvalidateKeys();
+  return useMutation({
+    mutationFn: (args: BridgeArgs<"keys.retire">) => callBridge("keys.retire", args),
+    onSuccess: () => invalidate(),
+  });
+}
+
+/** Enables or disables many keys in main; the lists are fetched again afterwards. */
+export function useBulkSetEnabled() {
+  const invalidate = useInvalidateKeys();
+  return useMutation({
+    mutationFn: (args: BridgeArgs<"keys.bulkSetEnabled">) => callBridge("keys.bulkSetEnabled", args),
+    onSettled: () => invalidate(),
+  });
+}
+
+/** Exports the keys in view; the file is made (and saved, or kept for one download) in main. */
+export function useExportKeys() {
+  return useMutation({
+    mutationFn: (args: BridgeArgs<"keys.export">) => callBridge("keys.export", args),
+  });
+}

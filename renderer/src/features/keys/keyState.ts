@@ -45,11 +45,15 @@ export function expiringSoon(key: Validity, now: number): boolean {
 export const relativeTime = (time: number, now: number): string => formatRelative(time, now);
 export const localDateTime = (time: number): string => formatLocal(time);
 
-/** The Valid to column: "expires in 5 days", "expired 2 days ago", "—" (no end). */
-export function validToText(key: Validity, now: number): string {
+/**
+ * The Valid to column: "expires in 5 days", "expired 2 days ago", "—" (no end); a key this app
+ * rolled (see retiringKeys.ts) is "retiring in 23 h" until its end.
+ */
+export function validToText(key: Validity, now: number, retiring = false): string {
   const to = key.validTo ? parseApiDateTime(key.validTo) : null;
   if (to === null) return "—";
-  return to <= now ? `expired ${relativeTime(to, now)}` : `expires ${relativeTime(to, now)}`;
+  if (to <= now) return `expired ${relativeTime(to, now)}`;
+  return `${retiring ? "retiring" : "expires"} ${relativeTime(to, now)}`;
 }
 
 /**

@@ -180,3 +180,28 @@ test("createTfa posts to /2fa/2/api-key, then answers the whole key found by its
   assert.deepEqual(await client().createTfa(), KEY);
   assert.equal(seen.at(-1)?.url, "/settings/1/accounts/_/api-keys?publicApiKey=pk");
 });
+
+test("a client of a kind says so on every request; a rotation's or bulk change's writes say which", async () => {
+  const headers: Record<string, string | undefined>[] = [];
+  const capture: Route = (request, response) => {
+    headers.push({
+      client: request.headers["keydesk-client"] as string | undefined,
+      action: request.headers["keydesk-action"] as string | undefined,
+    });
+    send(200, "application/json", JSON.stringify(KEY))(request, response);
+  };
+  routes.set("POST /settings/1/accounts/_/api-keys", capture);
+  routes.set(`PUT /settings/1/accounts/_/api-keys/${KEY.key}`, capture);
+  routes.set(`GET /settings/1/accounts/_/api-keys/${KEY.key}`, capture);
+  const desktop = new KeyServiceClient({ baseUrl, username: "u", password: "p", clientKind: "desktop" });
+  await desktop.create("_", { name: "k" }, { action: "rotate" });
+  await desktop.update("_", KEY.key, { enabled: false }, { action: "bulk" });
+  await desktop.get("_", KEY.key);
+  await new KeyServiceClient({ baseUrl, username: "u", password: "p" }).update("_", KEY.key, { name: "x" });
+  assert.deepEqual(headers, [
+    { client: "desktop", action: "rotate" },
+    { client: "desktop", action: "bulk" },
+    { client: "desktop", action: undefined },
+    { client: undefined, action: undefined },
+  ]);
+});

@@ -9,6 +9,7 @@ import {
   validToText,
 } from "../../../../../renderer/src/features/keys/keyState.ts";
 import type { ApiKeyView } from "../../../../../shared/bridge.ts";
+import { formatApiDateTime } from "../../../../../shared/datetime.ts";
 
 const NOW = Date.parse("2026-06-15T12:00:00.000Z");
 
@@ -117,4 +118,11 @@ test("filters combine state, permission and a case-insensitive name substring", 
     "ALPHA 2fa",
   ]);
   assert.deepEqual(names({ state: "enabled", permission: "ALL", name: "2fa" }), []);
+});
+
+test("a key this app rolled is retiring until its end, then expired like any other", () => {
+  const NOW_ = Date.parse("2026-11-25T10:00:00Z");
+  const in23h = formatApiDateTime(NOW_ + 23 * 3600_000);
+  assert.equal(validToText({ enabled: true, validTo: in23h }, NOW_, true), "retiring in 23 h");
+  assert.equal(validToText({ enabled: true, validTo: in23h }, NOW_ + 24 * 3600_000, true), "expired 1 h ago");
 });

@@ -1,0 +1,58 @@
+import { writeFile } from "node:fs/promises";
+import type { ApiKeyDto } from "../../shared/apiKeys.ts";
+import { EXPORT_FORMATS, type ExportFormat, keyExportWriter } from "../../shared/keyExport.ts";
+import { openDataDir } from "../service/dataDir.ts";
+import { apiKeyJson } from "../service/domain/apiKeyRules.ts";
+import { scanKeys } from "../service/keyListing.ts";
+import { parseOptions, requireOption, resolveDataDir, UsageError } from "./cliArgs.ts";
+
+export const KEYS_USAGE =
+  "key-service keys export --data-dir DIR --account NAME [--format csv|json] [--with-public-api-key] [--out FILE]";
+
+/**
+ * `key-service keys export`: an account's keys (its own, not its sub-accounts') in creation
+ * order, with the desktop's writer (shared/keyExport.ts), from the data dir as `account list`
+ * reads it. Metadata only unless --with-public-api-key; --out writes a file only the user can read.
+ */
+export async function keysCommand(args: string[], env: NodeJS.ProcessEnv): Promise<void> {
+  const [subcommand, ...rest] = args;
+  if (subcommand !== "export") {
+    throw new UsageError(subcommand ? `unknown keys command "${subcommand}"` : "name a keys command");
+  }
+  const values = parseOptions(rest, {
+    "data-dir": { type: "string" },
+    account: { type: "string" },
+    format: { type: "string" },
+    "with-public-api-key": { type: "boolean" },
+    out: { type: "string" },
+  });
+  const username = requireOption(values.account as string | undefined, "--account");
+  const format = (values.format ?? "csv") as string;
+  if (!(EXPORT_FORMATS as readonly string[]).includes(format)) {
+    throw new UsageError(`--format must be csv or json, not "${format}"`);
+  }
+  const out = values.out as string | undefined;
+  if (out !== undefined && out.trim() === "") throw new UsageError("--out must not be empty");
+  const withPublicApiKey = values["with-public-api-key"] === true;
+
+  const data = openDataDir({
+    dataDir: resolveDataDir(values["data-dir"] as string | undefined, env),
+    dataKeyBase64: env.KEY_SERVICE_DATA_KEY,
+  });
+  const pieces: string[] = [];
+  try {
+    const account = data.accounts.byUsername(username);
+    if (!account) throw new Error(`no account named ${username} (see key-service account list)`);
+    const writer = keyExportWriter({ format: format as ExportFormat, withPublicApiKey });
+    pieces.push(writer.start());
+    for await (const step of scanKeys(data.apiKeys, account.id, {})) {
+      const keys = step.keys.map((key) => JSON.parse(apiKeyJson(account.accountKey, key)) as ApiKeyDto);
+      pieces.push(writer.keys(keys));
+    }
+    pieces.push(writer.end());
+  } finally {
+    data.close();
+  }
+  if (out === undefined) process.stdout.write(pieces.join(""));
+  else await writeFile(out, pieces.join(""), { mode: 0o600 });
+}

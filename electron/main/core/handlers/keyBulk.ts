@@ -1,0 +1,93 @@
+import type { BridgeParsedArgs } from "../../../../shared/bridge.ts";
+import type { BulkFailureDto, BulkResultDto } from "../../../../shared/keyLifecycleBridge.ts";
+import { BridgeFailure, toBridgeError } from "../../../client/bridgeFailure.ts";
+import type { KeyServiceClient } from "../../../client/keyServiceClient.ts";
+import { activeClient, type CoreContext, type HandlerTable } from "../context.ts";
+import { walkKeys } from "../keyWalk.ts";
+
+/**
+ * Bulk enable/disable: the selection (keys named, or all a filter matches, resolved here so the
+ * renderer never holds them all), then one update per key that is not yet in the state asked
+ * for, BULK_CONCURRENCY at a time, each marked `Keydesk-Action: bulk`. A refused key does not
+ * stop the others: the result lists each failure with its reason.
+ */
+
+/** Updates in flight at once: enough to finish thousands quickly, few enough for a remote's throttle. */
+export const BULK_CONCURRENCY = 4;
+/** A progress event every this many keys (and at the end). */
+const PROGRESS_EVERY = 25;
+
+interface Target {
+  key: string;
+  /** Known from the filter's list; read per key when the key was named. */
+  name?: string;
+  enabled?: boolean;
+}
+
+async function targetsOf(
+  client: KeyServiceClient,
+  accountKey: string,
+  selection: BridgeParsedArgs<"keys.bulkSetEnabled">["selection"],
+): Promise<Target[]> {
+  if ("keys" in selection) return [...new Set(selection.keys)].map((key) => ({ key }));
+  const except = new Set(selection.except);
+  const targets: Target[] = [];
+  await walkKeys(client, accountKey, selection.query, undefined, (keys) => {
+    for (const { key, name, enabled } of keys) if (!except.has(key)) targets.push({ key, name, enabled });
+  });
+  return targets;
+}
+
+/** Runs `work` on every item, at most `limit` at once. */
+async function eachBounded<T>(items: readonly T[], limit: number, work: (item: T) => Promise<void>) {
+  let next = 0;
+  const lane = async () => {
+    while (next < items.length) await work(items[next++] as T);
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, lane));
+}
+
+async function bulkSetEnabled(
+  { accountKey, enabled, selection, progressId }: BridgeParsedArgs<"keys.bulkSetEnabled">,
+  context: CoreContext,
+): Promise<BulkResultDto> {
+  const client = await activeClient(context);
+  const targets = await targetsOf(client, accountKey, selection);
+  const result: BulkResultDto = { selected: targets.length, changed: 0, skipped: 0, failed: [] };
+  const failures = new Map<string, BulkFailureDto>();
+  let done = 0;
+  const progress = () => {
+    done += 1;
+    if (progressId !== undefined && (done % PROGRESS_EVERY === 0 || done === targets.length)) {
+      context.emit({ type: "bulk-progress", progressId, done, total: targets.length });
+    }
+  };
+  await eachBounded(targets, BULK_CONCURRENCY, async (target) => {
+    let name = target.name ?? "";
+    try {
+      let current = target.enabled;
+      if (current === undefined) {
+        const key = await client.get(accountKey, target.key);
+        name = key.name;
+        current = key.enabled;
+      }
+      if (current === enabled) {
+        result.skipped += 1;
+      } else {
+        await client.update(accountKey, target.key, { enabled }, { action: "bulk" });
+        result.changed += 1;
+      }
+    } catch (error) {
+      if (!(error instanceof BridgeFailure)) throw error;
+      failures.set(target.key, { key: target.key, name, error: toBridgeError(error) });
+    }
+    progress();
+  });
+  // In the selection's order, whatever order the lanes finished in.
+  result.failed = targets.flatMap((target) => failures.get(target.key) ?? []);
+  return result;
+}
+
+export const keyBulkHandlers: HandlerTable<"keys.bulkSetEnabled"> = {
+  "keys.bulkSetEnabled": bulkSetEnabled,
+};

@@ -1,0 +1,111 @@
+import { Alert, Button, Checkbox, Group, Modal, SegmentedControl, Stack, Text } from "@mantine/core";
+import { notifications } from "@mantine/notifications";
+import { useState } from "react";
+import type { KeySort } from "../../../../shared/apiKeys.ts";
+import type { KeyQueryDto } from "../../../../shared/bridge.ts";
+import type { ExportFormat } from "../../../../shared/keyExport.ts";
+import { downloadHref } from "../../bridge.ts";
+import { errorText } from "../../bridgeHooks.ts";
+import { useExportKeys } from "./keyHooks.ts";
+
+/**
+ * Export the keys in view (the table's filter and sort) as CSV or JSON. Main makes the file and
+ * saves it (desktop: a save dialog) or keeps it for one download (browser host: the page goes to
+ * its address and the browser saves it), so its content, and any publicApiKey, never reaches this
+ * page's JS.
+ */
+export function ExportKeysDialog(props: {
+  opened: boolean;
+  accountKey: string;
+  query: KeyQueryDto;
+  sort: KeySort | undefined;
+  onClose(): void;
+}) {
+  const exporter = useExportKeys();
+  const [format, setFormat] = useState<ExportFormat>("csv");
+  const [withPublicApiKey, setWithPublicApiKey] = useState(false);
+  const close = () => {
+    exporter.reset();
+    setWithPublicApiKey(false);
+    props.onClose();
+  };
+  const submit = () =>
+    exporter.mutate(
+      {
+        accountKey: props.accountKey,
+        query: props.query,
+        ...(props.sort && { sort: props.sort }),
+        format,
+        withPublicApiKey,
+      },
+      {
+        onSuccess: (answer) => {
+          if (answer.delivered === "download") {
+            const link = document.createElement("a");
+            link.href = downloadHref(answer.url);
+            link.download = answer.fileName;
+            link.click();
+          }
+          if (answer.delivered !== "cancelled") {
+            notifications.show({
+              color: "green",
+              title: "Exported",
+              message:
+                answer.delivered === "file"
+                  ? `${answer.count} keys saved to ${answer.path}.`
+                  : `${answer.count} keys in ${answer.fileName}.`,
+            });
+          }
+          close();
+        },
+      },
+    );
+  const filtered = Object.keys(props.query).length > 0;
+  return (
+    <Modal opened={props.opened} onClose={close} title="Export keys">
+      <Stack data-testid="export-dialog">
+        <Text size="sm">
+          {filtered ? "The keys matching the filters" : "Every key of the account"}, in the order shown, with
+          their metadata (id, name, permissions, allowed IPs, validity, state).
+        </Text>
+        <SegmentedControl
+          value={format}
+          onChange={(value) => setFormat(value as ExportFormat)}
+          data={[
+            { value: "csv", label: "CSV" },
+            { value: "json", label: "JSON" },
+          ]}
+          aria-label="File format"
+        />
+        <Checkbox
+          label="Include each key's publicApiKey"
+          checked={withPublicApiKey}
+          onChange={(event) => setWithPublicApiKey(event.currentTarget.checked)}
+        />
+        {withPublicApiKey && (
+          <Alert
+            color="orange"
+            title="The file will hold working secrets"
+            data-testid="export-secret-warning"
+          >
+            Anyone with the file can call the APIs as these keys. Keep it out of shared folders, mail and
+            tickets, and delete it when done.
+          </Alert>
+        )}
+        {exporter.error && (
+          <Alert color="red" title="The keys were not exported">
+            {errorText(exporter.error)}
+          </Alert>
+        )}
+        <Group justify="flex-end">
+          <Button variant="default" onClick={close}>
+            Cancel
+          </Button>
+          <Button onClick={submit} loading={exporter.isPending}>
+            Export
+          </Button>
+        </Group>
+      </Stack>
+    </Modal>
+  );
+}

@@ -1,0 +1,21 @@
+import { z } from "zod";
+import { ANY_ID_PATTERN, KEY_SORT_FIELDS, KEY_STATE_FILTERS, PERMISSIONS } from "./apiKeys.ts";
+
+/** Argument schemas of the key methods of the bridge, shared by shared/bridge.ts and shared/keyLifecycleBridge.ts. */
+
+// Remote services may spell ids their own way (ANY_ID_PATTERN); `_` is the credentials' own account.
+export const accountKeySchema = z.string().regex(ANY_ID_PATTERN, "must be _ or an accountKey").default("_");
+export const keyIdSchema = z.string().regex(ANY_ID_PATTERN, "must be a key id (printable, without /)");
+
+/** What a page, a count, a bulk selection or an export of keys is narrowed by (bridge arguments). */
+export const keyQuerySchema = z.strictObject({
+  enabled: z.boolean().optional(),
+  permission: z.enum(PERMISSIONS).optional(),
+  /** Case-insensitive substring of the name. */
+  nameContains: z.string().max(255).optional(),
+  /** The key's state when the service answers (see shared/apiKeys.ts keyStateAt). */
+  state: z.enum(KEY_STATE_FILTERS).optional(),
+});
+
+/** The order of a list (creation order, ascending, when left out); ties in creation order. */
+export const keySortSchema = z.strictObject({ by: z.enum(KEY_SORT_FIELDS), desc: z.boolean() });

@@ -1,0 +1,108 @@
+import type { ApiKeyDto } from "./apiKeys.ts";
+
+/**
+ * The one writer of key exports (the desktop's Export button and `key-service keys export`).
+ * Metadata only unless `withPublicApiKey`: the secret is then left out of every row, not blanked.
+ *
+ * CSV: RFC 4180 (CRLF line ends, fields quoted when they hold a comma, quote or line break, quotes
+ * doubled), a header row, UTF-8 without a byte order mark. A cell a spreadsheet would take for a
+ * formula (starting with = + - @, or a tab or carriage return) gets a leading apostrophe: a key's
+ * name is anyone's text, and opening an export must not run it.
+ * JSON: the API's list shape, `{"apiKeys":[...]}`, each key as the API answers it.
+ */
+
+export const EXPORT_FORMATS = ["csv", "json"] as const;
+export type ExportFormat = (typeof EXPORT_FORMATS)[number];
+
+export interface ExportOptions {
+  format: ExportFormat;
+  withPublicApiKey: boolean;
+}
+
+/** CSV columns in order; list fields are joined with a space (IPs and permissions hold none). */
+const CSV_COLUMNS = [
+  "key",
+  "name",
+  "accountKey",
+  "permissions",
+  "allowedIPs",
+  "validFrom",
+  "validTo",
+  "enabled",
+] as const;
+
+const FORMULA_START = /^[=+\-@\t\r]/;
+
+/** One CSV field: injection-guarded, then quoted when RFC 4180 needs it. */
+export function csvField(value: string): string {
+  const guarded = FORMULA_START.test(value) ? `'${value}` : value;
+  return /[",\r\n]/.test(guarded) ? `"${guarded.replaceAll('"', '""')}"` : guarded;
+}
+
+function csvLine(fields: string[]): string {
+  return `${fields.map(csvField).join(",")}\r\n`;
+}
+
+function csvRow(key: ApiKeyDto, withPublicApiKey: boolean): string {
+  const fields = [
+    key.key,
+    key.name,
+    key.accountKey,
+    key.permissions.join(" "),
+    (key.allowedIPs ?? []).join(" "),
+    key.validFrom ?? "",
+    key.validTo ?? "",
+    String(key.enabled),
+  ];
+  if (withPublicApiKey) fields.push(key.publicApiKey);
+  return csvLine(fields);
+}
+
+/** A key as exported in JSON: the API's field order, the publicApiKey only when asked. */
+export function exportedKey(key: ApiKeyDto, withPublicApiKey: boolean): Partial<ApiKeyDto> {
+  if (withPublicApiKey) return key;
+  const { publicApiKey: _left, ...rest } = key;
+  return rest;
+}
+
+/**
+ * An export written piece by piece (the keys arrive a page at a time): `start()`, then `keys()`
+ * for every page, then `end()`; the pieces concatenated are the file.
+ */
+export function keyExportWriter(options: ExportOptions) {
+  const { format, withPublicApiKey } = options;
+  let first = true;
+  return {
+    start(): string {
+      if (format === "json") return '{"apiKeys":[';
+      return csvLine(withPublicApiKey ? [...CSV_COLUMNS, "publicApiKey"] : [...CSV_COLUMNS]);
+    },
+    keys(keys: readonly ApiKeyDto[]): string {
+      if (format === "csv") return keys.map((key) => csvRow(key, withPublicApiKey)).join("");
+      let text = "";
+      for (const key of keys) {
+        text += `${first ? "\n" : ",\n"}${JSON.stringify(exportedKey(key, withPublicApiKey))}`;
+        first = false;
+      }
+      return text;
+    },
+    end(): string {
+      return format === "json" ? `${first ? "" : "\n"}]}\n` : "";
+    },
+  };
+}
+
+/** A whole export at once. */
+export function writeKeyExport(keys: readonly ApiKeyDto[], options: ExportOptions): string {
+  const writer = keyExportWriter(options);
+  return writer.start() + writer.keys(keys) + writer.end();
+}
+
+/** The file's media type and a name like `keydesk-keys-2026-11-25.csv`. */
+export function exportFileOf(format: ExportFormat, now: number): { fileName: string; contentType: string } {
+  const day = new Date(now).toISOString().slice(0, 10);
+  return {
+    fileName: `keydesk-keys-${day}.${format}`,
+    contentType: format === "csv" ? "text/csv; charset=utf-8" : "application/json; charset=utf-8",
+  };
+}
