@@ -45,7 +45,15 @@ export interface KeyServiceClientOptions {
   signal?: AbortSignal;
   /** Answers above this many bytes are refused while they stream in; 256 MB by default. */
   maxAnswerBytes?: number;
+  /**
+   * Sent as `Keydesk-Client` on every request: which kind of Keydesk client calls (the audit of a
+   * Keydesk service records it; other services ignore it). Self-declared, not proof of anything.
+   */
+  clientKind?: KeydeskClientKind;
 }
+
+export type KeydeskClientKind = "desktop" | "cli" | "sync";
+export const KEYDESK_CLIENT_HEADER = "keydesk-client";
 
 export interface KeyListFilter {
   enabled?: boolean | undefined;
@@ -142,6 +150,7 @@ export class KeyServiceClient {
   readonly #timeoutMs: number;
   readonly #signal: AbortSignal | undefined;
   readonly #maxAnswerBytes: number;
+  readonly #clientKind: KeydeskClientKind | undefined;
 
   constructor(options: KeyServiceClientOptions) {
     this.baseUrl = options.baseUrl.replace(/\/+$/, "");
@@ -150,6 +159,7 @@ export class KeyServiceClient {
     this.#timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
     this.#signal = options.signal;
     this.#maxAnswerBytes = options.maxAnswerBytes ?? DEFAULT_MAX_ANSWER_BYTES;
+    this.#clientKind = options.clientKind;
   }
 
   // ---- keys ----------------------------------------------------------------------------
@@ -444,6 +454,7 @@ export class KeyServiceClient {
       authorization: this.#authorization,
       accept: "application/json",
     };
+    if (this.#clientKind !== undefined) headers[KEYDESK_CLIENT_HEADER] = this.#clientKind;
     if (options.body !== undefined) headers["content-type"] = "application/json";
     try {
       const response = await fetch(url, {

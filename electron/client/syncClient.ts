@@ -1,6 +1,8 @@
 import { z } from "zod";
 import {
   type CreateSyncLinkRequest,
+  type LocalOnlyKeyPageDto,
+  type PushLocalOnlyRequest,
   type ResolveConflictRequest,
   SYNCED_FIELDS,
   type SyncKeyDto,
@@ -71,6 +73,14 @@ export const syncOutboxEntrySchema = z.object({
 
 export const syncOutboxSchema = z.object({ entries: z.array(syncOutboxEntrySchema) });
 
+export const localOnlyKeyPageSchema = z.object({
+  count: z.int(),
+  keys: z.array(z.object({ key: z.string(), name: z.string(), enabled: z.boolean() })),
+  nextCursor: nullableString,
+});
+
+export const pushLocalOnlySchema = z.object({ queued: z.int() });
+
 export class SyncClient {
   readonly #client: KeyServiceClient;
 
@@ -125,6 +135,22 @@ export class SyncClient {
   /** Discards a failed entry (its change is not sent). */
   discardEntry(id: number, entryId: number): Promise<void> {
     return this.#client.requestNoContent(syncPaths.outboxEntry(id, entryId), { method: "DELETE" });
+  }
+
+  /** The linked account's local-only keys: their count and one page. */
+  localOnly(id: number, page: { limit: number; cursor?: string | undefined }): Promise<LocalOnlyKeyPageDto> {
+    const query = new URLSearchParams({ limit: String(page.limit) });
+    if (page.cursor !== undefined) query.set("cursor", page.cursor);
+    return this.#client.requestJson(syncPaths.localOnly(id), localOnlyKeyPageSchema, { query });
+  }
+
+  /** Queues the create of local-only keys; answers how many were queued. */
+  async pushLocalOnly(id: number, request: PushLocalOnlyRequest): Promise<number> {
+    const answer = await this.#client.requestJson(syncPaths.pushLocalOnly(id), pushLocalOnlySchema, {
+      method: "POST",
+      body: request,
+    });
+    return answer.queued;
   }
 
   /** Puts a failed entry back in the queue. */
