@@ -5,10 +5,13 @@ import { type LossyProxy, startLossyProxy } from "./lossyProxy.ts";
 import { byName, link, linkState, outbox, runLink, type SyncPair, startPair } from "./syncFixture.ts";
 
 /**
- * A key disabled here is created on the remote so that it authorizes nothing until the update
- * that disables it lands: the API's create cannot set `enabled`, so the create opens no window
- * (validFrom 9999-12-31) and the update sets enabled=false and the true window. The remote is
- * behind a proxy that cuts the update before it reaches it (the remote went away between the calls).
+ * The key lifecycle through a link, with the remote behind a proxy that sees every request:
+ * - a key disabled here is created on the remote so that it authorizes nothing until the update
+ *   that disables it lands (the API's create cannot set `enabled`, so the create opens no window,
+ *   validFrom 9999-12-31, and the update sets enabled=false and the true window); the proxy cuts
+ *   that update before it reaches the remote (the remote went away between the two calls);
+ * - a rotation and a bulk disable made here are plain creates and updates, and sync as such;
+ * - every request says `Keydesk-Client: sync`.
  */
 
 let pair: SyncPair;
