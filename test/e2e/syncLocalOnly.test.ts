@@ -181,9 +181,13 @@ test("keys made before the link are shown local-only, in the Sync view and the K
   assert.equal(await row("remote gateway").getByTestId("key-sync-state").count(), 0);
   await screenshots("keys-local-only", row("local alpha"));
 
-  // One by one.
-  await page.getByRole("tab", { name: "Sync" }).click();
-  await localOnly().getByRole("button", { name: "Push local alpha to the remote" }).click();
+  // The mark opens the Sync view at that key's Push; one by one.
+  await row("local alpha").getByTestId("key-sync-state").click();
+  const pushAlpha = localOnly().getByRole("button", { name: "Push local alpha to the remote" });
+  await eventually("the key's Push to have the focus", async () =>
+    (await pushAlpha.evaluate((button) => button === document.activeElement)) ? true : undefined,
+  );
+  await pushAlpha.click();
   await localOnly().getByTestId("sync-local-only-count").filter({ hasText: "2 keys" }).waitFor();
   await syncNow();
   await eventually("local alpha on the remote", async () =>

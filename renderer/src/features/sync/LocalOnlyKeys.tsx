@@ -1,8 +1,9 @@
 import { Alert, Badge, Button, Group, Modal, Stack, Table, Text, Title, VisuallyHidden } from "@mantine/core";
 import { notifications } from "@mantine/notifications";
-import { useState } from "react";
+import { useEffect, useRef, useState } from "react";
 import type { LocalOnlyKeyDto, SyncLinkDto } from "../../../../shared/sync.ts";
 import { errorText } from "../../bridgeHooks.ts";
+import { useNavigation } from "../../navigation.ts";
 import { failed } from "./failureToast.ts";
 import { useLocalOnlyKeys, usePushLocalOnly } from "./syncHooks.ts";
 
@@ -83,25 +84,7 @@ export function LocalOnlyKeys({ link }: { link: SyncLinkDto }) {
           </Table.Thead>
           <Table.Tbody>
             {shown.map((key) => (
-              <Table.Tr key={key.key} data-testid="sync-local-only-key" data-key={key.key}>
-                <Table.Td style={{ overflowWrap: "anywhere" }}>{key.name}</Table.Td>
-                <Table.Td>
-                  <Badge size="sm" variant="dot" color={key.enabled ? "green.9" : "gray.8"}>
-                    {key.enabled ? "Enabled" : "Disabled"}
-                  </Badge>
-                </Table.Td>
-                <Table.Td ta="right">
-                  <Button
-                    size="compact-xs"
-                    variant="default"
-                    onClick={() => pushOne(key)}
-                    disabled={push.isPending}
-                    aria-label={`Push ${key.name} to the remote`}
-                  >
-                    Push
-                  </Button>
-                </Table.Td>
-              </Table.Tr>
+              <LocalOnlyRow key={key.key} syncKey={key} busy={push.isPending} onPush={() => pushOne(key)} />
             ))}
           </Table.Tbody>
         </Table>
@@ -135,5 +118,39 @@ export function LocalOnlyKeys({ link }: { link: SyncLinkDto }) {
         </Stack>
       </Modal>
     </Stack>
+  );
+}
+
+/** One local-only key; opened from its "Local only" mark in the Keys table, its Push has the focus. */
+function LocalOnlyRow(props: { syncKey: LocalOnlyKeyDto; busy: boolean; onPush(): void }) {
+  const { syncKey: key } = props;
+  const opened = useNavigation().syncKey === key.key;
+  const push = useRef<HTMLButtonElement>(null);
+  useEffect(() => {
+    if (!opened || !push.current) return;
+    push.current.scrollIntoView({ block: "center" });
+    push.current.focus({ preventScroll: true });
+  }, [opened]);
+  return (
+    <Table.Tr data-testid="sync-local-only-key" data-key={key.key} data-opened={opened || undefined}>
+      <Table.Td style={{ overflowWrap: "anywhere" }}>{key.name}</Table.Td>
+      <Table.Td>
+        <Badge size="sm" variant="dot" color={key.enabled ? "green.9" : "gray.8"}>
+          {key.enabled ? "Enabled" : "Disabled"}
+        </Badge>
+      </Table.Td>
+      <Table.Td ta="right">
+        <Button
+          ref={push}
+          size="compact-xs"
+          variant="default"
+          onClick={props.onPush}
+          disabled={props.busy}
+          aria-label={`Push ${key.name} to the remote`}
+        >
+          Push
+        </Button>
+      </Table.Td>
+    </Table.Tr>
   );
 }
