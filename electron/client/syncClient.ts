@@ -96,9 +96,18 @@ export class SyncClient {
     return this.#client.requestJson(syncPaths.link(id), syncLinkSchema);
   }
 
-  /** 409 CONFLICT when the local account is already linked. */
+  /**
+   * 409 CONFLICT when the local account is already linked; 400 naming the part of the remote's
+   * check that failed. The service checks the remote before it answers, which may take its whole
+   * request timeout towards remotes (10 s by default, more when configured): this call waits as
+   * long as a run does rather than time out first and hide the check's answer.
+   */
   createLink(request: CreateSyncLinkRequest): Promise<SyncLinkDto> {
-    return this.#client.requestJson(syncPaths.links, syncLinkSchema, { method: "POST", body: request });
+    return this.#client.requestJson(syncPaths.links, syncLinkSchema, {
+      method: "POST",
+      body: request,
+      timeoutMs: SYNC_RUN_TIMEOUT_MS,
+    });
   }
 
   updateLink(id: number, request: UpdateSyncLinkRequest): Promise<SyncLinkDto> {
