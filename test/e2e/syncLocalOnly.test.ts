@@ -153,6 +153,9 @@ test("a link whose remote refuses the credentials is refused in words, and nothi
   await failure.getByText("The remote refused the credentials").waitFor();
   assert.match((await failure.textContent()) ?? "", /refused the username or password; check them/);
   assert.match((await failure.textContent()) ?? "", /Nothing was linked/);
+  // Said once, in the form: the picker of remote accounts (which failed too) says it under itself.
+  await form.getByText(/Sub-accounts could not be listed: the username or password is wrong/).waitFor();
+  assert.equal(await page.getByTestId("query-error-banner").count(), 0);
   assert.equal(await syncView().getByTestId("sync-links-empty").count(), 1);
   assert.deepEqual(await bridge("sync.links.list"), []);
   assert.deepEqual(await seriousViolations(page, '[data-testid="sync-view"]'), []);

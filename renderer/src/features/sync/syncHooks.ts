@@ -85,6 +85,8 @@ export function useRemoteAccounts(profileId: string | null) {
     queryKey: syncQueryKeys.remoteAccounts(profileId ?? ""),
     queryFn: () => callBridge("sync.remoteAccounts", { profileId: profileId ?? "" }),
     enabled: profileId !== null,
+    // The link form says it under the remote account picker (and the link's check says why).
+    meta: { errorShownInView: true },
   });
 }
 
