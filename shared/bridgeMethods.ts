@@ -48,6 +48,8 @@ const methodSet: Record<BridgeMethod, true> = {
   "sync.outbox": true,
   "sync.outbox.discard": true,
   "sync.outbox.retry": true,
+  "sync.localOnly": true,
+  "sync.localOnly.push": true,
   "sync.localAccounts": true,
   "sync.remoteAccounts": true,
   // ---- 2FA applications and message templates ----

@@ -113,6 +113,50 @@ export interface SyncOutboxDto {
   entries: SyncOutboxEntryDto[];
 }
 
+/**
+ * A key of a linked account that the link does not carry: it was there before the account was
+ * linked (or its create was discarded). Nothing of it goes to the remote until it is pushed.
+ */
+export interface LocalOnlyKeyDto {
+  key: string;
+  name: string;
+  enabled: boolean;
+}
+
+/** `GET .../local-only`: the count of the account's local-only keys and one page of them. */
+export interface LocalOnlyKeyPageDto {
+  count: number;
+  keys: LocalOnlyKeyDto[];
+  /** Pass as `cursor` for the next page; null on the last one. */
+  nextCursor: string | null;
+}
+
+export const MAX_LOCAL_ONLY_PAGE = 1_000;
+export const DEFAULT_LOCAL_ONLY_PAGE = 100;
+
+/** `POST .../local-only/push`: these keys (one at least), or all of them; answers how many were queued. */
+export const pushLocalOnlyRequestSchema = z.union(
+  [
+    z.strictObject({
+      keys: z
+        .array(z.string().regex(/^[0-9A-F]{32}$/, { error: "must be 32-character key ids" }), {
+          error: "must be a list of key ids",
+        })
+        .min(1, { error: "must name at least one key" })
+        .max(MAX_LOCAL_ONLY_PAGE, { error: `must name at most ${MAX_LOCAL_ONLY_PAGE} keys` }),
+    }),
+    z.strictObject({ all: z.literal(true, { error: "must be true" }) }),
+  ],
+  { error: 'the request body must be {"keys": [key ids]} or {"all": true}' },
+);
+
+export type PushLocalOnlyRequest = z.input<typeof pushLocalOnlyRequestSchema>;
+
+export interface PushLocalOnlyDto {
+  /** Keys whose create was queued (keys already linked, or not local-only, are not counted). */
+  queued: number;
+}
+
 const baseUrlSchema = z
   .string({ error: "must be a string" })
   .max(2000, { error: "must be at most 2000 characters" })
@@ -160,6 +204,11 @@ export const createSyncLinkRequestSchema = z.strictObject(
       { error: "must be an object with baseUrl, username, password and accountKey" },
     ),
     intervalSeconds: intervalSchema.default(DEFAULT_SYNC_INTERVAL_SECONDS),
+    /**
+     * The remote is checked before the link is stored (reachable, credentials accepted, account
+     * theirs to manage); a failed check is a 400 naming the part that failed. false links without it.
+     */
+    check: z.boolean({ error: "must be true or false" }).default(true),
   },
   { error: "the request body must be a JSON object" },
 );
@@ -208,4 +257,8 @@ export const syncPaths = {
   /** DELETE discards a failed entry; POST .../retry puts it back in the queue. */
   outboxEntry: (id: number, entryId: number) => `${SYNC_LINKS_PATH}/${id}/outbox/${entryId}`,
   retryEntry: (id: number, entryId: number) => `${SYNC_LINKS_PATH}/${id}/outbox/${entryId}/retry`,
+  /** GET ?limit=&cursor=: the linked account's local-only keys (count and a page). */
+  localOnly: (id: number) => `${SYNC_LINKS_PATH}/${id}/local-only`,
+  /** POST {keys} or {all: true}: queues their creates on the remote. */
+  pushLocalOnly: (id: number) => `${SYNC_LINKS_PATH}/${id}/local-only/push`,
 } as const;

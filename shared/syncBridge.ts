@@ -2,8 +2,12 @@ import { z } from "zod";
 import { ANY_ID_PATTERN } from "./apiKeys.ts";
 import type { AccountDto } from "./bridge.ts";
 import {
+  DEFAULT_LOCAL_ONLY_PAGE,
+  type LocalOnlyKeyPageDto,
+  MAX_LOCAL_ONLY_PAGE,
   MAX_SYNC_INTERVAL_SECONDS,
   MIN_SYNC_INTERVAL_SECONDS,
+  type PushLocalOnlyDto,
   SYNCED_FIELDS,
   type SyncKeyDto,
   type SyncLinkDto,
@@ -27,6 +31,7 @@ const remoteAccountKey = z
   .string()
   .regex(ANY_ID_PATTERN, "must be _ (the profile's own account) or an account key")
   .default("_");
+const keyId = z.string().regex(/^[0-9A-F]{32}$/, "must be a 32-character key id");
 const intervalSeconds = z
   .int("must be a whole number of seconds")
   .min(MIN_SYNC_INTERVAL_SECONDS, `must be at least ${MIN_SYNC_INTERVAL_SECONDS} seconds`)
@@ -40,6 +45,8 @@ export const syncBridgeArgumentSchemas = {
     profileId: z.string().min(1).max(100),
     remoteAccountKey,
     intervalSeconds: intervalSeconds.optional(),
+    /** false links without checking the remote first (a remote that is down for now). */
+    check: z.boolean().optional(),
   }),
   "sync.links.update": z.strictObject({
     id: linkId,
@@ -51,13 +58,37 @@ export const syncBridgeArgumentSchemas = {
   "sync.keys": z.strictObject({ id: linkId }),
   "sync.resolve": z.strictObject({
     id: linkId,
-    key: z.string().regex(/^[0-9A-F]{32}$/, "must be a 32-character key id"),
+    key: keyId,
     field: z.enum(SYNCED_FIELDS),
     take: z.enum(["mine", "theirs"]),
   }),
   "sync.outbox": z.strictObject({ id: linkId }),
   "sync.outbox.discard": z.strictObject({ id: linkId, entryId }),
   "sync.outbox.retry": z.strictObject({ id: linkId, entryId }),
+  /** The linked account's keys the link does not carry (made before it): count and one page. */
+  "sync.localOnly": z.strictObject({
+    id: linkId,
+    limit: z
+      .int("must be a whole number")
+      .min(1, "must be at least 1")
+      .max(MAX_LOCAL_ONLY_PAGE, `must be at most ${MAX_LOCAL_ONLY_PAGE}`)
+      .default(DEFAULT_LOCAL_ONLY_PAGE),
+    cursor: z
+      .string()
+      .regex(/^[1-9]\d{0,14}$/, "must be a nextCursor of an earlier page")
+      .optional(),
+  }),
+  /** Queues the create of local-only keys on the remote: the ones named, or all of them. */
+  "sync.localOnly.push": z.union([
+    z.strictObject({
+      id: linkId,
+      keys: z
+        .array(keyId)
+        .min(1, "must name a key")
+        .max(MAX_LOCAL_ONLY_PAGE, `at most ${MAX_LOCAL_ONLY_PAGE} keys`),
+    }),
+    z.strictObject({ id: linkId, all: z.literal(true) }),
+  ]),
   /** The embedded service's accounts (whichever profile is active): the local side of a link. */
   "sync.localAccounts": z.strictObject({}).optional(),
   /** A remote profile's own account and sub-accounts: the remote side of a link. */
@@ -75,6 +106,8 @@ export interface SyncBridgeResults {
   "sync.outbox": SyncOutboxEntryDto[];
   "sync.outbox.discard": null;
   "sync.outbox.retry": SyncOutboxEntryDto;
+  "sync.localOnly": LocalOnlyKeyPageDto;
+  "sync.localOnly.push": PushLocalOnlyDto;
   "sync.localAccounts": AccountDto[];
   "sync.remoteAccounts": AccountDto[];
 }

@@ -52,8 +52,6 @@ export interface KeyServiceClientOptions {
   clientKind?: KeydeskClientKind;
 }
 
-/** `Keydesk-Client`: the kind of client calling a Keydesk key service (foreign services ignore it). */
-export type KeydeskClientKind = "desktop" | "cli" | "sync";
 /** `Keydesk-Action`: a create or update that is part of a rotation ("roll") or of a bulk enable/disable. */
 export type KeydeskAction = "rotate" | "bulk";
 
@@ -71,6 +69,10 @@ function writeHeaders(options: KeyWriteOptions): Record<string, string> {
     ...(options.action !== undefined && { "keydesk-action": options.action }),
   };
 }
+
+/** `Keydesk-Client`: the kind of client calling a Keydesk key service (foreign services ignore it). */
+export type KeydeskClientKind = "desktop" | "cli" | "sync";
+export const KEYDESK_CLIENT_HEADER = "keydesk-client";
 
 export interface KeyListFilter {
   enabled?: boolean | undefined;
@@ -473,10 +475,10 @@ export class KeyServiceClient {
     const url = `${this.baseUrl}${path}${query ? `?${query}` : ""}`;
     const headers: Record<string, string> = {
       ...options.headers,
-      ...(this.#clientKind !== undefined && { "keydesk-client": this.#clientKind }),
       authorization: this.#authorization,
       accept: "application/json",
     };
+    if (this.#clientKind !== undefined) headers[KEYDESK_CLIENT_HEADER] = this.#clientKind;
     if (options.body !== undefined) headers["content-type"] = "application/json";
     try {
       const response = await fetch(url, {

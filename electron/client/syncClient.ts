@@ -1,6 +1,8 @@
 import { z } from "zod";
 import {
   type CreateSyncLinkRequest,
+  type LocalOnlyKeyPageDto,
+  type PushLocalOnlyRequest,
   type ResolveConflictRequest,
   SYNCED_FIELDS,
   type SyncKeyDto,
@@ -71,6 +73,14 @@ export const syncOutboxEntrySchema = z.object({
 
 export const syncOutboxSchema = z.object({ entries: z.array(syncOutboxEntrySchema) });
 
+export const localOnlyKeyPageSchema = z.object({
+  count: z.int(),
+  keys: z.array(z.object({ key: z.string(), name: z.string(), enabled: z.boolean() })),
+  nextCursor: nullableString,
+});
+
+export const pushLocalOnlySchema = z.object({ queued: z.int() });
+
 export class SyncClient {
   readonly #client: KeyServiceClient;
 
@@ -86,9 +96,18 @@ export class SyncClient {
     return this.#client.requestJson(syncPaths.link(id), syncLinkSchema);
   }
 
-  /** 409 CONFLICT when the local account is already linked. */
+  /**
+   * 409 CONFLICT when the local account is already linked; 400 naming the part of the remote's
+   * check that failed. The service checks the remote before it answers, which may take its whole
+   * request timeout towards remotes (10 s by default, more when configured): this call waits as
+   * long as a run does rather than time out first and hide the check's answer.
+   */
   createLink(request: CreateSyncLinkRequest): Promise<SyncLinkDto> {
-    return this.#client.requestJson(syncPaths.links, syncLinkSchema, { method: "POST", body: request });
+    return this.#client.requestJson(syncPaths.links, syncLinkSchema, {
+      method: "POST",
+      body: request,
+      timeoutMs: SYNC_RUN_TIMEOUT_MS,
+    });
   }
 
   updateLink(id: number, request: UpdateSyncLinkRequest): Promise<SyncLinkDto> {
@@ -125,6 +144,22 @@ export class SyncClient {
   /** Discards a failed entry (its change is not sent). */
   discardEntry(id: number, entryId: number): Promise<void> {
     return this.#client.requestNoContent(syncPaths.outboxEntry(id, entryId), { method: "DELETE" });
+  }
+
+  /** The linked account's local-only keys: their count and one page. */
+  localOnly(id: number, page: { limit: number; cursor?: string | undefined }): Promise<LocalOnlyKeyPageDto> {
+    const query = new URLSearchParams({ limit: String(page.limit) });
+    if (page.cursor !== undefined) query.set("cursor", page.cursor);
+    return this.#client.requestJson(syncPaths.localOnly(id), localOnlyKeyPageSchema, { query });
+  }
+
+  /** Queues the create of local-only keys; answers how many were queued. */
+  async pushLocalOnly(id: number, request: PushLocalOnlyRequest): Promise<number> {
+    const answer = await this.#client.requestJson(syncPaths.pushLocalOnly(id), pushLocalOnlySchema, {
+      method: "POST",
+      body: request,
+    });
+    return answer.queued;
   }
 
   /** Puts a failed entry back in the queue. */

@@ -1,5 +1,4 @@
 import { randomUUID } from "node:crypto";
-import { SYNCED_FIELDS } from "../../shared/sync.ts";
 import type { StoredApiKey } from "../service/domain/apiKeyRules.ts";
 import type { KeyWriteJournal } from "../service/domain/keyWriteJournal.ts";
 import { changedFields } from "./syncedFields.ts";
@@ -11,7 +10,7 @@ import type { SyncStore } from "./syncStore.ts";
  * - A key created in a linked account becomes a linked key with a pending create (its
  *   Idempotency-Key is fixed now, so every retry of it is the same request).
  * - An update of a linked key queues the fields that changed. Keys created before the link
- *   stay local-only and queue nothing.
+ *   stay local-only and queue nothing until they are pushed (SyncEngine.pushLocalOnly).
  */
 export function createOutboxJournal(
   store: SyncStore,
@@ -22,16 +21,7 @@ export function createOutboxJournal(
     created(key: StoredApiKey) {
       const link = store.linkOfAccount(key.accountId);
       if (!link) return;
-      store.insertKeyState({ apiKeyId: key.id, linkId: link.id, remoteKey: null, base: null });
-      store.enqueue({
-        linkId: link.id,
-        apiKeyId: key.id,
-        kind: "create",
-        fields: SYNCED_FIELDS,
-        idempotencyKey: randomUUID(),
-        now: now(),
-      });
-      onQueued(link.id);
+      if (store.queueCreate(link.id, key.id, randomUUID(), now())) onQueued(link.id);
     },
     updated(before: StoredApiKey, after: StoredApiKey) {
       const state = store.keyState(after.id);

@@ -89,6 +89,26 @@ export async function pushOutbox(context: RunContext): Promise<void> {
   if (failure) throw failure;
 }
 
+/**
+ * The validFrom a key disabled here is created with on the remote: the API's create cannot set
+ * `enabled`, so the remote copy is born enabled, and until the update that disables it lands (it
+ * goes right after the create, and survives crashes and lost answers in the outbox) it must not
+ * authorize anything. A window that opens at the end of year 9999 (the last day the API's
+ * datetimes reach) does that on any service that checks validity; the update then sets
+ * enabled=false and the key's true validFrom and validTo together.
+ */
+export const NOT_YET_VALID_FROM = Date.UTC(9999, 11, 31);
+
+/**
+ * The fields a create sends for a local key: the key itself when it is enabled; when it is
+ * disabled, its window replaced by one that never opens (validTo left out: it must be after
+ * validFrom). What is sent is recorded as sent, so a lost answer is still recognized.
+ */
+export function createFieldsOf(local: Fields): Fields {
+  if (local.enabled) return local;
+  return { ...local, validFrom: NOT_YET_VALID_FROM, validTo: null };
+}
+
 /** Keys pushed at the same time. */
 export const PUSH_CONCURRENCY = 8;
 
@@ -105,7 +125,7 @@ async function pushCreate(
     if (followUp.length > 0) await pushUpdate(context, followUp);
     return;
   }
-  const sent = syncedFieldsOf(local);
+  const sent = createFieldsOf(syncedFieldsOf(local));
   // On disk before it is sent: after a crash the next pull recognizes the key if it was created.
   await data.writes.run(() => store.recordCreateAttempt(entry.id, sent, entry.fields));
   const answer = await call(() =>
@@ -127,7 +147,8 @@ async function pushCreate(
     context.problem(`the remote created key ${answer.value.key} for ${local.key} but ${remote.reason}`);
     return;
   }
-  // Also queues `enabled` (a create cannot set it) and changes made while the create was on its way.
+  // Also queues `enabled` (a create cannot set it), the true window of a key created not yet
+  // valid, and changes made while the create was on its way.
   await data.writes.run(() => claimCreate(context, entry, answer.value, remote.fields));
   const followUp = store.entriesOfKey(entry.apiKeyId).filter((other) => !other.failed);
   if (followUp.length > 0) await pushUpdate(context, followUp);

@@ -1,7 +1,9 @@
+import { randomUUID } from "node:crypto";
 import { setImmediate as nextTurn } from "node:timers/promises";
 import { formatApiDateTime } from "../../shared/datetime.ts";
 import type {
   CreateSyncLinkRequest,
+  LocalOnlyKeyPageDto,
   SyncedField,
   SyncKeyDto,
   SyncLinkDto,
@@ -11,8 +13,9 @@ import type {
 } from "../../shared/sync.ts";
 import { KeyServiceClient } from "../client/keyServiceClient.ts";
 import type { DataDir } from "../service/dataDir.ts";
-import { conflict, notFound } from "../service/errors.ts";
+import { badRequest, conflict, notFound } from "../service/errors.ts";
 import type { Account } from "../service/store/accountStore.ts";
+import { checkLinkRemote, type LinkCheckPart } from "./linkCheck.ts";
 import { createOutboxJournal } from "./outboxJournal.ts";
 import { pullKeys, remoteKeyPages } from "./pull.ts";
 import { pushOutbox } from "./push.ts";
@@ -24,6 +27,8 @@ import { type OutboxEntry, type SyncKeyState, type SyncLink, SyncStore } from ".
 
 /** Key ids looked at per step of a link's key list (most are synced, with nothing to show). */
 const STEP_KEY_IDS = 4096;
+/** Local-only keys queued per transaction by "push all". */
+const PUSH_STEP = 500;
 /** Outbox entries per step of the outbox list. */
 const STEP_ENTRIES = 256;
 
@@ -135,12 +140,17 @@ export class SyncEngine {
     request: Required<Omit<CreateSyncLinkRequest, "accountKey">>,
   ): Promise<SyncLinkDto> {
     this.#checkRemote(request.remote.baseUrl);
-    const link = await this.#data.writes.run(() => {
+    const alreadyLinked = () => {
       if (this.store.linkOfAccount(account.id)) {
         throw conflict(
           `account ${account.accountKey} is already linked to a remote; change or remove that link first`,
         );
       }
+    };
+    alreadyLinked();
+    if (request.check) await this.#checkLinkRemote(request.remote);
+    const link = await this.#data.writes.run(() => {
+      alreadyLinked();
       return this.store.insertLink({
         accountId: account.id,
         remoteBaseUrl: request.remote.baseUrl.replace(/\/+$/, ""),
@@ -153,6 +163,40 @@ export class SyncEngine {
     });
     this.#schedule(link);
     return this.toDto(link);
+  }
+
+  /**
+   * A new link's remote must answer, accept the credentials and let them manage the remote account
+   * before the link is stored: a wrong URL or password is refused at once with the part that
+   * failed, rather than stored and shown paused a moment later. (`check: false` skips it: a
+   * remote down for now can still be linked, and is then retried like any link.)
+   */
+  async #checkLinkRemote(remote: Required<CreateSyncLinkRequest>["remote"]): Promise<void> {
+    const client = this.#remoteClient(remote.baseUrl, remote.username, remote.password);
+    const check = await checkLinkRemote(client, remote.accountKey ?? "_");
+    if (check.ok) return;
+    const field: Record<LinkCheckPart, string> = {
+      reachable: "remote.baseUrl",
+      credentials: "remote.password",
+      account: "remote.accountKey",
+    };
+    throw badRequest(
+      `the link was not made: ${check.text} (send "check": false to link without this check)`,
+      { [field[check.part]]: [check.text] },
+    );
+  }
+
+  /** A client of a remote, as the engine calls it (timeouts, answer limit, Keydesk-Client: sync). */
+  #remoteClient(baseUrl: string, username: string, password: string): KeyServiceClient {
+    return new KeyServiceClient({
+      baseUrl,
+      username,
+      password,
+      clientKind: "sync",
+      signal: this.#closing.signal,
+      ...(this.#options.remoteTimeoutMs !== undefined && { timeoutMs: this.#options.remoteTimeoutMs }),
+      ...(this.#options.maxAnswerBytes !== undefined && { maxAnswerBytes: this.#options.maxAnswerBytes }),
+    });
   }
 
   /** Refused before anything is stored: the service must not be made to call remotes it does not allow. */
@@ -304,14 +348,7 @@ export class SyncEngine {
       data: this.#data,
       store: this.store,
       link,
-      client: new KeyServiceClient({
-        baseUrl: link.remoteBaseUrl,
-        username: link.remoteUsername,
-        password: this.store.remotePassword(link),
-        signal: this.#closing.signal,
-        ...(this.#options.remoteTimeoutMs !== undefined && { timeoutMs: this.#options.remoteTimeoutMs }),
-        ...(this.#options.maxAnswerBytes !== undefined && { maxAnswerBytes: this.#options.maxAnswerBytes }),
-      }),
+      client: this.#remoteClient(link.remoteBaseUrl, link.remoteUsername, this.store.remotePassword(link)),
       now: this.#now,
       progress: (progress) => {
         runtime.progress = progress;
@@ -361,6 +398,54 @@ export class SyncEngine {
       });
       this.#options.onRun?.(link, { ok: false, text: failure.text });
     }
+  }
+
+  // ---- local-only keys -----------------------------------------------------------------------
+
+  /** The count of the link's local-only keys and a page of them, after `cursor` (a nextCursor). */
+  localOnly(link: SyncLink, page: { limit: number; after: number }): LocalOnlyKeyPageDto {
+    const rows = this.store.localOnlyKeys(link.accountId, page.after, page.limit + 1);
+    const keys = rows.slice(0, page.limit);
+    const last = keys.at(-1);
+    return {
+      count: this.store.countLocalOnly(link.accountId),
+      keys: keys.map(({ key, name, enabled }) => ({ key, name, enabled })),
+      nextCursor: rows.length > page.limit && last ? String(last.id) : null,
+    };
+  }
+
+  /**
+   * Queues the create of local-only keys (the ones named, or all of them) in the outbox, like a
+   * key created after the link: a disabled one is created not yet valid and disabled right after
+   * (push.ts). Keys are taken in chunks, one transaction each, with a turn of the event loop in
+   * between. Named keys that are not the account's are a 404 before anything is queued; named keys
+   * already linked are skipped.
+   */
+  async pushLocalOnly(link: SyncLink, which: { keys: readonly string[] } | { all: true }): Promise<number> {
+    let queued = 0;
+    const queue = (ids: readonly number[]) =>
+      this.#data.writes.run(() => {
+        for (const id of ids) if (this.store.queueCreate(link.id, id, randomUUID(), this.#now())) queued++;
+      });
+    if ("keys" in which) {
+      const ids = which.keys.map((key) => {
+        const stored = this.#data.apiKeys.get(link.accountId, key);
+        if (!stored) throw notFound(`no key ${key} in the linked account`);
+        return stored.id;
+      });
+      await queue(ids);
+    } else {
+      let after = 0;
+      for (;;) {
+        const step = this.store.localOnlyKeys(link.accountId, after, PUSH_STEP);
+        if (step.length === 0) break;
+        await queue(step.map((key) => key.id));
+        after = (step.at(-1) as { id: number }).id;
+        await nextTurn();
+      }
+    }
+    if (queued > 0) this.#changeQueued(link.id);
+    return queued;
   }
 
   // ---- keys, conflicts, outbox -------------------------------------------------------------

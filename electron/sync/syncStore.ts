@@ -1,4 +1,4 @@
-import type { SyncedField } from "../../shared/sync.ts";
+import { SYNCED_FIELDS, type SyncedField } from "../../shared/sync.ts";
 import type { SecretBox } from "../service/crypto/secretBox.ts";
 import type { Db } from "../service/store/database.ts";
 import { type Fields, parseFields, serializeFields, syncedFieldsOf } from "./syncedFields.ts";
@@ -133,6 +133,13 @@ function toEntry(row: OutboxRow): OutboxEntry {
 }
 
 const passwordContext = (accountId: number) => `sync-link-password:${accountId}`;
+
+export interface LocalOnlyKey {
+  id: number;
+  key: string;
+  name: string;
+  enabled: boolean;
+}
 
 export interface LinkCounts {
   pending: number;
@@ -382,6 +389,42 @@ export class SyncStore {
 
   setRemoteMissing(apiKeyId: number, missing: boolean): void {
     this.#sql("UPDATE sync_keys SET remote_missing = ? WHERE api_key_id = ?").run(missing ? 1 : 0, apiKeyId);
+  }
+
+  // ---- local-only keys -------------------------------------------------------------------
+
+  /**
+   * Keys of the account that no link knows: made before the account was linked, or whose create
+   * was discarded. Up to `limit` of them after key id `after`, in creation order.
+   */
+  localOnlyKeys(accountId: number, after: number, limit: number): LocalOnlyKey[] {
+    return this.#sql<[number, number, number], { id: number; key: string; name: string; enabled: number }>(
+      `SELECT a.id, a.key, a.name, a.enabled FROM api_keys a
+         WHERE a.account_id = ? AND a.id > ?
+           AND NOT EXISTS (SELECT 1 FROM sync_keys k WHERE k.api_key_id = a.id)
+         ORDER BY a.id LIMIT ?`,
+    )
+      .all(accountId, after, limit)
+      .map((row) => ({ id: row.id, key: row.key, name: row.name, enabled: row.enabled === 1 }));
+  }
+
+  countLocalOnly(accountId: number): number {
+    const row = this.#sql<[number], { count: number }>(
+      `SELECT count(*) AS count FROM api_keys a
+         WHERE a.account_id = ? AND NOT EXISTS (SELECT 1 FROM sync_keys k WHERE k.api_key_id = a.id)`,
+    ).get(accountId);
+    return row?.count ?? 0;
+  }
+
+  /**
+   * Makes a key of the link's account a linked key whose create waits in the outbox (its
+   * Idempotency-Key fixed now, so every retry is the same request). False when it was linked already.
+   */
+  queueCreate(linkId: number, apiKeyId: number, idempotencyKey: string, now: number): boolean {
+    if (this.#keyState.get(apiKeyId)) return false;
+    this.insertKeyState({ apiKeyId, linkId, remoteKey: null, base: null });
+    this.enqueue({ linkId, apiKeyId, kind: "create", fields: SYNCED_FIELDS, idempotencyKey, now });
+    return true;
   }
 
   // ---- outbox --------------------------------------------------------------------------

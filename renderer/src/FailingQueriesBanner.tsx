@@ -6,11 +6,14 @@ import { BridgeFailure, errorText } from "./bridgeHooks.ts";
 /**
  * A query whose failure the page shows: one in use by a view (a failed query nothing shows any
  * more, a filter since cleared or a view since left, is not the page's problem) whose error the
- * view does not show on a field itself.
+ * view does not show on a field itself (field errors, or a query marked `meta.errorShownInView`).
  */
 export function isShownFailure(query: Query): boolean {
   return (
-    query.state.status === "error" && query.getObserversCount() > 0 && !hasFieldErrors(query.state.error)
+    query.state.status === "error" &&
+    query.getObserversCount() > 0 &&
+    !hasFieldErrors(query.state.error) &&
+    query.meta?.errorShownInView !== true
   );
 }
 

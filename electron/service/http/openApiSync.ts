@@ -1,5 +1,8 @@
 import {
   createSyncLinkRequestSchema,
+  DEFAULT_LOCAL_ONLY_PAGE,
+  MAX_LOCAL_ONLY_PAGE,
+  pushLocalOnlyRequestSchema,
   resolveConflictRequestSchema,
   SYNC_LINKS_PATH,
   SYNCED_FIELDS,
@@ -169,6 +172,31 @@ export const syncSchemas = {
     required: ["entries"],
     properties: { entries: { type: "array", items: ref("SyncOutboxEntry") } },
   },
+  LocalOnlyKeyPage: {
+    type: "object",
+    additionalProperties: false,
+    required: ["count", "keys", "nextCursor"],
+    properties: {
+      count: { ...count, description: "How many keys of the linked account the link does not carry" },
+      keys: {
+        type: "array",
+        items: {
+          type: "object",
+          additionalProperties: false,
+          required: ["key", "name", "enabled"],
+          properties: { key: { type: "string" }, name: { type: "string" }, enabled: { type: "boolean" } },
+        },
+      },
+      nextCursor: { type: ["string", "null"], description: "Pass as cursor for the next page" },
+    },
+  },
+  PushLocalOnlyAnswer: {
+    type: "object",
+    additionalProperties: false,
+    required: ["queued"],
+    properties: { queued: { ...count, description: "Keys whose create was queued" } },
+  },
+  PushLocalOnlyRequest: jsonSchemaOf(pushLocalOnlyRequestSchema),
   CreateSyncLinkRequest: jsonSchemaOf(createSyncLinkRequestSchema),
   UpdateSyncLinkRequest: jsonSchemaOf(updateSyncLinkRequestSchema),
   ResolveConflictRequest: jsonSchemaOf(resolveConflictRequestSchema),
@@ -229,7 +257,7 @@ export const syncPaths = {
     ),
     post: operation(
       "createSyncLink",
-      "Link a local account to an account of a remote instance; the first run starts at once",
+      "Link a local account to an account of a remote instance; the remote is checked first (reachable, credentials accepted, account theirs to manage: a failed check is a 400 naming the part that failed, and nothing is stored; check: false skips it); the first run starts at once",
       ok("The new link", ref("SyncLink")),
       {
         statuses: WRITE,
@@ -283,6 +311,44 @@ export const syncPaths = {
         body: "ResolveConflictRequest",
         conflict: "The key has no conflict on this field (any more); reload its state",
       },
+    ),
+  },
+  [`${link}/local-only`]: {
+    parameters: [linkId],
+    get: {
+      ...operation(
+        "listSyncLocalOnlyKeys",
+        "Keys of the linked account that the link does not carry (made before the link, or whose create was discarded): their count and a page of them in creation order",
+        ok("The count and a page", ref("LocalOnlyKeyPage")),
+        { statuses: ["400", ...READ_ONE] },
+      ),
+      parameters: [
+        {
+          name: "limit",
+          in: "query",
+          schema: {
+            type: "integer",
+            minimum: 1,
+            maximum: MAX_LOCAL_ONLY_PAGE,
+            default: DEFAULT_LOCAL_ONLY_PAGE,
+          },
+        },
+        {
+          name: "cursor",
+          in: "query",
+          description: "The nextCursor of the page before",
+          schema: { type: "string" },
+        },
+      ],
+    },
+  },
+  [`${link}/local-only/push`]: {
+    parameters: [linkId],
+    post: operation(
+      "pushSyncLocalOnlyKeys",
+      "Queue the create of local-only keys on the remote (the ones named, or all); a disabled key is created not yet valid (validFrom 9999-12-31) and disabled with its true window by the update that follows",
+      ok("How many were queued", ref("PushLocalOnlyAnswer")),
+      { statuses: WRITE, body: "PushLocalOnlyRequest" },
     ),
   },
   [`${link}/outbox`]: {

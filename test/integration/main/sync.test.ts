@@ -289,3 +289,43 @@ test("unknown links and outbox entries are NOT_FOUND; removing the link keeps th
   // The local service's HTTP API says the same as the bridge.
   assert.deepEqual((await localApi("/local/1/sync/links")).json, { links: [] });
 });
+
+test("a link whose remote fails the check is refused in words, and nothing is linked; check: false links anyway", async () => {
+  const wrong = await ok(core, "profiles.add", {
+    name: "Staging, old password",
+    baseUrl: remote.url,
+    username: REMOTE_USER,
+    password: "not the password",
+  });
+  const refused = await fails(core, "sync.links.create", { profileId: wrong.id });
+  assert.match(refused.validationErrors?.["remote.password"]?.[0] ?? "", /refused the username or password/);
+  assert.match(refused.text, /^the link was not made: /);
+  assert.deepEqual(await ok(core, "sync.links.list"), []);
+  const anyway = await ok(core, "sync.links.create", { profileId: wrong.id, check: false });
+  assert.equal(await ok(core, "sync.links.remove", { id: anyway.id }), null);
+  await ok(core, "profiles.remove", { id: wrong.id });
+});
+
+test("keys made before the link are local-only: listed with their count, and pushed one by one", async () => {
+  const made = await localApi("/settings/1/accounts/_/api-keys", "POST", { name: "made before the link" });
+  assert.equal(made.status, 200, made.text);
+  const { key } = made.json as { key: string };
+  link = await ok(core, "sync.links.create", { profileId: staging.id });
+  await ok(core, "sync.run", { id: link.id });
+  const only = await ok(core, "sync.localOnly", { id: link.id });
+  assert.equal(only.count, 1, JSON.stringify(only));
+  assert.deepEqual(only.keys, [{ key, name: "made before the link", enabled: true }]);
+  assert.equal(only.nextCursor, null);
+  assert.equal(
+    (await fails(core, "sync.localOnly.push", { id: link.id, keys: [] })).messageId,
+    "INVALID_ARGUMENT",
+  );
+  assert.deepEqual(await ok(core, "sync.localOnly.push", { id: link.id, keys: [key] }), { queued: 1 });
+  const run = await ok(core, "sync.run", { id: link.id });
+  assert.equal(run.lastError, null, JSON.stringify(run));
+  assert.equal((await ok(core, "sync.localOnly", { id: link.id })).count, 0);
+  const there = (await remoteApi("/settings/1/accounts/_/api-keys?name=made%20before%20the%20link")).json as {
+    apiKeys: unknown[];
+  };
+  assert.equal(there.apiKeys.length, 1, "created on the remote");
+});

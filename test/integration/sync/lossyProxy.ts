@@ -10,7 +10,14 @@ export interface LossyProxy {
   url: string;
   /** Requests forwarded so far, as "METHOD path". */
   seen: string[];
+  /** The `Keydesk-Client` header of each request forwarded, in the order of `seen`. */
+  clients: Array<string | undefined>;
   dropAnswer: (method: string, path: string) => boolean;
+  /**
+   * A request that matches is cut before it reaches the service: the remote went away between
+   * two calls (nothing of it is carried out).
+   */
+  cutBefore: (method: string, path: string) => boolean;
   /** Rewrites a JSON answer before it is passed on (a remote whose list lags behind, say). */
   rewrite: (method: string, path: string, json: unknown) => unknown;
   close(): Promise<void>;
@@ -21,14 +28,22 @@ export async function startLossyProxy(target: string): Promise<LossyProxy> {
   const proxy: LossyProxy = {
     url: "",
     seen: [],
+    clients: [],
     dropAnswer: () => false,
+    cutBefore: () => false,
     rewrite: (_method, _path, json) => json,
     close: () => new Promise((resolve) => server.close(() => resolve())),
   };
   const server = http.createServer((req, res) => {
     const method = req.method ?? "GET";
     const path = req.url ?? "/";
+    if (proxy.cutBefore(method, path)) {
+      req.socket.destroy();
+      return;
+    }
     proxy.seen.push(`${method} ${path}`);
+    const client = req.headers["keydesk-client"];
+    proxy.clients.push(Array.isArray(client) ? client.join(",") : client);
     const drop = proxy.dropAnswer(method, path);
     const upstream = http.request(
       { host: targetUrl.hostname, port: targetUrl.port, method, path, headers: req.headers },

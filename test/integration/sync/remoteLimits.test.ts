@@ -58,6 +58,7 @@ async function linkAndRun(baseUrl: string): Promise<{ link: SyncLinkDto; ms: num
     accountKey: "_",
     remote: { baseUrl, username: "someone", password: "whatever" },
     intervalSeconds: 3600,
+    check: false, // the run is what meets the hostile remote
   });
   assert.equal(created.status, 200, created.text);
   const started = Date.now();

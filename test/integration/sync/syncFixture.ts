@@ -134,7 +134,7 @@ export async function startPair(): Promise<SyncPair> {
 export function link(
   local: Side,
   remoteUrl: string,
-  options: { username?: string; password?: string; intervalSeconds?: number } = {},
+  options: { username?: string; password?: string; intervalSeconds?: number; check?: boolean } = {},
 ): Promise<SyncLinkDto> {
   return local.ok<SyncLinkDto>("POST", "/local/1/sync/links", {
     accountKey: "_",
@@ -144,6 +144,7 @@ export function link(
       password: options.password ?? PASSWORD,
     },
     intervalSeconds: options.intervalSeconds ?? 3600,
+    ...(options.check !== undefined && { check: options.check }),
   });
 }
 

@@ -61,13 +61,13 @@ test("a link paused by a 401 says it needs credentials; paused by the user just 
   assert.equal(linkStateLook(link({ failed: 1 })).label, "Needs attention");
 });
 
-test("the Keys table marks conflict, pending, remote-missing and failed keys only", () => {
+test("the Keys table marks conflict, pending, remote-missing, failed and local-only keys only", () => {
   assert.equal(keySyncLook("conflict")?.label, "Conflict");
   assert.equal(keySyncLook("pending")?.label, "Sync pending");
   assert.equal(keySyncLook("remote-missing")?.label, "Gone from remote");
   assert.equal(keySyncLook("failed")?.label, "Sync failed");
   assert.equal(keySyncLook("synced"), null);
-  assert.equal(keySyncLook("local-only"), null);
+  assert.equal(keySyncLook("local-only")?.label, "Local only");
   assert.equal(keySyncLook(undefined), null);
 });
 

@@ -29,6 +29,8 @@ type SyncMethods =
   | "sync.outbox"
   | "sync.outbox.discard"
   | "sync.outbox.retry"
+  | "sync.localOnly"
+  | "sync.localOnly.push"
   | "sync.localAccounts"
   | "sync.remoteAccounts";
 
@@ -151,7 +153,10 @@ export async function updateLinkCredentials(
 export const syncHandlers: HandlerTable<SyncMethods> = {
   "sync.links.list": async (_args, context) => (await localSync(context)).links(),
 
-  "sync.links.create": async ({ localAccountKey, profileId, remoteAccountKey, intervalSeconds }, context) => {
+  "sync.links.create": async (
+    { localAccountKey, profileId, remoteAccountKey, intervalSeconds, check },
+    context,
+  ) => {
     const profile = remoteProfileOrFail(context, profileId);
     const password = await passwordOf(context, profile);
     const sync = await localSync(context);
@@ -165,6 +170,7 @@ export const syncHandlers: HandlerTable<SyncMethods> = {
           accountKey: remoteAccountKey,
         },
         ...(intervalSeconds !== undefined && { intervalSeconds }),
+        ...(check !== undefined && { check }),
       }),
     );
   },
@@ -213,6 +219,17 @@ export const syncHandlers: HandlerTable<SyncMethods> = {
   "sync.outbox.retry": async ({ id, entryId }, context) => {
     const sync = await localSync(context);
     return changing(context, () => sync.retryEntry(id, entryId));
+  },
+
+  "sync.localOnly": async ({ id, limit, cursor }, context) =>
+    (await localSync(context)).localOnly(id, { limit, cursor }),
+
+  "sync.localOnly.push": async (args, context) => {
+    const sync = await localSync(context);
+    const queued = await changing(context, () =>
+      sync.pushLocalOnly(args.id, "all" in args ? { all: true } : { keys: args.keys }),
+    );
+    return { queued };
   },
 
   "sync.localAccounts": async (_args, context) => (await localClient(context)).accounts(),

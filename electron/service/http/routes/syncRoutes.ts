@@ -2,13 +2,16 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import type { z } from "zod";
 import {
   createSyncLinkRequestSchema,
+  DEFAULT_LOCAL_ONLY_PAGE,
+  MAX_LOCAL_ONLY_PAGE,
+  pushLocalOnlyRequestSchema,
   resolveConflictRequestSchema,
   SYNC_LINKS_PATH,
   updateSyncLinkRequestSchema,
 } from "../../../../shared/sync.ts";
 import type { SyncEngine } from "../../../sync/syncEngine.ts";
 import { validationErrorsOf } from "../../domain/apiKeyRules.ts";
-import { badRequest, notFound } from "../../errors.ts";
+import { badRequest, INVALID_QUERY, notFound } from "../../errors.ts";
 import type { KeyService } from "../../keyService.ts";
 import type { BasicGuard } from "../basicAuthGuard.ts";
 import { routePath } from "../methodRoutes.ts";
@@ -31,6 +34,30 @@ function idParam(request: FastifyRequest, name: string, what: string): number {
   const id = /^[1-9]\d{0,15}$/.test(text) ? Number(text) : Number.NaN;
   if (!Number.isSafeInteger(id)) throw notFound(`no ${what} ${text}`);
   return id;
+}
+
+/** `limit` (1–1,000, 100 by default) and `cursor` (a nextCursor) of the local-only list. */
+function localOnlyPage(request: FastifyRequest): { limit: number; after: number } {
+  const query = request.query as Record<string, unknown>;
+  const errors: Record<string, string[]> = {};
+  for (const name of Object.keys(query)) {
+    if (name !== "limit" && name !== "cursor") errors[name] = ["is not a known parameter"];
+  }
+  let limit = DEFAULT_LOCAL_ONLY_PAGE;
+  if (query.limit !== undefined) {
+    const text = String(query.limit);
+    limit = /^\d{1,5}$/.test(text) ? Number(text) : 0;
+    if (limit < 1 || limit > MAX_LOCAL_ONLY_PAGE)
+      errors.limit = [`must be a whole number from 1 to ${MAX_LOCAL_ONLY_PAGE}`];
+  }
+  let after = 0;
+  if (query.cursor !== undefined) {
+    const text = String(query.cursor);
+    after = /^[1-9]\d{0,14}$/.test(text) ? Number(text) : 0;
+    if (after === 0) errors.cursor = ["must be a nextCursor of an earlier page"];
+  }
+  if (Object.keys(errors).length > 0) throw badRequest(INVALID_QUERY, errors);
+  return { limit, after };
 }
 
 const noContent = (reply: FastifyReply) => reply.code(204).send();
@@ -86,6 +113,22 @@ export function registerSyncRoutes(
       const link = await linkOf(request);
       const { field, take } = parseBody(resolveConflictRequestSchema, request.body);
       return engine.resolve(link, (request.params as { key: string }).key, field, take);
+    },
+  });
+
+  routePath(app, `${LINK_PATH}/local-only`, {
+    get: async (request) => {
+      const link = await linkOf(request);
+      return engine.localOnly(link, localOnlyPage(request));
+    },
+  });
+
+  routePath(app, `${LINK_PATH}/local-only/push`, {
+    post: async (request) => {
+      const link = await linkOf(request);
+      return {
+        queued: await engine.pushLocalOnly(link, parseBody(pushLocalOnlyRequestSchema, request.body)),
+      };
     },
   });
 

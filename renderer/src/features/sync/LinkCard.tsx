@@ -24,6 +24,7 @@ import { WHOLE_BADGE } from "../../wholeBadge.ts";
 import { ProfileForm } from "../profiles/ProfileForm.tsx";
 import { failed } from "./failureToast.ts";
 import { KeysNeedingAttention } from "./KeysNeedingAttention.tsx";
+import { LocalOnlyKeys } from "./LocalOnlyKeys.tsx";
 import { OutboxList } from "./OutboxList.tsx";
 import { RemoveLinkDialog } from "./RemoveLinkDialog.tsx";
 import { useRunLink, useUpdateLink } from "./syncHooks.ts";
@@ -237,6 +238,7 @@ export function LinkCard(props: {
         </Group>
 
         <KeysNeedingAttention link={link} />
+        <LocalOnlyKeys link={link} />
         <OutboxList link={link} />
       </Stack>
 

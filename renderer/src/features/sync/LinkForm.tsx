@@ -29,6 +29,23 @@ interface LinkValues {
   intervalSeconds: number | string;
 }
 
+/** The parts of the service's check of a new link's remote, as the 400's validationErrors name them. */
+const CHECK_TITLES: Record<string, string> = {
+  "remote.baseUrl": "The remote is not reachable",
+  "remote.password": "The remote refused the credentials",
+  "remote.accountKey": "The credentials may not manage that remote account",
+};
+
+/** The failed part of the link check, when the failure is one: its title and the service's words. */
+export function linkCheckFailureOf(error: unknown): { title: string; text: string } | null {
+  if (!(error instanceof BridgeFailure)) return null;
+  for (const [field, messages] of Object.entries(error.error.validationErrors ?? {})) {
+    const title = CHECK_TITLES[field];
+    if (title) return { title, text: messages.join("; ") };
+  }
+  return null;
+}
+
 function localOptions(accounts: readonly AccountDto[] | undefined) {
   if (!accounts) return [{ value: "_", label: "Own account" }];
   return accounts.map((account) => ({
@@ -74,13 +91,14 @@ export function LinkForm(props: {
   });
   const profileId = form.getValues().profileId;
   const remoteAccounts = useRemoteAccounts(profileId);
-  const submit = form.onSubmit((values) => {
+  const link = (values: LinkValues, check: boolean) =>
     create.mutate(
       {
         localAccountKey: values.localAccountKey,
         profileId: values.profileId ?? "",
         remoteAccountKey: values.remoteAccountKey,
         intervalSeconds: Number(values.intervalSeconds),
+        ...(!check && { check: false }),
       },
       {
         onSuccess: () => {
@@ -92,6 +110,7 @@ export function LinkForm(props: {
           form.reset();
         },
         onError: (error) => {
+          if (linkCheckFailureOf(error)) return;
           if (error instanceof BridgeFailure && error.error.messageId === "CONFLICT") {
             form.setFieldError("localAccountKey", error.error.text);
             return;
@@ -107,10 +126,12 @@ export function LinkForm(props: {
         },
       },
     );
-  });
+  const submit = form.onSubmit((values) => link(values, true));
+  const checkFailure = linkCheckFailureOf(create.error);
   const fieldErrors =
-    create.error instanceof BridgeFailure &&
-    (create.error.error.messageId === "CONFLICT" || create.error.error.validationErrors !== undefined);
+    checkFailure !== null ||
+    (create.error instanceof BridgeFailure &&
+      (create.error.error.messageId === "CONFLICT" || create.error.error.validationErrors !== undefined));
 
   return (
     <Card withBorder component="section" aria-labelledby="sync-form-title" data-testid="sync-link-form">
@@ -170,6 +191,36 @@ export function LinkForm(props: {
               {...form.getInputProps("intervalSeconds")}
             />
           </SimpleGrid>
+          {checkFailure && (
+            <Alert
+              color="red.9"
+              role="alert"
+              title={checkFailure.title}
+              data-testid="sync-link-check-failure"
+            >
+              <Stack gap="xs">
+                <Text size="sm">{checkFailure.text}</Text>
+                <Text size="sm">
+                  Nothing was linked. Fix the remote profile, or link anyway: the link then retries until the
+                  remote answers.
+                </Text>
+                <Group gap="xs">
+                  <Button size="compact-sm" variant="default" onClick={props.onOpenProfiles}>
+                    Edit remote profiles
+                  </Button>
+                  <Button
+                    size="compact-sm"
+                    variant="outline"
+                    color="red.9"
+                    loading={create.isPending}
+                    onClick={() => link(form.getValues(), false)}
+                  >
+                    Link anyway
+                  </Button>
+                </Group>
+              </Stack>
+            </Alert>
+          )}
           {create.isError && !fieldErrors && (
             <Alert color="red.9" role="alert">
               {errorText(create.error)}

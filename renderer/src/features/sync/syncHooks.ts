@@ -1,6 +1,13 @@
 // React Query hooks of the Sync view: one per bridge operation, kept live by "sync-changed" events.
 
-import { type QueryClient, useMutation, useQueries, useQuery, useQueryClient } from "@tanstack/react-query";
+import {
+  type QueryClient,
+  useInfiniteQuery,
+  useMutation,
+  useQueries,
+  useQuery,
+  useQueryClient,
+} from "@tanstack/react-query";
 import { useEffect } from "react";
 import type { BridgeArgs } from "../../../../shared/bridge.ts";
 import type { SyncKeyDto, SyncKeyState, SyncLinkDto } from "../../../../shared/sync.ts";
@@ -14,6 +21,8 @@ export const syncQueryKeys = {
   links: () => ["sync.links.list"] as const,
   keys: (id: number) => ["sync.keys", id] as const,
   outbox: (id: number) => ["sync.outbox", id] as const,
+  localOnly: (id: number) => ["sync.localOnly", id] as const,
+  localOnlyMarks: (id: number) => ["sync.localOnly", id, "marks"] as const,
   localAccounts: () => ["sync.localAccounts"] as const,
   remoteAccounts: (profileId: string) => ["sync.remoteAccounts", profileId] as const,
 };
@@ -29,6 +38,8 @@ function refreshStale(queryClient: QueryClient, links: SyncLinkDto[]): void {
   if (stale.details) {
     void queryClient.invalidateQueries({ queryKey: ["sync.keys"] });
     void queryClient.invalidateQueries({ queryKey: ["sync.outbox"] });
+    // A pull may link a local-only key again (the remote lists its publicApiKey).
+    void queryClient.invalidateQueries({ queryKey: ["sync.localOnly"] });
   }
 }
 
@@ -74,6 +85,8 @@ export function useRemoteAccounts(profileId: string | null) {
     queryKey: syncQueryKeys.remoteAccounts(profileId ?? ""),
     queryFn: () => callBridge("sync.remoteAccounts", { profileId: profileId ?? "" }),
     enabled: profileId !== null,
+    // The link form says it under the remote account picker (and the link's check says why).
+    meta: { errorShownInView: true },
   });
 }
 
@@ -104,6 +117,7 @@ function useSyncMutation<A, R>(call: (args: A) => Promise<R>, options: { keysCha
         queryClient.invalidateQueries({ queryKey: syncQueryKeys.links() }),
         queryClient.invalidateQueries({ queryKey: ["sync.keys"] }),
         queryClient.invalidateQueries({ queryKey: ["sync.outbox"] }),
+        queryClient.invalidateQueries({ queryKey: ["sync.localOnly"] }),
         ...(options.keysChange ? [invalidateKeyLists(queryClient)] : []),
       ]),
   });
@@ -144,6 +158,38 @@ export function useRetryEntry() {
   return useSyncMutation((args: BridgeArgs<"sync.outbox.retry">) => callBridge("sync.outbox.retry", args));
 }
 
+/** Keys of a page of the local-only list in the Sync view ("Show more" asks for the next). */
+export const LOCAL_ONLY_PAGE = 50;
+
+/** The link's local-only keys (made before the link): their count, page after page. */
+export function useLocalOnlyKeys(id: number) {
+  return useInfiniteQuery({
+    queryKey: syncQueryKeys.localOnly(id),
+    queryFn: ({ pageParam }) =>
+      callBridge("sync.localOnly", {
+        id,
+        limit: LOCAL_ONLY_PAGE,
+        ...(pageParam !== undefined && { cursor: pageParam }),
+      }),
+    initialPageParam: undefined as string | undefined,
+    getNextPageParam: (last) => last.nextCursor ?? undefined,
+  });
+}
+
+/** Pushes local-only keys (some, or all): their creates are queued and go out at the next run. */
+export function usePushLocalOnly() {
+  return useSyncMutation(
+    (args: BridgeArgs<"sync.localOnly.push">) => callBridge("sync.localOnly.push", args),
+    { keysChange: true },
+  );
+}
+
+/**
+ * How many local-only keys the Keys table marks per link: the first ones in creation order. An
+ * account linked with more keys than this marks only those (the Sync view lists them all).
+ */
+export const LOCAL_ONLY_MARKS = 1_000;
+
 /**
  * The sync state of the keys of a local account, for the Keys table's badges: empty unless the
  * Local profile is active and the account is linked. One sync.keys call per link of the account.
@@ -160,17 +206,31 @@ export function useSyncKeyStates(accountKey: string): ReadonlyMap<string, SyncKe
   useSyncEvents();
   const linked = local ? linksOfAccount(links.data, accountKey, accounts.data) : [];
   return useQueries({
-    queries: linked.map((link) => ({
-      queryKey: syncQueryKeys.keys(link.id),
-      queryFn: () => callBridge("sync.keys", { id: link.id }),
-    })),
+    queries: [
+      ...linked.map((link) => ({
+        queryKey: syncQueryKeys.keys(link.id),
+        queryFn: async (): Promise<SyncKeyMark[]> => callBridge("sync.keys", { id: link.id }),
+      })),
+      ...linked.map((link) => ({
+        queryKey: syncQueryKeys.localOnlyMarks(link.id),
+        queryFn: async (): Promise<SyncKeyMark[]> =>
+          (await callBridge("sync.localOnly", { id: link.id, limit: LOCAL_ONLY_MARKS })).keys.map((key) => ({
+            key: key.key,
+            state: "local-only" as const,
+          })),
+      })),
+    ],
     combine: keyStatesOf,
   });
 }
 
+type SyncKeyMark = Pick<SyncKeyDto, "key" | "state">;
+
 const NO_STATES: ReadonlyMap<string, SyncKeyState> = new Map();
 
-function keyStatesOf(results: Array<{ data?: SyncKeyDto[] | undefined }>): ReadonlyMap<string, SyncKeyState> {
+function keyStatesOf(
+  results: Array<{ data?: SyncKeyMark[] | undefined }>,
+): ReadonlyMap<string, SyncKeyState> {
   if (results.every((result) => !result.data?.length)) return NO_STATES;
   const states = new Map<string, SyncKeyState>();
   for (const result of results) for (const key of result.data ?? []) states.set(key.key, key.state);

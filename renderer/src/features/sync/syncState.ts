@@ -36,7 +36,10 @@ export function linkStateLook(
   }
 }
 
-/** The Keys table's badge of a linked key; null for the states that need no attention. */
+/**
+ * The Keys table's badge of a key of a linked account; null for the states that need no attention.
+ * "Local only": a key the link does not carry (made before it), which the admin may want to push.
+ */
 export function keySyncLook(state: SyncKeyState | undefined): StateLook | null {
   switch (state) {
     case "conflict":
@@ -47,6 +50,8 @@ export function keySyncLook(state: SyncKeyState | undefined): StateLook | null {
       return { label: "Gone from remote", color: "orange.9" };
     case "failed":
       return { label: "Sync failed", color: "red.9" };
+    case "local-only":
+      return { label: "Local only", color: "gray.8" };
     default:
       return null;
   }
@@ -63,6 +68,8 @@ export function keySyncWhy(state: SyncKeyState): string {
       return "The key was deleted or is no longer visible on the remote.";
     case "failed":
       return "The last attempt to send its changes failed.";
+    case "local-only":
+      return "It was here before the account was linked: it is not on the remote until you push it.";
     default:
       return "";
   }

@@ -34,6 +34,19 @@ export async function probeSync(prober: Prober): Promise<void> {
   await prober.ok({ method: "PUT", path: link, body: { intervalSeconds: 3600 } });
   await prober.probe(400, { method: "PUT", path: link, body: { intervalSeconds: 1 } });
   await prober.probe(404, { method: "PUT", path: `${LINKS}/999`, body: { intervalSeconds: 3600 } });
+  // The world's keys were made before the link: local-only, listed and one of them pushed.
+  const only = await prober.ok<{ count: number; keys: { key: string; enabled: boolean }[] }>({
+    path: `${link}/local-only?limit=1000`,
+  });
+  const pushed = only.keys.find((each) => each.enabled);
+  assert.ok(pushed, JSON.stringify(only));
+  await prober.probe(400, { path: `${link}/local-only?limit=0` });
+  await prober.probe(404, { path: `${LINKS}/999/local-only` });
+  const pushPath = `${link}/local-only/push`;
+  await prober.probe(400, { method: "POST", path: pushPath, body: {} });
+  await prober.probe(404, { method: "POST", path: pushPath, body: { keys: [UNKNOWN_ID] } });
+  await prober.probe(404, { method: "POST", path: `${LINKS}/999/local-only/push`, body: { all: true } });
+  await prober.ok({ method: "POST", path: pushPath, body: { keys: [pushed.key] } });
   await prober.ok({ method: "POST", path: `${link}/run` });
   await prober.probe(404, { method: "POST", path: `${LINKS}/999/run` });
 

@@ -154,6 +154,27 @@ test("keys, resolve and the outbox use the contract's paths; discard answers not
   assert.deepEqual(JSON.parse(seen[1]?.body ?? ""), { field: "name", take: "theirs" });
 });
 
+test("local-only keys: a page with limit and cursor, and a push of some or all", async () => {
+  const page = { count: 2, keys: [{ key: KEY, name: "billing", enabled: false }], nextCursor: "41" };
+  answer = { status: 200, body: page };
+  assert.deepEqual(await sync.localOnly(7, { limit: 1 }), page);
+  assert.deepEqual(await sync.localOnly(7, { limit: 1, cursor: "41" }), page);
+  answer = { status: 200, body: { queued: 1 } };
+  assert.equal(await sync.pushLocalOnly(7, { keys: [KEY] }), 1);
+  assert.equal(await sync.pushLocalOnly(7, { all: true }), 1);
+  assert.deepEqual(
+    seen.map((each) => `${each.method} ${each.url}`),
+    [
+      "GET /local/1/sync/links/7/local-only?limit=1",
+      "GET /local/1/sync/links/7/local-only?limit=1&cursor=41",
+      "POST /local/1/sync/links/7/local-only/push",
+      "POST /local/1/sync/links/7/local-only/push",
+    ],
+  );
+  assert.deepEqual(JSON.parse(seen[2]?.body ?? ""), { keys: [KEY] });
+  assert.deepEqual(JSON.parse(seen[3]?.body ?? ""), { all: true });
+});
+
 test("the service's error body comes back as a BridgeFailure with its messageId and status", async () => {
   answer = {
     status: 409,

@@ -1,0 +1,227 @@
+import assert from "node:assert/strict";
+import { mkdir } from "node:fs/promises";
+import { join } from "node:path";
+import { after, before, test } from "node:test";
+import type { Browser, Locator, Page } from "playwright-core";
+import { seriousViolations } from "../harness/axe.ts";
+import {
+  chromiumMissing,
+  launchChromium,
+  skipWithoutChromium,
+  watchPageErrors,
+} from "../harness/chromium.ts";
+import { eventually } from "../harness/eventually.ts";
+import {
+  addAccount,
+  basic,
+  makeTempDir,
+  REPO_ROOT,
+  removeDir,
+  request,
+  type ServeProcess,
+  startServe,
+} from "../harness/keyServiceProcess.ts";
+import { callBridge, startWebHost, type WebHostProcess } from "../harness/webHostProcess.ts";
+
+/**
+ * The lifecycle parts of sync in Chromium: a link whose remote refuses the credentials is refused
+ * in words in the form; keys that were in the account before the link show as local-only (count,
+ * list, a "Local only" badge in the Keys table) and are pushed one by one and then all together.
+ */
+
+const RESULTS = join(REPO_ROOT, "test-results");
+const REMOTE_USER = "team-admin";
+const REMOTE_PASSWORD = "team-password-1";
+const SIZES = [
+  { width: 800, height: 500 },
+  { width: 1440, height: 900 },
+];
+
+let dataDir: string;
+let remoteDir: string;
+let host: WebHostProcess;
+let remote: ServeProcess;
+let browser: Browser;
+let page: Page;
+const problems: string[] = [];
+let local: { baseUrl: string; username: string; password: string };
+
+const bridge = <T>(method: string, args?: unknown) => callBridge<T>(host, method, args);
+
+async function api(side: "local" | "remote", path: string, method = "GET", body?: unknown) {
+  const [url, authorization] =
+    side === "local"
+      ? [local.baseUrl, basic(local.username, local.password)]
+      : [remote.url, basic(REMOTE_USER, REMOTE_PASSWORD)];
+  const answer = await request(url, { method, path, authorization, body });
+  assert.ok(answer.status < 300, `${method} ${path} on the ${side} service: ${answer.status} ${answer.text}`);
+  return answer.json;
+}
+
+const remoteKeys = async () =>
+  (
+    (await api("remote", "/settings/1/accounts/_/api-keys")) as {
+      apiKeys: { name: string; enabled: boolean }[];
+    }
+  ).apiKeys;
+
+before(async () => {
+  if (chromiumMissing) return;
+  dataDir = await makeTempDir("keydesk-e2e-sync-local-only-");
+  remoteDir = await makeTempDir("keydesk-e2e-sync-local-only-remote-");
+  await addAccount(remoteDir, REMOTE_USER, REMOTE_PASSWORD);
+  remote = await startServe({ dataDir: remoteDir });
+  await api("remote", "/settings/1/accounts/_/api-keys", "POST", { name: "remote gateway" });
+  host = await startWebHost({ dataDir });
+  local = await bridge("profiles.revealLocalCredentials");
+  for (const name of ["local alpha", "local beta", "local gamma (disabled)"]) {
+    const made = (await api("local", "/settings/1/accounts/_/api-keys", "POST", { name })) as { key: string };
+    if (name.includes("disabled"))
+      await api("local", `/settings/1/accounts/_/api-keys/${made.key}`, "PUT", { enabled: false });
+  }
+  await bridge("profiles.add", {
+    name: "Team (old password)",
+    baseUrl: remote.url,
+    username: REMOTE_USER,
+    password: "an old password",
+  });
+  await bridge("profiles.add", {
+    name: "Team",
+    baseUrl: remote.url,
+    username: REMOTE_USER,
+    password: REMOTE_PASSWORD,
+  });
+  browser = await launchChromium();
+  page = await (await browser.newContext()).newPage();
+  watchPageErrors(page, problems);
+  await page.goto(host.pageUrl);
+  await page.getByTestId("service-status").waitFor({ timeout: 15_000 });
+  await mkdir(RESULTS, { recursive: true });
+});
+
+after(async () => {
+  await browser?.close();
+  if (host) assert.equal((await host.stop()).code, 0);
+  if (remote) assert.equal((await remote.stop("SIGTERM")).code, 0);
+  if (dataDir) await removeDir(dataDir);
+  if (remoteDir) await removeDir(remoteDir);
+});
+
+async function choose(scope: Locator, label: string, option: string | RegExp): Promise<void> {
+  await scope.getByRole("combobox", { name: label, exact: true }).click();
+  await page.getByRole("option", { name: option }).click();
+}
+
+const syncView = () => page.getByTestId("sync-view");
+const linkCard = () => syncView().getByTestId("sync-link");
+const localOnly = () => linkCard().getByTestId("sync-local-only");
+
+async function closeToasts(): Promise<void> {
+  const closeButtons = page.getByRole("button", { name: "Close notification" });
+  for (let left = 10; left > 0 && (await closeButtons.count()) > 0; left--) {
+    await closeButtons
+      .first()
+      .click({ timeout: 2000 })
+      .catch(() => {}); // closed by itself meanwhile
+  }
+  await closeButtons.first().waitFor({ state: "detached" });
+}
+
+async function screenshots(name: string, locator: Locator): Promise<void> {
+  for (const size of SIZES) {
+    await page.setViewportSize(size);
+    await locator.scrollIntoViewIfNeeded();
+    await page.screenshot({ path: join(RESULTS, `${name}-${size.width}x${size.height}.png`) });
+  }
+}
+
+async function syncNow(): Promise<void> {
+  const answered = page.waitForResponse((response) => response.url().endsWith("/bridge/sync.run"));
+  await linkCard()
+    .getByRole("button", { name: /^Sync now/ })
+    .click();
+  assert.equal((await answered).status(), 200);
+}
+
+test("a link whose remote refuses the credentials is refused in words, and nothing is linked", async (t) => {
+  if (skipWithoutChromium(t)) return;
+  await page.getByRole("tab", { name: "Sync" }).click();
+  const form = syncView().getByTestId("sync-link-form");
+  await choose(form, "Remote profile", /^Team \(old password\)/);
+  await form.getByRole("button", { name: "Link accounts" }).click();
+  const failure = form.getByTestId("sync-link-check-failure");
+  await failure.getByText("The remote refused the credentials").waitFor();
+  assert.match((await failure.textContent()) ?? "", /refused the username or password; check them/);
+  assert.match((await failure.textContent()) ?? "", /Nothing was linked/);
+  // Said once, in the form: the picker of remote accounts (which failed too) says it under itself.
+  await form.getByText(/Sub-accounts could not be listed: the username or password is wrong/).waitFor();
+  assert.equal(await page.getByTestId("query-error-banner").count(), 0);
+  assert.equal(await syncView().getByTestId("sync-links-empty").count(), 1);
+  assert.deepEqual(await bridge("sync.links.list"), []);
+  assert.deepEqual(await seriousViolations(page, '[data-testid="sync-view"]'), []);
+  await screenshots("sync-link-check-failure", failure);
+});
+
+test("keys made before the link are shown local-only, in the Sync view and the Keys table, and pushed", async (t) => {
+  if (skipWithoutChromium(t)) return;
+  const form = syncView().getByTestId("sync-link-form");
+  await choose(form, "Remote profile", /^Team \(team-admin/);
+  await form.getByRole("button", { name: "Link accounts" }).click();
+  await linkCard().waitFor();
+  assert.equal(await form.getByTestId("sync-link-check-failure").count(), 0);
+  await syncNow();
+  await localOnly().getByTestId("sync-local-only-count").filter({ hasText: "3 keys" }).waitFor();
+  assert.equal(await localOnly().getByTestId("sync-local-only-key").count(), 3);
+  assert.deepEqual(await seriousViolations(page, '[data-testid="sync-view"]'), []);
+  await closeToasts();
+  await screenshots("sync-local-only", localOnly());
+
+  // The Keys table marks them; the mirrored remote key has no mark.
+  await page.getByRole("tab", { name: "Keys" }).click();
+  const row = (name: string) => page.getByTestId("key-row").filter({ hasText: name });
+  await row("local alpha").getByTestId("key-sync-state").filter({ hasText: "Local only" }).waitFor();
+  await row("remote gateway").waitFor();
+  assert.equal(await row("remote gateway").getByTestId("key-sync-state").count(), 0);
+  await screenshots("keys-local-only", row("local alpha"));
+
+  // The mark opens the Sync view at that key's Push; one by one.
+  await row("local alpha").getByTestId("key-sync-state").click();
+  const pushAlpha = localOnly().getByRole("button", { name: "Push local alpha to the remote" });
+  await eventually("the key's Push to have the focus", async () =>
+    (await pushAlpha.evaluate((button) => button === document.activeElement)) ? true : undefined,
+  );
+  await pushAlpha.click();
+  await localOnly().getByTestId("sync-local-only-count").filter({ hasText: "2 keys" }).waitFor();
+  await syncNow();
+  await eventually("local alpha on the remote", async () =>
+    (await remoteKeys()).some((key) => key.name === "local alpha") ? true : undefined,
+  );
+
+  // All, after a confirmation.
+  await localOnly().getByRole("button", { name: "Push all 2" }).click();
+  const dialog = page.getByRole("dialog");
+  await dialog.getByText(/takes the remote's publicApiKey/).waitFor();
+  assert.deepEqual(await seriousViolations(page, '[role="dialog"]'), []);
+  await dialog.getByRole("button", { name: "Push all 2" }).click();
+  await dialog.waitFor({ state: "hidden" });
+  await localOnly().waitFor({ state: "detached" });
+  await syncNow();
+  await linkCard().getByTestId("sync-state").filter({ hasText: "Up to date" }).waitFor();
+  const there = await remoteKeys();
+  assert.deepEqual(there.map((key) => key.name).sort(), [
+    "local alpha",
+    "local beta",
+    "local gamma (disabled)",
+    "remote gateway",
+  ]);
+  assert.equal(there.find((key) => key.name === "local gamma (disabled)")?.enabled, false);
+
+  await page.getByRole("tab", { name: "Keys" }).click();
+  await row("local beta").waitFor();
+  await eventually("no Local only mark left", async () =>
+    (await page.getByTestId("key-sync-state").filter({ hasText: "Local only" }).count()) === 0
+      ? true
+      : undefined,
+  );
+  assert.deepEqual(problems, []);
+});
