@@ -1,6 +1,7 @@
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, type RouteOptions } from "fastify";
 import pino from "pino";
 import { SyncEngine, type SyncEngineOptions } from "../../sync/syncEngine.ts";
+import { AuditHistory } from "../auditHistory.ts";
 import { AppKeyAuthorizer } from "../auth/appKeyAuthorizer.ts";
 import { BasicAuthenticator } from "../auth/basicAuthenticator.ts";
 import { FailureThrottle, type ThrottleOptions } from "../auth/failureThrottle.ts";
@@ -28,6 +29,7 @@ import { redactUrl, requestLogFields } from "./logRedaction.ts";
 import { writeClientError } from "./parserRefusals.ts";
 import { registerApiKeyRoutes } from "./routes/apiKeyRoutes.ts";
 import { registerLocalAccountRoutes } from "./routes/localAccountRoutes.ts";
+import { registerLocalAuditRoutes } from "./routes/localAuditRoutes.ts";
 import { registerLocalPinRoutes } from "./routes/localPinRoutes.ts";
 import { registerOpenApiRoute } from "./routes/openApiRoute.ts";
 import { registerSyncRoutes } from "./routes/syncRoutes.ts";
@@ -160,6 +162,7 @@ export function buildHttpApp(data: DataDir, options: HttpAppOptions = {}): KeySe
   registerTfaRoutes(app, tfa, requireCaller);
   registerLocalPinRoutes(app, tfa, requireBasic);
   registerLocalAccountRoutes(app, data.accounts, requireBasic);
+  registerLocalAuditRoutes(app, new AuditHistory(data, keys), requireBasic);
   const sync = new SyncEngine(data, {
     ...(options.now && { now: options.now }),
     onRun: (link, outcome) =>
