@@ -45,6 +45,12 @@ export interface KeyServiceClientOptions {
   signal?: AbortSignal;
   /** Answers above this many bytes are refused while they stream in; 256 MB by default. */
   maxAnswerBytes?: number;
+  /**
+   * Sent as `Keydesk-Client` on every request, so our own service's audit history records
+   * through what a change was made (`desktop` by default; the sync engine says `sync`).
+   * Other services ignore the header.
+   */
+  clientKind?: "desktop" | "sync";
 }
 
 export interface KeyListFilter {
@@ -142,6 +148,7 @@ export class KeyServiceClient {
   readonly #timeoutMs: number;
   readonly #signal: AbortSignal | undefined;
   readonly #maxAnswerBytes: number;
+  readonly #clientKind: string;
 
   constructor(options: KeyServiceClientOptions) {
     this.baseUrl = options.baseUrl.replace(/\/+$/, "");
@@ -150,6 +157,7 @@ export class KeyServiceClient {
     this.#timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
     this.#signal = options.signal;
     this.#maxAnswerBytes = options.maxAnswerBytes ?? DEFAULT_MAX_ANSWER_BYTES;
+    this.#clientKind = options.clientKind ?? "desktop";
   }
 
   // ---- keys ----------------------------------------------------------------------------
@@ -308,7 +316,11 @@ export class KeyServiceClient {
     const connect = async () => {
       try {
         const response = await fetch(`${this.baseUrl}/local/1/pins/stream`, {
-          headers: { authorization: this.#authorization, accept: "text/event-stream" },
+          headers: {
+            authorization: this.#authorization,
+            accept: "text/event-stream",
+            "keydesk-client": this.#clientKind,
+          },
           signal: controller.signal,
         });
         if (response.ok && response.body) await readEvents(response.body, onPin);
@@ -443,6 +455,7 @@ export class KeyServiceClient {
       ...options.headers,
       authorization: this.#authorization,
       accept: "application/json",
+      "keydesk-client": this.#clientKind,
     };
     if (options.body !== undefined) headers["content-type"] = "application/json";
     try {

@@ -11,6 +11,7 @@ import type {
 } from "../../shared/sync.ts";
 import { KeyServiceClient } from "../client/keyServiceClient.ts";
 import type { DataDir } from "../service/dataDir.ts";
+import { type AuditOrigin, fieldChanges } from "../service/domain/auditEntries.ts";
 import { conflict, notFound } from "../service/errors.ts";
 import type { Account } from "../service/store/accountStore.ts";
 import { createOutboxJournal } from "./outboxJournal.ts";
@@ -308,6 +309,7 @@ export class SyncEngine {
         baseUrl: link.remoteBaseUrl,
         username: link.remoteUsername,
         password: this.store.remotePassword(link),
+        clientKind: "sync",
         signal: this.#closing.signal,
         ...(this.#options.remoteTimeoutMs !== undefined && { timeoutMs: this.#options.remoteTimeoutMs }),
         ...(this.#options.maxAnswerBytes !== undefined && { maxAnswerBytes: this.#options.maxAnswerBytes }),
@@ -427,6 +429,7 @@ export class SyncEngine {
     key: string,
     field: SyncedField,
     take: "mine" | "theirs",
+    origin?: AuditOrigin,
   ): Promise<SyncKeyDto> {
     const local = this.#data.apiKeys.get(link.accountId, key);
     const state = local && this.store.keyState(local.id);
@@ -445,6 +448,19 @@ export class SyncEngine {
       const theirs = { ...stored, ...(current.conflict as Partial<Fields>) } as Fields;
       let base = current.base;
       for (const f of fields) base = withField(base, f, theirs);
+      // From the value that was here to the value that wins, whichever side's it is.
+      const [from, to] = take === "theirs" ? [stored, theirs] : [theirs, stored];
+      const changes = Object.fromEntries(
+        Object.entries(fieldChanges(from, to)).filter(([f]) => (fields as string[]).includes(f)),
+      );
+      this.#data.audit.append({
+        at: this.#now(),
+        accountId: stored.accountId,
+        ...(origin ?? { actor: "unknown", channel: "api", address: null, reason: null }),
+        action: "sync-resolve",
+        key: stored.key,
+        changes,
+      });
       if (take === "theirs") {
         let next: Fields = stored;
         for (const f of fields) next = withField(next, f, theirs);
