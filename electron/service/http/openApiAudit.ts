@@ -1,5 +1,5 @@
 import { AUDIT_ACTIONS, AUDIT_CHANNELS, AUDIT_REASONS } from "../../../shared/audit.ts";
-import { DEFAULT_AUDIT_PAGE, MAX_AUDIT_PAGE } from "../auditHistory.ts";
+import { DEFAULT_AUDIT_PAGE, MAX_AUDIT_PAGE } from "../audit/auditHistory.ts";
 import { BASIC_CHALLENGE, errorResponse } from "./openApiErrors.ts";
 import { API_DATETIME, json, ref } from "./openApiParts.ts";
 

@@ -1,5 +1,5 @@
 import type { FastifyInstance } from "fastify";
-import type { AuditHistory } from "../../auditHistory.ts";
+import type { AuditHistory } from "../../audit/auditHistory.ts";
 import type { BasicGuard } from "../basicAuthGuard.ts";
 import { routePath } from "../methodRoutes.ts";
 

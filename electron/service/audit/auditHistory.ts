@@ -1,13 +1,13 @@
 import { z } from "zod";
-import { KEY_ID_PATTERN } from "../../shared/apiKeys.ts";
-import type { AuditPageDto } from "../../shared/audit.ts";
-import { DATETIME_FORMAT_HINT, parseApiDateTime } from "../../shared/datetime.ts";
-import type { DataDir } from "./dataDir.ts";
-import { validationErrorsOf } from "./domain/apiKeyRules.ts";
-import { decodeListCursor, encodeListCursor } from "./domain/listCursor.ts";
-import { badRequest, INVALID_QUERY } from "./errors.ts";
-import type { KeyService } from "./keyService.ts";
-import type { Account } from "./store/accountStore.ts";
+import { KEY_ID_PATTERN } from "../../../shared/apiKeys.ts";
+import type { AuditPageDto } from "../../../shared/audit.ts";
+import { DATETIME_FORMAT_HINT, parseApiDateTime } from "../../../shared/datetime.ts";
+import type { DataDir } from "../dataDir.ts";
+import { validationErrorsOf } from "../domain/apiKeyRules.ts";
+import { decodeListCursor, encodeListCursor } from "../domain/listCursor.ts";
+import { badRequest, INVALID_QUERY } from "../errors.ts";
+import type { KeyService } from "../keyService.ts";
+import type { Account } from "../store/accountStore.ts";
 
 export const MAX_AUDIT_PAGE = 1_000;
 export const DEFAULT_AUDIT_PAGE = 100;
