@@ -73,3 +73,13 @@ export const auditPageSchema = z.strictObject({
 /** Request headers of the shared contract: who calls the key service, and why. */
 export const CLIENT_HEADER = "Keydesk-Client";
 export const ACTION_HEADER = "Keydesk-Action";
+
+/**
+ * A key's history as the desktop shows it: the newest entries of the key (`more` when older ones
+ * exist), or `kept: false` when the profile's service keeps no audit history (another service
+ * than Keydesk's own, or an older Keydesk).
+ */
+export type KeyHistoryDto = { kept: true; entries: AuditEntryDto[]; more: boolean } | { kept: false };
+
+/** Entries of a key the details panel shows at most. */
+export const KEY_HISTORY_LIMIT = 100;

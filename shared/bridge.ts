@@ -9,6 +9,7 @@ import {
   PERMISSIONS,
   updateApiKeyRequestSchema,
 } from "./apiKeys.ts";
+import type { KeyHistoryDto } from "./audit.ts";
 import { type SyncBridgeResults, type SyncChangedEvent, syncBridgeArgumentSchemas } from "./syncBridge.ts";
 import type { CapturedPinDto } from "./tfa.ts";
 import { type TfaBridgeResults, tfaBridgeArgumentSchemas } from "./tfaBridge.ts";
@@ -194,6 +195,7 @@ export const bridgeArgumentSchemas = {
   "keys.update": z.strictObject({ accountKey, key: keyId, request: updateApiKeyRequestSchema }),
   "keys.setEnabled": z.strictObject({ accountKey, key: keyId, enabled: z.boolean() }),
   "keys.revealPublicApiKey": z.strictObject({ accountKey, key: keyId }),
+  "keys.history": z.strictObject({ accountKey, key: keyId }),
   "accounts.list": none,
   "accounts.addSubAccount": z.strictObject({ username, password }),
   "profiles.list": none,
@@ -245,6 +247,7 @@ export interface BridgeResults extends SyncBridgeResults, TfaBridgeResults {
   "keys.update": ApiKeyView;
   "keys.setEnabled": ApiKeyView;
   "keys.revealPublicApiKey": RevealedApiKey;
+  "keys.history": KeyHistoryDto;
   "accounts.list": AccountDto[];
   "accounts.addSubAccount": AccountDto;
   "profiles.list": ProfileDto[];

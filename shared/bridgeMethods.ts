@@ -19,6 +19,7 @@ const methodSet: Record<BridgeMethod, true> = {
   "keys.update": true,
   "keys.setEnabled": true,
   "keys.revealPublicApiKey": true,
+  "keys.history": true,
   "accounts.list": true,
   "accounts.addSubAccount": true,
   "profiles.list": true,

@@ -10,6 +10,7 @@ import {
   type UpdateApiKeyRequest,
   validityOf,
 } from "../../shared/apiKeys.ts";
+import { type AuditPageDto, auditPageSchema } from "../../shared/audit.ts";
 import type { AccountDto, ConnectionVerdict } from "../../shared/bridge.ts";
 import { type CapturedPinDto, PIN_STREAM_EVENTS } from "../../shared/tfa.ts";
 import { AnswerTooLarge, DEFAULT_MAX_ANSWER_BYTES, formatBytes, readBoundedText } from "./boundedAnswer.ts";
@@ -218,6 +219,24 @@ export class KeyServiceClient {
       // The route is missing (another service, or an older Keydesk: "no such route"), as opposed
       // to an account these credentials do not manage.
       if (error instanceof BridgeFailure && error.status === 404) {
+        const { messageId, text } = error.bridgeError;
+        if (messageId !== "NOT_FOUND" || text.startsWith("no such route")) return null;
+      }
+      throw error;
+    }
+  }
+
+  /**
+   * The newest audit entries of a key (a Keydesk service's `/local/1/audit`); null when the
+   * service has no such route (another service, or an older Keydesk: it keeps no history).
+   */
+  async keyHistory(key: string, limit: number): Promise<AuditPageDto | null> {
+    try {
+      return await this.#json("/local/1/audit", auditPageSchema, {
+        query: new URLSearchParams({ key, limit: String(limit) }),
+      });
+    } catch (error) {
+      if (error instanceof BridgeFailure && (error.status === 404 || error.status === 405)) {
         const { messageId, text } = error.bridgeError;
         if (messageId !== "NOT_FOUND" || text.startsWith("no such route")) return null;
       }
