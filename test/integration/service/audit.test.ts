@@ -288,28 +288,42 @@ test("filters by actor, account and time range; bad filters are 400s naming them
   assertValidationError(await call("?sort=time"), "sort");
 });
 
-test("pages are newest first and neither repeat nor skip an entry while keys are written meanwhile", async () => {
+test("pages are newest first and neither repeat nor skip an entry while keys are created concurrently", async () => {
   const account = service.accountKeys[STRANGER.username] as string;
   for (let i = 0; i < 7; i++) await service.createKey(STRANGER.username, { name: `paged ${i}` });
-  const seen: Entry[] = [];
-  let cursor: string | null = null;
-  let writes = 0;
-  do {
-    const page: Page = await audit(
+  const pageOf = (cursor: string | null) =>
+    audit(
       STRANGER.username,
       `?account=${account}&limit=3${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ""}`,
     );
-    seen.push(...page.entries);
-    cursor = page.nextCursor;
-    // Written while paging: newer than every page, so no page shifts.
-    await service.createKey(STRANGER.username, { name: `meanwhile ${writes++}` });
-  } while (cursor);
+  const first = await pageOf(null);
+  // Creates run side by side with the paging from here on: each is newer than every page.
+  let writing = true;
+  const writer = (async () => {
+    for (let i = 0; writing; i++) await service.createKey(STRANGER.username, { name: `meanwhile ${i}` });
+  })();
+  const seen: Entry[] = [...first.entries];
+  try {
+    for (let cursor = first.nextCursor; cursor; ) {
+      const page: Page = await pageOf(cursor);
+      seen.push(...page.entries);
+      cursor = page.nextCursor;
+    }
+  } finally {
+    writing = false;
+    await writer;
+  }
+  const keys = seen.filter((entry) => entry.key !== null).map((entry) => entry.key);
+  assert.equal(new Set(keys).size, keys.length, "no entry twice");
   const names = seen.filter((e) => e.action === "create").map((e) => e.changes.name?.new);
   assert.deepEqual(
     names,
     [6, 5, 4, 3, 2, 1, 0].map((i) => `paged ${i}`),
+    "every entry older than the first page, newest first, and none written during the paging",
   );
   assert.equal(seen.at(-1)?.action, "account-add");
+  const after = await audit(STRANGER.username, `?account=${account}&limit=1000`);
+  assert.ok(after.entries.some((entry) => entry.changes.name?.new === "meanwhile 0"));
 });
 
 test("the database file holds no publicApiKey or password in the audit (nor anywhere)", async () => {
