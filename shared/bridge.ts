@@ -2,6 +2,7 @@ import { z } from "zod";
 import type { MessageId, ValidationErrors } from "./apiErrors.ts";
 import type { ApiKeyDto } from "./apiKeys.ts";
 import { createApiKeyRequestSchema, updateApiKeyRequestSchema } from "./apiKeys.ts";
+import type { KeyHistoryDto } from "./audit.ts";
 import { accountKeySchema, keyIdSchema, keyQuerySchema, keySortSchema } from "./keyArgumentSchemas.ts";
 import {
   type KeyLifecycleEvent,
@@ -187,6 +188,7 @@ export const bridgeArgumentSchemas = {
   "keys.revealPublicApiKey": z.strictObject({ accountKey, key: keyId }),
   // ---- roll, bulk enable/disable, export (shared/keyLifecycleBridge.ts) ----
   ...keyLifecycleArgumentSchemas,
+  "keys.history": z.strictObject({ accountKey, key: keyId }),
   "accounts.list": none,
   "accounts.addSubAccount": z.strictObject({ username, password }),
   "profiles.list": none,
@@ -238,6 +240,7 @@ export interface BridgeResults extends SyncBridgeResults, TfaBridgeResults, KeyL
   "keys.update": ApiKeyView;
   "keys.setEnabled": ApiKeyView;
   "keys.revealPublicApiKey": RevealedApiKey;
+  "keys.history": KeyHistoryDto;
   "accounts.list": AccountDto[];
   "accounts.addSubAccount": AccountDto;
   "profiles.list": ProfileDto[];

@@ -23,6 +23,7 @@ const methodSet: Record<BridgeMethod, true> = {
   "keys.retire": true,
   "keys.bulkSetEnabled": true,
   "keys.export": true,
+  "keys.history": true,
   "accounts.list": true,
   "accounts.addSubAccount": true,
   "profiles.list": true,

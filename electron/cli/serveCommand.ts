@@ -1,3 +1,4 @@
+import { AUDIT_RETENTION_RANGE, DEFAULT_AUDIT_RETENTION_DAYS } from "../service/audit/auditRetention.ts";
 import {
   CONNECTION_LIMIT_RANGES,
   type ConnectionLimits,
@@ -11,7 +12,7 @@ import { SYNC_SERVE_OPTIONS, SYNC_SERVE_USAGE, syncServeOptions } from "./syncSe
 
 export const SERVE_USAGE =
   "key-service serve [--host 127.0.0.1] [--port 8787] [--data-dir DIR] [--log-level info] [--trusted-proxy ADDR]... " +
-  "[--request-timeout SECONDS] [--max-connections N] [--usage on|off] [--start-check-max-mb N] " +
+  "[--request-timeout SECONDS] [--max-connections N] [--usage on|off] [--start-check-max-mb N] [--audit-retention DAYS] " +
   SYNC_SERVE_USAGE;
 
 export async function serveCommand(args: string[], env: NodeJS.ProcessEnv): Promise<void> {
@@ -25,6 +26,7 @@ export async function serveCommand(args: string[], env: NodeJS.ProcessEnv): Prom
     "max-connections": { type: "string" },
     usage: { type: "string" },
     "start-check-max-mb": { type: "string" },
+    "audit-retention": { type: "string" },
     ...SYNC_SERVE_OPTIONS,
   });
   const connectionLimits: ConnectionLimits = {
@@ -41,6 +43,12 @@ export async function serveCommand(args: string[], env: NodeJS.ProcessEnv): Prom
       DEFAULT_CONNECTION_LIMITS.maxConnections,
     ),
   };
+  const auditRetentionDays = parseBoundedInteger(
+    { name: "--audit-retention", value: values["audit-retention"] as string | undefined },
+    { name: "KEY_SERVICE_AUDIT_RETENTION", value: env.KEY_SERVICE_AUDIT_RETENTION },
+    AUDIT_RETENTION_RANGE,
+    DEFAULT_AUDIT_RETENTION_DAYS,
+  );
   const host = (values.host as string | undefined) ?? "127.0.0.1";
   const port = parsePort(values.port as string | undefined, 8787);
   const sync = syncServeOptions(values, env);
@@ -59,6 +67,7 @@ export async function serveCommand(args: string[], env: NodeJS.ProcessEnv): Prom
         { name: "KEY_SERVICE_USAGE", value: env.KEY_SERVICE_USAGE },
         true,
       ),
+      auditRetentionDays,
       sync,
       startCheckMaxMb: parseBoundedInteger(
         { name: "--start-check-max-mb", value: values["start-check-max-mb"] as string | undefined },

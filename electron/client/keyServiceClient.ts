@@ -10,6 +10,7 @@ import {
   type UpdateApiKeyRequest,
   validityOf,
 } from "../../shared/apiKeys.ts";
+import { type AuditPageDto, auditPageSchema } from "../../shared/audit.ts";
 import type { AccountDto, ConnectionVerdict } from "../../shared/bridge.ts";
 import { type CapturedPinDto, PIN_STREAM_EVENTS } from "../../shared/tfa.ts";
 import { AnswerTooLarge, DEFAULT_MAX_ANSWER_BYTES, formatBytes, readBoundedText } from "./boundedAnswer.ts";
@@ -246,6 +247,24 @@ export class KeyServiceClient {
     }
   }
 
+  /**
+   * The newest audit entries of a key (a Keydesk service's `/local/1/audit`); null when the
+   * service has no such route (another service, or an older Keydesk: it keeps no history).
+   */
+  async keyHistory(key: string, limit: number): Promise<AuditPageDto | null> {
+    try {
+      return await this.#json("/local/1/audit", auditPageSchema, {
+        query: new URLSearchParams({ key, limit: String(limit) }),
+      });
+    } catch (error) {
+      if (error instanceof BridgeFailure && (error.status === 404 || error.status === 405)) {
+        const { messageId, text } = error.bridgeError;
+        if (messageId !== "NOT_FOUND" || text.startsWith("no such route")) return null;
+      }
+      throw error;
+    }
+  }
+
   async get(accountKey: string, key: string): Promise<ApiKeyDto> {
     return (await this.#json(keyPath(accountKey, key), apiKeySchema)) as ApiKeyDto;
   }
@@ -342,7 +361,11 @@ export class KeyServiceClient {
     const connect = async () => {
       try {
         const response = await fetch(`${this.baseUrl}/local/1/pins/stream`, {
-          headers: { authorization: this.#authorization, accept: "text/event-stream" },
+          headers: {
+            authorization: this.#authorization,
+            accept: "text/event-stream",
+            ...(this.#clientKind !== undefined && { [KEYDESK_CLIENT_HEADER]: this.#clientKind }),
+          },
           signal: controller.signal,
         });
         if (response.ok && response.body) await readEvents(response.body, onPin);

@@ -85,6 +85,7 @@ export async function startKeydeskCore(options: KeydeskCoreOptions): Promise<Key
         baseUrl: service.url,
         username: OWNER_USERNAME,
         password: ownerPassword,
+        clientKind: "desktop",
       }).streamPins((pin) => emit({ type: "pin", pin }))
     : () => {};
 

@@ -1,3 +1,5 @@
+import { userInfo } from "node:os";
+import type { AuditChannel } from "../../shared/audit.ts";
 import { hashPassword } from "./crypto/passwords.ts";
 import type { DataDir } from "./dataDir.ts";
 import { passwordProblem, usernameProblem } from "./domain/accountRules.ts";
@@ -5,6 +7,26 @@ import { newAccountKey } from "./domain/identifiers.ts";
 import type { Account } from "./store/accountStore.ts";
 
 /** Administration of the accounts whose Basic credentials manage keys. */
+
+/** Who an account change is recorded as in the audit history. */
+export interface AccountChangeOrigin {
+  actor: string;
+  channel: AuditChannel;
+}
+
+/**
+ * A change made with the data directory itself (the command line): no account signed in, so
+ * the audit names the operating-system user that ran it.
+ */
+export function commandLineOrigin(): AccountChangeOrigin {
+  let actor = "unknown";
+  try {
+    actor = userInfo().username || actor;
+  } catch {
+    // No user entry for this uid (a container): "unknown" says so.
+  }
+  return { actor, channel: "cli" };
+}
 
 export class AccountAdminError extends Error {}
 
@@ -18,6 +40,7 @@ export interface AccountSummary {
 export async function addAccount(
   data: DataDir,
   request: { username: string; password: string | undefined; parentUsername?: string | undefined },
+  origin: AccountChangeOrigin = commandLineOrigin(),
 ): Promise<Account> {
   const problem = usernameProblem(request.username) ?? passwordProblem(request.password);
   if (problem) throw new AccountAdminError(problem);
@@ -31,14 +54,32 @@ export async function addAccount(
     throw new AccountAdminError(`an account named ${request.username} already exists`);
   }
   const passwordHash = await hashPassword(request.password as string);
+  const now = Date.now();
   try {
-    return data.accounts.insert({
-      accountKey: newAccountKey(),
-      username: request.username,
-      passwordHash,
-      parentId,
-      createdAt: Date.now(),
-    });
+    // The account and its audit entry commit together.
+    return data.db.transaction(() => {
+      const account = data.accounts.insert({
+        accountKey: newAccountKey(),
+        username: request.username,
+        passwordHash,
+        parentId,
+        createdAt: now,
+      });
+      data.audit.append({
+        at: now,
+        accountId: account.id,
+        ...origin,
+        action: "account-add",
+        reason: null,
+        key: null,
+        changes: {
+          username: { old: null, new: account.username },
+          parent: { old: null, new: request.parentUsername ?? null },
+        },
+        address: null,
+      });
+      return account;
+    })();
   } catch (error) {
     // Another process added the same username while we were hashing.
     if ((error as { code?: string }).code === "SQLITE_CONSTRAINT_UNIQUE") {
@@ -63,10 +104,25 @@ export async function changePassword(
   data: DataDir,
   username: string,
   password: string | undefined,
+  origin: AccountChangeOrigin = commandLineOrigin(),
 ): Promise<void> {
   const problem = passwordProblem(password);
   if (problem) throw new AccountAdminError(problem);
   const account = data.accounts.byUsername(username);
   if (!account) throw new AccountAdminError(`no account named ${username}`);
-  data.accounts.setPasswordHash(account.id, await hashPassword(password as string));
+  const passwordHash = await hashPassword(password as string);
+  // No values: the entry says the password changed, never what it was or is.
+  data.db.transaction(() => {
+    data.accounts.setPasswordHash(account.id, passwordHash);
+    data.audit.append({
+      at: Date.now(),
+      accountId: account.id,
+      ...origin,
+      action: "account-passwd",
+      reason: null,
+      key: null,
+      changes: {},
+      address: null,
+    });
+  })();
 }

@@ -5,6 +5,7 @@ import { createSecretBox, type SecretBox } from "./crypto/secretBox.ts";
 import type { KeyWriteJournal } from "./domain/keyWriteJournal.ts";
 import { AccountStore } from "./store/accountStore.ts";
 import { ApiKeyStore } from "./store/apiKeyStore.ts";
+import { AuditStore } from "./store/auditStore.ts";
 import { type Db, openDatabase, readMeta, writeMeta } from "./store/database.ts";
 import { ExternalChanges } from "./store/externalChanges.ts";
 import { GroupCommit } from "./store/groupCommit.ts";
@@ -33,6 +34,8 @@ export interface DataDir {
   readonly box: SecretBox;
   readonly accounts: AccountStore;
   readonly apiKeys: ApiKeyStore;
+  /** The audit history: every write path appends its entry inside its own transaction. */
+  readonly audit: AuditStore;
   /** Writes answered to clients go through here: one durable commit per group of concurrent writes. */
   readonly writes: GroupCommit;
   /** Whether another process wrote the database: in-memory caches check it. */
@@ -79,6 +82,7 @@ export function openDataDir(options: DataDirOptions): DataDir {
       box,
       accounts: new AccountStore(db),
       apiKeys: new ApiKeyStore(db, box),
+      audit: new AuditStore(db),
       writes: new GroupCommit(db),
       externalChanges: new ExternalChanges(db),
       keyJournals: new Set(),

@@ -19,6 +19,7 @@ import {
   toApiKeyDto,
   validationErrorsOf,
 } from "./domain/apiKeyRules.ts";
+import { type AuditOrigin, keyCreatedEntry, keyUpdatedEntry } from "./domain/auditEntries.ts";
 import { newKeyId, newPublicApiKey } from "./domain/identifiers.ts";
 import type { KeyUsage } from "./domain/keyUsage.ts";
 import { decodeListCursor, encodeListCursor } from "./domain/listCursor.ts";
@@ -127,14 +128,16 @@ export class KeyService {
     return stored;
   }
 
-  #insert(account: Account, fields: ApiKeyFields): StoredApiKey {
+  #insert(account: Account, fields: ApiKeyFields, origin: AuditOrigin): StoredApiKey {
+    const now = this.#now();
     const created = this.#data.apiKeys.insert(
       account.id,
       account.accountKey,
       { key: newKeyId(), publicApiKey: newPublicApiKey() },
       fields,
-      this.#now(),
+      now,
     );
+    this.#data.audit.append(keyCreatedEntry(created, origin, now));
     for (const journal of this.#data.keyJournals) journal.created(created);
     return created;
   }
@@ -165,12 +168,16 @@ export class KeyService {
     });
   }
 
-  /** `idempotencyKey`: the caller's `Idempotency-Key` header, already validated by the route. */
+  /**
+   * `idempotencyKey`: the caller's `Idempotency-Key` header, already validated by the route.
+   * `origin`: who is recorded in the audit history (the caller through the API by default).
+   */
   async create(
     caller: Account,
     accountKey: string,
     body: unknown,
     idempotencyKey?: string,
+    origin: AuditOrigin = apiOrigin(caller),
   ): Promise<ApiKeyDto> {
     const account = this.resolveAccount(caller, accountKey);
     const parsed = createApiKeyRequestSchema.safeParse(body);
@@ -180,7 +187,7 @@ export class KeyService {
     // `_` and the account's own accountKey name the same path.
     const request = { method: "POST", path: `/settings/1/accounts/${account.accountKey}/api-keys`, body };
     return this.#createOnce(caller, idempotencyKey, request, () =>
-      toApiKeyDto(this.#insert(account, fields.value)),
+      toApiKeyDto(this.#insert(account, fields.value, origin)),
     );
   }
 
@@ -272,7 +279,13 @@ export class KeyService {
     return { ...dto, usage: this.#usage.usageOf(stored.key, stored.id) };
   }
 
-  async update(caller: Account, accountKey: string, key: string, body: unknown): Promise<ApiKeyDto> {
+  async update(
+    caller: Account,
+    accountKey: string,
+    key: string,
+    body: unknown,
+    origin: AuditOrigin = apiOrigin(caller),
+  ): Promise<ApiKeyDto> {
     const account = this.resolveAccount(caller, accountKey);
     this.#storedKey(account, key);
     const parsed = updateApiKeyRequestSchema.safeParse(body);
@@ -282,7 +295,10 @@ export class KeyService {
       const stored = this.#storedKey(account, key);
       const fields = fieldsAfterUpdate(stored, parsed.data);
       if (!fields.ok) throw badRequest(INVALID_BODY, fields.errors);
-      const updated = this.#data.apiKeys.update(stored, fields.value, this.#now());
+      const now = this.#now();
+      const updated = this.#data.apiKeys.update(stored, fields.value, now);
+      const entry = keyUpdatedEntry(stored, updated, origin, now);
+      if (entry) this.#data.audit.append(entry);
       for (const journal of this.#data.keyJournals) journal.updated(stored, updated);
       return updated;
     });
@@ -295,7 +311,7 @@ export class KeyService {
    */
   async createTfaKey(
     caller: Account,
-    options: { version?: string; idempotencyKey?: string } = {},
+    options: { version?: string; idempotencyKey?: string; origin?: AuditOrigin } = {},
   ): Promise<string> {
     const fields: ApiKeyFields = {
       name: `TFA key ${formatApiDateTime(this.#now())}`,
@@ -310,9 +326,14 @@ export class KeyService {
       caller,
       options.idempotencyKey,
       request,
-      () => this.#insert(caller, fields).publicApiKey,
+      () => this.#insert(caller, fields, options.origin ?? apiOrigin(caller)).publicApiKey,
     );
   }
+}
+
+/** A caller of the API who did not say more about itself. */
+function apiOrigin(caller: Account): AuditOrigin {
+  return { actor: caller.username, channel: "api", address: null, reason: null };
 }
 
 function invalidQuery(issues: Parameters<typeof validationErrorsOf>[0]) {

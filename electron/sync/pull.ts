@@ -6,6 +6,7 @@ import { newKeyId } from "../service/domain/identifiers.ts";
 import type { Account } from "../service/store/accountStore.ts";
 import { classifyRemoteFailure, LinkFailure } from "./remoteFailure.ts";
 import type { RunContext } from "./runContext.ts";
+import { recordPulled } from "./syncAudit.ts";
 import { changedFields, type Fields, fieldsOfDto, sameValue } from "./syncedFields.ts";
 import type { OutboxEntry, SyncKeyState } from "./syncStore.ts";
 import { mergeKey } from "./threeWayMerge.ts";
@@ -223,7 +224,11 @@ function mergeLinkedKey(
   if (!local) return;
   const base = state.base ?? remoteFields;
   const outcome = mergeKey(base, local, remoteFields);
-  if (outcome.taken.length > 0) local = data.apiKeys.update(local, outcome.local, context.now());
+  if (outcome.taken.length > 0) {
+    const before = local;
+    local = data.apiKeys.update(local, outcome.local, context.now());
+    recordPulled(context, before, local);
+  }
   if (changedFields(base, outcome.base).length > 0 || state.base === null)
     store.setBase(state.apiKeyId, outcome.base);
   // Taken or agreed fields have nothing left to push, whatever the outbox held for them.
@@ -321,5 +326,6 @@ function mirrorNewKey(
     context.now(),
   );
   store.insertKeyState({ apiKeyId: created.id, linkId: link.id, remoteKey: remote.key, base: fields });
+  recordPulled(context, null, created);
   return store.keyState(created.id);
 }

@@ -2,6 +2,7 @@ import type { SyncedField } from "../../shared/sync.ts";
 import { claimCreate, matchesSent } from "./pull.ts";
 import { classifyRemoteFailure, LinkFailure } from "./remoteFailure.ts";
 import type { RunContext } from "./runContext.ts";
+import { recordPushed } from "./syncAudit.ts";
 import {
   changedFields,
   createRequestOf,
@@ -149,7 +150,10 @@ async function pushCreate(
   }
   // Also queues `enabled` (a create cannot set it), the true window of a key created not yet
   // valid, and changes made while the create was on its way.
-  await data.writes.run(() => claimCreate(context, entry, answer.value, remote.fields));
+  await data.writes.run(() => {
+    recordPushed(context, local, null, remote.fields);
+    claimCreate(context, entry, answer.value, remote.fields);
+  });
   const followUp = store.entriesOfKey(entry.apiKeyId).filter((other) => !other.failed);
   if (followUp.length > 0) await pushUpdate(context, followUp);
 }
@@ -226,6 +230,7 @@ async function pushUpdate(context: RunContext, group: readonly OutboxEntry[]): P
         spelledOtherwise.push(field);
       }
     }
+    recordPushed(context, now, current.base, base);
     store.setBase(apiKeyId, base);
     if (spelledOtherwise.length > 0) data.apiKeys.update(now, adopted, context.now());
     store.dropFields(apiKeyId, fields, upTo);

@@ -13,6 +13,7 @@ import type {
 } from "../../shared/sync.ts";
 import { KeyServiceClient } from "../client/keyServiceClient.ts";
 import type { DataDir } from "../service/dataDir.ts";
+import { type AuditOrigin, fieldChanges } from "../service/domain/auditEntries.ts";
 import { badRequest, conflict, notFound } from "../service/errors.ts";
 import type { Account } from "../service/store/accountStore.ts";
 import { checkLinkRemote, type LinkCheckPart } from "./linkCheck.ts";
@@ -512,6 +513,7 @@ export class SyncEngine {
     key: string,
     field: SyncedField,
     take: "mine" | "theirs",
+    origin?: AuditOrigin,
   ): Promise<SyncKeyDto> {
     const local = this.#data.apiKeys.get(link.accountId, key);
     const state = local && this.store.keyState(local.id);
@@ -530,6 +532,19 @@ export class SyncEngine {
       const theirs = { ...stored, ...(current.conflict as Partial<Fields>) } as Fields;
       let base = current.base;
       for (const f of fields) base = withField(base, f, theirs);
+      // From the value that was here to the value that wins, whichever side's it is.
+      const [from, to] = take === "theirs" ? [stored, theirs] : [theirs, stored];
+      const changes = Object.fromEntries(
+        Object.entries(fieldChanges(from, to)).filter(([f]) => (fields as string[]).includes(f)),
+      );
+      this.#data.audit.append({
+        at: this.#now(),
+        accountId: stored.accountId,
+        ...(origin ?? { actor: "unknown", channel: "api", address: null, reason: null }),
+        action: "sync-resolve",
+        key: stored.key,
+        changes,
+      });
       if (take === "theirs") {
         let next: Fields = stored;
         for (const f of fields) next = withField(next, f, theirs);

@@ -110,12 +110,15 @@ async function moveIntoVault(vault: CredentialVault, account: string, secret: st
   rmSync(file, { force: true });
 }
 
+/** The desktop app sets up its own service's owner: recorded as the owner, through the desktop. */
+const DESKTOP_ORIGIN = { actor: OWNER_USERNAME, channel: "desktop" } as const;
+
 /** Makes sure `owner` exists with the password ownerPasswordOf keeps (creating either as needed). */
 async function ensureOwner(data: DataDir, vault: CredentialVault, account: string, serviceDir: string) {
   const { password, generated } = await ownerPasswordOf(vault, account, serviceDir);
   const owner = data.accounts.byUsername(OWNER_USERNAME);
-  if (!owner) await addAccount(data, { username: OWNER_USERNAME, password });
-  else if (generated) await changePassword(data, OWNER_USERNAME, password);
+  if (!owner) await addAccount(data, { username: OWNER_USERNAME, password }, DESKTOP_ORIGIN);
+  else if (generated) await changePassword(data, OWNER_USERNAME, password, DESKTOP_ORIGIN);
 }
 
 export async function startEmbeddedService(options: EmbeddedServiceOptions): Promise<EmbeddedService> {
@@ -164,7 +167,11 @@ export async function startEmbeddedService(options: EmbeddedServiceOptions): Pro
       const admin = openDataDir({ dataDir, ...(dataKey && { dataKey }) });
       try {
         const owner = admin.accounts.byUsername(OWNER_USERNAME);
-        const account = await addAccount(admin, { username, password, parentUsername: OWNER_USERNAME });
+        const account = await addAccount(
+          admin,
+          { username, password, parentUsername: OWNER_USERNAME },
+          { actor: OWNER_USERNAME, channel: "desktop" },
+        );
         return {
           accountKey: account.accountKey,
           username: account.username,

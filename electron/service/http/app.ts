@@ -1,6 +1,8 @@
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, type RouteOptions } from "fastify";
 import pino from "pino";
 import { SyncEngine, type SyncEngineOptions } from "../../sync/syncEngine.ts";
+import { AuditHistory } from "../audit/auditHistory.ts";
+import { AuditRetention, DEFAULT_AUDIT_RETENTION_DAYS } from "../audit/auditRetention.ts";
 import { AppKeyAuthorizer } from "../auth/appKeyAuthorizer.ts";
 import { BasicAuthenticator } from "../auth/basicAuthenticator.ts";
 import { FailureThrottle, type ThrottleOptions } from "../auth/failureThrottle.ts";
@@ -28,6 +30,7 @@ import { redactUrl, requestLogFields } from "./logRedaction.ts";
 import { writeClientError } from "./parserRefusals.ts";
 import { registerApiKeyRoutes } from "./routes/apiKeyRoutes.ts";
 import { registerLocalAccountRoutes } from "./routes/localAccountRoutes.ts";
+import { registerLocalAuditRoutes } from "./routes/localAuditRoutes.ts";
 import { registerLocalPinRoutes } from "./routes/localPinRoutes.ts";
 import { registerOpenApiRoute } from "./routes/openApiRoute.ts";
 import { registerSyncRoutes } from "./routes/syncRoutes.ts";
@@ -55,6 +58,8 @@ export interface HttpAppOptions {
   recordUsage?: boolean;
   /** How often the usage of keys is written (UsageRecorder); 1 s by default. */
   usageIntervalMs?: number;
+  /** Days the audit history keeps an entry; 365 by default. */
+  auditRetentionDays?: number;
 }
 
 export interface KeyServiceApp {
@@ -63,6 +68,8 @@ export interface KeyServiceApp {
   /** The local 2FA simulator (its event fan-out is what the PIN stream subscribes to). */
   tfa: TfaSimulator;
   sync: SyncEngine;
+  /** Deletes audit entries past the retention (at start and once a day). */
+  auditRetention: AuditRetention;
 }
 
 /** The key service's HTTP application over an open data directory. */
@@ -160,6 +167,15 @@ export function buildHttpApp(data: DataDir, options: HttpAppOptions = {}): KeySe
   registerTfaRoutes(app, tfa, requireCaller);
   registerLocalPinRoutes(app, tfa, requireBasic);
   registerLocalAccountRoutes(app, data.accounts, requireBasic);
+  registerLocalAuditRoutes(app, new AuditHistory(data, keys), requireBasic);
+  const auditRetention = new AuditRetention(data.audit, {
+    days: options.auditRetentionDays ?? DEFAULT_AUDIT_RETENTION_DAYS,
+    ...(options.now && { now: options.now }),
+    onError: (error) =>
+      app.log.warn({ err: error }, "old audit entries could not be deleted; trying again tomorrow"),
+  });
+  auditRetention.start();
+  app.addHook("onClose", () => auditRetention.close());
   const sync = new SyncEngine(data, {
     ...(options.now && { now: options.now }),
     onRun: (link, outcome) =>
@@ -176,5 +192,5 @@ export function buildHttpApp(data: DataDir, options: HttpAppOptions = {}): KeySe
   });
   registerSyncRoutes(app, sync, keys, requireBasic);
   registerOpenApiRoute(app);
-  return { app, keys, tfa, sync };
+  return { app, keys, tfa, sync, auditRetention };
 }

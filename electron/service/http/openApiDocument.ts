@@ -8,6 +8,7 @@ import {
 } from "../../../shared/apiKeys.ts";
 import { REFUSAL_REASONS } from "../domain/keyUsage.ts";
 import { DEFAULT_PAGE_LIMIT, MAX_PAGE_LIMIT } from "../keyService.ts";
+import { auditPaths, auditSchemas } from "./openApiAudit.ts";
 import {
   BASIC_CHALLENGE,
   errorResponse,
@@ -255,6 +256,7 @@ export function buildOpenApiDocument() {
         },
         ...tfaSchemas,
         ...syncSchemas,
+        ...auditSchemas,
         LocalAccountList: {
           type: "object",
           required: ["accounts"],
@@ -370,6 +372,7 @@ export function buildOpenApiDocument() {
       },
       ...tfaPaths,
       ...syncPaths,
+      ...auditPaths,
       "/local/1/accounts/{accountKey}/api-keys/count": {
         parameters: [accountKeyParameter],
         get: {

@@ -1,5 +1,6 @@
 import { chmodSync } from "node:fs";
 import Database from "better-sqlite3";
+import { AUDIT_SCHEMA } from "./auditSchema.ts";
 import {
   checkDatabase,
   DamagedDatabaseError,
@@ -185,6 +186,8 @@ const MIGRATIONS: readonly string[] = [
   `,
   // Usage of keys by App-authorized calls (keyUsageStore.ts): totals, last calls, hours of a day.
   KEY_USAGE_SCHEMA,
+  // The audit history of keys and accounts (auditStore.ts): who changed what, when, through what.
+  AUDIT_SCHEMA,
 ];
 
 export class DatabaseVersionError extends Error {}

@@ -1,3 +1,4 @@
+import { KEY_HISTORY_LIMIT } from "../../../../shared/audit.ts";
 import { formatApiDateTime } from "../../../../shared/datetime.ts";
 import { activeClient, activeProfile, type CoreContext, clientOf, type HandlerTable } from "../context.ts";
 import { KeyPager, type PagerTarget } from "../keyPager.ts";
@@ -12,7 +13,8 @@ type KeyMethods =
   | "keys.createTfa"
   | "keys.update"
   | "keys.setEnabled"
-  | "keys.revealPublicApiKey";
+  | "keys.revealPublicApiKey"
+  | "keys.history";
 
 /** One pager (and its kept lists) per core. */
 const pagers = new WeakMap<CoreContext, KeyPager>();
@@ -77,4 +79,12 @@ export const keyHandlers: HandlerTable<KeyMethods> = {
     toKeyView(await (await activeClient(context)).setEnabled(accountKey, key, enabled)),
   "keys.revealPublicApiKey": async ({ accountKey, key }, context) =>
     toRevealedKey(await (await activeClient(context)).get(accountKey, key)),
+  // Key ids are unique in a Keydesk service: the key alone names its entries. The accountKey is
+  // the caller's view; a key of an account these credentials do not manage has no entries for them.
+  "keys.history": async ({ key }, context) => {
+    const page = await (await activeClient(context)).keyHistory(key, KEY_HISTORY_LIMIT);
+    return page === null
+      ? { kept: false }
+      : { kept: true, entries: page.entries, more: page.nextCursor !== null };
+  },
 };

@@ -2,6 +2,7 @@ import { once } from "node:events";
 import type { FastifyInstance } from "fastify";
 import { badRequest, notFound } from "../../errors.ts";
 import type { KeyService } from "../../keyService.ts";
+import { auditOriginOf } from "../auditOrigin.ts";
 import type { BasicGuard } from "../basicAuthGuard.ts";
 import { idempotencyKeyOf } from "../idempotencyKeyHeader.ts";
 import { routePath } from "../methodRoutes.ts";
@@ -89,7 +90,13 @@ export function registerApiKeyRoutes(app: FastifyInstance, keys: KeyService, cal
     post: async (request) => {
       const { accountKey } = request.params as AccountParams;
       const account = await caller(request);
-      return keys.create(account, accountKey, request.body, idempotencyKeyOf(request));
+      return keys.create(
+        account,
+        accountKey,
+        request.body,
+        idempotencyKeyOf(request),
+        auditOriginOf(request, account),
+      );
     },
   });
 
@@ -111,7 +118,8 @@ export function registerApiKeyRoutes(app: FastifyInstance, keys: KeyService, cal
     },
     put: async (request) => {
       const { accountKey, key } = request.params as KeyParams;
-      return keys.update(await caller(request), accountKey, key, request.body);
+      const account = await caller(request);
+      return keys.update(account, accountKey, key, request.body, auditOriginOf(request, account));
     },
   });
 
@@ -127,9 +135,15 @@ export function registerApiKeyRoutes(app: FastifyInstance, keys: KeyService, cal
         throw badRequest("this call takes no request body (send none, or {})", { body: ["must be empty"] });
       }
       // The answer is a bare JSON string; serialize it ourselves so it is not sent as text/plain.
-      return reply
-        .type("application/json; charset=utf-8")
-        .send(JSON.stringify(await keys.createTfaKey(account, { version, idempotencyKey })));
+      return reply.type("application/json; charset=utf-8").send(
+        JSON.stringify(
+          await keys.createTfaKey(account, {
+            version,
+            idempotencyKey,
+            origin: auditOriginOf(request, account),
+          }),
+        ),
+      );
     },
   });
 }

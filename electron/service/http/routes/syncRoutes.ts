@@ -13,6 +13,7 @@ import type { SyncEngine } from "../../../sync/syncEngine.ts";
 import { validationErrorsOf } from "../../domain/apiKeyRules.ts";
 import { badRequest, INVALID_QUERY, notFound } from "../../errors.ts";
 import type { KeyService } from "../../keyService.ts";
+import { auditOriginOf } from "../auditOrigin.ts";
 import type { BasicGuard } from "../basicAuthGuard.ts";
 import { routePath } from "../methodRoutes.ts";
 
@@ -110,9 +111,11 @@ export function registerSyncRoutes(
 
   routePath(app, `${LINK_PATH}/keys/:key/resolve`, {
     post: async (request) => {
-      const link = await linkOf(request);
+      const caller = await requireBasic(request);
+      const link = engine.linkFor(caller, idParam(request, "linkId", "sync link"));
       const { field, take } = parseBody(resolveConflictRequestSchema, request.body);
-      return engine.resolve(link, (request.params as { key: string }).key, field, take);
+      const key = (request.params as { key: string }).key;
+      return engine.resolve(link, key, field, take, auditOriginOf(request, caller));
     },
   });
 

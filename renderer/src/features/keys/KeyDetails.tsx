@@ -4,6 +4,7 @@ import { useEffect, useState } from "react";
 import type { ApiKeyView } from "../../../../shared/bridge.ts";
 import { parseApiDateTime } from "../../../../shared/datetime.ts";
 import { errorText } from "../../bridgeHooks.ts";
+import { KeyHistory } from "./KeyHistory.tsx";
 import { STATE_COLORS } from "./KeyTable.tsx";
 import { useRevealPublicApiKey } from "./keyHooks.ts";
 import {
@@ -164,6 +165,9 @@ export function KeyDetails(props: {
               Edit
             </Button>
           </Group>
+          <Field label="History">
+            <KeyHistory accountKey={props.accountKey} keyId={key.key} />
+          </Field>
         </Stack>
       )}
     </Drawer>

@@ -25,11 +25,12 @@ const FOCUS_REFETCH_MAX_PAGES = 5;
 const keyPagesPrefix = (accountKey: string) => ["keys.page", { accountKey }] as const;
 const keyCountPrefix = (accountKey: string) => ["keys.count", { accountKey }] as const;
 
-/** Refetches every key list and count (of every account): after creates, edits and syncs. */
+/** Refetches every key list, count and history (of every account): after creates, edits and syncs. */
 export function invalidateKeyLists(queryClient: QueryClient): Promise<unknown> {
   return Promise.all([
     queryClient.invalidateQueries({ queryKey: ["keys.page"] }),
     queryClient.invalidateQueries({ queryKey: ["keys.count"] }),
+    queryClient.invalidateQueries({ queryKey: ["keys.history"] }),
   ]);
 }
 
@@ -202,7 +203,23 @@ export function useSetKeyEnabled(accountKey: string) {
       for (const [queryKey, data] of context?.previous ?? []) queryClient.setQueryData(queryKey, data);
       void queryClient.invalidateQueries(pages);
     },
-    onSettled: () => queryClient.invalidateQueries({ queryKey: keyCountPrefix(accountKey) }),
+    onSettled: () =>
+      Promise.all([
+        queryClient.invalidateQueries({ queryKey: keyCountPrefix(accountKey) }),
+        queryClient.invalidateQueries({ queryKey: ["keys.history", { accountKey }] }),
+      ]),
+  });
+}
+
+/**
+ * A key's audit history (newest first) while `key` is set; `{kept: false}` when the profile's
+ * service keeps none (a state the panel shows, not an error).
+ */
+export function useKeyHistory(accountKey: string, key: string | null) {
+  return useQuery({
+    queryKey: ["keys.history", { accountKey }, key] as const,
+    queryFn: () => callBridge("keys.history", { accountKey, key: key as string }),
+    enabled: key !== null,
   });
 }
 

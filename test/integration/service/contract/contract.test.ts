@@ -4,6 +4,7 @@ import { after, before, test } from "node:test";
 import Database from "better-sqlite3";
 import { DATABASE_FILE } from "../../../../electron/service/dataDir.ts";
 import type { OpenApiDocument } from "../../../harness/openApiConformance.ts";
+import { probeAudit } from "./auditProbes.ts";
 import { ContractCoverage } from "./contractCoverage.ts";
 import { type ContractWorld, startContractWorld } from "./contractWorld.ts";
 import {
@@ -82,6 +83,10 @@ test("the PIN inbox and its event stream", async () => {
 
 test("sync links, runs, conflicts and the outbox", async () => {
   await probeSync(prober);
+});
+
+test("the audit history: filters, paging, accounts the caller manages", async () => {
+  await probeAudit(prober);
 });
 
 test("HEAD wherever GET is", async () => {

@@ -1,0 +1,88 @@
+import { z } from "zod";
+import { KEY_ID_PATTERN } from "../../../shared/apiKeys.ts";
+import type { AuditPageDto } from "../../../shared/audit.ts";
+import { DATETIME_FORMAT_HINT, parseApiDateTime } from "../../../shared/datetime.ts";
+import type { DataDir } from "../dataDir.ts";
+import { validationErrorsOf } from "../domain/apiKeyRules.ts";
+import { decodeListCursor, encodeListCursor } from "../domain/listCursor.ts";
+import { badRequest, INVALID_QUERY } from "../errors.ts";
+import type { KeyService } from "../keyService.ts";
+import type { Account } from "../store/accountStore.ts";
+
+export const MAX_AUDIT_PAGE = 1_000;
+export const DEFAULT_AUDIT_PAGE = 100;
+
+const once = { error: "must be given once" };
+const dateTime = z
+  .string(once)
+  .refine((text) => parseApiDateTime(text) !== null, `must be a date and time: ${DATETIME_FORMAT_HINT}`)
+  .transform((text) => parseApiDateTime(text) as number)
+  .optional();
+
+const auditQuerySchema = z.strictObject({
+  key: z.string(once).regex(KEY_ID_PATTERN, "must be a key's `key` (32 uppercase hex digits)").optional(),
+  actor: z.string(once).min(1, "must not be empty").max(255, "must be at most 255 characters").optional(),
+  account: z.string(once).optional(),
+  from: dateTime,
+  to: dateTime,
+  limit: z
+    .string(once)
+    .regex(/^\d{1,6}$/, `must be a whole number from 1 to ${MAX_AUDIT_PAGE}`)
+    .transform(Number)
+    .refine(
+      (limit) => limit >= 1 && limit <= MAX_AUDIT_PAGE,
+      `must be a whole number from 1 to ${MAX_AUDIT_PAGE}`,
+    )
+    .optional(),
+  cursor: z.string(once).optional(),
+});
+
+/**
+ * `GET /local/1/audit`: the audit history of the caller's account and the accounts it manages,
+ * newest first, in pages. A cursor is a position (the last entry's row id): entries recorded
+ * while a client pages are newer than every page and never shift one.
+ */
+export class AuditHistory {
+  readonly #data: DataDir;
+  readonly #keys: KeyService;
+
+  constructor(data: DataDir, keys: KeyService) {
+    this.#data = data;
+    this.#keys = keys;
+  }
+
+  page(caller: Account, query: unknown): AuditPageDto {
+    const parsed = auditQuerySchema.safeParse(query ?? {});
+    if (!parsed.success) throw badRequest(INVALID_QUERY, validationErrorsOf(parsed.error.issues));
+    const { key, actor, account, from, to, limit, cursor } = parsed.data;
+    if (from !== undefined && to !== undefined && to <= from) {
+      throw badRequest(INVALID_QUERY, { to: ["must be after from"] });
+    }
+    let before: number | undefined;
+    if (cursor !== undefined) {
+      const position = decodeListCursor(cursor);
+      if (position === null) {
+        throw badRequest(INVALID_QUERY, {
+          cursor: [
+            "is not a cursor this service gave (use the nextCursor of a page, or leave it out to start over)",
+          ],
+        });
+      }
+      before = position;
+    }
+    const page = this.#data.audit.page({
+      managerId: caller.id,
+      ...(account !== undefined && { accountId: this.#keys.resolveAccount(caller, account).id }),
+      ...(key !== undefined && { key }),
+      ...(actor !== undefined && { actor }),
+      ...(from !== undefined && { from }),
+      ...(to !== undefined && { to }),
+      ...(before !== undefined && { before }),
+      limit: limit ?? DEFAULT_AUDIT_PAGE,
+    });
+    return {
+      entries: page.entries,
+      nextCursor: page.lastId === null ? null : encodeListCursor(page.lastId),
+    };
+  }
+}

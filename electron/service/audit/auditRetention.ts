@@ -1,0 +1,75 @@
+import { setImmediate as nextTurn } from "node:timers/promises";
+import type { AuditStore } from "../store/auditStore.ts";
+
+export const DEFAULT_AUDIT_RETENTION_DAYS = 365;
+export const AUDIT_RETENTION_RANGE = { min: 1, max: 36_500 };
+
+const DAY_MS = 24 * 60 * 60 * 1000;
+/** Entries deleted per statement: a large backlog never holds the database (or the event loop) for long. */
+const BATCH = 1_000;
+
+export interface AuditRetentionOptions {
+  days: number;
+  now?: () => number;
+  onError?: (error: unknown) => void;
+}
+
+/**
+ * Deletes audit entries older than the retention: once at start, then once a day, in batches of
+ * 1,000 with a turn of the event loop between them, each batch its own transaction.
+ */
+export class AuditRetention {
+  readonly #store: AuditStore;
+  readonly #days: number;
+  readonly #now: () => number;
+  readonly #onError: (error: unknown) => void;
+  #timer: NodeJS.Timeout | undefined;
+  #running: Promise<number> | undefined;
+  #closed = false;
+
+  constructor(store: AuditStore, options: AuditRetentionOptions) {
+    this.#store = store;
+    this.#days = options.days;
+    this.#now = options.now ?? Date.now;
+    this.#onError = options.onError ?? (() => {});
+  }
+
+  start(): void {
+    void this.prune();
+    this.#timer = setInterval(() => void this.prune(), DAY_MS);
+    this.#timer.unref();
+  }
+
+  /** One pass (joined if one is running): answers how many entries it deleted. */
+  prune(): Promise<number> {
+    this.#running ??= this.#pass().finally(() => {
+      this.#running = undefined;
+    });
+    return this.#running;
+  }
+
+  async #pass(): Promise<number> {
+    const before = this.#now() - this.#days * DAY_MS;
+    let deleted = 0;
+    try {
+      for (;;) {
+        if (this.#closed) return deleted;
+        const count = this.#store.prune(before, BATCH);
+        deleted += count;
+        if (count < BATCH) return deleted;
+        await nextTurn();
+      }
+    } catch (error) {
+      // Busy or full: the entries stay until the next pass.
+      this.#onError(error);
+      return deleted;
+    }
+  }
+
+  /** Stops the daily pass; a pass running ends before its next batch. Waits for it. */
+  async close(): Promise<void> {
+    this.#closed = true;
+    clearInterval(this.#timer);
+    await this.#running;
+  }
+}

@@ -1,0 +1,17 @@
+import type { FastifyRequest } from "fastify";
+import { type AuditOrigin, channelOf, reasonOf } from "../domain/auditEntries.ts";
+import type { Account } from "../store/accountStore.ts";
+
+/**
+ * Who a request's change is recorded as: the authenticated account, the channel and reason the
+ * client declares (`Keydesk-Client`, `Keydesk-Action`: its own word, not verified), and the
+ * client address as the service sees it (the socket's peer, or a trusted proxy's forward).
+ */
+export function auditOriginOf(request: FastifyRequest, caller: Account): AuditOrigin {
+  return {
+    actor: caller.username,
+    channel: channelOf(request.headers["keydesk-client"]),
+    address: request.ip ?? null,
+    reason: reasonOf(request.headers["keydesk-action"]),
+  };
+}
