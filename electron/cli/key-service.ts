@@ -1,4 +1,5 @@
 import { ACCOUNT_USAGE, accountCommand } from "./accountCommand.ts";
+import { BACKUP_USAGE, backupCommand, restoreCommand } from "./backupCommand.ts";
 import { CHECK_USAGE, checkCommand } from "./checkCommand.ts";
 import { UsageError } from "./cliArgs.ts";
 import { KEYS_USAGE, keysCommand } from "./keysCommand.ts";
@@ -6,7 +7,7 @@ import { SERVE_USAGE, serveCommand } from "./serveCommand.ts";
 
 /** The headless key service: `key-service serve`, `key-service account ...`, `key-service keys export`. */
 
-const USAGE = `usage:\n  ${SERVE_USAGE}\n  ${ACCOUNT_USAGE.replaceAll("\n", "\n  ")}\n  ${KEYS_USAGE}\n  ${CHECK_USAGE}\n`;
+const USAGE = `usage:\n  ${SERVE_USAGE}\n  ${ACCOUNT_USAGE.replaceAll("\n", "\n  ")}\n  ${KEYS_USAGE}\n  ${CHECK_USAGE}\n  ${BACKUP_USAGE.replaceAll("\n", "\n  ")}\n`;
 
 async function main(argv: string[]): Promise<void> {
   const [command, ...rest] = argv;
@@ -17,6 +18,10 @@ async function main(argv: string[]): Promise<void> {
       return accountCommand(rest, process.env);
     case "check":
       return checkCommand(rest, process.env);
+    case "backup":
+      return backupCommand(rest, process.env);
+    case "restore":
+      return restoreCommand(rest, process.env);
     case "keys":
       return keysCommand(rest, process.env);
     case "help":

@@ -23,7 +23,8 @@ export class DamagedDatabaseError extends Error {
 export function damagedText(file: string, detail: string): string {
   return (
     `the database ${file} is damaged (${detail}); stop the service, keep a copy of the file, and restore ` +
-    `the data directory from a backup; \`key-service check --data-dir DIR\` reports what is damaged`
+    `the data directory from a backup (\`key-service restore --in FILE --data-dir DIR --force\`); ` +
+    `\`key-service check --data-dir DIR\` reports what is damaged`
   );
 }
 

@@ -1,0 +1,63 @@
+import { backupDataDir, restoreDataDir } from "../service/backup/backupDataDir.ts";
+import { BackupFileError } from "../service/backup/backupFormat.ts";
+import { parseOptions, requireOption, resolveDataDir, UsageError } from "./cliArgs.ts";
+
+export const BACKUP_USAGE = [
+  "key-service backup [--data-dir DIR] --out FILE   (passphrase from KEY_SERVICE_BACKUP_PASSPHRASE)",
+  "key-service restore --in FILE [--data-dir DIR] [--force]   (passphrase from KEY_SERVICE_BACKUP_PASSPHRASE)",
+].join("\n");
+
+/** Passphrases shorter than this are refused for new backups: the file may travel far. */
+const MIN_PASSPHRASE = 12;
+
+function passphraseOf(env: NodeJS.ProcessEnv, creating: boolean): string {
+  const passphrase = env.KEY_SERVICE_BACKUP_PASSPHRASE;
+  if (passphrase === undefined || passphrase === "")
+    throw new UsageError("set the passphrase in KEY_SERVICE_BACKUP_PASSPHRASE (never on the command line)");
+  if (creating && [...passphrase].length < MIN_PASSPHRASE)
+    throw new UsageError(`the backup passphrase must be at least ${MIN_PASSPHRASE} characters`);
+  return passphrase;
+}
+
+/** `key-service backup` (while serve runs, too) and `key-service restore`. */
+export async function backupCommand(args: string[], env: NodeJS.ProcessEnv): Promise<void> {
+  const values = parseOptions(args, { "data-dir": { type: "string" }, out: { type: "string" } });
+  const out = requireOption(values.out as string | undefined, "--out");
+  const result = await backupDataDir({
+    dataDir: resolveDataDir(values["data-dir"] as string | undefined, env),
+    out,
+    passphrase: passphraseOf(env, true),
+    dataKeyBase64: env.KEY_SERVICE_DATA_KEY,
+  });
+  process.stdout.write(
+    `backed up ${result.keys} keys of ${result.accounts} accounts to ${result.file} (${result.bytes} bytes)\n`,
+  );
+}
+
+export async function restoreCommand(args: string[], env: NodeJS.ProcessEnv): Promise<void> {
+  const values = parseOptions(args, {
+    in: { type: "string" },
+    "data-dir": { type: "string" },
+    force: { type: "boolean" },
+  });
+  const input = requireOption(values.in as string | undefined, "--in");
+  try {
+    const result = await restoreDataDir({
+      input,
+      dataDir: resolveDataDir(values["data-dir"] as string | undefined, env),
+      passphrase: passphraseOf(env, false),
+      force: values.force === true,
+      dataKeyBase64: env.KEY_SERVICE_DATA_KEY,
+    });
+    process.stdout.write(
+      `restored ${result.keys} keys of ${result.accounts} accounts (backup of ${result.createdAt}) into ${result.dataDir}` +
+        (result.previous ? `; the data that was there is in ${result.previous}` : "") +
+        "\n",
+    );
+  } catch (error) {
+    if (error instanceof BackupFileError) throw new Error(`cannot restore ${input}: ${error.message}`);
+    if ((error as NodeJS.ErrnoException).code === "ENOENT" && (error as NodeJS.ErrnoException).path === input)
+      throw new Error(`cannot restore ${input}: there is no such file`);
+    throw error;
+  }
+}
