@@ -1,4 +1,5 @@
-import { chmodSync } from "node:fs";
+import { chmodSync, existsSync, readdirSync, renameSync, rmSync } from "node:fs";
+import { basename, dirname, join } from "node:path";
 import Database from "better-sqlite3";
 import { AUDIT_SCHEMA } from "./auditSchema.ts";
 import {
@@ -232,7 +233,7 @@ function prepare(db: Db, file: string, check: boolean): Db {
     const problems = checkDatabase(db, { limit: 3 });
     if (problems.length > 0) throw new DamagedDatabaseError(file, problems.join("; "));
   }
-  migrate(db);
+  migrate(db, file);
   scrubFreedSpace(db);
   return db;
 }
@@ -240,14 +241,42 @@ function prepare(db: Db, file: string, check: boolean): Db {
 /** The schema version this code writes: how many migrations there are. */
 export const SCHEMA_VERSION = MIGRATIONS.length;
 
-function migrate(db: Db): void {
+function migrate(db: Db, file: string): void {
   const current = db.pragma("user_version", { simple: true }) as number;
   if (current > MIGRATIONS.length) {
     throw new DatabaseVersionError(
       `the database was written by a newer Keydesk (schema ${current}, this one knows ${MIGRATIONS.length}); upgrade Keydesk`,
     );
   }
+  if (current > 0 && current < MIGRATIONS.length) keepCopyBeforeUpgrade(db, file, current);
+  else if (current === MIGRATIONS.length) dropCopiesBeforeUpgrade(file);
   migrateTo(db, MIGRATIONS.length);
+}
+
+/** Where the database as schema `version` left it is kept while a newer one is tried. */
+export function copyBeforeUpgrade(file: string, version: number): string {
+  return `${file}.before-schema-${version}`;
+}
+
+/**
+ * Before migrating, a copy of the database as it is (VACUUM INTO: consistent, whatever another
+ * process writes) goes beside it: a failed upgrade can be undone by putting the copy back. It is
+ * kept until a later start finds the schema current, i.e. the upgraded database opened again.
+ */
+function keepCopyBeforeUpgrade(db: Db, file: string, version: number): void {
+  const copy = copyBeforeUpgrade(file, version);
+  if (existsSync(copy)) return;
+  const draft = `${copy}.${process.pid}.partial`;
+  rmSync(draft, { force: true });
+  db.prepare("VACUUM INTO ?").run(draft);
+  if (process.platform !== "win32") chmodSync(draft, 0o600);
+  renameSync(draft, copy);
+}
+
+function dropCopiesBeforeUpgrade(file: string): void {
+  const dir = dirname(file);
+  const prefix = `${basename(file)}.before-schema-`;
+  for (const name of readdirSync(dir)) if (name.startsWith(prefix)) rmSync(join(dir, name), { force: true });
 }
 
 /**

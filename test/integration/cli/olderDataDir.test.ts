@@ -1,7 +1,8 @@
 import assert from "node:assert/strict";
-import { chmodSync, cpSync, readFileSync } from "node:fs";
+import { chmodSync, cpSync, existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
+import Database from "better-sqlite3";
 import { openDataDir } from "../../../electron/service/dataDir.ts";
 import { SCHEMA_VERSION } from "../../../electron/service/store/database.ts";
 import { SyncStore } from "../../../electron/sync/syncStore.ts";
@@ -104,6 +105,16 @@ test("the PIN that version sent is in the inbox", async () => {
   assert.match(pins.text, new RegExp(written.pin.pinId));
 });
 
+test("the database as that version left it is kept beside it, whole, while the upgraded one is tried", () => {
+  const copy = new Database(join(dataDir, "keydesk.db.before-schema-3"), { readonly: true });
+  try {
+    assert.equal(copy.pragma("user_version", { simple: true }), 3);
+    assert.equal((copy.prepare("SELECT count(*) AS n FROM api_keys").get() as { n: number }).n, 6);
+  } finally {
+    copy.close();
+  }
+});
+
 test("the sync link is there, with its linked key and its remote password readable", async () => {
   const links = await get("/local/1/sync/links", owner);
   assert.equal(links.status, 200, links.text);
@@ -121,4 +132,5 @@ test("the sync link is there, with its linked key and its remote password readab
   } finally {
     data.close();
   }
+  assert.equal(existsSync(join(dataDir, "keydesk.db.before-schema-3")), false, "dropped at the next start");
 });
