@@ -1,5 +1,6 @@
 import { join } from "node:path";
 import { appAuthorization } from "./appAuthorization.bench.ts";
+import { backupBenchmark } from "./backup.bench.ts";
 import { keyServiceBenchmarks } from "./keyService.bench.ts";
 import { type KeyServiceFixture, startKeyServiceFixture } from "./keyServiceFixture.ts";
 import type { BenchContext, Benchmark } from "./lib/benchmark.ts";
@@ -21,6 +22,7 @@ export const benchmarks: readonly Benchmark[] = [
   uiBenchmark,
   syncBenchmark,
   scaleBenchmark,
+  backupBenchmark,
 ];
 
 const RESULTS_FILE = join(import.meta.dirname, "results", "key-service.json");

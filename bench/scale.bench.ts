@@ -101,7 +101,7 @@ function validFields(request: Parameters<typeof fieldsForCreate>[0]): ApiKeyFiel
 }
 
 /** `count` keys in one transaction, as the fixture seeds them (every fourth with the optional fields). */
-function insertKeys(
+export function insertKeys(
   data: ReturnType<typeof openDataDir>,
   account: Account,
   count: number,
@@ -305,7 +305,7 @@ async function cursorAfter(
 }
 
 /** A PIN of the probe account and a TFA key of it: the App-authorized probe's path and header. */
-async function probeSetUp(server: ServeProcess, authorization: string) {
+export async function probeSetUp(server: ServeProcess, authorization: string) {
   const ok = async (path: string, body: unknown) => {
     const response = await request(server.url, { method: "POST", path, authorization, body });
     if (response.status !== 200) throw new BenchFailure(`POST ${path}: ${response.status} ${response.text}`);
