@@ -1,12 +1,13 @@
 import { z } from "zod";
 import type { MessageId, ValidationErrors } from "./apiErrors.ts";
-import type { ApiKeyDto } from "./apiKeys.ts";
+import type { ApiKeyDto, ApiKeyWithExtrasDto } from "./apiKeys.ts";
 import {
   ANY_ID_PATTERN,
   createApiKeyRequestSchema,
   KEY_SORT_FIELDS,
   KEY_STATE_FILTERS,
   PERMISSIONS,
+  UNUSED_FOR_DAYS_MAX,
   updateApiKeyRequestSchema,
 } from "./apiKeys.ts";
 import { type SyncBridgeResults, type SyncChangedEvent, syncBridgeArgumentSchemas } from "./syncBridge.ts";
@@ -44,7 +45,7 @@ export type BridgeResult<T> = { ok: true; value: T } | { ok: false; error: Bridg
  * desktop app copying happens in main without the value passing through the renderer (see
  * CopyResultDto for the browser host).
  */
-export type ApiKeyView = Omit<ApiKeyDto, "publicApiKey"> & {
+export type ApiKeyView = Omit<ApiKeyWithExtrasDto, "publicApiKey"> & {
   /** e.g. `f87f52…e7fb`: the first 6 and last 4 characters. */
   publicApiKeyHint: string;
 };
@@ -168,6 +169,8 @@ const keyQuery = z.strictObject({
   nameContains: z.string().max(255).optional(),
   /** The key's state when the service answers (see shared/apiKeys.ts keyStateAt). */
   state: z.enum(KEY_STATE_FILTERS).optional(),
+  /** Keys without an allowed call in this many days (services that report usage only). */
+  unusedForDays: z.number().int().min(1).max(UNUSED_FOR_DAYS_MAX).optional(),
 });
 
 /** Rows of keys.page per call: at most this many, DEFAULT_KEY_PAGE_LIMIT when not asked. */
