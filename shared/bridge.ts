@@ -1,6 +1,6 @@
 import { z } from "zod";
 import type { MessageId, ValidationErrors } from "./apiErrors.ts";
-import type { ApiKeyDto, ApiKeyWithExtrasDto } from "./apiKeys.ts";
+import type { ApiKeyWithExtrasDto } from "./apiKeys.ts";
 import {
   ANY_ID_PATTERN,
   createApiKeyRequestSchema,

@@ -5,7 +5,8 @@ import type { ApiKeyView } from "../../../../shared/bridge.ts";
 import { parseApiDateTime } from "../../../../shared/datetime.ts";
 import { errorText } from "../../bridgeHooks.ts";
 import { STATE_COLORS } from "./KeyTable.tsx";
-import { useRevealPublicApiKey } from "./keyHooks.ts";
+import { KeyUsageDetails } from "./KeyUsageDetails.tsx";
+import { useKeyById, useRevealPublicApiKey } from "./keyHooks.ts";
 import {
   expiringSoon,
   KEY_STATE_LABELS,
@@ -44,7 +45,9 @@ export function KeyDetails(props: {
   onClose(): void;
   onEdit(key: ApiKeyView): void;
 }) {
-  const key = props.apiKey;
+  // The row as the page had it at once, then as the service answers it now (fresh usage).
+  const fresh = useKeyById(props.accountKey, props.apiKey?.key ?? null);
+  const key = props.apiKey && fresh.data?.key === props.apiKey.key ? fresh.data : props.apiKey;
   const reveal = useRevealPublicApiKey();
   const [revealed, setRevealed] = useState<string | null>(null);
   const now = Date.now();
@@ -147,6 +150,7 @@ export function KeyDetails(props: {
           <Field label="Valid to">
             <When value={key.validTo} none="No end: it does not expire" now={now} />
           </Field>
+          <KeyUsageDetails apiKey={key} now={now} />
           <Group justify="flex-end">
             <Button variant="light" onClick={() => props.onEdit(key)}>
               Edit
