@@ -196,7 +196,7 @@ export function KeysView(props: {
             const name = event.currentTarget.value;
             setFilters((current) => ({ ...current, name }));
           }}
-          style={{ flex: 1, minWidth: 180 }}
+          style={{ flex: 1, minWidth: 140 }}
         />
         <Select
           label="State"
@@ -210,7 +210,7 @@ export function KeysView(props: {
         />
         <Select
           label="Not used for"
-          w={120}
+          w={110}
           allowDeselect={false}
           value={filters.unusedForDays === undefined ? "any" : String(filters.unusedForDays)}
           onChange={(value) =>
