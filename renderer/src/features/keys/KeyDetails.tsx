@@ -45,9 +45,13 @@ export function KeyDetails(props: {
   onClose(): void;
   onEdit(key: ApiKeyView): void;
 }) {
-  // The row as the page had it at once, then as the service answers it now (fresh usage).
-  const fresh = useKeyById(props.accountKey, props.apiKey?.key ?? null);
-  const key = props.apiKey && fresh.data?.key === props.apiKey.key ? fresh.data : props.apiKey;
+  // The usage as the page had it at once, then as the service answers it now; the other fields
+  // stay the row's (kept up to date by edits in this view).
+  const fresh = useKeyById(props.accountKey, props.apiKey?.key ?? null).data;
+  const key =
+    props.apiKey && fresh?.key === props.apiKey.key
+      ? { ...props.apiKey, usage: fresh.usage, createdAt: fresh.createdAt }
+      : props.apiKey;
   const reveal = useRevealPublicApiKey();
   const [revealed, setRevealed] = useState<string | null>(null);
   const now = Date.now();
