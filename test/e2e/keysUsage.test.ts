@@ -9,6 +9,7 @@ import {
   skipWithoutChromium,
   watchPageErrors,
 } from "../harness/chromium.ts";
+import { startForeignRemote } from "../harness/foreignRemote.ts";
 import { makeTempDir, REPO_ROOT, removeDir, request } from "../harness/keyServiceProcess.ts";
 import { callBridge, startWebHost, type WebHostProcess } from "../harness/webHostProcess.ts";
 
@@ -145,4 +146,49 @@ test("at 800×500 the table keeps the name, state and actions, and scrolls no si
   const sideways = await page.evaluate(() => document.documentElement.scrollWidth > window.innerWidth);
   assert.equal(sideways, false);
   await page.screenshot({ path: join(RESULTS, "keys-usage-800x500.png") });
+});
+
+test("a remote that does not report usage shows — in Last used and Created, says why on hover, and raises no error", async (t) => {
+  if (skipWithoutChromium(t)) return;
+  const foreign = await startForeignRemote();
+  try {
+    foreign.keys.set("key_1", {
+      name: "foreign key",
+      key: "key_1",
+      publicApiKey: "pk-foreign-1",
+      accountKey: "acct-foreign",
+      permissions: ["ALL"],
+      enabled: true,
+    });
+    const profile = await bridge<{ id: string }>("profiles.add", {
+      name: "Foreign",
+      baseUrl: foreign.url,
+      username: foreign.username,
+      password: foreign.password,
+    });
+    await bridge("profiles.activate", { id: profile.id });
+    await page.setViewportSize({ width: 1440, height: 900 });
+    await page.reload();
+    await row("foreign key").waitFor();
+    const lastUsed = row("foreign key").getByTestId("key-last-used");
+    assert.equal(await lastUsed.textContent(), "—");
+    assert.equal(
+      await lastUsed.locator("xpath=ancestor::td").getAttribute("title"),
+      "This service does not report the usage of keys",
+    );
+    assert.equal(await row("foreign key").getByTestId("key-created").textContent(), "—");
+    await row("foreign key").getByRole("button", { name: "Details of foreign key" }).click();
+    const panel = page.getByRole("dialog", { name: "Key “foreign key”" });
+    await panel
+      .getByTestId("key-usage")
+      .getByText("This service does not report the usage of keys")
+      .waitFor();
+    await page.keyboard.press("Escape");
+    await panel.waitFor({ state: "hidden" });
+    assert.equal(await page.locator(".mantine-Notification-root").count(), 0, "no error toast");
+    assert.deepEqual(pageProblems, []);
+  } finally {
+    await bridge("profiles.activate", { id: "local" });
+    await foreign.close();
+  }
 });
