@@ -204,3 +204,46 @@ export function sortApiKeys<K extends Pick<ApiKeyDto, "name" | "enabled" | "vali
   const sorted = [...keys].sort(compare[sort.by]);
   return sort.desc ? sorted.reverse() : sorted;
 }
+
+/**
+ * What a key answer of our own service can carry beyond the spec's fields when asked
+ * (`include=usage,created`, a Keydesk extension of get, list and page): the key's usage and its
+ * creation time. Without `include` the answers are the spec's.
+ */
+export const KEY_INCLUDES = ["usage", "created"] as const;
+export type KeyInclude = (typeof KEY_INCLUDES)[number];
+
+/** The largest N of the "not used for N days" filter (`unusedForDays`): ten years. */
+export const UNUSED_FOR_DAYS_MAX = 3650;
+export const DAY_MS = 24 * 60 * 60 * 1000;
+
+export const REFUSAL_REASONS = [
+  "disabled",
+  "not-yet-valid",
+  "expired",
+  "address-not-allowed",
+  "tfa-only",
+] as const;
+export type RefusalReasonName = (typeof REFUSAL_REASONS)[number];
+
+export interface UsageCountsDto {
+  allowed: number;
+  refused: Record<RefusalReasonName, number>;
+}
+
+/** A key's usage as the service answers it (`include=usage`). */
+export interface KeyUsageDto {
+  /** API datetimes; null when it never happened since usage recording began. */
+  lastUsedAt: string | null;
+  lastUsedFrom: string | null;
+  lastRefusedAt: string | null;
+  lastRefusedFrom: string | null;
+  total: UsageCountsDto;
+  last24Hours: UsageCountsDto;
+}
+
+/** A key answer with what `include` asked for: createdAt null when the creation time is not known. */
+export interface ApiKeyWithExtrasDto extends ApiKeyDto {
+  createdAt?: string | null;
+  usage?: KeyUsageDto;
+}

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import type { MessageId, ValidationErrors } from "./apiErrors.ts";
-import type { ApiKeyDto } from "./apiKeys.ts";
+import type { ApiKeyWithExtrasDto } from "./apiKeys.ts";
 import { createApiKeyRequestSchema, updateApiKeyRequestSchema } from "./apiKeys.ts";
 import type { KeyHistoryDto } from "./audit.ts";
 import { accountKeySchema, keyIdSchema, keyQuerySchema, keySortSchema } from "./keyArgumentSchemas.ts";
@@ -44,7 +44,7 @@ export type BridgeResult<T> = { ok: true; value: T } | { ok: false; error: Bridg
  * desktop app copying happens in main without the value passing through the renderer (see
  * CopyResultDto for the browser host).
  */
-export type ApiKeyView = Omit<ApiKeyDto, "publicApiKey"> & {
+export type ApiKeyView = Omit<ApiKeyWithExtrasDto, "publicApiKey"> & {
   /** e.g. `f87f52…e7fb`: the first 6 and last 4 characters. */
   publicApiKeyHint: string;
 };

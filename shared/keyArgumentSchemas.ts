@@ -1,5 +1,11 @@
 import { z } from "zod";
-import { ANY_ID_PATTERN, KEY_SORT_FIELDS, KEY_STATE_FILTERS, PERMISSIONS } from "./apiKeys.ts";
+import {
+  ANY_ID_PATTERN,
+  KEY_SORT_FIELDS,
+  KEY_STATE_FILTERS,
+  PERMISSIONS,
+  UNUSED_FOR_DAYS_MAX,
+} from "./apiKeys.ts";
 
 /** Argument schemas of the key methods of the bridge, shared by shared/bridge.ts and shared/keyLifecycleBridge.ts. */
 
@@ -15,6 +21,8 @@ export const keyQuerySchema = z.strictObject({
   nameContains: z.string().max(255).optional(),
   /** The key's state when the service answers (see shared/apiKeys.ts keyStateAt). */
   state: z.enum(KEY_STATE_FILTERS).optional(),
+  /** Keys without an allowed call in this many days (services that report usage only). */
+  unusedForDays: z.number().int().min(1).max(UNUSED_FOR_DAYS_MAX).optional(),
 });
 
 /** The order of a list (creation order, ascending, when left out); ties in creation order. */

@@ -1,4 +1,5 @@
 import type { z } from "zod";
+import type { ApiKeyWithExtrasDto, KeyInclude } from "../../shared/apiKeys.ts";
 import {
   type ApiKeyDto,
   type CreateApiKeyRequest,
@@ -96,7 +97,20 @@ export interface KeyQuery {
   state?: KeyStateFilter | undefined;
   /** The order of a list (pages only; a Keydesk extension, applied here to whole lists of other services). */
   sort?: KeySort | undefined;
+  /**
+   * Keys without an allowed call in N days (a Keydesk extension that needs the service's usage: a
+   * service that does not report usage cannot answer it, see listPage).
+   */
+  unusedForDays?: number | undefined;
+  /**
+   * What the keys should carry beyond the spec's fields (include=, pages only). A service that
+   * refuses or ignores it answers keys without them: they are extras, never a reason to fail.
+   */
+  include?: readonly KeyInclude[] | undefined;
 }
+
+const USAGE_NOT_REPORTED =
+  "this service does not report the usage of keys, so it cannot list keys by when they were last used";
 
 export interface KeyPage {
   keys: ApiKeyDto[];
@@ -145,7 +159,17 @@ function keyQueryParams(query: KeyQuery): URLSearchParams {
     params.set("nameContains", query.nameContains.trim());
   if (query.permission !== undefined) params.set("permission", query.permission);
   if (query.state !== undefined) params.set("state", query.state);
+  if (query.unusedForDays !== undefined) params.set("unusedForDays", String(query.unusedForDays));
   return params;
+}
+
+/** A 400 of a Keydesk service naming include: an older one, or one that records no usage. */
+function refusesInclude(error: unknown): boolean {
+  return (
+    error instanceof BridgeFailure &&
+    error.status === 400 &&
+    error.bridgeError.validationErrors?.include !== undefined
+  );
 }
 
 /** The query as a predicate: what a service that ignores Keydesk's filters answered is narrowed here. */
@@ -171,6 +195,8 @@ export class KeyServiceClient {
   readonly #signal: AbortSignal | undefined;
   readonly #maxAnswerBytes: number;
   readonly #clientKind: KeydeskClientKind | undefined;
+  /** include= values the service refused (a 400 naming include): not asked for again. */
+  readonly #refusedIncludes = new Set<KeyInclude>();
 
   constructor(options: KeyServiceClientOptions) {
     this.baseUrl = options.baseUrl.replace(/\/+$/, "");
@@ -210,8 +236,20 @@ export class KeyServiceClient {
       params.set("sort", query.sort.by);
       params.set("order", query.sort.desc ? "desc" : "asc");
     }
-    const answer = await this.#json(keysPath(accountKey), apiKeyPageSchema, { query: params });
+    const answer = await this.#withInclude(query.include, (include) => {
+      const asked = new URLSearchParams(params);
+      if (include !== "") asked.set("include", include);
+      return this.#json(keysPath(accountKey), apiKeyPageSchema, { query: asked });
+    });
     const keys = answer.apiKeys as ApiKeyDto[];
+    const usageAsked = query.include?.includes("usage") === true;
+    const withoutUsage = (key: ApiKeyWithExtrasDto) => key.usage === undefined;
+    if (query.unusedForDays !== undefined && usageAsked && keys.some(withoutUsage)) {
+      // A service that ignored the filter: its keys say nothing about their use either.
+      throw new BridgeFailure("INVALID_ARGUMENT", USAGE_NOT_REPORTED, {
+        unusedForDays: [USAGE_NOT_REPORTED],
+      });
+    }
     if (answer.nextCursor !== undefined) {
       return { keys: keys.filter(matchesKeyQuery(query)), nextCursor: answer.nextCursor, paged: true };
     }
@@ -265,8 +303,32 @@ export class KeyServiceClient {
     }
   }
 
-  async get(accountKey: string, key: string): Promise<ApiKeyDto> {
-    return (await this.#json(keyPath(accountKey, key), apiKeySchema)) as ApiKeyDto;
+  /** The key; with `include`, our own service's extras too (absent where the service has none). */
+  async get(accountKey: string, key: string, include?: readonly KeyInclude[]): Promise<ApiKeyDto> {
+    return (await this.#withInclude(include, (asked) =>
+      this.#json(
+        keyPath(accountKey, key),
+        apiKeySchema,
+        asked === "" ? {} : { query: new URLSearchParams({ include: asked }) },
+      ),
+    )) as ApiKeyDto;
+  }
+
+  /**
+   * Runs a request with the include= values the service has not refused; when it refuses them (a
+   * 400 naming include: an older Keydesk, one with --usage off), once more without usage, then
+   * without any, remembering what was refused so that later requests do not ask again.
+   */
+  async #withInclude<T>(include: readonly KeyInclude[] | undefined, send: (include: string) => Promise<T>) {
+    for (;;) {
+      const asked = (include ?? []).filter((value) => !this.#refusedIncludes.has(value));
+      try {
+        return await send(asked.join(","));
+      } catch (error) {
+        if (asked.length === 0 || !refusesInclude(error)) throw error;
+        this.#refusedIncludes.add(asked.includes("usage") ? "usage" : (asked[0] as KeyInclude));
+      }
+    }
   }
 
   /** The key with this publicApiKey, or null. */

@@ -1,6 +1,11 @@
 import { z } from "zod";
 import { MESSAGE_IDS } from "../../shared/apiErrors.ts";
-import { ANY_ID_PATTERN, PERMISSIONS } from "../../shared/apiKeys.ts";
+import {
+  ANY_ID_PATTERN,
+  PERMISSIONS,
+  REFUSAL_REASONS,
+  type RefusalReasonName,
+} from "../../shared/apiKeys.ts";
 
 /**
  * What the client accepts from a key service, local or remote: every answer is checked here
@@ -8,6 +13,26 @@ import { ANY_ID_PATTERN, PERMISSIONS } from "../../shared/apiKeys.ts";
  */
 
 const identifier = z.string().regex(ANY_ID_PATTERN);
+
+const usageCountsSchema = z.object({
+  allowed: z.number().int().nonnegative(),
+  refused: z.object(
+    Object.fromEntries(REFUSAL_REASONS.map((reason) => [reason, z.number().int().nonnegative()])) as Record<
+      RefusalReasonName,
+      z.ZodNumber
+    >,
+  ),
+});
+
+/** A key's usage as our own service answers it (include=usage). */
+export const keyUsageSchema = z.object({
+  lastUsedAt: z.string().nullable(),
+  lastUsedFrom: z.string().nullable(),
+  lastRefusedAt: z.string().nullable(),
+  lastRefusedFrom: z.string().nullable(),
+  total: usageCountsSchema,
+  last24Hours: usageCountsSchema,
+});
 
 export const apiKeySchema = z.object({
   name: z.string(),
@@ -19,6 +44,9 @@ export const apiKeySchema = z.object({
   validFrom: z.string().optional(),
   validTo: z.string().optional(),
   enabled: z.boolean(),
+  // Our own service's extras (include=): dropped, not refused, when a service sends something else.
+  createdAt: z.string().nullable().optional().catch(undefined),
+  usage: keyUsageSchema.optional().catch(undefined),
 });
 
 export const apiKeyListSchema = z.object({ apiKeys: z.array(apiKeySchema) });

@@ -1,4 +1,4 @@
-import type { ApiKeyFilter } from "./store/apiKeyStore.ts";
+import type { ApiKeyFilter, ListExtras } from "./store/apiKeyStore.ts";
 
 /** What the service and its key list workers (keyListWorker.ts) tell each other. */
 
@@ -22,6 +22,7 @@ interface ScanRequest {
   maxKeys: number;
   /** The answer stops after the step that passes this many characters of text. */
   maxBytes: number;
+  extras?: ListExtras;
 }
 
 export type KeyListRequest =
@@ -47,6 +48,7 @@ export type KeyListRequest =
       after: number;
       upTo: number;
       rows: number;
+      extras?: ListExtras;
     };
 
 export type KeyListAnswer =

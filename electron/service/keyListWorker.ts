@@ -82,7 +82,14 @@ function answer(request: KeyListRequest): KeyListAnswer {
     let after: number | null = request.after;
     // One step when the window's rows are as the bounds found them; more only if rows went since.
     while (after !== null && after < request.upTo) {
-      const step = store.scan(request.accountId, request.filter, after, request.rows, request.rows);
+      const step = store.scan(
+        request.accountId,
+        request.filter,
+        after,
+        request.rows,
+        request.rows,
+        request.extras,
+      );
       for (const key of step.keys) {
         if (key.id > request.upTo) break;
         text += `,${apiKeyJson(request.accountKey, key)}`;
@@ -103,6 +110,7 @@ function answer(request: KeyListRequest): KeyListAnswer {
       after,
       Math.min(STEP_KEYS, request.maxKeys - texts.length),
       STEP_ROWS,
+      request.extras,
     );
     for (const key of step.keys) {
       const text = apiKeyJson(request.accountKey, key);

@@ -1,6 +1,6 @@
 import { setImmediate as nextTurn } from "node:timers/promises";
 import { apiKeyJson, type ListedKey } from "./domain/apiKeyRules.ts";
-import type { ApiKeyFilter, ApiKeyStore } from "./store/apiKeyStore.ts";
+import type { ApiKeyFilter, ApiKeyStore, ListExtras } from "./store/apiKeyStore.ts";
 
 /**
  * Reading many keys without holding the event loop: the scan goes in small steps (a few hundred
@@ -21,6 +21,8 @@ export interface ScanOptions {
   max?: number;
   /** Ends the scan at the next step (the service is stopping, the client went away). */
   signal?: AbortSignal;
+  /** What the keys carry beyond the spec's fields. */
+  extras?: ListExtras;
 }
 
 /** The matching keys in creation order, step by step (an empty step only at the very end). */
@@ -37,7 +39,7 @@ export async function* scanKeys(
     if (!first) await nextTurn();
     first = false;
     options.signal?.throwIfAborted();
-    const step = store.scan(accountId, filter, after, Math.min(STEP_KEYS, left), STEP_ROWS);
+    const step = store.scan(accountId, filter, after, Math.min(STEP_KEYS, left), STEP_ROWS, options.extras);
     const lastId = step.keys.length > 0 ? (step.keys[step.keys.length - 1] as ListedKey).id : after;
     after = step.after;
     left -= step.keys.length;
@@ -53,9 +55,10 @@ export async function readPage(
   after: number,
   limit: number,
   signal?: AbortSignal,
+  extras?: ListExtras,
 ): Promise<{ keys: ListedKey[]; more: boolean }> {
   const keys: ListedKey[] = [];
-  const options = { after, max: limit + 1, ...(signal && { signal }) };
+  const options = { after, max: limit + 1, ...(signal && { signal }), ...(extras && { extras }) };
   for await (const step of scanKeys(store, accountId, filter, options)) keys.push(...step.keys);
   return keys.length > limit ? { keys: keys.slice(0, limit), more: true } : { keys, more: false };
 }
@@ -75,7 +78,10 @@ export async function countKeys(
     first = false;
     signal?.throwIfAborted();
     // Rows a filter must read cost more than entries of an index.
-    const readsRows = filter.nameContains !== undefined || filter.permission !== undefined;
+    const readsRows =
+      filter.nameContains !== undefined ||
+      filter.permission !== undefined ||
+      filter.unusedSince !== undefined;
     const step = store.countStep(accountId, filter, after, readsRows ? STEP_ROWS : STEP_ROWS * 16);
     total += step.count;
     after = step.after;
@@ -118,6 +124,8 @@ export interface KeyLister {
 export interface ListedAccount {
   id: number;
   accountKey: string;
+  /** What the listed keys carry beyond the spec's fields (include=). */
+  extras?: ListExtras;
 }
 
 /** Lists read in the service's own thread, in steps with a turn of the event loop between them. */
@@ -125,13 +133,14 @@ export function inThreadLister(store: ApiKeyStore): KeyLister {
   return {
     async *pieces(account, filter, signal) {
       let comma = "";
-      for await (const step of scanKeys(store, account.id, filter, signal ? { signal } : {})) {
+      const options = { ...(signal && { signal }), ...(account.extras && { extras: account.extras }) };
+      for await (const step of scanKeys(store, account.id, filter, options)) {
         yield comma + step.keys.map((key) => apiKeyJson(account.accountKey, key)).join(",");
         comma = ",";
       }
     },
     async page(account, filter, after, limit, signal) {
-      const { keys, more } = await readPage(store, account.id, filter, after, limit, signal);
+      const { keys, more } = await readPage(store, account.id, filter, after, limit, signal, account.extras);
       return {
         texts: keys.map((key) => apiKeyJson(account.accountKey, key)),
         lastId: keys.at(-1)?.id,

@@ -1,12 +1,15 @@
 import { z } from "zod";
-import type { ApiKeyDto } from "../../shared/apiKeys.ts";
+import type { ApiKeyDto, ApiKeyWithExtrasDto, KeyInclude } from "../../shared/apiKeys.ts";
 import {
   ACCOUNT_KEY_PATTERN,
   createApiKeyRequestSchema,
+  DAY_MS,
   KEY_ID_PATTERN,
+  KEY_INCLUDES,
   KEY_SORT_FIELDS,
   KEY_STATE_FILTERS,
   PERMISSIONS,
+  UNUSED_FOR_DAYS_MAX,
   updateApiKeyRequestSchema,
 } from "../../shared/apiKeys.ts";
 import { formatApiDateTime } from "../../shared/datetime.ts";
@@ -21,12 +24,11 @@ import {
 } from "./domain/apiKeyRules.ts";
 import { type AuditOrigin, keyCreatedEntry, keyUpdatedEntry } from "./domain/auditEntries.ts";
 import { newKeyId, newPublicApiKey } from "./domain/identifiers.ts";
-import type { KeyUsage } from "./domain/keyUsage.ts";
 import { decodeListCursor, encodeListCursor } from "./domain/listCursor.ts";
 import { badRequest, conflict, INVALID_QUERY, notFound } from "./errors.ts";
 import { inThreadLister, type KeyLister } from "./keyListing.ts";
 import type { Account } from "./store/accountStore.ts";
-import type { ApiKeyFilter } from "./store/apiKeyStore.ts";
+import type { ApiKeyFilter, ListExtras } from "./store/apiKeyStore.ts";
 import { IdempotencyStore, type IdempotentRequest } from "./store/idempotencyStore.ts";
 import type { UsageRecorder } from "./usage/usageRecorder.ts";
 
@@ -48,15 +50,33 @@ const filterQueryFields = {
   state: z
     .enum(KEY_STATE_FILTERS, { error: `must be one of ${KEY_STATE_FILTERS.join(", ")}, given once` })
     .optional(),
+  unusedForDays: z
+    .string({ error: "must be given once" })
+    .regex(/^\d{1,5}$/, `must be a whole number of days from 1 to ${UNUSED_FOR_DAYS_MAX}`)
+    .transform(Number)
+    .refine(
+      (days) => days >= 1 && days <= UNUSED_FOR_DAYS_MAX,
+      `must be a whole number of days from 1 to ${UNUSED_FOR_DAYS_MAX}`,
+    )
+    .optional(),
 };
+const INCLUDE_HINT = `must be ${KEY_INCLUDES.join(", ")} or both, separated by a comma`;
+/** `include=usage,created`: what the keys of the answer carry beyond the spec's fields. */
+const includeField = z
+  .string({ error: `${INCLUDE_HINT}; given once` })
+  .refine(
+    (text) => text.split(",").every((part) => (KEY_INCLUDES as readonly string[]).includes(part.trim())),
+    INCLUDE_HINT,
+  )
+  .transform((text) => new Set(text.split(",").map((part) => part.trim() as KeyInclude)))
+  .optional();
 const countQuerySchema = z.strictObject(filterQueryFields);
 /** GET of one key: other parameters are ignored, as they always were; `include` must be known. */
-const getQuerySchema = z.object({ include: z.enum(["usage"]).optional() });
+const getQuerySchema = z.object({ include: includeField });
 
-/** A key with its usage (`include=usage`, our own service only). */
-export type ApiKeyWithUsage = ApiKeyDto & { usage: KeyUsage };
 const listQuerySchema = z.strictObject({
   ...filterQueryFields,
+  include: includeField,
   limit: z
     .string({ error: "must be given once" })
     .regex(/^\d{1,6}$/, `must be a whole number from 1 to ${MAX_PAGE_LIMIT}`)
@@ -80,7 +100,11 @@ export interface KeyListRequest {
   filter: ApiKeyFilter;
   /** null: every key, in one answer. */
   page: { limit: number; after: number } | null;
+  /** What the keys carry beyond the spec's fields (include=). */
+  extras: ListExtras;
 }
+
+const USAGE_OFF = "this service does not record the usage of keys (it runs with --usage off)";
 
 const INVALID_BODY = "the request has invalid fields; see validationErrors";
 const IDEMPOTENCY_KEY_REUSED =
@@ -196,7 +220,9 @@ export class KeyService {
     const account = this.resolveAccount(caller, accountKey);
     const parsed = listQuerySchema.safeParse(query ?? {});
     if (!parsed.success) throw invalidQuery(parsed.error.issues);
-    const { limit, cursor, sort, order, ...filters } = parsed.data;
+    const { limit, cursor, sort, order, include, ...filters } = parsed.data;
+    this.#requireUsage(include?.has("usage") ? "include" : undefined);
+    this.#requireUsage(filters.unusedForDays !== undefined ? "unusedForDays" : undefined);
     let page: KeyListRequest["page"] = null;
     if (limit !== undefined || cursor !== undefined) {
       const after = cursor === undefined ? 0 : decodeListCursor(cursor);
@@ -219,12 +245,34 @@ export class KeyService {
         }),
       },
       page,
+      extras: {
+        ...(include?.has("created") && { created: true }),
+        ...(include?.has("usage") && { usageAt: this.#now() }),
+      },
     };
+  }
+
+  /** A 400 naming `field` when it asks for usage and this service records none. */
+  #requireUsage(field: string | undefined): void {
+    if (field !== undefined && !this.#usage) {
+      throw badRequest(USAGE_OFF, { [field]: ["usage is not recorded here"] });
+    }
+  }
+
+  /**
+   * Lists read usage from the database (in their worker): what the recorder still holds is
+   * written first, so the answer counts every call made before it was asked for. That is one
+   * batch of the keys used since the last write (bounded by the calls of about a second, the
+   * write the timer would make anyway), never work per listed key.
+   */
+  #writeUsageFor(filter: ApiKeyFilter, extras: ListExtras): void {
+    if (extras.usageAt !== undefined || filter.unusedSince !== undefined) this.#usage?.flush();
   }
 
   /** One page as JSON text, `{"apiKeys":[...],"nextCursor":...}`: nextCursor is null on the last page. */
   async pageText(request: KeyListRequest, signal?: AbortSignal): Promise<string> {
     const { limit, after } = request.page ?? { limit: DEFAULT_PAGE_LIMIT, after: 0 };
+    this.#writeUsageFor(request.filter, request.extras);
     const page = await this.#lister.page(listedAccount(request), request.filter, after, limit, signal);
     const nextCursor =
       page.more && page.lastId !== undefined ? JSON.stringify(encodeListCursor(page.lastId)) : "null";
@@ -236,6 +284,7 @@ export class KeyService {
    * with backpressure: memory holds a few pieces, never the whole list.
    */
   async *listText(request: KeyListRequest, signal?: AbortSignal): AsyncGenerator<string | Uint8Array> {
+    this.#writeUsageFor(request.filter, request.extras);
     yield '{"apiKeys":[';
     yield* this.#lister.pieces(listedAccount(request), request.filter, signal);
     yield "]}";
@@ -256,7 +305,10 @@ export class KeyService {
     const account = this.resolveAccount(caller, accountKey);
     const parsed = countQuerySchema.safeParse(query ?? {});
     if (!parsed.success) throw invalidQuery(parsed.error.issues);
-    return { count: await this.#lister.count(account.id, filterOf(parsed.data, this.#now()), signal) };
+    const filter = filterOf(parsed.data, this.#now());
+    this.#requireUsage(filter.unusedSince !== undefined ? "unusedForDays" : undefined);
+    this.#writeUsageFor(filter, {});
+    return { count: await this.#lister.count(account.id, filter, signal) };
   }
 
   /** Ends what the lists hold (their worker thread). */
@@ -264,19 +316,22 @@ export class KeyService {
     return this.#lister.close();
   }
 
-  /** The key; with `include=usage` in the query (a Keydesk extension), its usage too. */
-  get(caller: Account, accountKey: string, key: string, query: unknown = {}): ApiKeyDto | ApiKeyWithUsage {
+  /**
+   * The key; with `include=usage,created` in the query (a Keydesk extension), its usage (stored
+   * plus what the recorder still holds: exact) and its creation time too.
+   */
+  get(caller: Account, accountKey: string, key: string, query: unknown = {}): ApiKeyWithExtrasDto {
     const stored = this.#storedKey(this.resolveAccount(caller, accountKey), key);
     const parsed = getQuerySchema.safeParse(query ?? {});
     if (!parsed.success) throw invalidQuery(parsed.error.issues);
-    const dto = toApiKeyDto(stored);
-    if (parsed.data.include !== "usage") return dto;
-    if (!this.#usage) {
-      throw badRequest("this service does not record the usage of keys (it runs with --usage off)", {
-        include: ["usage is not recorded here"],
-      });
+    const include = parsed.data.include;
+    this.#requireUsage(include?.has("usage") ? "include" : undefined);
+    const dto: ApiKeyWithExtrasDto = toApiKeyDto(stored);
+    if (include?.has("created")) {
+      dto.createdAt = stored.createdAt === null ? null : formatApiDateTime(stored.createdAt);
     }
-    return { ...dto, usage: this.#usage.usageOf(stored.key, stored.id) };
+    if (include?.has("usage") && this.#usage) dto.usage = this.#usage.usageOf(stored.key, stored.id);
+    return dto;
   }
 
   async update(
@@ -353,9 +408,10 @@ function filterOf(query: z.output<typeof countQuerySchema>, now: number): ApiKey
     ...(nameContains && { nameContains }),
     ...(query.permission !== undefined && { permission: query.permission }),
     ...(query.state !== undefined && { state: query.state, now }),
+    ...(query.unusedForDays !== undefined && { unusedSince: now - query.unusedForDays * DAY_MS }),
   };
 }
 
 function listedAccount(request: KeyListRequest) {
-  return { id: request.accountId, accountKey: request.accountKey };
+  return { id: request.accountId, accountKey: request.accountKey, extras: request.extras };
 }

@@ -1,6 +1,6 @@
 import { availableParallelism } from "node:os";
 import { Worker } from "node:worker_threads";
-import type { KeyLister } from "./keyListing.ts";
+import type { KeyLister, ListedAccount } from "./keyListing.ts";
 import type {
   KeyListAnswer,
   KeyListRecycle,
@@ -170,7 +170,7 @@ export function workerLister(workerUrl: URL, init: Omit<KeyListWorkerInit, "back
 
   /** The rest of a list after row `from`, in windows read side by side, written in order. */
   async function* windows(
-    account: { id: number; accountKey: string },
+    account: ListedAccount,
     filter: ApiKeyFilter,
     from: number,
     signal: AbortSignal | undefined,
@@ -220,6 +220,7 @@ export function workerLister(workerUrl: URL, init: Omit<KeyListWorkerInit, "back
               after,
               upTo,
               rows: WINDOW_ROWS,
+              ...(account.extras && { extras: account.extras }),
             },
             signal,
           );
@@ -251,6 +252,7 @@ export function workerLister(workerUrl: URL, init: Omit<KeyListWorkerInit, "back
             after,
             maxKeys: PIECE_KEYS,
             maxBytes: PIECE_CHARACTERS,
+            ...(account.extras && { extras: account.extras }),
           },
           signal,
         );
@@ -294,6 +296,7 @@ export function workerLister(workerUrl: URL, init: Omit<KeyListWorkerInit, "back
           // One key further tells whether more follow.
           maxKeys: limit + 1,
           maxBytes: Number.POSITIVE_INFINITY,
+          ...(account.extras && { extras: account.extras }),
         },
         signal,
       );

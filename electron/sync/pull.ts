@@ -1,5 +1,6 @@
-import type { ApiKeyDto } from "../../shared/apiKeys.ts";
+import type { ApiKeyDto, ApiKeyWithExtrasDto } from "../../shared/apiKeys.ts";
 import { KEY_ID_PATTERN } from "../../shared/apiKeys.ts";
+import { parseApiDateTime } from "../../shared/datetime.ts";
 import { SYNCED_FIELDS, type SyncedField } from "../../shared/sync.ts";
 import type { KeyPage, KeyServiceClient } from "../client/keyServiceClient.ts";
 import { newKeyId } from "../service/domain/identifiers.ts";
@@ -324,8 +325,16 @@ function mirrorNewKey(
     { key, publicApiKey: remote.publicApiKey },
     fields,
     context.now(),
+    // The copy is made now, the key was created on the remote: its time there when the remote
+    // said it (our own service, include=created), else not known. Never the pull's time.
+    remoteCreatedAt(remote),
   );
   store.insertKeyState({ apiKeyId: created.id, linkId: link.id, remoteKey: remote.key, base: fields });
   recordPulled(context, null, created);
   return store.keyState(created.id);
+}
+
+function remoteCreatedAt(remote: ApiKeyDto): number | null {
+  const createdAt = (remote as ApiKeyWithExtrasDto).createdAt;
+  return typeof createdAt === "string" ? (parseApiDateTime(createdAt) ?? null) : null;
 }

@@ -1,4 +1,4 @@
-import type { ApiKeyDto, KeySort } from "../../../shared/apiKeys.ts";
+import { type ApiKeyDto, KEY_INCLUDES, type KeySort } from "../../../shared/apiKeys.ts";
 import type { KeyQueryDto } from "../../../shared/bridge.ts";
 import { BridgeFailure } from "../../client/bridgeFailure.ts";
 import type { KeyPage, KeyQuery, KeyServiceClient } from "../../client/keyServiceClient.ts";
@@ -48,7 +48,10 @@ export function clientQueryOf(query: KeyQueryDto | undefined, sort?: KeySort): K
     ...(query?.enabled !== undefined && { enabled: query.enabled }),
     ...(query?.permission !== undefined && { permission: query.permission }),
     ...(query?.state !== undefined && { state: query.state }),
+    ...(query?.unusedForDays !== undefined && { unusedForDays: query.unusedForDays }),
     ...(nameContains !== "" && { nameContains }),
+    // The Keys table shows last use and creation: asked of every service, answered by ours.
+    include: KEY_INCLUDES,
   };
 }
 

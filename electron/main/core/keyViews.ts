@@ -1,4 +1,4 @@
-import type { ApiKeyDto } from "../../../shared/apiKeys.ts";
+import type { ApiKeyWithExtrasDto } from "../../../shared/apiKeys.ts";
 import type { ApiKeyView, RevealedApiKey } from "../../../shared/bridge.ts";
 
 /** Enough of a publicApiKey to recognize it (40 of its 250 random bits), never enough to use it. */
@@ -7,11 +7,11 @@ export function publicApiKeyHint(publicApiKey: string): string {
 }
 
 /** A key as the renderer may see it: without its publicApiKey. */
-export function toKeyView({ publicApiKey, ...rest }: ApiKeyDto): ApiKeyView {
+export function toKeyView({ publicApiKey, ...rest }: ApiKeyWithExtrasDto): ApiKeyView {
   return { ...rest, publicApiKeyHint: publicApiKeyHint(publicApiKey) };
 }
 
 /** A key with its publicApiKey, for the moments the user sees it on purpose. */
-export function toRevealedKey(key: ApiKeyDto): RevealedApiKey {
+export function toRevealedKey(key: ApiKeyWithExtrasDto): RevealedApiKey {
   return { ...toKeyView(key), publicApiKey: key.publicApiKey };
 }

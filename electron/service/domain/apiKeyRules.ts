@@ -6,9 +6,10 @@ import type {
   Permission,
   UpdateApiKeyRequest,
 } from "../../../shared/apiKeys.ts";
-import { PERMISSIONS } from "../../../shared/apiKeys.ts";
+import { type KeyUsageDto, PERMISSIONS } from "../../../shared/apiKeys.ts";
 import { formatApiDateTime, parseApiDateTime } from "../../../shared/datetime.ts";
 import { normalizeIpEntry } from "../../../shared/ip.ts";
+import type { UsageCounts } from "./keyUsage.ts";
 
 /** The rules of the API-key resource: plain functions from request data to stored data. */
 
@@ -28,6 +29,8 @@ export interface StoredApiKey extends ApiKeyFields {
   publicApiKey: string;
   accountId: number;
   accountKey: string;
+  /** When the key was created (ms), where it was created; null when that is not known (a sync pull). */
+  createdAt: number | null;
 }
 
 export type RuleResult<T> = { ok: true; value: T } | { ok: false; errors: ValidationErrors };
@@ -135,6 +138,33 @@ export interface ListedKey {
   validFrom: number | null;
   validTo: number | null;
   enabled: boolean;
+  /** Only when the list asked for it (include=created). */
+  createdAt?: number | null;
+  /** Only when the list asked for it (include=usage): the stored usage, as the recorder wrote it. */
+  usage?: StoredUsageCounts;
+}
+
+/** A key's usage as stored (times in ms, 0 or null for never), in the shape of the answer's `usage`. */
+export interface StoredUsageCounts {
+  lastUsedAt: number | null;
+  lastUsedFrom: string | null;
+  lastRefusedAt: number | null;
+  lastRefusedFrom: string | null;
+  total: UsageCounts;
+  last24Hours: UsageCounts;
+}
+
+/** The answer's `usage` of stored usage: times as API datetimes. */
+export function keyUsageDto(usage: StoredUsageCounts): KeyUsageDto {
+  const time = (at: number | null) => (at ? formatApiDateTime(at) : null);
+  return {
+    lastUsedAt: time(usage.lastUsedAt),
+    lastUsedFrom: usage.lastUsedAt ? usage.lastUsedFrom : null,
+    lastRefusedAt: time(usage.lastRefusedAt),
+    lastRefusedFrom: usage.lastRefusedAt ? usage.lastRefusedFrom : null,
+    total: usage.total,
+    last24Hours: usage.last24Hours,
+  };
 }
 
 /**
@@ -150,8 +180,18 @@ export function apiKeyJson(accountKey: string, key: ListedKey): string {
   return (
     `{"name":${JSON.stringify(key.name)},"key":"${key.key}","publicApiKey":${JSON.stringify(key.publicApiKey)}` +
     `,"accountKey":"${accountKey}"${allowedIPs},"permissions":${key.permissionsJson}${validFrom}${validTo}` +
-    `,"enabled":${key.enabled}}`
+    `,"enabled":${key.enabled}${extrasJson(key)}}`
   );
+}
+
+/** What include= asked for, in the order of toApiKeyDtoWith: createdAt, then usage. */
+function extrasJson(key: ListedKey): string {
+  let text = "";
+  if (key.createdAt !== undefined) {
+    text += `,"createdAt":${key.createdAt === null ? "null" : `"${formatApiDateTime(key.createdAt)}"`}`;
+  }
+  if (key.usage !== undefined) text += `,"usage":${JSON.stringify(keyUsageDto(key.usage))}`;
+  return text;
 }
 
 export function toApiKeyDto(stored: StoredApiKey): ApiKeyDto {

@@ -1,9 +1,11 @@
 import {
   createApiKeyRequestSchema,
   EXPIRING_SOON_DAYS,
+  KEY_INCLUDES,
   KEY_SORT_FIELDS,
   KEY_STATE_FILTERS,
   PERMISSIONS,
+  UNUSED_FOR_DAYS_MAX,
   updateApiKeyRequestSchema,
 } from "../../../shared/apiKeys.ts";
 import { REFUSAL_REASONS } from "../domain/keyUsage.ts";
@@ -102,7 +104,25 @@ const keyFilterParameters = [
     schema: { type: "string", enum: [...KEY_STATE_FILTERS] },
     description: `A Keydesk extension: keys in this state when the request arrives, as App authorization decides it: disabled; not-yet-valid (enabled, before validFrom); expired (enabled, validTo reached); enabled (enabled and inside its validity window); expiring-soon (enabled, and validTo less than ${EXPIRING_SOON_DAYS} days away)`,
   },
+  {
+    name: "unusedForDays",
+    in: "query",
+    schema: { type: "string", pattern: "^[0-9]{1,5}$" },
+    description: `A Keydesk extension: keys without an allowed App-authorized call in the last N days (1 to ${UNUSED_FOR_DAYS_MAX}); a key never used matches (usage counts from when recording began). A 400 where the service runs with --usage off`,
+  },
 ];
+/** `include` on get, list and page: the extras of our own service's key answers. */
+const includeParameter = {
+  name: "include",
+  in: "query",
+  required: false,
+  schema: {
+    type: "string",
+    pattern: `^\\s*(${KEY_INCLUDES.join("|")})\\s*(,\\s*(${KEY_INCLUDES.join("|")})\\s*)*$`,
+  },
+  description:
+    "A Keydesk extension: a comma-separated set of `usage` (the key's usage: calls allowed and refused, last use; a 400 where the service runs with --usage off) and `created` (`createdAt`, the key's creation time, null when it is not known), e.g. `usage,created`. Without it the answer is the spec's",
+};
 const pagingParameters = [
   {
     name: "limit",
@@ -224,24 +244,35 @@ export function buildOpenApiDocument() {
       },
       schemas: {
         ApiKey: apiKeySchema,
-        ApiKeyWithUsage: {
+        ApiKeyWithExtras: {
           ...apiKeySchema,
-          required: [...apiKeySchema.required, "usage"],
-          properties: { ...apiKeySchema.properties, usage: ref("KeyUsage") },
+          description: "A key with what include= asked for (at least one of createdAt and usage)",
+          // At least one extra: exactly one of ApiKey (closed, none) and this matches a key.
+          anyOf: [{ required: ["createdAt"] }, { required: ["usage"] }],
+          properties: {
+            ...apiKeySchema.properties,
+            createdAt: {
+              oneOf: [API_DATETIME, { type: "null" }],
+              description:
+                "When the key was created; null when that is not known (a key copied here by a sync pull, or from before Keydesk recorded it)",
+            },
+            usage: ref("KeyUsage"),
+          },
         },
         KeyUsage: keyUsageSchema,
         ApiKeyList: {
           type: "object",
           required: ["apiKeys"],
           additionalProperties: false,
-          properties: { apiKeys: { type: "array", items: ref("ApiKey") } },
+          properties: { apiKeys: { type: "array", items: ref("ListedApiKey") } },
         },
+        ListedApiKey: { oneOf: [ref("ApiKey"), ref("ApiKeyWithExtras")] },
         ApiKeyPage: {
           type: "object",
           required: ["apiKeys", "nextCursor"],
           additionalProperties: false,
           properties: {
-            apiKeys: { type: "array", items: ref("ApiKey") },
+            apiKeys: { type: "array", items: ref("ListedApiKey") },
             nextCursor: {
               oneOf: [{ type: "string", minLength: 1 }, { type: "null" }],
               description: "Pass as `cursor` to get the next page; null on the last page",
@@ -294,7 +325,7 @@ export function buildOpenApiDocument() {
           description:
             "Without `limit` or `cursor` every matching key is answered in one `{apiKeys}` list (streamed: it may arrive in chunks, and a service that stops meanwhile cuts it short). With `limit` and/or `cursor` (a Keydesk extension) the answer is one page with `nextCursor`. Pages are positions in creation order: keys created while a client pages appear on a later page, none is answered twice or skipped.",
           security: basicOnly,
-          parameters: [...keyFilterParameters, ...pagingParameters],
+          parameters: [...keyFilterParameters, ...pagingParameters, includeParameter],
           responses: {
             "200": {
               description: "The matching keys; a page with nextCursor when limit or cursor was given",
@@ -323,20 +354,11 @@ export function buildOpenApiDocument() {
           operationId: "getApiKey",
           summary: "Get one key",
           security: basicOnly,
-          parameters: [
-            {
-              name: "include",
-              in: "query",
-              required: false,
-              description:
-                "A Keydesk extension: `usage` adds the key's usage (calls allowed and refused, last use) to the answer",
-              schema: { type: "string", enum: ["usage"] },
-            },
-          ],
+          parameters: [includeParameter],
           responses: {
             "200": {
-              description: "The key; with include=usage, its usage too",
-              content: json({ oneOf: [ref("ApiKey"), ref("ApiKeyWithUsage")] }),
+              description: "The key; with include=, its usage and/or creation time too",
+              content: json(ref("ListedApiKey")),
             },
             ...commonErrors,
           },

@@ -7,7 +7,9 @@ import {
 import type { SecretBox } from "../crypto/secretBox.ts";
 import type { ApiKeyFields, ListedKey, StoredApiKey } from "../domain/apiKeyRules.ts";
 import type { KeyGrant } from "../domain/keyAuthorization.ts";
+import { dayStartHour, noCounts, REFUSAL_REASONS, type UsageCounts } from "../domain/keyUsage.ts";
 import type { Db } from "./database.ts";
+import { COUNT_COLUMNS } from "./keyUsageSchema.ts";
 
 interface ApiKeyRow {
   id: number;
@@ -21,6 +23,7 @@ interface ApiKeyRow {
   valid_from: number | null;
   valid_to: number | null;
   enabled: number;
+  origin_created_at: number | null;
 }
 
 type ListedRow = [
@@ -33,6 +36,7 @@ type ListedRow = [
   validFrom: number | null,
   validTo: number | null,
   enabled: number,
+  ...extras: unknown[],
 ];
 
 interface GrantRow {
@@ -62,6 +66,18 @@ export interface ApiKeyFilter {
   now?: number;
   /** The order of a list; creation order (ascending) when left out. */
   sort?: KeySort;
+  /**
+   * Keys not used (no allowed App-authorized call stored) since this time (ms): "not used for N
+   * days". A key never used matches. Reads key_usage: what the recorder has written.
+   */
+  unusedSince?: number;
+}
+
+/** What a list's keys carry beyond the spec's fields (include=created, include=usage). */
+export interface ListExtras {
+  created?: boolean;
+  /** The time (ms) the usage's last 24 hours end at; absent: no usage. */
+  usageAt?: number;
 }
 
 export interface KeySort {
@@ -117,8 +133,41 @@ export interface KeyScanStep {
 }
 
 const SELECT = `SELECT k.id, k.key, k.account_id, a.account_key, k.name, k.public_api_key_sealed,
-  k.allowed_ips, k.permissions, k.valid_from, k.valid_to, k.enabled
+  k.allowed_ips, k.permissions, k.valid_from, k.valid_to, k.enabled, k.origin_created_at
   FROM api_keys k JOIN accounts a ON a.id = k.account_id`;
+
+const LISTED_COLUMNS = `k.id, k.key, k.name, k.public_api_key_sealed, k.allowed_ips, k.permissions, k.valid_from,
+  k.valid_to, k.enabled`;
+const USAGE_COUNTS = COUNT_COLUMNS.map((column) => `sum(h.${column})`).join(", ");
+/**
+ * The usage of each listed key read beside it: the totals and last calls by a join on key_usage's
+ * primary key, the last 24 hours by a lookup in key_usage_hours' (key, hour) key. Only with
+ * include=usage: a plain list reads nothing more than before.
+ */
+const USAGE_COLUMNS = `${COUNT_COLUMNS.map((column) => `u.${column}`).join(", ")}, u.last_used_at,
+  u.last_used_from, u.last_refused_at, u.last_refused_from,
+  (SELECT json_array(${USAGE_COUNTS}) FROM key_usage_hours h WHERE h.api_key_id = k.id AND h.hour > @dayStart)`;
+
+/** The columns and joins of a listing with its extras. */
+function listedFrom(extras: ListExtras): { columns: string; from: string } {
+  const usage = extras.usageAt !== undefined;
+  return {
+    columns: `${LISTED_COLUMNS}${extras.created ? ", k.origin_created_at" : ""}${usage ? `, ${USAGE_COLUMNS}` : ""}`,
+    from: `api_keys k${usage ? " LEFT JOIN key_usage u ON u.api_key_id = k.id" : ""}`,
+  };
+}
+
+const extrasKey = (extras: ListExtras) =>
+  `${extras.created ? "c" : ""}${extras.usageAt !== undefined ? "u" : ""}`;
+
+function countsOf(values: readonly unknown[]): UsageCounts {
+  const counts = noCounts();
+  counts.allowed = Number(values[0] ?? 0);
+  REFUSAL_REASONS.forEach((reason, index) => {
+    counts.refused[reason] = Number(values[index + 1] ?? 0);
+  });
+  return counts;
+}
 
 /** API keys in SQLite; publicApiKey only ever stored sealed, found through its keyed digest. */
 export class ApiKeyStore {
@@ -145,9 +194,9 @@ export class ApiKeyStore {
     if (!db.readonly) db.exec(SORT_INDEXES);
     this.#insert = db.prepare(
       `INSERT INTO api_keys (key, account_id, name, public_api_key_digest, public_api_key_sealed, allowed_ips,
-        permissions, valid_from, valid_to, enabled, created_at, updated_at)
+        permissions, valid_from, valid_to, enabled, created_at, updated_at, origin_created_at)
        VALUES (@key, @accountId, @name, @digest, @sealed, @allowedIPs, @permissions, @validFrom, @validTo,
-        @enabled, @now, @now) RETURNING id`,
+        @enabled, @now, @now, @createdAt) RETURNING id`,
     );
     this.#update = db.prepare(
       `UPDATE api_keys SET name = @name, allowed_ips = @allowedIPs, permissions = @permissions,
@@ -218,6 +267,7 @@ export class ApiKeyStore {
       validFrom: row.valid_from,
       validTo: row.valid_to,
       enabled: row.enabled === 1,
+      createdAt: row.origin_created_at,
     };
   }
 
@@ -232,12 +282,17 @@ export class ApiKeyStore {
     };
   }
 
+  /**
+   * `createdAt`: the key's real creation time, `now` (the default) for a key created here; null when
+   * it is not known (a copy of a key created elsewhere), never the time of the copy.
+   */
   insert(
     accountId: number,
     accountKey: string,
     identity: { key: string; publicApiKey: string },
     fields: ApiKeyFields,
     now: number,
+    createdAt: number | null = now,
   ): StoredApiKey {
     const { id } = this.#insert.get({
       ...this.#columns(fields),
@@ -246,9 +301,10 @@ export class ApiKeyStore {
       digest: this.#box.digest(identity.publicApiKey),
       sealed: this.#box.encrypt(identity.publicApiKey, identity.key),
       now,
+      createdAt,
     }) as { id: number };
     this.#changed(identity.publicApiKey);
-    return { ...fields, id, accountId, accountKey, ...identity };
+    return { ...fields, id, accountId, accountKey, ...identity, createdAt };
   }
 
   update(stored: StoredApiKey, fields: ApiKeyFields, now: number): StoredApiKey {
@@ -305,17 +361,30 @@ export class ApiKeyStore {
    * matches little never makes one step read the whole account). Lookups by exact name or
    * publicApiKey go through their index and finish in one step.
    */
-  scan(accountId: number, filter: ApiKeyFilter, after: number, limit: number, window: number): KeyScanStep {
+  scan(
+    accountId: number,
+    filter: ApiKeyFilter,
+    after: number,
+    limit: number,
+    window: number,
+    extras: ListExtras = {},
+  ): KeyScanStep {
     const { where, params } = this.#where(accountId, filter);
+    const listed = listedFrom(extras);
+    const listParams = {
+      ...params,
+      ...(extras.usageAt !== undefined && { dayStart: dayStartHour(extras.usageAt) }),
+    };
     const indexed = filter.name !== undefined || filter.publicApiKey !== undefined;
     if (isSorted(filter.sort) && !indexed) {
-      return this.#sortedScan(accountId, filter.sort, where, params, after, limit, window);
+      return this.#sortedScan(accountId, filter.sort, where, listParams, after, limit, window, extras);
     }
     const narrowing =
       indexed ||
       filter.nameContains !== undefined ||
       filter.permission !== undefined ||
-      filter.state !== undefined;
+      filter.state !== undefined ||
+      filter.unusedSince !== undefined;
     // Without a narrowing filter every row matches: the window is the limit itself.
     const windowRows = narrowing && !indexed ? window : limit;
     const { upTo, last } = indexed
@@ -323,22 +392,21 @@ export class ApiKeyStore {
       : this.#window(accountId, after, windowRows);
     const statement = this.#statement(
       this.#steps,
-      where,
-      (clause) =>
-        `SELECT k.id, k.key, k.name, k.public_api_key_sealed, k.allowed_ips, k.permissions, k.valid_from,
-        k.valid_to, k.enabled FROM api_keys k
-       WHERE ${clause} AND k.id > @after AND k.id <= @upTo ORDER BY k.id LIMIT @limit`,
+      `${extrasKey(extras)} ${where}`,
+      () =>
+        `SELECT ${listed.columns} FROM ${listed.from}
+       WHERE ${where} AND k.id > @after AND k.id <= @upTo ORDER BY k.id LIMIT @limit`,
       true,
     );
     // Rows as arrays (raw): no object per row before the one the list needs.
-    const rows = statement.all({ ...params, after, upTo, limit }) as ListedRow[];
-    const keys = rows.map((row) => this.#listed(row));
+    const rows = statement.all({ ...listParams, after, upTo, limit }) as ListedRow[];
+    const keys = rows.map((row) => this.#listed(row, extras));
     if (rows.length === limit) return { keys, after: (keys[keys.length - 1] as ListedKey).id };
     return { keys, after: last ? null : upTo };
   }
 
-  #listed(row: ListedRow): ListedKey {
-    return {
+  #listed(row: ListedRow, extras: ListExtras): ListedKey {
+    const key: ListedKey = {
       id: row[0],
       key: row[1],
       name: row[2],
@@ -349,6 +417,22 @@ export class ApiKeyStore {
       validTo: row[7],
       enabled: row[8] === 1,
     };
+    let next = 9;
+    if (extras.created) key.createdAt = row[next++] as number | null;
+    if (extras.usageAt !== undefined) {
+      const values = row.slice(next);
+      const at = (index: number) => (values[index] as number | null) || null;
+      const day = values[COUNT_COLUMNS.length + 4] as string | null;
+      key.usage = {
+        total: countsOf(values),
+        last24Hours: countsOf(day === null ? [] : (JSON.parse(day) as unknown[])),
+        lastUsedAt: at(COUNT_COLUMNS.length),
+        lastUsedFrom: values[COUNT_COLUMNS.length + 1] as string | null,
+        lastRefusedAt: at(COUNT_COLUMNS.length + 2),
+        lastRefusedFrom: values[COUNT_COLUMNS.length + 3] as string | null,
+      };
+    }
+    return key;
   }
 
   /**
@@ -364,8 +448,10 @@ export class ApiKeyStore {
     after: number,
     limit: number,
     window: number,
+    extras: ListExtras,
   ): KeyScanStep {
     const value = SORT_EXPRESSIONS[sort.by];
+    const listed = listedFrom(extras);
     const [order, beyond] = sort.desc ? ["DESC", "<"] : ["ASC", ">"];
     // The single-value bound beside the row value lets SQLite seek in the index instead of
     // reading the account from its start to the position.
@@ -393,10 +479,9 @@ export class ApiKeyStore {
         : `AND ${value} ${within} @untilValue AND (${value}, k.id) ${within} (@untilValue, @until)`;
     const statement = this.#statement(
       this.#steps,
-      `${where} sorted ${sort.by} ${order} ${from} ${until}`,
+      `${extrasKey(extras)} ${where} sorted ${sort.by} ${order} ${from} ${until}`,
       () =>
-        `SELECT k.id, k.key, k.name, k.public_api_key_sealed, k.allowed_ips, k.permissions, k.valid_from,
-        k.valid_to, k.enabled FROM api_keys k
+        `SELECT ${listed.columns} FROM ${listed.from}
        WHERE ${where} ${from} ${until} ORDER BY ${value} ${order}, k.id ${order} LIMIT @limit`,
       true,
     );
@@ -407,7 +492,7 @@ export class ApiKeyStore {
       limit,
       ...(end && { until: Number(end.id), untilValue: end.v }),
     }) as ListedRow[];
-    const keys = rows.map((row) => this.#listed(row));
+    const keys = rows.map((row) => this.#listed(row, extras));
     if (rows.length === limit) return { keys, after: (keys[keys.length - 1] as ListedKey).id };
     return { keys, after: end === undefined ? null : Number(end.id) };
   }
@@ -493,6 +578,13 @@ export class ApiKeyStore {
       where.push(`(${STATE_CLAUSES[filter.state]})`);
       params.now = filter.now ?? Date.now();
       if (filter.state === "expiring-soon") params.soon = (params.now as number) + EXPIRING_SOON_MS;
+    }
+    if (filter.unusedSince !== undefined) {
+      // last_used_at 0 is "never" (keyUsageStore.ts): below any time, so a never-used key matches.
+      where.push(
+        "NOT EXISTS (SELECT 1 FROM key_usage n WHERE n.api_key_id = k.id AND n.last_used_at >= @unusedSince)",
+      );
+      params.unusedSince = filter.unusedSince;
     }
     return { where: where.join(" AND "), params };
   }

@@ -189,6 +189,15 @@ const MIGRATIONS: readonly string[] = [
   KEY_USAGE_SCHEMA,
   // The audit history of keys and accounts (auditStore.ts): who changed what, when, through what.
   AUDIT_SCHEMA,
+  // A key's real creation time (`createdAt`, include=created), null where it is not known.
+  // created_at is when the row was written here: for a key a sync pull copied from a remote that is
+  // the pull, not the key's creation. Keys a link knows (sync_keys) may have been pulled, so they
+  // are not known; every other key was created by this service, at created_at.
+  `
+  ALTER TABLE api_keys ADD COLUMN origin_created_at INTEGER;
+  UPDATE api_keys SET origin_created_at = created_at
+    WHERE id NOT IN (SELECT api_key_id FROM sync_keys);
+  `,
 ];
 
 export class DatabaseVersionError extends Error {}

@@ -194,7 +194,11 @@ describe("the Local profile through dispatch", () => {
 
     const { publicApiKey: _createdSecret, ...createdView } = created;
     const { publicApiKey: _tfaSecret, ...tfaView } = tfa;
-    assert.deepEqual(await ok(core, "keys.get", { key: created.key }), createdView);
+    // keys.get carries the key's usage and creation time too (what the details panel shows).
+    const { usage, createdAt, ...got } = await ok(core, "keys.get", { key: created.key });
+    assert.deepEqual(got, createdView);
+    assert.equal(usage?.total.allowed, 0);
+    assert.match(String(createdAt), /^\d{4}-\d\d-\d\dT/);
     assert.deepEqual(await ok(core, "keys.lookup", { publicApiKey: tfa.publicApiKey }), tfaView);
     assert.equal(await ok(core, "keys.lookup", { publicApiKey: "no-such-key" }), null);
 

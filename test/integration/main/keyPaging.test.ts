@@ -7,7 +7,7 @@ import { MemoryClipboard } from "../../../electron/main/memoryClipboard.ts";
 import { SessionVault } from "../../../electron/vault/sessionVault.ts";
 import type { ApiKeyView } from "../../../shared/bridge.ts";
 import { type ForeignRemote, startForeignRemote } from "../../harness/foreignRemote.ts";
-import { makeTempDir, removeDir } from "../../harness/keyServiceProcess.ts";
+import { makeTempDir, removeDir, request } from "../../harness/keyServiceProcess.ts";
 import { allKeys, fails, ok } from "./dispatchAssertions.ts";
 
 /**
@@ -174,6 +174,64 @@ test("main's cursors outlive a profile switch: the list is fetched again, not mi
       second.keys.map((key) => key.key),
       [...foreign.keys.values()].slice(100, 200).map((key) => key.key),
     );
+  } finally {
+    await ok(core, "profiles.activate", { id: "local" });
+  }
+});
+
+test("the embedded service's pages and keys.get carry each key's usage and creation time; unusedForDays filters", async () => {
+  const used = await ok(core, "keys.create", { request: { name: "usage used" } });
+  const idle = await ok(core, "keys.create", { request: { name: "usage idle" } });
+  const profiles = await ok(core, "profiles.list");
+  const baseUrl = profiles.find((profile) => profile.kind === "local")?.baseUrl as string;
+  for (let index = 0; index < 3; index++) {
+    const answer = await request(baseUrl, {
+      path: "/2fa/2/applications",
+      authorization: `App ${used.publicApiKey}`,
+    });
+    assert.equal(answer.status, 200, answer.text);
+  }
+  const page = await ok(core, "keys.page", { query: { nameContains: "usage " }, limit: 10 });
+  const [first, second] = page.keys;
+  assert.equal(first?.usage?.total.allowed, 3);
+  assert.equal(first?.usage?.lastUsedFrom, "127.0.0.1");
+  assert.equal(second?.usage?.total.allowed, 0);
+  assert.equal(second?.usage?.lastUsedAt, null);
+  assert.match(String(first?.createdAt), /^\d{4}-\d\d-\d\dT/);
+  const one = await ok(core, "keys.get", { accountKey: "_", key: used.key });
+  assert.deepEqual(one.usage, first?.usage);
+  assert.equal(one.createdAt, first?.createdAt);
+  const unused = await ok(core, "keys.page", {
+    query: { nameContains: "usage ", unusedForDays: 1 },
+    limit: 10,
+  });
+  assert.deepEqual(
+    unused.keys.map((key) => key.key),
+    [idle.key],
+  );
+  assert.deepEqual(await ok(core, "keys.count", { query: { nameContains: "usage ", unusedForDays: 30 } }), {
+    count: 1,
+  });
+  assert.equal(
+    (await fails(core, "keys.page", { query: { unusedForDays: 0 } })).messageId,
+    "INVALID_ARGUMENT",
+  );
+});
+
+test("a remote that does not report usage: keys without usage or createdAt, no error; the unused filter says why it cannot", async () => {
+  await ok(core, "profiles.activate", { id: foreignProfileId });
+  try {
+    const page = await ok(core, "keys.page", { limit: 5 });
+    assert.equal(page.keys.length, 5);
+    for (const key of page.keys) {
+      assert.equal(key.usage, undefined);
+      assert.equal(key.createdAt, undefined);
+    }
+    const first = page.keys[0] as ApiKeyView;
+    const one = await ok(core, "keys.get", { accountKey: "_", key: first.key });
+    assert.equal(one.usage, undefined);
+    const refused = await fails(core, "keys.page", { query: { unusedForDays: 7 }, limit: 5 });
+    assert.match(refused.text, /does not report the usage of keys/);
   } finally {
     await ok(core, "profiles.activate", { id: "local" });
   }

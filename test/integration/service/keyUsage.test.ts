@@ -1,11 +1,15 @@
 import assert from "node:assert/strict";
+import { join } from "node:path";
 import { after, before, test } from "node:test";
+import Database from "better-sqlite3";
+import { DATABASE_FILE } from "../../../electron/service/dataDir.ts";
 import { request, startServe } from "../../harness/keyServiceProcess.ts";
 import {
   type ApiKey,
   assertApiError,
   assertOk,
   keyPath,
+  keysPath,
   type Service,
   startService,
 } from "./serviceFixture.ts";
@@ -20,7 +24,11 @@ let service: Service;
 const APPLICATIONS = "/2fa/2/applications";
 
 before(async () => {
-  service = await startService([{ username: "owner", password: "owner-password-1" }]);
+  service = await startService([
+    { username: "owner", password: "owner-password-1" },
+    { username: "lister", password: "lister-password-1" },
+    { username: "idle", password: "idle-password-1" },
+  ]);
 });
 after(() => service.close());
 
@@ -154,4 +162,186 @@ test("serve --usage off counts nothing and says so when usage is asked for; a sw
     (error: Error) => error.message,
   );
   assert.match(wrong, /--usage must be on or off, not "maybe"/);
+});
+
+type KeyWithExtras = ApiKey & { usage?: Usage; createdAt?: string | null };
+
+const asTime = (text: string) => Date.parse(text.replace("+0000", "Z"));
+
+async function listed(username: string, query: string): Promise<KeyWithExtras[]> {
+  const res = await service.call({ path: `${keysPath()}?${query}`, authorization: service.auth(username) });
+  return assertOk<{ apiKeys: KeyWithExtras[] }>(res).apiKeys;
+}
+
+async function countOf(username: string, query: string): Promise<number> {
+  const res = await service.call({
+    path: `/local/1/accounts/_/api-keys/count?${query}`,
+    authorization: service.auth(username),
+  });
+  return assertOk<{ count: number }>(res).count;
+}
+
+test("include=usage,created on the full list, a page and one key: the usage get answers, exact, and the creation time", async () => {
+  // More keys than one piece of a list (1,024): the rest is read in windows by the background workers.
+  const before = Date.now();
+  for (let batch = 0; batch < 11; batch++) {
+    await Promise.all(
+      Array.from({ length: 100 }, (_, index) =>
+        service.createKey("lister", { name: `listed ${batch * 100 + index}` }),
+      ),
+    );
+  }
+  const afterCreate = Date.now();
+  // Creation order: what the list answers without include, and with it.
+  const keys = await listed("lister", "");
+  assert.equal(keys.length, 1100);
+  assert.ok(keys.every((key) => !("usage" in key) && !("createdAt" in key)));
+  const called = [keys[0], keys[700], keys[1050], keys[1099]] as ApiKey[];
+  for (const [index, key] of called.entries()) {
+    for (let count = 0; count <= index; count++) assertOk(await call(key, `127.0.0.${index + 2}`));
+  }
+
+  const full = await listed("lister", "include=usage,created");
+  assert.deepEqual(
+    full.map((key) => key.key),
+    keys.map((key) => key.key),
+  );
+  for (const key of full) {
+    const createdAt = asTime(key.createdAt as string);
+    assert.ok(createdAt >= before - 1000 && createdAt <= afterCreate + 1000, `${key.createdAt}`);
+  }
+  for (const [index, key] of called.entries()) {
+    const inList = full.find((candidate) => candidate.key === key.key) as KeyWithExtras;
+    assert.equal(inList.usage?.total.allowed, index + 1);
+    assert.equal(inList.usage?.last24Hours.allowed, index + 1);
+    assert.equal(inList.usage?.lastUsedFrom, `127.0.0.${index + 2}`);
+    const one = await service.call({
+      path: `${keyPath(key.key)}?include=created,usage`,
+      authorization: service.auth("lister"),
+    });
+    assert.deepEqual(assertOk(one), inList);
+  }
+  assert.deepEqual((full[1] as KeyWithExtras).usage, {
+    lastUsedAt: null,
+    lastUsedFrom: null,
+    lastRefusedAt: null,
+    lastRefusedFrom: null,
+    total: { allowed: 0, refused: refusedNone },
+    last24Hours: { allowed: 0, refused: refusedNone },
+  });
+
+  const page = await service.call({
+    path: `${keysPath()}?include=usage&limit=2&cursor=${encodeURIComponent(await cursorAfter(699))}`,
+    authorization: service.auth("lister"),
+  });
+  const { apiKeys } = assertOk<{ apiKeys: KeyWithExtras[] }>(page);
+  assert.deepEqual(
+    apiKeys.map((key) => [key.key, key.usage?.total.allowed, "createdAt" in key]),
+    [
+      [keys[700]?.key, 2, false],
+      [keys[701]?.key, 0, false],
+    ],
+  );
+  const allowedOf = new Map(full.map((key) => [key.key, key.usage?.total.allowed]));
+  const sorted = await listed("lister", "include=usage&sort=name&order=desc&limit=50");
+  assert.equal(sorted.length, 50);
+  for (const key of sorted) assert.equal(key.usage?.total.allowed, allowedOf.get(key.key), key.name);
+});
+
+/** The cursor of the page that ends with the lister's key at this index (pages of one key). */
+async function cursorAfter(index: number): Promise<string> {
+  const res = await service.call({
+    path: `${keysPath()}?limit=${index + 1}`,
+    authorization: service.auth("lister"),
+  });
+  return assertOk<{ nextCursor: string }>(res).nextCursor;
+}
+
+test("include takes usage and created only, comma-separated; anything else is a 400 naming include", async () => {
+  for (const include of ["", "usage,", "secrets", "usage;created", "USAGE"]) {
+    const res = await service.call({
+      path: `${keysPath()}?include=${encodeURIComponent(include)}&limit=1`,
+      authorization: service.auth("lister"),
+    });
+    assert.deepEqual(Object.keys(assertApiError(res, 400, "BAD_REQUEST").validationErrors ?? {}), [
+      "include",
+    ]);
+  }
+});
+
+test("unusedForDays lists and counts keys without an allowed call in N days, never-used ones too, combined with the other filters", async () => {
+  const [recent, old, , refusedOnly] = await Promise.all(
+    ["idle recent", "idle old", "idle never", "idle refused", "other"].map((name) =>
+      service.createKey("idle", { name, ...(name === "idle refused" && { allowedIPs: ["10.9.9.9"] }) }),
+    ),
+  );
+  assertOk(await call(recent as ApiKey));
+  assertApiError(await call(refusedOnly as ApiKey), 403, "FORBIDDEN");
+  // A key last used ten days ago: its row as the recorder would have written it then.
+  const db = new Database(join(service.dataDir, DATABASE_FILE));
+  try {
+    db.pragma("busy_timeout = 5000");
+    db.prepare(
+      `INSERT INTO key_usage (api_key_id, allowed, last_used_at, last_used_from)
+       SELECT id, 3, ?, '10.0.0.1' FROM api_keys WHERE key = ?`,
+    ).run(Date.now() - 10 * 24 * 3_600_000, (old as ApiKey).key);
+  } finally {
+    db.close();
+  }
+  const names = async (query: string) => (await listed("idle", query)).map((key) => key.name).sort();
+  assert.deepEqual(await names("unusedForDays=7&nameContains=idle"), [
+    "idle never",
+    "idle old",
+    "idle refused",
+  ]);
+  assert.deepEqual(await names("unusedForDays=30&nameContains=idle"), ["idle never", "idle refused"]);
+  assert.deepEqual(await names("unusedForDays=7&limit=10"), [
+    "idle never",
+    "idle old",
+    "idle refused",
+    "other",
+  ]);
+  assert.deepEqual(await names("unusedForDays=7&sort=name&limit=2"), ["idle never", "idle old"]);
+  assert.deepEqual(await names("unusedForDays=7&enabled=true&permission=ALL&nameContains=never"), [
+    "idle never",
+  ]);
+  assert.equal(await countOf("idle", "unusedForDays=7"), 4);
+  assert.equal(await countOf("idle", "unusedForDays=30&nameContains=idle"), 2);
+  assert.equal(await countOf("idle", "unusedForDays=3650"), 3);
+  for (const days of ["0", "3651", "-1", "1.5", "seven", ""]) {
+    for (const path of [keysPath(), "/local/1/accounts/_/api-keys/count"]) {
+      const res = await service.call({
+        path: `${path}?unusedForDays=${days}`,
+        authorization: service.auth("idle"),
+      });
+      assert.deepEqual(Object.keys(assertApiError(res, 400, "BAD_REQUEST").validationErrors ?? {}), [
+        "unusedForDays",
+      ]);
+    }
+  }
+});
+
+test("with --usage off, include=usage and unusedForDays are a 400 saying why; include=created still answers", async () => {
+  const key = await service.createKey("owner", { name: "created, usage off" });
+  const off = await startServe({ dataDir: service.dataDir, args: ["--usage", "off"] });
+  try {
+    const ask = (path: string) => request(off.url, { path, authorization: service.auth("owner") });
+    for (const path of [
+      `${keysPath()}?include=usage`,
+      `${keysPath()}?include=created,usage&limit=5`,
+      `${keysPath()}?unusedForDays=3`,
+      "/local/1/accounts/_/api-keys/count?unusedForDays=3",
+    ]) {
+      assert.match(
+        assertApiError(await ask(path), 400, "BAD_REQUEST").text,
+        /does not record the usage/,
+        path,
+      );
+    }
+    const created = assertOk<KeyWithExtras>(await ask(`${keyPath(key.key)}?include=created`));
+    assert.match(String(created.createdAt), /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}\+0000$/);
+    assert.equal("usage" in created, false);
+  } finally {
+    assert.equal((await off.stop("SIGTERM")).code, 0);
+  }
 });

@@ -69,6 +69,22 @@ test("a mirrored key works against the local service with the remote's publicApi
   assert.equal((await linkState(local, 1)).conflicts, 0);
 });
 
+test("a mirrored key's creation time is not known here (createdAt null), never the pull's time", async () => {
+  const { local, remote } = pair;
+  const [mirrored] = await remote.keys();
+  assert.ok(mirrored);
+  type WithCreated = { createdAt: string | null };
+  const onePath = `/settings/1/accounts/_/api-keys/${mirrored.key}?include=created`;
+  assert.equal((await local.ok<WithCreated>("GET", onePath)).createdAt, null);
+  assert.match(String((await remote.ok<WithCreated>("GET", onePath)).createdAt), /^\d{4}-\d\d-\d\dT/);
+  const listed = await local.ok<{ apiKeys: WithCreated[] }>(
+    "GET",
+    "/settings/1/accounts/_/api-keys?include=created",
+  );
+  assert.equal(listed.apiKeys.length, 1001);
+  assert.ok(listed.apiKeys.every((key) => key.createdAt === null));
+});
+
 test("the remote's password is kept sealed: not in the local database files, logs or answers", async () => {
   const { local } = pair;
   const secret = PASSWORD;

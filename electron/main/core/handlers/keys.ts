@@ -1,3 +1,4 @@
+import { KEY_INCLUDES } from "../../../../shared/apiKeys.ts";
 import { KEY_HISTORY_LIMIT } from "../../../../shared/audit.ts";
 import { formatApiDateTime } from "../../../../shared/datetime.ts";
 import { activeClient, activeProfile, type CoreContext, clientOf, type HandlerTable } from "../context.ts";
@@ -50,7 +51,7 @@ export const keyHandlers: HandlerTable<KeyMethods> = {
     count: await pagerOf(context).count(await activeTarget(context), accountKey, query),
   }),
   "keys.get": async ({ accountKey, key }, context) =>
-    toKeyView(await (await activeClient(context)).get(accountKey, key)),
+    toKeyView(await (await activeClient(context)).get(accountKey, key, KEY_INCLUDES)),
   "keys.lookup": async ({ accountKey, publicApiKey }, context) => {
     const found = await (await activeClient(context)).lookup(accountKey, publicApiKey);
     return found && toKeyView(found);

@@ -6,7 +6,8 @@ import { parseApiDateTime } from "../../../../shared/datetime.ts";
 import { errorText } from "../../bridgeHooks.ts";
 import { KeyHistory } from "./KeyHistory.tsx";
 import { STATE_COLORS } from "./KeyTable.tsx";
-import { useRevealPublicApiKey } from "./keyHooks.ts";
+import { KeyUsageDetails } from "./KeyUsageDetails.tsx";
+import { useKeyById, useRevealPublicApiKey } from "./keyHooks.ts";
 import {
   expiringSoon,
   KEY_STATE_LABELS,
@@ -48,7 +49,13 @@ export function KeyDetails(props: {
   onEdit(key: ApiKeyView): void;
   onRoll(key: ApiKeyView): void;
 }) {
-  const key = props.apiKey;
+  // The usage as the page had it at once, then as the service answers it now; the other fields
+  // stay the row's (kept up to date by edits in this view).
+  const fresh = useKeyById(props.accountKey, props.apiKey?.key ?? null).data;
+  const key =
+    props.apiKey && fresh?.key === props.apiKey.key
+      ? { ...props.apiKey, usage: fresh.usage, createdAt: fresh.createdAt }
+      : props.apiKey;
   const retiring = useRetiringKeys();
   const reveal = useRevealPublicApiKey();
   const [revealed, setRevealed] = useState<string | null>(null);
@@ -157,6 +164,7 @@ export function KeyDetails(props: {
           <Field label="Valid to">
             <When value={key.validTo} none="No end: it does not expire" now={now} />
           </Field>
+          <KeyUsageDetails apiKey={key} now={now} />
           <Group justify="flex-end">
             <Button variant="light" onClick={() => props.onRoll(key)}>
               Roll…

@@ -22,6 +22,7 @@ import {
   localDateTime,
   validToText,
 } from "./keyState.ts";
+import { createdText, lastUsedText } from "./keyUsage.ts";
 import { RevealButton } from "./RevealPopover.tsx";
 import { isRetiring, useRetiringKeys } from "./retiringKeys.ts";
 
@@ -160,6 +161,24 @@ function cellOf(column: ColumnId, key: ApiKeyView, props: RowProps): React.React
             className={soon ? "kd-keys-soon" : undefined}
           >
             {soon ? "⚠ " : ""}
+            {text}
+          </Text>
+        </Cell>
+      );
+    }
+    case "lastUsed":
+    case "created": {
+      const used = column === "lastUsed";
+      const { text, title } = used ? lastUsedText(key, props.now) : createdText(key, props.now);
+      const known = used ? key.usage !== undefined : typeof key.createdAt === "string";
+      return (
+        <Cell key={column} title={title}>
+          <Text
+            size="sm"
+            truncate
+            data-testid={`key-${used ? "last-used" : "created"}`}
+            c={known ? undefined : "dimmed"}
+          >
             {text}
           </Text>
         </Cell>

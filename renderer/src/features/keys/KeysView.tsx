@@ -23,6 +23,7 @@ import {
 } from "./keyHooks.ts";
 import { countLine, isFiltered, keyQueryOf, rowsOf } from "./keyPages.ts";
 import { filterKeys, type KeyFilters, STATE_FILTER_LABELS } from "./keyState.ts";
+import { UNUSED_CHOICES, unusedLabel } from "./keyUsage.ts";
 import { RollKeyDialog } from "./RollKeyDialog.tsx";
 import { SearchMatches, useSearchMatches } from "./SearchMatch.tsx";
 import { TfaKeyDialog } from "./TfaKeyDialog.tsx";
@@ -90,6 +91,11 @@ const STATE_OPTIONS = [
   ...KEY_STATE_FILTERS.map((value) => ({ value, label: STATE_FILTER_LABELS[value] })),
 ];
 
+const UNUSED_OPTIONS = [
+  { value: "any", label: "Any" },
+  ...UNUSED_CHOICES.map((days) => ({ value: String(days), label: unusedLabel(days) })),
+];
+
 export function KeysView(props: {
   accountKey: string;
   createOpen: boolean;
@@ -105,8 +111,14 @@ export function KeysView(props: {
   // The service is asked once typing pauses; state and permission changes go at once.
   const settledName = useSettledValue(filters.name, NAME_SETTLE_MS);
   const query = useMemo(
-    () => keyQueryOf({ state: filters.state, permission: filters.permission, name: settledName }),
-    [filters.state, filters.permission, settledName],
+    () =>
+      keyQueryOf({
+        state: filters.state,
+        permission: filters.permission,
+        name: settledName,
+        ...(filters.unusedForDays !== undefined && { unusedForDays: filters.unusedForDays }),
+      }),
+    [filters.state, filters.permission, filters.unusedForDays, settledName],
   );
   const filtered = isFiltered(query);
   const [sort, setSort] = useState<KeySort>(DEFAULT_SORT);
@@ -198,7 +210,7 @@ export function KeysView(props: {
             const name = event.currentTarget.value;
             setFilters((current) => ({ ...current, name }));
           }}
-          style={{ flex: 1, minWidth: 180 }}
+          style={{ flex: 1, minWidth: 140 }}
         />
         <Select
           label="State"
@@ -209,6 +221,18 @@ export function KeysView(props: {
             setFilters((current) => ({ ...current, state: (value ?? "all") as KeyFilters["state"] }))
           }
           data={STATE_OPTIONS}
+        />
+        <Select
+          label="Not used for"
+          w={110}
+          allowDeselect={false}
+          value={filters.unusedForDays === undefined ? "any" : String(filters.unusedForDays)}
+          onChange={(value) =>
+            setFilters(({ unusedForDays: _, ...current }) =>
+              value === null || value === "any" ? current : { ...current, unusedForDays: Number(value) },
+            )
+          }
+          data={UNUSED_OPTIONS}
         />
         <Select
           label="Sort"

@@ -7,7 +7,17 @@
 
 import type { KeySortField } from "../../../../shared/apiKeys.ts";
 
-export type ColumnId = "name" | "permissions" | "state" | "validTo" | "hint" | "keyId" | "ips" | "actions";
+export type ColumnId =
+  | "name"
+  | "permissions"
+  | "state"
+  | "validTo"
+  | "lastUsed"
+  | "created"
+  | "hint"
+  | "keyId"
+  | "ips"
+  | "actions";
 
 interface Column {
   id: ColumnId;
@@ -28,7 +38,9 @@ const COLUMNS: readonly Column[] = [
   { id: "permissions", header: "Permissions", track: "112px", from: 800 },
   { id: "state", header: "State", sort: "state", track: "132px", from: 0 },
   { id: "validTo", header: "Valid to", sort: "validTo", track: "150px", from: 680 },
-  { id: "hint", header: "publicApiKey", track: "124px", from: 1000 },
+  { id: "lastUsed", header: "Last used", track: "104px", from: 900 },
+  { id: "created", header: "Created", sort: "created", track: "104px", from: 1400 },
+  { id: "hint", header: "publicApiKey", track: "124px", from: 1020 },
   { id: "keyId", header: "Key id", track: "minmax(110px,0.6fr)", from: 1150 },
   { id: "ips", header: "Allowed IPs", track: "minmax(110px,0.6fr)", from: 1300 },
   { id: "actions", header: "Actions", track: `${ACTIONS_WIDTH}px`, from: 0 },

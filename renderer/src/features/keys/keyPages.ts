@@ -19,6 +19,7 @@ export function keyQueryOf(filters: KeyFilters): KeyQueryDto {
     ...(filters.state !== "all" && { state: filters.state }),
     ...(filters.permission !== "any" && { permission: filters.permission }),
     ...(name !== "" && { nameContains: name }),
+    ...(filters.unusedForDays !== undefined && { unusedForDays: filters.unusedForDays }),
   };
 }
 
@@ -28,11 +29,17 @@ export function filtersOf(query: KeyQueryDto): KeyFilters {
     state: query.state ?? "all",
     permission: query.permission ?? "any",
     name: query.nameContains ?? "",
+    ...(query.unusedForDays !== undefined && { unusedForDays: query.unusedForDays }),
   };
 }
 
 export function isFiltered(query: KeyQueryDto): boolean {
-  return query.state !== undefined || query.permission !== undefined || query.nameContains !== undefined;
+  return (
+    query.state !== undefined ||
+    query.permission !== undefined ||
+    query.nameContains !== undefined ||
+    query.unusedForDays !== undefined
+  );
 }
 
 /** The rows of every page loaded so far, in order. */

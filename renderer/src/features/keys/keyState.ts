@@ -11,6 +11,7 @@ import type { ApiKeyView } from "../../../../shared/bridge.ts";
 import { parseApiDateTime } from "../../../../shared/datetime.ts";
 import { formatLocal, formatRelative } from "../../time.ts";
 import { searchTargetOf } from "./keySearch.ts";
+import { unusedFor } from "./keyUsage.ts";
 
 /**
  * What a key's row says about it, by the service's own rules (shared/apiKeys.ts keyStateAt):
@@ -87,6 +88,8 @@ export interface KeyFilters {
   state: "all" | KeyStateFilter;
   permission: "any" | "ALL" | "TFA";
   name: string;
+  /** "Not used for N days"; absent: any. */
+  unusedForDays?: number;
 }
 
 /** What the search text narrows names by: "" for a key id, publicApiKey or hint (looked up instead). */
@@ -102,6 +105,7 @@ export function filterKeys(keys: readonly ApiKeyView[], filters: KeyFilters, now
     (key) =>
       (state === "all" || matchesStateFilter(validityOf(key), state, now)) &&
       (filters.permission === "any" || key.permissions.includes(filters.permission)) &&
-      (needle === "" || key.name.toLowerCase().includes(needle)),
+      (needle === "" || key.name.toLowerCase().includes(needle)) &&
+      (filters.unusedForDays === undefined || unusedFor(key, filters.unusedForDays, now)),
   );
 }

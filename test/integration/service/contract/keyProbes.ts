@@ -41,6 +41,11 @@ export async function probeKeyManagement(prober: Prober): Promise<void> {
   await prober.probe(400, { path: `${KEYS}?state=active` });
   await prober.probe(400, { path: `${KEYS}?limit=0` });
   await prober.probe(400, { path: `${KEYS}?cursor=elsewhere` });
+  await prober.ok({ path: `${KEYS}?include=usage,created` });
+  await prober.ok({ path: `${KEYS}?include=created&limit=2&unusedForDays=30` });
+  await prober.ok({ path: `${KEYS}?include=usage&sort=name&limit=2` });
+  await prober.probe(400, { path: `${KEYS}?include=usage,secrets` });
+  await prober.probe(400, { path: `${KEYS}?unusedForDays=0` });
 
   const COUNT = "/local/1/accounts/_/api-keys/count";
   await prober.ok({ path: COUNT });
@@ -48,12 +53,15 @@ export async function probeKeyManagement(prober: Prober): Promise<void> {
     path: `/local/1/accounts/${sub}/api-keys/count?enabled=true&nameContains=sub&permission=ALL`,
   });
   await prober.ok({ path: `${COUNT}?state=expiring-soon` });
+  await prober.ok({ path: `${COUNT}?unusedForDays=7` });
   await prober.probe(400, { path: `${COUNT}?cursor=x` });
   await prober.probe(404, { path: `/local/1/accounts/${UNKNOWN_ID}/api-keys/count` });
 
   const key = `${KEYS}/${world.managed.key}`;
   await prober.ok({ path: key });
   await prober.ok({ path: `${key}?include=usage` });
+  await prober.ok({ path: `${key}?include=created` });
+  await prober.ok({ path: `${key}?include=created,usage` });
   await prober.probe(400, { path: `${key}?include=everything` });
   await prober.probe(404, { path: `${KEYS}/${UNKNOWN_ID}` });
   await prober.probe(404, { path: `/settings/1/accounts/${UNKNOWN_ID}/api-keys/${world.managed.key}` });

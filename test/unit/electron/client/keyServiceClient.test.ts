@@ -205,3 +205,37 @@ test("a client of a kind says so on every request; a rotation's or bulk change's
     { client: undefined, action: undefined },
   ]);
 });
+
+test("include: a service that refuses usage (a 400 naming include) is asked again without it, and not asked for it again", async () => {
+  const asked: string[] = [];
+  routes.set("GET /settings/1/accounts/_/api-keys", (request, response) => {
+    const include = new URL(request.url ?? "", baseUrl).searchParams.get("include");
+    asked.push(include ?? "-");
+    if (include?.includes("usage")) {
+      response.writeHead(400, { "content-type": "application/json" });
+      response.end(
+        JSON.stringify({
+          requestError: {
+            serviceException: {
+              messageId: "BAD_REQUEST",
+              text: "this service does not record the usage of keys (it runs with --usage off)",
+              validationErrors: { include: ["usage is not recorded here"] },
+            },
+          },
+        }),
+      );
+      return;
+    }
+    response.writeHead(200, { "content-type": "application/json" });
+    response.end(
+      JSON.stringify({ apiKeys: [{ ...KEY, createdAt: null, usage: "not usage" }], nextCursor: null }),
+    );
+  });
+  const service = client();
+  const page = await service.listPage("_", { include: ["usage", "created"] }, { limit: 10 });
+  const [key] = page.keys as (typeof KEY & { createdAt?: unknown; usage?: unknown })[];
+  assert.equal(key?.createdAt, null);
+  assert.equal(key?.usage, undefined, "extras that are not what Keydesk answers are dropped, not refused");
+  await service.listPage("_", { include: ["usage", "created"] }, { limit: 10 });
+  assert.deepEqual(asked, ["usage,created", "created", "created"]);
+});

@@ -15,7 +15,7 @@ import {
   mainCursor,
   parseMainCursor,
 } from "../../../../electron/main/core/keyPager.ts";
-import type { ApiKeyDto } from "../../../../shared/apiKeys.ts";
+import { type ApiKeyDto, KEY_INCLUDES } from "../../../../shared/apiKeys.ts";
 
 const keys: ApiKeyDto[] = Array.from({ length: 25 }, (_, index) => ({
   name: `key ${index}`,
@@ -87,14 +87,18 @@ test("main's cursors: main:<offset>, anything else refused as INVALID_ARGUMENT",
 });
 
 test("the bridge query becomes the client's: a blank name filter is none", () => {
-  assert.deepEqual(clientQueryOf(undefined), {});
-  assert.deepEqual(clientQueryOf({ nameContains: "  " }), {});
+  assert.deepEqual(clientQueryOf(undefined), { include: KEY_INCLUDES });
+  assert.deepEqual(clientQueryOf({ nameContains: "  " }), { include: KEY_INCLUDES });
   assert.deepEqual(clientQueryOf({ nameContains: " ab ", enabled: false, permission: "TFA" }), {
     enabled: false,
     permission: "TFA",
     nameContains: "ab",
+    include: KEY_INCLUDES,
   });
 });
+
+/** Every list is asked for with the extras the table shows (services that do not know them ignore them). */
+const ALL_INCLUDED = JSON.stringify({ include: KEY_INCLUDES });
 
 test("a paging service's pages and cursors pass through; its refusal of a cursor is INVALID_ARGUMENT", async () => {
   const { client, calls } = fakeClient({ pages: true, counts: true });
@@ -104,7 +108,11 @@ test("a paging service's pages and cursors pass through; its refusal of a cursor
     await walk(pager, target, 10),
     keys.map((key) => key.key),
   );
-  assert.deepEqual(calls, ["list {} 10 -", "list {} 10 10", "list {} 10 20"]);
+  assert.deepEqual(calls, [
+    `list ${ALL_INCLUDED} 10 -`,
+    `list ${ALL_INCLUDED} 10 10`,
+    `list ${ALL_INCLUDED} 10 20`,
+  ]);
   assert.equal(pager.keptLists, 0, "a paging service's pages are not kept");
   await assert.rejects(
     pager.page(target, "a", {}, { limit: 10, cursor: "zz" }),
@@ -125,10 +133,14 @@ test("a whole list is kept and paged from memory; the count falls back to its le
     await walk(pager, target, 10),
     keys.map((key) => key.key),
   );
-  assert.deepEqual(calls, ["list {} 10 -"], "asked once");
+  assert.deepEqual(calls, [`list ${ALL_INCLUDED} 10 -`], "asked once");
   assert.equal(pager.keptLists, 1);
   assert.equal(await pager.count(target, "a", {}), 25);
-  assert.deepEqual(calls, ["list {} 10 -", "count {}"], "a fresh kept list answers the count");
+  assert.deepEqual(
+    calls,
+    [`list ${ALL_INCLUDED} 10 -`, `count ${ALL_INCLUDED}`],
+    "a fresh kept list answers the count",
+  );
   now += KEPT_LIST_FRESH_MS + 1;
   assert.equal(await pager.count(target, "a", { enabled: true }), 13);
   assert.equal(calls.length, 4, "an unknown query's list is asked for");

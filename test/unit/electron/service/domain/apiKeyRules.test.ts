@@ -28,6 +28,7 @@ const stored: StoredApiKey = {
   validFrom: Date.UTC(2026, 0, 1),
   validTo: Date.UTC(2027, 0, 1),
   enabled: true,
+  createdAt: null,
 };
 
 function create(body: unknown) {

@@ -23,6 +23,7 @@ const key: StoredApiKey = {
   validFrom: null,
   validTo: Date.parse("2031-01-01T00:00:00Z"),
   enabled: true,
+  createdAt: Date.parse("2026-01-01T00:00:00Z"),
 };
 const origin = { actor: "owner", channel: "api" as const, address: "127.0.0.1", reason: null };
 

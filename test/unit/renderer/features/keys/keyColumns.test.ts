@@ -7,13 +7,45 @@ const ids = (width: number) => columnsFor(width).columns.map((column) => column.
 test("the name, state and actions are there at every width; other columns join as the table widens", () => {
   assert.deepEqual(ids(500), ["name", "state", "actions"]);
   assert.deepEqual(ids(750), ["name", "state", "validTo", "actions"]);
-  assert.deepEqual(ids(980), ["name", "permissions", "state", "validTo", "actions"]);
-  assert.deepEqual(ids(1230), ["name", "permissions", "state", "validTo", "hint", "keyId", "actions"]);
-  assert.deepEqual(ids(1400), ["name", "permissions", "state", "validTo", "hint", "keyId", "ips", "actions"]);
+  assert.deepEqual(ids(850), ["name", "permissions", "state", "validTo", "actions"]);
+  assert.deepEqual(ids(980), ["name", "permissions", "state", "validTo", "lastUsed", "actions"]);
+  assert.deepEqual(ids(1230), [
+    "name",
+    "permissions",
+    "state",
+    "validTo",
+    "lastUsed",
+    "hint",
+    "keyId",
+    "actions",
+  ]);
+  assert.deepEqual(ids(1300), [
+    "name",
+    "permissions",
+    "state",
+    "validTo",
+    "lastUsed",
+    "hint",
+    "keyId",
+    "ips",
+    "actions",
+  ]);
+  assert.deepEqual(ids(1400), [
+    "name",
+    "permissions",
+    "state",
+    "validTo",
+    "lastUsed",
+    "created",
+    "hint",
+    "keyId",
+    "ips",
+    "actions",
+  ]);
 });
 
 test("the columns' least widths fit the table at each width a column joins", () => {
-  for (const width of [680, 800, 1000, 1150, 1300]) {
+  for (const width of [680, 800, 900, 1020, 1150, 1300, 1400]) {
     const least = columnsFor(width)
       .template.split(" ")
       .map((track) => Number((/^(\d+)px$/.exec(track) ?? /^minmax\((\d+)px/.exec(track))?.[1]))
