@@ -1,8 +1,7 @@
 import { z } from "zod";
-import type { MessageId, ValidationErrors } from "./apiErrors.ts";
-import type { ApiKeyWithExtrasDto } from "./apiKeys.ts";
 import { createApiKeyRequestSchema, updateApiKeyRequestSchema } from "./apiKeys.ts";
 import type { KeyHistoryDto } from "./audit.ts";
+import type { AccountDto, ApiKeyView, BridgeResult, RevealedApiKey } from "./bridgeTypes.ts";
 import { accountKeySchema, keyIdSchema, keyQuerySchema, keySortSchema } from "./keyArgumentSchemas.ts";
 import {
   type KeyLifecycleEvent,
@@ -20,37 +19,16 @@ import { type TfaBridgeResults, tfaBridgeArgumentSchemas } from "./tfaBridge.ts"
  * keeps its messageId, text and per-field validationErrors.
  */
 
-/** Errors of the service, plus the ones only the desktop side can have. */
-export type BridgeMessageId =
-  | MessageId
-  | "UNREACHABLE"
-  | "NO_KEYCHAIN"
-  | "NOT_SUPPORTED"
-  | "INVALID_ARGUMENT";
-
-export interface BridgeError {
-  messageId: BridgeMessageId;
-  text: string;
-  validationErrors?: ValidationErrors;
-}
-
-export type BridgeResult<T> = { ok: true; value: T } | { ok: false; error: BridgeError };
+export type {
+  AccountDto,
+  ApiKeyView,
+  BridgeError,
+  BridgeMessageId,
+  BridgeResult,
+  RevealedApiKey,
+} from "./bridgeTypes.ts";
 
 // ---- DTOs of the desktop side -------------------------------------------------------------
-
-/**
- * A key as the renderer sees it: the publicApiKey only as a hint to recognize it. The full value
- * reaches the renderer only when the user creates a key (shown once), or reveals one; in the
- * desktop app copying happens in main without the value passing through the renderer (see
- * CopyResultDto for the browser host).
- */
-export type ApiKeyView = Omit<ApiKeyWithExtrasDto, "publicApiKey"> & {
-  /** e.g. `f87f52…e7fb`: the first 6 and last 4 characters. */
-  publicApiKeyHint: string;
-};
-
-/** A key with its publicApiKey, answered once when it is created, or on an explicit reveal. */
-export type RevealedApiKey = ApiKeyView & { publicApiKey: string };
 
 export interface ProfileDto {
   id: string;
@@ -68,13 +46,6 @@ export interface ConnectionVerdict {
   accountKey?: string;
   /** One sentence a person can act on. */
   text: string;
-}
-
-export interface AccountDto {
-  accountKey: string;
-  username: string;
-  /** null for the profile's own account. */
-  parentAccountKey: string | null;
 }
 
 /**
@@ -227,7 +198,6 @@ export const bridgeArgumentSchemas = {
 export type BridgeMethod = keyof typeof bridgeArgumentSchemas;
 // BRIDGE_METHODS, channelOf and EVENT_CHANNEL live in the zod-free ./bridgeMethods.ts (the
 // sandboxed preload bundles them) and are re-exported here.
-export { BRIDGE_METHODS, channelOf, EVENT_CHANNEL, isBridgeMethod } from "./bridgeMethods.ts";
 
 /** What each method answers. */
 export interface BridgeResults extends SyncBridgeResults, TfaBridgeResults, KeyLifecycleResults {

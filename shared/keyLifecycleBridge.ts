@@ -1,5 +1,5 @@
 import { z } from "zod";
-import type { ApiKeyView, BridgeError, RevealedApiKey } from "./bridge.ts";
+import type { ApiKeyView, BridgeError, RevealedApiKey } from "./bridgeTypes.ts";
 import { parseApiDateTime } from "./datetime.ts";
 import { accountKeySchema, keyIdSchema, keyQuerySchema, keySortSchema } from "./keyArgumentSchemas.ts";
 import { EXPORT_FORMATS } from "./keyExport.ts";

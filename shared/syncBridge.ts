@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { ANY_ID_PATTERN } from "./apiKeys.ts";
-import type { AccountDto } from "./bridge.ts";
+import type { AccountDto } from "./bridgeTypes.ts";
 import {
   DEFAULT_LOCAL_ONLY_PAGE,
   type LocalOnlyKeyPageDto,

@@ -13,9 +13,8 @@ import {
   type BridgeResult,
   type BridgeResults,
   bridgeArgumentSchemas,
-  channelOf,
-  EVENT_CHANNEL,
 } from "../../../shared/bridge.ts";
+import { channelOf, EVENT_CHANNEL } from "../../../shared/bridgeMethods.ts";
 import { assertBuilt, BUILT } from "../../harness/builtApp.ts";
 import {
   type MainBundle,

@@ -1,12 +1,8 @@
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { before, describe, it } from "node:test";
-import {
-  type BridgeMethod,
-  bridgeArgumentSchemas,
-  channelOf,
-  EVENT_CHANNEL,
-} from "../../../shared/bridge.ts";
+import { type BridgeMethod, bridgeArgumentSchemas } from "../../../shared/bridge.ts";
+import { channelOf, EVENT_CHANNEL } from "../../../shared/bridgeMethods.ts";
 import { assertBuilt, BUILT } from "../../harness/builtApp.ts";
 import {
   answerTo,

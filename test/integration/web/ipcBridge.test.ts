@@ -7,7 +7,8 @@ import { MemoryClipboard } from "../../../electron/main/memoryClipboard.ts";
 import { isTrustedSender } from "../../../electron/main/security.ts";
 import { SessionVault } from "../../../electron/vault/sessionVault.ts";
 import type { BridgeEvent, BridgeResult, ServiceStatusDto } from "../../../shared/bridge.ts";
-import { BRIDGE_METHODS, bridgeArgumentSchemas, channelOf, EVENT_CHANNEL } from "../../../shared/bridge.ts";
+import { bridgeArgumentSchemas } from "../../../shared/bridge.ts";
+import { BRIDGE_METHODS, channelOf, EVENT_CHANNEL } from "../../../shared/bridgeMethods.ts";
 import { makeTempDir, removeDir } from "../../harness/keyServiceProcess.ts";
 
 // The Electron IPC wiring (electron/main/ipc.ts) over the real core on a temp data dir. Only

@@ -5,6 +5,7 @@ import { useCallback, useDeferredValue, useMemo, useRef, useState } from "react"
 import { KEY_STATE_FILTERS, type KeySort } from "../../../../shared/apiKeys.ts";
 import type { ApiKeyView, RevealedApiKey } from "../../../../shared/bridge.ts";
 import { errorText } from "../../bridgeHooks.ts";
+import { invalidateKeyLists } from "../../keyListQueries.ts";
 import { useAccounts } from "../accounts/accountHooks.ts";
 import { useBulkActions } from "./BulkActions.tsx";
 import { copyNotice } from "./CopyPublicApiKey.tsx";
@@ -13,7 +14,6 @@ import { KeyDetails } from "./KeyDetails.tsx";
 import { CreateKeyDialog, DisableConfirmDialog, EditKeyDialog, NewKeyDialog } from "./KeyDialogs.tsx";
 import { KeyTable } from "./KeyTable.tsx";
 import {
-  invalidateKeyLists,
   useCopyPublicApiKey,
   useCreateTfaKey,
   useKeyCount,

@@ -2,7 +2,6 @@
 
 import {
   keepPreviousData,
-  type QueryClient,
   type QueryKey,
   useInfiniteQuery,
   useMutation,
@@ -13,6 +12,7 @@ import { useEffect, useState } from "react";
 import type { KeySort } from "../../../../shared/apiKeys.ts";
 import type { BridgeArgs, KeyQueryDto } from "../../../../shared/bridge.ts";
 import { BridgeFailure, callBridge } from "../../bridgeHooks.ts";
+import { invalidateKeyLists } from "../../keyListQueries.ts";
 import { writeAndClearLater } from "../../pageClipboard.ts";
 import { type KeyPages, withKeyChanged, withKeyEnabled } from "./keyPages.ts";
 
@@ -24,15 +24,6 @@ const FOCUS_REFETCH_MAX_PAGES = 5;
 /** Every keys.page / keys.count query of an account (whatever its filters) starts with these. */
 const keyPagesPrefix = (accountKey: string) => ["keys.page", { accountKey }] as const;
 const keyCountPrefix = (accountKey: string) => ["keys.count", { accountKey }] as const;
-
-/** Refetches every key list, count and history (of every account): after creates, edits and syncs. */
-export function invalidateKeyLists(queryClient: QueryClient): Promise<unknown> {
-  return Promise.all([
-    queryClient.invalidateQueries({ queryKey: ["keys.page"] }),
-    queryClient.invalidateQueries({ queryKey: ["keys.count"] }),
-    queryClient.invalidateQueries({ queryKey: ["keys.history"] }),
-  ]);
-}
 
 /** Whether a query key belongs to this account (a placeholder of another account is not shown). */
 function isOfAccount(queryKey: QueryKey | undefined, accountKey: string): boolean {

@@ -13,7 +13,7 @@ import type { BridgeArgs } from "../../../../shared/bridge.ts";
 import type { SyncKeyDto, SyncKeyState, SyncLinkDto } from "../../../../shared/sync.ts";
 import { getBridge } from "../../bridge.ts";
 import { callBridge } from "../../bridgeHooks.ts";
-import { invalidateKeyLists } from "../keys/keyHooks.ts";
+import { invalidateKeyLists } from "../../keyListQueries.ts";
 import { useActiveProfile } from "../profiles/profileHooks.ts";
 import { anyRunning, linksOfAccount, staleAfter } from "./syncState.ts";
 

@@ -26,3 +26,14 @@ export const clipboard = {
     clipboardText = "";
   },
 };
+
+/**
+ * Electron 45's dialog, as the export's save dialog uses it: the stand-in has no one to choose a
+ * file, so every save dialog is cancelled (the export's browser-host path writes no file either).
+ */
+export const dialog = {
+  async showSaveDialog(..._args: unknown[]): Promise<{ canceled: boolean; filePath: string }> {
+    log("dialog.showSaveDialog");
+    return { canceled: true, filePath: "" };
+  },
+};

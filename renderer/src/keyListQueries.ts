@@ -1,0 +1,14 @@
+import type { QueryClient } from "@tanstack/react-query";
+
+/**
+ * Refetches every key list, count and history (of every account): after creates, edits and syncs.
+ * Here rather than in a feature: the keys view and the sync view both change keys, and neither
+ * feature imports the other's hooks for it.
+ */
+export function invalidateKeyLists(queryClient: QueryClient): Promise<unknown> {
+  return Promise.all([
+    queryClient.invalidateQueries({ queryKey: ["keys.page"] }),
+    queryClient.invalidateQueries({ queryKey: ["keys.count"] }),
+    queryClient.invalidateQueries({ queryKey: ["keys.history"] }),
+  ]);
+}
