@@ -162,7 +162,7 @@ export class KeyService {
       now,
     );
     this.#data.audit.append(keyCreatedEntry(created, origin, now));
-    for (const journal of this.#data.keyJournals) journal.created(created);
+    for (const journal of this.#data.keyJournals) journal.created(created, origin);
     return created;
   }
 
@@ -354,7 +354,7 @@ export class KeyService {
       const updated = this.#data.apiKeys.update(stored, fields.value, now);
       const entry = keyUpdatedEntry(stored, updated, origin, now);
       if (entry) this.#data.audit.append(entry);
-      for (const journal of this.#data.keyJournals) journal.updated(stored, updated);
+      for (const journal of this.#data.keyJournals) journal.updated(stored, updated, origin);
       return updated;
     });
     return toApiKeyDto(updated);

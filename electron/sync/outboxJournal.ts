@@ -1,5 +1,6 @@
 import { randomUUID } from "node:crypto";
 import type { StoredApiKey } from "../service/domain/apiKeyRules.ts";
+import type { AuditOrigin } from "../service/domain/auditEntries.ts";
 import type { KeyWriteJournal } from "../service/domain/keyWriteJournal.ts";
 import { changedFields } from "./syncedFields.ts";
 import type { SyncStore } from "./syncStore.ts";
@@ -18,17 +19,19 @@ export function createOutboxJournal(
   onQueued: (linkId: number) => void,
 ): KeyWriteJournal {
   return {
-    created(key: StoredApiKey) {
+    created(key: StoredApiKey, origin?: AuditOrigin) {
       const link = store.linkOfAccount(key.accountId);
       if (!link) return;
-      if (store.queueCreate(link.id, key.id, randomUUID(), now())) onQueued(link.id);
+      if (store.queueCreate(link.id, key.id, randomUUID(), now(), origin?.reason ?? null)) onQueued(link.id);
     },
-    updated(before: StoredApiKey, after: StoredApiKey) {
+    updated(before: StoredApiKey, after: StoredApiKey, origin?: AuditOrigin) {
       const state = store.keyState(after.id);
       if (!state) return;
       const fields = changedFields(before, after);
       if (fields.length === 0) return;
-      store.enqueue({ linkId: state.linkId, apiKeyId: after.id, kind: "update", fields, now: now() });
+      // Why the change was made (a rotation, a bulk change) goes to the remote with it (Keydesk-Action).
+      const reason = origin?.reason ?? null;
+      store.enqueue({ linkId: state.linkId, apiKeyId: after.id, kind: "update", fields, now: now(), reason });
       onQueued(state.linkId);
     },
   };

@@ -1,5 +1,6 @@
 import type { ApiKeyDto, ApiKeyWithExtrasDto } from "../../shared/apiKeys.ts";
 import { KEY_ID_PATTERN } from "../../shared/apiKeys.ts";
+import type { AuditReason } from "../../shared/audit.ts";
 import { parseApiDateTime } from "../../shared/datetime.ts";
 import { SYNCED_FIELDS, type SyncedField } from "../../shared/sync.ts";
 import type { KeyPage, KeyServiceClient } from "../client/keyServiceClient.ts";
@@ -257,11 +258,19 @@ export function claimCreate(
   // goes out as one update that folds in the key's earlier update entries, refused ones included.
   const later = store.entriesOfKey(entry.apiKeyId).filter((other) => other.kind === "update");
   store.deleteEntries([entry.id, ...later.map((other) => other.id)]);
-  queueDifferences(context, entry.apiKeyId, remoteFields, local);
+  // The folded update keeps the newest reason of what it folds in (a bulk disable, a rotation).
+  const reason = later.reduce<AuditReason | null>((last, other) => other.reason ?? last, null);
+  queueDifferences(context, entry.apiKeyId, remoteFields, local, reason);
 }
 
 /** Queues an update of the fields where the local key differs from what the remote holds. */
-function queueDifferences(context: RunContext, apiKeyId: number, remote: Fields, local: Fields): void {
+function queueDifferences(
+  context: RunContext,
+  apiKeyId: number,
+  remote: Fields,
+  local: Fields,
+  reason: AuditReason | null = null,
+): void {
   const differing = changedFields(remote, local);
   if (differing.length === 0) return;
   context.store.enqueue({
@@ -270,6 +279,7 @@ function queueDifferences(context: RunContext, apiKeyId: number, remote: Fields,
     kind: "update",
     fields: differing,
     now: context.now(),
+    reason,
   });
 }
 

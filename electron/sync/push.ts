@@ -1,3 +1,4 @@
+import type { AuditReason } from "../../shared/audit.ts";
 import type { SyncedField } from "../../shared/sync.ts";
 import { claimCreate, matchesSent } from "./pull.ts";
 import { classifyRemoteFailure, LinkFailure } from "./remoteFailure.ts";
@@ -128,10 +129,11 @@ async function pushCreate(
   }
   const sent = createFieldsOf(syncedFieldsOf(local));
   // On disk before it is sent: after a crash the next pull recognizes the key if it was created.
-  await data.writes.run(() => store.recordCreateAttempt(entry.id, sent, entry.fields));
+  await data.writes.run(() => store.recordCreateAttempt(entry.id, sent, entry.fields, entry.reason));
   const answer = await call(() =>
     client.create(link.remoteAccountKey, createRequestOf(sent), {
       ...(entry.idempotencyKey !== null && { idempotencyKey: entry.idempotencyKey }),
+      ...(entry.reason !== null && { action: entry.reason }),
     }),
   );
   if (!answer.ok) {
@@ -199,8 +201,12 @@ async function pushUpdate(context: RunContext, group: readonly OutboxEntry[]): P
   const fields = [...new Set(group.flatMap((entry) => entry.fields))].filter((field) => !held.has(field));
   if (fields.length === 0) return;
   const upTo = Math.max(...ids);
+  // The newest reason among the changes sent together: a rotation's or a bulk change's last word.
+  const reason = group.reduce<AuditReason | null>((last, entry) => entry.reason ?? last, null);
   const answer = await countingAttempts(context, ids, () =>
-    client.update(link.remoteAccountKey, state.remoteKey as string, updateRequestOf(local, fields)),
+    client.update(link.remoteAccountKey, state.remoteKey as string, updateRequestOf(local, fields), {
+      ...(reason !== null && { action: reason }),
+    }),
   );
   if (!answer.ok) {
     await data.writes.run(() => {

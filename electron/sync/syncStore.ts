@@ -1,3 +1,4 @@
+import type { AuditReason } from "../../shared/audit.ts";
 import { SYNCED_FIELDS, type SyncedField } from "../../shared/sync.ts";
 import type { SecretBox } from "../service/crypto/secretBox.ts";
 import type { Db } from "../service/store/database.ts";
@@ -44,6 +45,8 @@ export interface OutboxEntry {
   fields: SyncedField[];
   /** create only: the fields sent at the last attempt (matched against the remote's keys after a lost answer). */
   sentBody: Fields | null;
+  /** Why the change was made here (a rotation, a bulk change): sent as Keydesk-Action. */
+  reason: AuditReason | null;
   idempotencyKey: string | null;
   attempts: number;
   failed: boolean;
@@ -116,7 +119,7 @@ const toKeyState = (row: KeyRow): SyncKeyState => ({
 });
 
 function toEntry(row: OutboxRow): OutboxEntry {
-  const stored = JSON.parse(row.fields) as { fields: SyncedField[]; sentBody?: Fields };
+  const stored = JSON.parse(row.fields) as { fields: SyncedField[]; sentBody?: Fields; reason?: AuditReason };
   return {
     id: row.id,
     linkId: row.link_id,
@@ -124,6 +127,7 @@ function toEntry(row: OutboxRow): OutboxEntry {
     kind: row.kind as OutboxEntry["kind"],
     fields: stored.fields,
     sentBody: stored.sentBody ?? null,
+    reason: stored.reason ?? null,
     idempotencyKey: row.idempotency_key,
     attempts: row.attempts,
     failed: row.failed === 1,
@@ -420,10 +424,16 @@ export class SyncStore {
    * Makes a key of the link's account a linked key whose create waits in the outbox (its
    * Idempotency-Key fixed now, so every retry is the same request). False when it was linked already.
    */
-  queueCreate(linkId: number, apiKeyId: number, idempotencyKey: string, now: number): boolean {
+  queueCreate(
+    linkId: number,
+    apiKeyId: number,
+    idempotencyKey: string,
+    now: number,
+    reason: AuditReason | null = null,
+  ): boolean {
     if (this.#keyState.get(apiKeyId)) return false;
     this.insertKeyState({ apiKeyId, linkId, remoteKey: null, base: null });
-    this.enqueue({ linkId, apiKeyId, kind: "create", fields: SYNCED_FIELDS, idempotencyKey, now });
+    this.enqueue({ linkId, apiKeyId, kind: "create", fields: SYNCED_FIELDS, idempotencyKey, now, reason });
     return true;
   }
 
@@ -436,12 +446,14 @@ export class SyncStore {
     fields: readonly SyncedField[];
     idempotencyKey?: string;
     now: number;
+    /** Why the change was made here (Keydesk-Action), sent with it to the remote. */
+    reason?: AuditReason | null;
   }): void {
     this.#insertEntry.run({
       linkId: entry.linkId,
       apiKeyId: entry.apiKeyId,
       kind: entry.kind,
-      fields: JSON.stringify({ fields: entry.fields }),
+      fields: JSON.stringify({ fields: entry.fields, ...(entry.reason && { reason: entry.reason }) }),
       idempotencyKey: entry.idempotencyKey ?? null,
       now: entry.now,
     });
@@ -489,10 +501,15 @@ export class SyncStore {
   }
 
   /** Records an attempt before it is sent: after a crash, a create with attempts > 0 may have reached the remote. */
-  recordCreateAttempt(entryId: number, sentBody: Fields, fields: readonly SyncedField[]): void {
+  recordCreateAttempt(
+    entryId: number,
+    sentBody: Fields,
+    fields: readonly SyncedField[],
+    reason: AuditReason | null = null,
+  ): void {
     // The synced fields only: what a create sends never includes the publicApiKey (kept sealed in api_keys).
     this.#sql("UPDATE sync_outbox SET attempts = attempts + 1, fields = ? WHERE id = ?").run(
-      JSON.stringify({ fields, sentBody: syncedFieldsOf(sentBody) }),
+      JSON.stringify({ fields, sentBody: syncedFieldsOf(sentBody), ...(reason && { reason }) }),
       entryId,
     );
   }

@@ -1,4 +1,5 @@
 import type { StoredApiKey } from "./apiKeyRules.ts";
+import type { AuditOrigin } from "./auditEntries.ts";
 
 /**
  * Told of every key the API creates or updates, inside the same transaction as the write, so
@@ -6,6 +7,7 @@ import type { StoredApiKey } from "./apiKeyRules.ts";
  * Throwing rolls the write back.
  */
 export interface KeyWriteJournal {
-  created(key: StoredApiKey): void;
-  updated(before: StoredApiKey, after: StoredApiKey): void;
+  /** `origin`: who made the change, and why (a rotation, a bulk change), as the audit records it. */
+  created(key: StoredApiKey, origin?: AuditOrigin): void;
+  updated(before: StoredApiKey, after: StoredApiKey, origin?: AuditOrigin): void;
 }

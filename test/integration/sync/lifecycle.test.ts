@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
 import { request } from "../../harness/keyServiceProcess.ts";
+import type { ApiKey } from "../service/serviceFixture.ts";
 import { type LossyProxy, startLossyProxy } from "./lossyProxy.ts";
 import { byName, link, linkState, outbox, runLink, type SyncPair, startPair } from "./syncFixture.ts";
 
@@ -30,6 +31,8 @@ after(async () => {
 
 const appCall = (baseUrl: string, publicApiKey: string) =>
   request(baseUrl, { path: "/2fa/2/applications", authorization: `App ${publicApiKey}` });
+
+type AuditEntry = { key: string | null; action: string; reason: string | null; channel: string };
 
 const isKeyUpdate = (method: string, path: string) => method === "PUT" && path.includes("/api-keys/");
 
@@ -84,16 +87,28 @@ test("an enabled key is created with its own window, in one call", async () => {
   assert.equal(proxy.seen.slice(before).filter((seen) => seen.startsWith("PUT")).length, 0, "no update");
 });
 
-test("a rotation and a bulk disable made here (creates and updates) go to the remote like any change", async () => {
+test("a rotation and a bulk disable made here go to the remote like any change, and its audit says which they were", async () => {
   const { local, remote } = pair;
   const old = await local.createKey({ name: "gateway", allowedIPs: ["192.0.2.0/24"] });
   const other = await local.createKey({ name: "batch job" });
   await runLink(local, linkId);
+  // As the desktop does them: each call of a roll says `rotate`, each update of a bulk change `bulk`.
+  const write = async (method: string, path: string, body: unknown, action: string) => {
+    const answer = await local.call<ApiKey>(method, path, body, { "keydesk-action": action });
+    assert.equal(answer.status, 200, answer.text);
+    return answer.json;
+  };
+  const keys = "/settings/1/accounts/_/api-keys";
   // The roll: the successor, then the old key's validTo shortened to the end of the grace period.
-  const successor = await local.createKey({ name: "gateway (rolled)", allowedIPs: ["192.0.2.0/24"] });
-  await local.updateKey(old.key, { validTo: "2030-06-01T12:00:00.000+0000" });
+  const successor = await write(
+    "POST",
+    keys,
+    { name: "gateway (rolled)", allowedIPs: ["192.0.2.0/24"] },
+    "rotate",
+  );
+  await write("PUT", `${keys}/${old.key}`, { validTo: "2030-06-01T12:00:00.000+0000" }, "rotate");
   // The bulk disable: one update per key.
-  for (const key of [successor, other]) await local.updateKey(key.key, { enabled: false });
+  for (const key of [successor, other]) await write("PUT", `${keys}/${key.key}`, { enabled: false }, "bulk");
   const state = await runLink(local, linkId);
   assert.equal(state.lastError, null, JSON.stringify(state));
   assert.equal(state.pending, 0);
@@ -102,6 +117,25 @@ test("a rotation and a bulk disable made here (creates and updates) go to the re
   assert.equal(there.get("gateway (rolled)")?.enabled, false);
   assert.deepEqual(there.get("gateway (rolled)")?.allowedIPs, ["192.0.2.0/24"]);
   assert.equal(there.get("batch job")?.enabled, false);
+
+  // The remote's own audit: the changes arrived through sync, as a rotation and a bulk change.
+  const audit = await remote.ok<{ entries: AuditEntry[] }>("GET", "/local/1/audit?limit=100");
+  const of = (name: string) => {
+    const key = there.get(name)?.key;
+    return audit.entries
+      .filter((entry) => entry.key === key)
+      .map(({ action, reason, channel }) => ({ action, reason, channel }));
+  };
+  assert.deepEqual(of("gateway").slice(0, 1), [{ action: "rotate", reason: "rotate", channel: "sync" }]);
+  // Newest first: the bulk disable (folded into the update that follows the create), then the create.
+  const rolled = of("gateway (rolled)");
+  assert.deepEqual(rolled[0], { action: "disable", reason: "bulk", channel: "sync" }, JSON.stringify(rolled));
+  assert.deepEqual(
+    rolled.at(-1),
+    { action: "rotate", reason: "rotate", channel: "sync" },
+    JSON.stringify(rolled),
+  );
+  assert.deepEqual(of("batch job")[0], { action: "disable", reason: "bulk", channel: "sync" });
 });
 
 test("every call the engine makes to the remote says Keydesk-Client: sync", () => {
