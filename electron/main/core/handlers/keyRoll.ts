@@ -41,6 +41,13 @@ export const keyRollHandlers: HandlerTable<"keys.roll" | "keys.retire"> = {
   "keys.roll": async ({ accountKey, key, graceMinutes }, context) => {
     const client = await activeClient(context);
     const old = await client.get(accountKey, key);
+    // A create cannot make a disabled key (the spec's create has no `enabled`): the successor of a
+    // disabled key would authorize what its predecessor does not, so such a roll is refused.
+    if (!old.enabled)
+      throw new BridgeFailure(
+        "INVALID_ARGUMENT",
+        `the key "${old.name}" is disabled: a successor would be enabled at once; enable the key first, or create a new key`,
+      );
     const now = Date.now();
     const successor = await client.create(accountKey, successorRequest(old, now), { action: "rotate" });
     const { old: after, ...state } = await retire(client, accountKey, old, now + graceMinutes * 60_000);

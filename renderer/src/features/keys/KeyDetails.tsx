@@ -166,7 +166,8 @@ export function KeyDetails(props: {
           </Field>
           <KeyUsageDetails apiKey={key} now={now} />
           <Group justify="flex-end">
-            <Button variant="light" onClick={() => props.onRoll(key)}>
+            {!key.enabled && <Text size="sm">A disabled key is not rolled: enable it first.</Text>}
+            <Button variant="light" disabled={!key.enabled} onClick={() => props.onRoll(key)}>
               Roll…
             </Button>
             <Button variant="light" onClick={() => props.onEdit(key)}>

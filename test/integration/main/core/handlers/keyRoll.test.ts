@@ -116,6 +116,16 @@ test("rolling a rolled key replaces the suffix; an unknown key is NOT_FOUND and 
   );
 });
 
+test("a disabled key is not rolled: its successor would be enabled at once", async () => {
+  const disabled = await ok(core, "keys.create", { request: { name: "switched off" } });
+  await ok(core, "keys.setEnabled", { key: disabled.key, enabled: false });
+  const count = (await ok(core, "keys.count", {})).count;
+  const refused = await fails(core, "keys.roll", { key: disabled.key });
+  assert.equal(refused.messageId, "INVALID_ARGUMENT");
+  assert.match(refused.text, /is disabled: a successor would be enabled at once; enable the key first/);
+  assert.equal((await ok(core, "keys.count", {})).count, count, "nothing was created");
+});
+
 test("on a remote profile: both calls go to the remote, marked as a rotation by the desktop", async () => {
   await ok(core, "profiles.activate", { id: remoteProfileId });
   const old = await ok(core, "keys.create", { request: { name: "remote billing" } });
