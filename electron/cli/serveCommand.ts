@@ -6,6 +6,7 @@ import {
 } from "../service/http/connectionLimits.ts";
 import { type RunningKeyService, startKeyService } from "../service/server.ts";
 import { DEFAULT_START_CHECK_MAX_MB } from "../service/store/databaseHealth.ts";
+import { attachSync } from "../sync/attachSync.ts";
 import { parseBoundedInteger, parseOptions, parsePort, parseSwitch, resolveDataDir } from "./cliArgs.ts";
 import { explainListenError, stopOnSignals } from "./processLifecycle.ts";
 import { SYNC_SERVE_OPTIONS, SYNC_SERVE_USAGE, syncServeOptions } from "./syncServeOptions.ts";
@@ -68,7 +69,7 @@ export async function serveCommand(args: string[], env: NodeJS.ProcessEnv): Prom
         true,
       ),
       auditRetentionDays,
-      sync,
+      extensions: [(service) => void attachSync(service, sync)],
       startCheckMaxMb: parseBoundedInteger(
         { name: "--start-check-max-mb", value: values["start-check-max-mb"] as string | undefined },
         { name: "KEY_SERVICE_START_CHECK_MAX_MB", value: env.KEY_SERVICE_START_CHECK_MAX_MB },

@@ -8,7 +8,9 @@ import { DataKeyError, decodeDataKey, readKeyFile } from "../../service/crypto/d
 import { createPrivateFile, fileExists, readPrivateFile } from "../../service/crypto/privateFile.ts";
 import { DATA_KEY_FILE, type DataDir, openDataDir } from "../../service/dataDir.ts";
 import { passwordProblem, usernameProblem } from "../../service/domain/accountRules.ts";
+import type { KeyServiceApp } from "../../service/http/app.ts";
 import { type RunningKeyService, startKeyService } from "../../service/server.ts";
+import { attachSync } from "../../sync/attachSync.ts";
 import { type CredentialVault, vaultAccounts } from "../../vault/credentialVault.ts";
 
 /**
@@ -142,7 +144,13 @@ export async function startEmbeddedService(options: EmbeddedServiceOptions): Pro
   } finally {
     data.close();
   }
-  const serveOptions = { dataDir, ...(dataKey && { dataKey }), host: HOST, logLevel: "warn" };
+  const serveOptions = {
+    dataDir,
+    ...(dataKey && { dataKey }),
+    host: HOST,
+    logLevel: "warn",
+    extensions: [(service: KeyServiceApp) => void attachSync(service)],
+  };
   let running: RunningKeyService;
   let portChanged = false;
   try {

@@ -1,6 +1,5 @@
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, type RouteOptions } from "fastify";
 import pino from "pino";
-import { SyncEngine, type SyncEngineOptions } from "../../sync/syncEngine.ts";
 import { AuditHistory } from "../audit/auditHistory.ts";
 import { AuditRetention, DEFAULT_AUDIT_RETENTION_DAYS } from "../audit/auditRetention.ts";
 import { AppKeyAuthorizer } from "../auth/appKeyAuthorizer.ts";
@@ -33,7 +32,6 @@ import { registerLocalAccountRoutes } from "./routes/localAccountRoutes.ts";
 import { registerLocalAuditRoutes } from "./routes/localAuditRoutes.ts";
 import { registerLocalPinRoutes } from "./routes/localPinRoutes.ts";
 import { registerOpenApiRoute } from "./routes/openApiRoute.ts";
-import { registerSyncRoutes } from "./routes/syncRoutes.ts";
 import { registerTfaRoutes } from "./routes/tfaRoutes.ts";
 
 export interface HttpAppOptions {
@@ -45,8 +43,11 @@ export interface HttpAppOptions {
   now?: () => number;
   /** Called for every route as it is registered (lets tests list the routes). */
   onRoute?: (route: RouteOptions) => void;
-  /** Options of the sync engine (sync with remote instances; see electron/sync). */
-  sync?: SyncEngineOptions;
+  /**
+   * Parts added to the service by their own folders (sync with remote instances: electron/sync's
+   * attachSync), called once the service's own routes are registered, before it listens.
+   */
+  extensions?: readonly ((service: KeyServiceApp) => void)[];
   /** Request timeout and connection cap (connectionLimits.ts); each defaults on its own. */
   connectionLimits?: Partial<ConnectionLimits>;
   /**
@@ -67,7 +68,10 @@ export interface KeyServiceApp {
   keys: KeyService;
   /** The local 2FA simulator (its event fan-out is what the PIN stream subscribes to). */
   tfa: TfaSimulator;
-  sync: SyncEngine;
+  /** The open data directory it serves. */
+  data: DataDir;
+  /** The Basic-credentials guard of management routes, for routes an extension adds. */
+  requireBasic: BasicGuard;
   /** Deletes audit entries past the retention (at start and once a day). */
   auditRetention: AuditRetention;
 }
@@ -176,21 +180,8 @@ export function buildHttpApp(data: DataDir, options: HttpAppOptions = {}): KeySe
   });
   auditRetention.start();
   app.addHook("onClose", () => auditRetention.close());
-  const sync = new SyncEngine(data, {
-    ...(options.now && { now: options.now }),
-    onRun: (link, outcome) =>
-      app.log[outcome.ok ? "info" : "warn"](
-        { syncLink: link.id, remote: link.remoteBaseUrl },
-        `sync: ${outcome.text}`,
-      ),
-    ...options.sync,
-  });
-  sync.start();
-  // Before the server waits for requests in flight: a "sync now" waiting on a slow remote ends now.
-  app.addHook("preClose", async () => {
-    await sync.close();
-  });
-  registerSyncRoutes(app, sync, keys, requireBasic);
   registerOpenApiRoute(app);
-  return { app, keys, tfa, sync, auditRetention };
+  const service: KeyServiceApp = { app, keys, tfa, auditRetention, data, requireBasic };
+  for (const extend of options.extensions ?? []) extend(service);
+  return service;
 }

@@ -4,6 +4,7 @@ import { Validator } from "@seriousme/openapi-schema-validator";
 import type { FastifyInstance, HTTPMethods } from "fastify";
 import { type DataDir, openDataDir } from "../../../electron/service/dataDir.ts";
 import { buildHttpApp } from "../../../electron/service/http/app.ts";
+import { attachSync } from "../../../electron/sync/attachSync.ts";
 import { type ApiResponse, makeTempDir, removeDir } from "../../harness/keyServiceProcess.ts";
 import { openApiConformance } from "../../harness/openApiConformance.ts";
 import { type ApiKey, assertOk, keyPath, keysPath, type Service, startService } from "./serviceFixture.ts";
@@ -126,6 +127,8 @@ describe("documented routes against the routes the service registers", () => {
         const methods = Array.isArray(route.method) ? route.method : [route.method];
         for (const method of methods) registered.add(`${method} ${route.url}`);
       },
+      // As serve and the desktop run it: with sync, whose routes the document describes too.
+      extensions: [(service) => void attachSync(service)],
     }));
     await app.ready();
   });

@@ -8,14 +8,14 @@ import {
   resolveConflictRequestSchema,
   SYNC_LINKS_PATH,
   updateSyncLinkRequestSchema,
-} from "../../../../shared/sync.ts";
-import type { SyncEngine } from "../../../sync/syncEngine.ts";
-import { validationErrorsOf } from "../../domain/apiKeyRules.ts";
-import { badRequest, INVALID_QUERY, notFound } from "../../errors.ts";
-import type { KeyService } from "../../keyService.ts";
-import { auditOriginOf } from "../auditOrigin.ts";
-import type { BasicGuard } from "../basicAuthGuard.ts";
-import { routePath } from "../methodRoutes.ts";
+} from "../../shared/sync.ts";
+import { validationErrorsOf } from "../service/domain/apiKeyRules.ts";
+import { badRequest, INVALID_QUERY, notFound } from "../service/errors.ts";
+import { auditOriginOf } from "../service/http/auditOrigin.ts";
+import type { BasicGuard } from "../service/http/basicAuthGuard.ts";
+import { routePath } from "../service/http/methodRoutes.ts";
+import type { KeyService } from "../service/keyService.ts";
+import type { SyncEngine } from "./syncEngine.ts";
 
 const LINK_PATH = `${SYNC_LINKS_PATH}/:linkId`;
 
