@@ -2,6 +2,7 @@ import { Alert, Badge, Group, Loader, Stack, Text } from "@mantine/core";
 import type { AuditChange, AuditEntryDto } from "../../../../shared/audit.ts";
 import { errorText } from "../../bridgeHooks.ts";
 import { TimeText } from "../../TimeText.tsx";
+import { FIELD_LABELS as SYNCED_FIELD_LABELS } from "../sync/syncState.ts";
 import { useKeyHistory } from "./keyHooks.ts";
 
 const ACTION_LABELS: Record<AuditEntryDto["action"], string> = {
@@ -24,14 +25,8 @@ const CHANNEL_LABELS: Record<AuditEntryDto["channel"], string> = {
   sync: "sync",
 };
 
-const FIELD_LABELS: Record<string, string> = {
-  name: "Name",
-  allowedIPs: "Allowed IPs",
-  permissions: "Permissions",
-  validFrom: "Valid from",
-  validTo: "Valid to",
-  enabled: "Enabled",
-};
+/** Every recorded field is a synced one: the labels the sync view uses, by any field name. */
+const FIELD_LABELS: Record<string, string> = SYNCED_FIELD_LABELS;
 
 /** A value as the entry holds it, in words: not set, yes/no, a list, a time with its zone. */
 function Value(props: { value: unknown }) {
