@@ -149,6 +149,8 @@ export async function startEmbeddedService(options: EmbeddedServiceOptions): Pro
     ...(dataKey && { dataKey }),
     host: HOST,
     logLevel: "warn",
+    // The open above ran SQLite's quick check on this file a moment ago: once per start is enough.
+    startCheckMaxMb: 0,
     extensions: [(service: KeyServiceApp) => void attachSync(service)],
   };
   let running: RunningKeyService;
