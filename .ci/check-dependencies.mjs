@@ -15,6 +15,7 @@ const REVIEWED = {
   "better-sqlite3": "the SQLite store (DESIGN.md); maintained, Node-API",
   fastify: "the HTTP service: schemas, body limits, logging (DESIGN.md)",
   "ipaddr.js": "IPv4/IPv6 and CIDR parsing for allowedIPs",
+  pg: "the PostgreSQL store of the team server (issue 15): node-postgres, the maintained standard client",
   pino: "structured logs with redaction (Fastify's logger)",
   "secure-json-parse": "JSON bodies without prototype poisoning (Fastify's own parser)",
   zod: "validation schemas shared by the service, the bridge and the forms",
