@@ -2,9 +2,9 @@ import assert from "node:assert/strict";
 import { mkdir } from "node:fs/promises";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
-import { AxeBuilder } from "@axe-core/playwright";
 import { AuthType, Infobip } from "@infobip-api/sdk";
 import type { Browser, BrowserContext, Page } from "playwright-core";
+import { seriousViolations } from "../harness/axe.ts";
 import {
   chromiumMissing,
   launchChromium,
@@ -84,20 +84,6 @@ async function openApp(): Promise<{ page: Page; problems: string[] }> {
 async function chooseAccount(page: Page, label: string): Promise<void> {
   await page.getByRole("combobox", { name: "Account", exact: true }).click();
   await page.getByRole("option", { name: label, exact: true }).click();
-}
-
-async function seriousViolations(page: Page, selector: string): Promise<string[]> {
-  // A dialog still fading in has its colours mixed with the page: wait for transitions to end.
-  await page.waitForFunction(() =>
-    document.getAnimations().every((animation) => animation.playState !== "running"),
-  );
-  const results = await new AxeBuilder({ page }).include(selector).analyze();
-  return results.violations
-    .filter((violation) => violation.impact === "serious" || violation.impact === "critical")
-    .map(
-      (violation) =>
-        `${violation.id}: ${violation.help}: ${violation.nodes.map((node) => node.html).join(" | ")}`,
-    );
 }
 
 test("a sub-account made in the UI on the Local profile can be switched to and shows its own, empty key list", async (t) => {

@@ -21,7 +21,12 @@ import {
   type ServeProcess,
   startServe,
 } from "../harness/keyServiceProcess.ts";
-import { cutTextWithoutTooltip, pageOverflowX, sidewaysScrollers } from "../harness/layoutChecks.ts";
+import {
+  cutPlaceholders,
+  cutTextWithoutTooltip,
+  pageOverflowX,
+  sidewaysScrollers,
+} from "../harness/layoutChecks.ts";
 import { callBridge, startWebHost, type WebHostProcess } from "../harness/webHostProcess.ts";
 
 /**
@@ -155,6 +160,7 @@ async function findings(where: string, scope: string, withAxe: boolean): Promise
     found.push(`${where}: scrolls sideways: ${scroller}`);
   for (const cut of await cutTextWithoutTooltip(page, scope))
     found.push(`${where}: cut without a tooltip: ${cut}`);
+  for (const cut of await cutPlaceholders(page, scope)) found.push(`${where}: ${cut}`);
   if (withAxe) {
     for (const violation of await seriousViolations(page, scope)) found.push(`${where}: axe: ${violation}`);
   }

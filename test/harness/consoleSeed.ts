@@ -106,7 +106,7 @@ export async function seedConsole(
   const applications: SeededConsole["applications"] = [];
   for (const [name, ttl, numbers] of [
     ["Customer login", "15m", ["41793026731", "41793026732", "4915112345678"]],
-    ["Password reset", "2m", ["41761234567", "12025550143"]],
+    ["Password reset", "20m", ["41761234567", "12025550143"]],
   ] as const) {
     const { applicationId } = await post<{ applicationId: string }>(local.baseUrl, "/2fa/2/applications", {
       name,

@@ -63,6 +63,36 @@ export function cutTextWithoutTooltip(page: Page, scope = "body"): Promise<strin
 }
 
 /**
+ * Visible, empty text inputs under `scope` whose placeholder is wider than the room inside them:
+ * the hint is cut with no way to read the rest. Measured with the input's own font. One line each.
+ */
+export function cutPlaceholders(page: Page, scope = "body"): Promise<string[]> {
+  return page.evaluate((scope) => {
+    const context = document.createElement("canvas").getContext("2d");
+    if (!context) return ["no canvas to measure placeholders with"];
+    const found: string[] = [];
+    for (const root of document.querySelectorAll(scope)) {
+      for (const input of root.querySelectorAll<HTMLInputElement | HTMLTextAreaElement>(
+        "input[placeholder], textarea[placeholder]",
+      )) {
+        if (input.value !== "" || !input.placeholder.trim()) continue;
+        if (!input.checkVisibility({ visibilityProperty: true })) continue;
+        const style = getComputedStyle(input);
+        context.font = `${style.fontStyle} ${style.fontWeight} ${style.fontSize} ${style.fontFamily}`;
+        const room =
+          input.clientWidth - Number.parseFloat(style.paddingLeft) - Number.parseFloat(style.paddingRight);
+        const needed = context.measureText(input.placeholder).width;
+        if (needed > room + 1)
+          found.push(
+            `${input.getAttribute("aria-label") ?? input.id ?? input.name}: placeholder "${input.placeholder}" needs ${Math.ceil(needed)}px, has ${Math.floor(room)}px`,
+          );
+      }
+    }
+    return found;
+  }, scope);
+}
+
+/**
  * Boxes under `scope` that scroll sideways (their content wider than they are): what is past
  * their edge, such as a table's last columns, is off-screen until scrolled to. One line each.
  */

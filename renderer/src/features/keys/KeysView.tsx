@@ -210,7 +210,10 @@ export function KeysView(props: {
             const name = event.currentTarget.value;
             setFilters((current) => ({ ...current, name }));
           }}
-          style={{ flex: 1, minWidth: 140 }}
+          // Lines break on the 300 px basis, not on the narrowest the field may get, so a narrow
+          // window puts the filters that do not fit beside a readable search on the next line
+          // instead of shrinking the search until its placeholder is cut.
+          style={{ flex: "1 1 300px", minWidth: 140 }}
         />
         <Select
           label="State"
