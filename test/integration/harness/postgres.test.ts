@@ -57,12 +57,11 @@ test("the cluster listens on loopback only and wants its generated password", as
   await assert.rejects(query(wrong.toString(), "SELECT 1"), /password authentication failed/);
 });
 
-test("stop ends the server and removes its directory", async (t) => {
-  if (skipWithoutPostgres(t)) return;
-  const other = await startPostgres();
-  await query(other.url(), "SELECT 1");
-  other.stop();
-  assert.equal(existsSync(other.dir), false);
-  await assert.rejects(query(other.url(), "SELECT 1"), /ECONNREFUSED/);
-  other.stop();
+test("stop ends the server and removes its directory (the last test: it stops the file's cluster)", async (t) => {
+  if (skipWithoutPostgres(t) || !cluster) return;
+  const url = cluster.url();
+  cluster.stop();
+  assert.equal(existsSync(cluster.dir), false);
+  await assert.rejects(query(url, "SELECT 1"), /ECONNREFUSED/);
+  cluster.stop();
 });
