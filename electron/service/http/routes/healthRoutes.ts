@@ -1,4 +1,4 @@
-import type { FastifyInstance, FastifyReply } from "fastify";
+import type { FastifyInstance, FastifyReply, LogLevel } from "fastify";
 import { ApiError } from "../../errors.ts";
 import { sendApiError } from "../errorReplies.ts";
 import { routePath } from "../methodRoutes.ts";
@@ -26,12 +26,21 @@ function sendOk(reply: FastifyReply): FastifyReply {
   return reply.header("cache-control", "no-store").type("application/json; charset=utf-8").send(OK);
 }
 
+const SEVERITY: Record<string, number> = { trace: 10, debug: 20, info: 30, warn: 40, error: 50, fatal: 60 };
+
+/** warn, or the service's own level where that is quieter (a route's level replaces the service's). */
+function quieterOf(level: string): LogLevel {
+  return (SEVERITY[level] ?? Number.POSITIVE_INFINITY) > (SEVERITY.warn as number)
+    ? (level as LogLevel)
+    : "warn";
+}
+
 /**
  * Liveness and readiness for a load balancer or an orchestrator, without credentials. Probed every
- * few seconds, so a healthy answer is not logged (the route's log level is warn).
+ * few seconds, so a healthy answer is not logged (the routes log at warn, or quieter).
  */
 export function registerHealthRoutes(app: FastifyInstance, checks: HealthChecks): void {
-  const quiet = { logLevel: "warn" } as const;
+  const quiet = { logLevel: quieterOf(app.log.level) };
   routePath(app, HEALTH_LIVE_PATH, { get: (_request, reply) => sendOk(reply) }, quiet);
   routePath(
     app,

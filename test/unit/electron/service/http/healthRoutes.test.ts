@@ -50,3 +50,30 @@ test("a store that fails is not ready, and what it threw (a path, a host) stays 
   );
   assert.doesNotMatch(JSON.stringify(answer.body), /10\.0\.0\.7|srv|ECONNREFUSED/);
 });
+
+async function logOf(level: string, checks: Parameters<typeof registerHealthRoutes>[1]): Promise<string> {
+  const lines: string[] = [];
+  const app = Fastify({ logger: { level, stream: { write: (line: string) => lines.push(line) } } });
+  registerHealthRoutes(app, checks);
+  try {
+    await app.inject({ url: HEALTH_READY_PATH });
+  } finally {
+    await app.close();
+  }
+  return lines.join("");
+}
+
+test("a healthy probe is not logged; a failed one is, unless the service's log level is quieter", async () => {
+  const healthy = { storeAnswers: () => undefined, stopping: () => false };
+  const failing = {
+    storeAnswers: () => {
+      throw new Error("damaged");
+    },
+    stopping: () => false,
+  };
+  assert.equal(await logOf("info", healthy), "");
+  assert.match(await logOf("info", failing), /readiness: the database did not answer/);
+  assert.match(await logOf("error", failing), /readiness: the database did not answer/);
+  assert.equal(await logOf("fatal", failing), "");
+  assert.equal(await logOf("silent", failing), "");
+});
