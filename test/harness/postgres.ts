@@ -127,17 +127,19 @@ export async function startPostgres(): Promise<PostgresCluster> {
     chownSync(pwfile, uid, gid);
   }
   chmodSync(dir, 0o700);
+  /** The command line of one of the server's programs, run as the server's user. */
+  const commandOf = (program: string, args: string[]) => {
+    const [command, ...rest] = [...asUser, join(bin, program), ...args];
+    return { command: command as string, args: rest };
+  };
   const run = (program: string, args: string[]) => {
-    const result = spawnSync(
-      asUser[0] ?? join(bin, program),
-      [...asUser.slice(1), join(bin, program), ...args],
-      {
-        encoding: "utf8",
-        // The server's programs start in `dir`: a root test process's cwd may be unreadable to their user.
-        cwd: dir,
-        env: { PATH: "/usr/bin:/bin", LANG: "C.UTF-8" },
-      },
-    );
+    const line = commandOf(program, args);
+    const result = spawnSync(line.command, line.args, {
+      encoding: "utf8",
+      // The server's programs start in `dir`: a root test process's cwd may be unreadable to their user.
+      cwd: dir,
+      env: { PATH: "/usr/bin:/bin", LANG: "C.UTF-8" },
+    });
     if (result.status !== 0) {
       throw new Error(`${program} failed (${result.status}): ${result.stderr || result.stdout}`.trim());
     }
@@ -156,14 +158,8 @@ export async function startPostgres(): Promise<PostgresCluster> {
     process.off("exit", stop);
     // immediate: the data dir is removed next, so nothing needs a clean shutdown.
     if (existsSync(join(data, "postmaster.pid"))) {
-      spawnSync(
-        asUser[0] ?? join(bin, "pg_ctl"),
-        [...asUser.slice(1), join(bin, "pg_ctl"), "stop", "-D", data, "-m", "immediate", "-w"],
-        {
-          cwd: dir,
-          stdio: "ignore",
-        },
-      );
+      const line = commandOf("pg_ctl", ["stop", "-D", data, "-m", "immediate", "-w"]);
+      spawnSync(line.command, line.args, { cwd: dir, stdio: "ignore" });
     }
     rmSync(dir, { recursive: true, force: true });
   };
