@@ -62,7 +62,14 @@ async function migrateLocked(client: pg.PoolClient, target: number): Promise<Mig
     );
   }
   for (let next = from; next < target; next++) {
-    await client.query((POSTGRES_MIGRATIONS[next] as { sql: string }).sql);
+    try {
+      await client.query((POSTGRES_MIGRATIONS[next] as { sql: string }).sql);
+    } catch (error) {
+      throw new Error(
+        `upgrading the PostgreSQL schema to version ${next + 1} failed, nothing was changed: ${(error as Error).message}`,
+        { cause: error },
+      );
+    }
     await client.query("INSERT INTO schema_version (version, applied_at) VALUES ($1, $2)", [
       next + 1,
       Date.now(),

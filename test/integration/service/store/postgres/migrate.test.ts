@@ -94,6 +94,23 @@ test("a database a newer Keydesk wrote is refused, and left as it was", async (t
   assert.equal(await postgresSchemaVersion(pool), POSTGRES_SCHEMA_VERSION + 1);
 });
 
+test("a migration that fails leaves nothing behind: no table of it, no version", async (t) => {
+  if (skipWithoutPostgres(t)) return;
+  const { pool } = await freshPool();
+  // Something of another application's in the way: the schema's CREATE TABLE accounts fails midway.
+  await pool.query("CREATE TABLE accounts (other text)");
+  await assert.rejects(
+    migratePostgres(pool),
+    /^Error: upgrading the PostgreSQL schema to version 1 failed, nothing was changed: relation "accounts" already exists$/,
+  );
+  assert.equal(await postgresSchemaVersion(pool), 0);
+  const { rows } = await pool.query("SELECT tablename FROM pg_tables WHERE schemaname = 'public' ORDER BY 1");
+  assert.deepEqual(
+    rows.map((row) => row.tablename),
+    ["accounts"],
+  );
+});
+
 test("audit entries are append-only: UPDATE and TRUNCATE are refused, retention's DELETE is not", async (t) => {
   if (skipWithoutPostgres(t)) return;
   const { pool } = await freshPool();
