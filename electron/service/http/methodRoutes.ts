@@ -1,4 +1,11 @@
-import type { FastifyInstance, FastifyReply, FastifyRequest, HTTPMethods, RouteHandlerMethod } from "fastify";
+import type {
+  FastifyInstance,
+  FastifyReply,
+  FastifyRequest,
+  HTTPMethods,
+  LogLevel,
+  RouteHandlerMethod,
+} from "fastify";
 import { ApiError } from "../errors.ts";
 import { sendApiError } from "./errorReplies.ts";
 
@@ -23,17 +30,24 @@ function answeringApiErrors(handler: RouteHandlerMethod): RouteHandlerMethod {
  * and an `Allow` header, so a client sending PATCH learns it should send PUT instead of a bare
  * 404. HEAD is answered wherever GET is. The 405 is given as the request arrives, before its
  * body is read: whatever the body (none, not JSON, too large), the answer is the same 405.
+ * `options.logLevel` applies to the path's routes (a path probed every few seconds logs only trouble).
  */
 export function routePath(
   app: FastifyInstance,
   url: string,
   handlers: Partial<Record<"get" | "post" | "put" | "delete", RouteHandlerMethod>>,
+  options: { logLevel?: LogLevel } = {},
 ): void {
   const entries = Object.entries(handlers) as [string, RouteHandlerMethod][];
   const allowed = entries.map(([method]) => method.toUpperCase());
   if (allowed.includes("GET")) allowed.push("HEAD");
   for (const [method, handler] of entries)
-    app.route({ method: method.toUpperCase() as HTTPMethods, url, handler: answeringApiErrors(handler) });
+    app.route({
+      method: method.toUpperCase() as HTTPMethods,
+      url,
+      handler: answeringApiErrors(handler),
+      ...options,
+    });
   const allowHeader = allowed.join(", ");
   const refuse = async (request: FastifyRequest, reply: FastifyReply) =>
     sendApiError(
@@ -52,5 +66,6 @@ export function routePath(
     url,
     onRequest: refuse,
     handler: refuse,
+    ...options,
   });
 }

@@ -18,6 +18,7 @@ import {
   refusedRequests,
   unroutedAnswers,
 } from "./openApiErrors.ts";
+import { healthPaths, healthSchemas } from "./openApiHealth.ts";
 import { API_DATETIME, json, jsonSchemaOf, ref } from "./openApiParts.ts";
 import { syncPaths, syncSchemas } from "./openApiSync.ts";
 import { tfaPaths, tfaSchemas } from "./openApiTfa.ts";
@@ -288,6 +289,7 @@ export function buildOpenApiDocument() {
         ...tfaSchemas,
         ...syncSchemas,
         ...auditSchemas,
+        ...healthSchemas,
         LocalAccountList: {
           type: "object",
           required: ["accounts"],
@@ -395,6 +397,7 @@ export function buildOpenApiDocument() {
       ...tfaPaths,
       ...syncPaths,
       ...auditPaths,
+      ...healthPaths,
       "/local/1/accounts/{accountKey}/api-keys/count": {
         parameters: [accountKeyParameter],
         get: {

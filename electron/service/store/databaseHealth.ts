@@ -66,3 +66,14 @@ export function worthCheckingAtStart(file: string, maxMb: number): boolean {
     return false;
   }
 }
+
+/**
+ * Readiness (GET /local/1/health/ready): the database answers a query that reads its schema and the
+ * accounts and keys tables themselves (max(id) walks each table's b-tree, not a narrower index),
+ * which every request needs. A few cached pages, so a load balancer may ask every second; it finds a
+ * database that cannot be read, not every damaged page (that is `key-service check`). Throws what
+ * SQLite threw; the answer's values are not used.
+ */
+export function answerReadinessQuery(db: Db): void {
+  db.prepare("SELECT (SELECT max(id) FROM accounts) AS account, (SELECT max(id) FROM api_keys) AS key").get();
+}

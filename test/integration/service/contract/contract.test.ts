@@ -18,7 +18,7 @@ import {
   probeUnknownPaths,
 } from "./genericProbes.ts";
 import { probeKeyManagement } from "./keyProbes.ts";
-import { Prober } from "./prober.ts";
+import { Prober, wrongPassword } from "./prober.ts";
 import { probeSync } from "./syncProbes.ts";
 import { NUMBER, probePinInbox, probeTfaApplications, probeTfaPins } from "./tfaProbes.ts";
 
@@ -87,6 +87,13 @@ test("sync links, runs, conflicts and the outbox", async () => {
 
 test("the audit history: filters, paging, accounts the caller manages", async () => {
   await probeAudit(prober);
+});
+
+test("liveness and readiness, without credentials (and with any: they are not checked)", async () => {
+  for (const path of ["/local/1/health/live", "/local/1/health/ready"]) {
+    assert.deepEqual(await prober.ok({ path, authorization: "" }), { status: "ok" });
+    assert.deepEqual(await prober.ok({ path, authorization: wrongPassword() }), { status: "ok" });
+  }
 });
 
 test("HEAD wherever GET is", async () => {

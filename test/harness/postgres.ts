@@ -1,0 +1,224 @@
+import assert from "node:assert/strict";
+import { execFileSync, spawnSync } from "node:child_process";
+import { randomBytes } from "node:crypto";
+import {
+  chmodSync,
+  chownSync,
+  existsSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from "node:fs";
+import { createServer } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import pg from "pg";
+
+/**
+ * A private PostgreSQL cluster for the tests: Debian's server binaries, initdb into a fresh temp dir,
+ * listening on 127.0.0.1 only (plus a socket inside that dir) on a free port, with a generated password.
+ * One cluster per test file (initdb + start take about a second); a fresh database per test or file.
+ * Stopped and removed by `stop()`, and by the process's exit if a test file dies before that.
+ */
+
+/** The unprivileged user a root process runs the server as (initdb refuses root); Debian's package makes it. */
+const SERVER_USER = "postgres";
+const SUPERUSER = "keydesk";
+
+interface Binaries {
+  bin: string;
+  /** The command prefix that runs the server's programs as an unprivileged user, empty when we are one. */
+  asUser: string[];
+  uid?: number;
+  gid?: number;
+}
+
+function findBinDir(): string | undefined {
+  const hasServer = (dir: string) => existsSync(join(dir, "initdb")) && existsSync(join(dir, "pg_ctl"));
+  // pg_config (libpq-dev) may name the client library's version, not the server's: trust it only with initdb beside.
+  try {
+    const dir = execFileSync("pg_config", ["--bindir"], {
+      encoding: "utf8",
+      stdio: ["ignore", "pipe", "ignore"],
+    });
+    if (hasServer(dir.trim())) return dir.trim();
+  } catch {
+    // No pg_config: look where Debian installs the server.
+  }
+  const root = "/usr/lib/postgresql";
+  if (!existsSync(root)) return undefined;
+  const versions = readdirSync(root)
+    .filter((name) => /^\d+$/.test(name))
+    .sort((a, b) => Number(b) - Number(a));
+  return versions.map((version) => join(root, version, "bin")).find(hasServer);
+}
+
+function findRunuser(): string | undefined {
+  return ["/usr/sbin/runuser", "/sbin/runuser", "/usr/bin/runuser"].find((path) => existsSync(path));
+}
+
+function locate(): Binaries | string {
+  const bin = findBinDir();
+  if (!bin)
+    return "no PostgreSQL server (initdb, pg_ctl) under /usr/lib/postgresql/*/bin (apt-get install postgresql)";
+  if (process.getuid?.() !== 0) return { bin, asUser: [] };
+  const runuser = findRunuser();
+  if (!runuser) return "running as root and no runuser to start PostgreSQL as an unprivileged user";
+  let ids: { uid: number; gid: number };
+  try {
+    ids = {
+      uid: Number(execFileSync("id", ["-u", SERVER_USER], { encoding: "utf8" })),
+      gid: Number(execFileSync("id", ["-g", SERVER_USER], { encoding: "utf8" })),
+    };
+  } catch {
+    return `running as root and no "${SERVER_USER}" user to run PostgreSQL as (Debian's postgresql package creates it)`;
+  }
+  return { bin, asUser: [runuser, "-u", SERVER_USER, "--"], ...ids };
+}
+
+const located = locate();
+
+/** Why the PostgreSQL tests cannot run here, or undefined when they can. */
+export const postgresMissing = typeof located === "string" ? located : undefined;
+
+/** Skips the test where PostgreSQL is missing, except in CI, where that is a failure. */
+export function skipWithoutPostgres(t: { skip(message: string): void }): boolean {
+  if (!postgresMissing) return false;
+  if (process.env.CI === "true") assert.fail(postgresMissing);
+  t.skip(postgresMissing);
+  return true;
+}
+
+export interface PostgresCluster {
+  /** The temp dir holding the cluster's data, socket and log. */
+  dir: string;
+  /** A connection string for `database` on this cluster, as the superuser. */
+  url(database?: string): string;
+  /** Creates an empty database with a fresh name and answers its connection string. */
+  createDatabase(): Promise<string>;
+  /** Stops the server and removes its directory; safe to call twice. */
+  stop(): void;
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once("error", reject);
+    server.listen(0, "127.0.0.1", () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+/** Starts a private cluster (about a second). Throws where PostgreSQL is missing: check postgresMissing first. */
+export async function startPostgres(): Promise<PostgresCluster> {
+  if (typeof located === "string") throw new Error(located);
+  const { bin, asUser, uid, gid } = located;
+  const dir = mkdtempSync(join(tmpdir(), "keydesk-pg-"));
+  const data = join(dir, "data");
+  const password = randomBytes(18).toString("base64url");
+  const pwfile = join(dir, "pwfile");
+  writeFileSync(pwfile, password, { mode: 0o600 });
+  if (uid !== undefined && gid !== undefined) {
+    chownSync(dir, uid, gid);
+    chownSync(pwfile, uid, gid);
+  }
+  chmodSync(dir, 0o700);
+  /** The command line of one of the server's programs, run as the server's user. */
+  const commandOf = (program: string, args: string[]) => {
+    const [command, ...rest] = [...asUser, join(bin, program), ...args];
+    return { command: command as string, args: rest };
+  };
+  const run = (program: string, args: string[]) => {
+    const line = commandOf(program, args);
+    const result = spawnSync(line.command, line.args, {
+      encoding: "utf8",
+      // The server's programs start in `dir`: a root test process's cwd may be unreadable to their user.
+      cwd: dir,
+      env: { PATH: "/usr/bin:/bin", LANG: "C.UTF-8" },
+    });
+    if (result.status !== 0) {
+      throw new Error(`${program} failed (${result.status}): ${result.stderr || result.stdout}`.trim());
+    }
+  };
+  const serverLog = () => {
+    try {
+      return readFileSync(join(dir, "server.log"), "utf8").slice(-2000);
+    } catch {
+      return "";
+    }
+  };
+  let stopped = false;
+  const stop = () => {
+    if (stopped) return;
+    stopped = true;
+    process.off("exit", stop);
+    // immediate: the data dir is removed next, so nothing needs a clean shutdown.
+    if (existsSync(join(data, "postmaster.pid"))) {
+      const line = commandOf("pg_ctl", ["stop", "-D", data, "-m", "immediate", "-w"]);
+      spawnSync(line.command, line.args, { cwd: dir, stdio: "ignore" });
+    }
+    rmSync(dir, { recursive: true, force: true });
+  };
+  process.on("exit", stop);
+  try {
+    run("initdb", [
+      "-D",
+      data,
+      "-U",
+      SUPERUSER,
+      `--pwfile=${pwfile}`,
+      "--auth=scram-sha-256",
+      "--encoding=UTF8",
+      "--locale=C",
+      "--no-sync",
+      "--no-instructions",
+    ]);
+    rmSync(pwfile);
+    let port = 0;
+    // The free port may be taken between the probe and the server's bind: try another once.
+    for (let attempt = 1; ; attempt++) {
+      port = await freePort();
+      const options = [
+        "-c listen_addresses=127.0.0.1",
+        `-p ${port}`,
+        `-k ${dir}`,
+        // Durability is not under test here: the cluster dies with the test file.
+        "-c fsync=off",
+        "-c synchronous_commit=off",
+        "-c full_page_writes=off",
+      ].join(" ");
+      try {
+        run("pg_ctl", ["start", "-D", data, "-w", "-t", "30", "-l", join(dir, "server.log"), "-o", options]);
+        break;
+      } catch (error) {
+        if (attempt >= 2) throw new Error(`${(error as Error).message}\n${serverLog()}`);
+      }
+    }
+    const url = (database = "postgres") =>
+      `postgres://${SUPERUSER}:${encodeURIComponent(password)}@127.0.0.1:${port}/${database}`;
+    let databases = 0;
+    return {
+      dir,
+      url,
+      stop,
+      async createDatabase() {
+        const name = `test_${process.pid}_${++databases}`;
+        const client = new pg.Client({ connectionString: url() });
+        await client.connect();
+        try {
+          await client.query(`CREATE DATABASE ${name}`);
+        } finally {
+          await client.end();
+        }
+        return url(name);
+      },
+    };
+  } catch (error) {
+    stop();
+    throw error;
+  }
+}
