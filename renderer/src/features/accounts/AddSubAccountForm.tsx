@@ -20,7 +20,7 @@ interface Values {
 }
 
 /** The password's strength as a meter and a sentence, announced as it changes. */
-function StrengthHint({ password, username }: { password: string; username: string }) {
+export function StrengthHint({ password, username }: { password: string; username: string }) {
   if (password === "") return null;
   const strength = passwordStrength(password, username);
   return (
