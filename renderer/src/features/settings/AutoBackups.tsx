@@ -16,7 +16,7 @@ import { AUTO_BACKUPS_KEPT, type AutoBackupStatusDto } from "../../../../shared/
 import { errorText } from "../../bridgeHooks.ts";
 import { StrengthHint } from "../accounts/AddSubAccountForm.tsx";
 import { newPassphraseError } from "./BackupDialog.tsx";
-import { sizeText, useAutoBackupStatus, useConfigureAutoBackups } from "./backupHooks.ts";
+import { asSentence, sizeText, useAutoBackupStatus, useConfigureAutoBackups } from "./backupHooks.ts";
 
 /** The passphrase the automatic backups will use, twice; kept in the OS keychain by main. */
 function EnableForm({ onCancel }: { onCancel(): void }) {
@@ -124,7 +124,7 @@ export function AutoBackups({ onRestore }: { onRestore(name: string): void }) {
       />
       {!data.available && (
         <Text size="sm" data-testid="auto-backup-unavailable">
-          {data.unavailableReason}
+          {asSentence(data.unavailableReason)}
         </Text>
       )}
       {enabling && !data.enabled && <EnableForm onCancel={() => setEnabling(false)} />}

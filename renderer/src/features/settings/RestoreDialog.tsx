@@ -4,6 +4,7 @@ import type { RestoreSourceDto } from "../../../../shared/backupBridge.ts";
 import { errorText } from "../../bridgeHooks.ts";
 import { ProgressLine } from "./BackupDialog.tsx";
 import {
+  asSentence,
   countText,
   hasFileDialogs,
   sizeText,
@@ -126,7 +127,7 @@ export function RestoreDialog({
           {inspect.isPending && <Text size="sm">Reading the backup…</Text>}
           {inspect.isError && (
             <Alert color="red.9" role="alert" title="Cannot restore this file">
-              {errorText(inspect.error)}
+              {asSentence(errorText(inspect.error))}
             </Alert>
           )}
           {source && (
@@ -155,7 +156,8 @@ export function RestoreDialog({
                 {restore.isPending && <ProgressLine label="Restore progress" progress={progress} />}
                 {restore.isError && (
                   <Alert color="red.9" role="alert" title="Not restored">
-                    {errorText(restore.error)} The Local data is unchanged and the service still runs.
+                    {asSentence(errorText(restore.error))} The Local data is unchanged and the service still
+                    runs.
                   </Alert>
                 )}
                 <Group justify="flex-end">

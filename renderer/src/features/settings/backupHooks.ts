@@ -95,3 +95,9 @@ export function sizeText(bytes: number): string {
 export function countText(count: number, word: string): string {
   return `${count.toLocaleString()} ${word}${count === 1 ? "" : "s"}`;
 }
+
+/** Main's texts come with or without their own full stop: always one, for a sentence after it. */
+export function asSentence(text: string | undefined): string {
+  const trimmed = (text ?? "").trim();
+  return /[.!?]$/.test(trimmed) ? trimmed : `${trimmed}.`;
+}
