@@ -26,6 +26,8 @@ import {
   BackupFileError,
   type BackupManifest,
   deriveBackupKey,
+  FORMAT,
+  FORMAT_WITH_PROFILES,
   headBytes,
   manifestBytes,
   newHeader,
@@ -44,13 +46,16 @@ import { resealDatabase } from "./reseal.ts";
  */
 
 /**
- * The payload's files a reader accepts, each at most once: the database and its data key (always),
- * and the desktop's remote profiles with their passwords (only when the admin asked for them; the
- * CLI neither writes nor restores it: a restore hands it back to its caller, never leaves it in
- * the data directory).
+ * The payload's files a reader accepts, by format, each at most once: the database and its data
+ * key (always), and in format 2 the desktop's remote profiles with their passwords (only when the
+ * admin asked for them; the CLI neither writes nor restores it: a restore hands it back to its
+ * caller, never leaves it in the data directory).
  */
 export const REMOTE_PROFILES_FILE = "profiles.json";
-const PAYLOAD_FILES = new Set([DATABASE_FILE, DATA_KEY_FILE, REMOTE_PROFILES_FILE]);
+const PAYLOAD_FILES: Record<number, Set<string>> = {
+  [FORMAT]: new Set([DATABASE_FILE, DATA_KEY_FILE]),
+  [FORMAT_WITH_PROFILES]: new Set([DATABASE_FILE, DATA_KEY_FILE, REMOTE_PROFILES_FILE]),
+};
 
 /** Bytes done of a total, for a progress bar (written for a backup, read for a restore). */
 export type ProgressListener = (done: number, total: number) => void;
@@ -124,7 +129,11 @@ export async function backupDataDir(options: {
       done += bytes;
       options.onProgress?.(done, total);
     };
-    const header = newHeader(options.now ?? new Date());
+    const header = newHeader(
+      options.now ?? new Date(),
+      undefined,
+      extras.length > 0 ? FORMAT_WITH_PROFILES : FORMAT,
+    );
     const head = headBytes(header);
     const key = await deriveBackupKey(options.passphrase, header.kdf);
     const cipher = sealer(key, header, head);
@@ -225,7 +234,11 @@ export async function restoreDataDir(options: {
         options.onProgress?.(read, size);
       });
     }
-    const manifest = await unpack(input.pipe(opener(key, header, head, tag)), staging);
+    const manifest = await unpack(
+      input.pipe(opener(key, header, head, tag)),
+      staging,
+      PAYLOAD_FILES[header.format] ?? new Set(),
+    );
     const counts = verifyRestored(staging, manifest);
     const extras = new Map<string, Buffer>();
     for (const file of manifest.files) {
@@ -269,7 +282,11 @@ export async function restoreDataDir(options: {
  * Writes the payload's files into `dir` as they are deciphered. GCM's tag is checked at the end
  * of the stream: nothing written here is used before then (the caller renames only after).
  */
-async function unpack(plain: AsyncIterable<Buffer>, dir: string): Promise<BackupManifest> {
+async function unpack(
+  plain: AsyncIterable<Buffer>,
+  dir: string,
+  accepted: ReadonlySet<string>,
+): Promise<BackupManifest> {
   let pending: Buffer = Buffer.alloc(0);
   let manifest: BackupManifest | undefined;
   let index = 0;
@@ -283,10 +300,7 @@ async function unpack(plain: AsyncIterable<Buffer>, dir: string): Promise<Backup
     }
     const file = manifest?.files[index];
     if (!file) return;
-    if (
-      !PAYLOAD_FILES.has(file.name) ||
-      manifest?.files.findIndex((each) => each.name === file.name) !== index
-    )
+    if (!accepted.has(file.name) || manifest?.files.findIndex((each) => each.name === file.name) !== index)
       throw new BackupFileError("the file is damaged (a file name in it is invalid)");
     out = createWriteStream(join(dir, file.name), { mode: 0o600 });
     left = file.bytes;
