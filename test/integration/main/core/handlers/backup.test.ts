@@ -254,3 +254,58 @@ describe("with a keychain: to another machine, remote profiles' passwords only w
     assert.equal(secondVault.entries.has(vaultAccounts.autoBackupPassphrase), false);
   });
 });
+
+describe("the desktop's dialogs (the save and open dialogs' port)", () => {
+  let dataDir: string;
+  let core: KeydeskCore;
+  let target: string | null = null;
+  const asked: string[] = [];
+
+  before(async () => {
+    dataDir = await makeTempDir("keydesk-backup-dialogs-");
+    core = await startKeydeskCore({
+      dataDir,
+      vault: new SessionVault("dialogs test"),
+      clipboard: new MemoryClipboard(),
+      defaultServicePort: 0,
+      backupFiles: {
+        chooseBackupTarget: async (suggestedName) => {
+          asked.push(suggestedName);
+          return target;
+        },
+        chooseBackupToRestore: async () => target,
+      },
+    });
+    await ok(core, "keys.create", { request: { name: "kept" } });
+  });
+  after(async () => {
+    await core?.close();
+    await removeDir(dataDir);
+  });
+
+  test("cancelled: nothing written; chosen: the file where the admin said, restored from the open dialog", async () => {
+    assert.deepEqual(await ok(core, "backup.create", { passphrase: PASSPHRASE }), { delivered: "cancelled" });
+    assert.match(asked[0] ?? "", /^keydesk-backup-\d{4}-\d{2}-\d{2}\.kdbackup$/);
+    assert.equal(
+      await ok(core, "backup.inspect", { source: { kind: "pick" } }),
+      null,
+      "open dialog cancelled",
+    );
+    target = join(dataDir, "chosen.kdbackup");
+    const answer = await ok(core, "backup.create", { passphrase: PASSPHRASE });
+    assert.deepEqual(answer, {
+      delivered: "file",
+      path: target,
+      bytes: answer.delivered === "file" ? answer.bytes : 0,
+      keys: 1,
+      accounts: 1,
+      remoteProfiles: 0,
+    });
+    assert.ok(existsSync(target));
+    const source = await ok(core, "backup.inspect", { source: { kind: "pick" } });
+    assert.equal(source?.fileName, "chosen.kdbackup");
+    const restored = await ok(core, "backup.restore", { sourceId: source?.sourceId, passphrase: PASSPHRASE });
+    assert.equal(restored.keys, 1);
+    assert.ok(existsSync(target), "the chosen file is the admin's: never removed");
+  });
+});
