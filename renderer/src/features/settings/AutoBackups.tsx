@@ -15,8 +15,8 @@ import { useState } from "react";
 import { AUTO_BACKUPS_KEPT, type AutoBackupStatusDto } from "../../../../shared/backupBridge.ts";
 import { errorText } from "../../bridgeHooks.ts";
 import { StrengthHint } from "../accounts/AddSubAccountForm.tsx";
-import { newPassphraseError } from "./BackupDialog.tsx";
-import { asSentence, sizeText, useAutoBackupStatus, useConfigureAutoBackups } from "./backupHooks.ts";
+import { useAutoBackupStatus, useConfigureAutoBackups } from "./backupHooks.ts";
+import { asSentence, newPassphraseError, sizeText } from "./backupText.ts";
 
 /** The passphrase the automatic backups will use, twice; kept in the OS keychain by main. */
 function EnableForm({ onCancel }: { onCancel(): void }) {

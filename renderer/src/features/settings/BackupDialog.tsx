@@ -5,19 +5,13 @@ import { MIN_BACKUP_PASSPHRASE } from "../../../../shared/backupBridge.ts";
 import { downloadHref } from "../../bridge.ts";
 import { errorText } from "../../bridgeHooks.ts";
 import { StrengthHint } from "../accounts/AddSubAccountForm.tsx";
-import { countText, hasFileDialogs, sizeText, useBackupProgress, useCreateBackup } from "./backupHooks.ts";
+import { hasFileDialogs, useBackupProgress, useCreateBackup } from "./backupHooks.ts";
+import { countText, newPassphraseError, sizeText } from "./backupText.ts";
 
 interface Values {
   passphrase: string;
   confirmation: string;
   includeRemotePasswords: boolean;
-}
-
-/** The passphrase's problem for a new backup, or null (as the CLI and main require). */
-export function newPassphraseError(value: string): string | null {
-  return [...value].length >= MIN_BACKUP_PASSPHRASE
-    ? null
-    : `At least ${MIN_BACKUP_PASSPHRASE} characters: the file may travel far, and only the passphrase guards it.`;
 }
 
 export function ProgressLine({

@@ -3,15 +3,8 @@ import { useEffect, useState } from "react";
 import type { RestoreSourceDto } from "../../../../shared/backupBridge.ts";
 import { errorText } from "../../bridgeHooks.ts";
 import { ProgressLine } from "./BackupDialog.tsx";
-import {
-  asSentence,
-  countText,
-  hasFileDialogs,
-  sizeText,
-  useBackupProgress,
-  useInspectBackup,
-  useRestoreBackup,
-} from "./backupHooks.ts";
+import { hasFileDialogs, useBackupProgress, useInspectBackup, useRestoreBackup } from "./backupHooks.ts";
+import { asSentence, countText, sizeText } from "./backupText.ts";
 
 const dateText = (iso: string) => new Date(iso).toLocaleString();
 

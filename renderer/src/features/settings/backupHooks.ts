@@ -77,27 +77,3 @@ export function useBackupProgress() {
 }
 
 export { hasFileDialogs };
-
-/** 1.2 MB, 340 kB: a file's size for people. */
-export function sizeText(bytes: number): string {
-  if (bytes < 1000) return `${bytes} bytes`;
-  const units = ["kB", "MB", "GB"];
-  let value = bytes / 1000;
-  let unit = 0;
-  while (value >= 1000 && unit < units.length - 1) {
-    value /= 1000;
-    unit += 1;
-  }
-  return `${value.toFixed(value < 10 ? 1 : 0)} ${units[unit]}`;
-}
-
-/** "1 account", "3 keys". */
-export function countText(count: number, word: string): string {
-  return `${count.toLocaleString()} ${word}${count === 1 ? "" : "s"}`;
-}
-
-/** Main's texts come with or without their own full stop: always one, for a sentence after it. */
-export function asSentence(text: string | undefined): string {
-  const trimmed = (text ?? "").trim();
-  return /[.!?]$/.test(trimmed) ? trimmed : `${trimmed}.`;
-}
