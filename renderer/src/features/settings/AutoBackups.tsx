@@ -14,7 +14,7 @@ import { useForm } from "@mantine/form";
 import { useState } from "react";
 import { AUTO_BACKUPS_KEPT, type AutoBackupStatusDto } from "../../../../shared/backupBridge.ts";
 import { errorText } from "../../bridgeHooks.ts";
-import { StrengthHint } from "../accounts/AddSubAccountForm.tsx";
+import { StrengthHint } from "../accounts/StrengthHint.tsx";
 import { useAutoBackupStatus, useConfigureAutoBackups } from "./backupHooks.ts";
 import { asSentence, newPassphraseError, sizeText } from "./backupText.ts";
 

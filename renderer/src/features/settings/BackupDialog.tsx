@@ -4,7 +4,7 @@ import type { BackupResultDto } from "../../../../shared/backupBridge.ts";
 import { MIN_BACKUP_PASSPHRASE } from "../../../../shared/backupBridge.ts";
 import { downloadHref } from "../../bridge.ts";
 import { errorText } from "../../bridgeHooks.ts";
-import { StrengthHint } from "../accounts/AddSubAccountForm.tsx";
+import { StrengthHint } from "../accounts/StrengthHint.tsx";
 import { hasFileDialogs, useBackupProgress, useCreateBackup } from "./backupHooks.ts";
 import { countText, newPassphraseError, sizeText } from "./backupText.ts";
 
