@@ -105,12 +105,20 @@ test("Back up…: the passphrase twice with a strength hint, then one download o
   await page.getByRole("button", { name: "Back up…" }).click();
   const dialog = page.getByRole("dialog", { name: "Back up the Local data" });
   await dialog.getByLabel(/^Passphrase/).fill("too short");
-  await dialog.getByTestId("password-strength").waitFor();
+  assert.equal(
+    await dialog.getByTestId("password-strength").textContent(),
+    "Too short: use at least 12 characters.",
+    "the hint says the backup's floor, not the accounts' 8",
+  );
   await dialog.getByLabel("Confirm passphrase").fill("too shorT");
   await dialog.getByRole("button", { name: "Back up", exact: true }).click();
   await dialog.getByText(/^At least 12 characters: the file may travel far/).waitFor();
   await dialog.getByText("The passphrases do not match: type the same one twice.").waitFor();
   await dialog.getByLabel(/^Passphrase/).fill(PASSPHRASE);
+  assert.notEqual(
+    await dialog.getByTestId("password-strength").textContent(),
+    "Too short: use at least 12 characters.",
+  );
   await dialog.getByLabel("Confirm passphrase").fill(PASSPHRASE);
   assert.equal(
     await dialog

@@ -9,10 +9,30 @@ const METER_COLOR: Record<StrengthLevel, string> = {
   strong: "green",
 };
 
-/** The password's strength as a meter and a sentence, announced as it changes. */
-export function StrengthHint({ password, username }: { password: string; username: string }) {
+/**
+ * The password's strength as a meter and a sentence, announced as it changes. `minLength`: a
+ * stricter floor than the hint's own (a backup's passphrase needs 12), said instead while short.
+ */
+export function StrengthHint({
+  password,
+  username,
+  minLength,
+}: {
+  password: string;
+  username: string;
+  minLength?: number;
+}) {
   if (password === "") return null;
-  const strength = passwordStrength(password, username);
+  const measured = passwordStrength(password, username);
+  const strength =
+    minLength !== undefined && [...password].length < minLength
+      ? {
+          ...measured,
+          level: "too-short" as const,
+          score: 0 as const,
+          hint: `Too short: use at least ${minLength} characters.`,
+        }
+      : measured;
   return (
     <Stack gap={4}>
       <Progress

@@ -12,7 +12,11 @@ import {
 } from "@mantine/core";
 import { useForm } from "@mantine/form";
 import { useState } from "react";
-import { AUTO_BACKUPS_KEPT, type AutoBackupStatusDto } from "../../../../shared/backupBridge.ts";
+import {
+  AUTO_BACKUPS_KEPT,
+  type AutoBackupStatusDto,
+  MIN_BACKUP_PASSPHRASE,
+} from "../../../../shared/backupBridge.ts";
 import { errorText } from "../../bridgeHooks.ts";
 import { StrengthHint } from "../accounts/StrengthHint.tsx";
 import { useAutoBackupStatus, useConfigureAutoBackups } from "./backupHooks.ts";
@@ -42,7 +46,7 @@ function EnableForm({ onCancel }: { onCancel(): void }) {
           data-autofocus
           {...form.getInputProps("passphrase")}
         />
-        <StrengthHint password={form.values.passphrase} username="" />
+        <StrengthHint password={form.values.passphrase} username="" minLength={MIN_BACKUP_PASSPHRASE} />
         <PasswordInput label="Confirm passphrase" required {...form.getInputProps("confirmation")} />
         {configure.isError && (
           <Alert color="red.9" role="alert" title="Not switched on">

@@ -111,7 +111,7 @@ export function BackupDialog({ opened, onClose }: { opened: boolean; onClose(): 
               data-autofocus
               {...form.getInputProps("passphrase")}
             />
-            <StrengthHint password={form.values.passphrase} username="" />
+            <StrengthHint password={form.values.passphrase} username="" minLength={MIN_BACKUP_PASSPHRASE} />
             <PasswordInput label="Confirm passphrase" required {...form.getInputProps("confirmation")} />
             <Checkbox
               label="Include the remote profiles' passwords from the OS keychain"
