@@ -258,8 +258,9 @@ export async function startBrowserHost(options: BrowserHostOptions): Promise<Bro
         res,
         413,
         failure("PAYLOAD_TOO_LARGE", `A backup to restore must be at most ${MAX_UPLOAD_BYTES} bytes.`),
+        // The body is never read: the connection ends with the answer.
+        { Connection: "close" },
       );
-      req.resume();
       return;
     }
     const rawName = decodeURIComponentOr(String(req.headers[UPLOAD_NAME_HEADER] ?? "backup"));
