@@ -149,6 +149,9 @@ describe("without a keychain (data.key in the service folder)", () => {
     assert.deepEqual(await publicApiKeys(core), before_);
     assert.ok(events.some((event) => event.type === "data-restored"));
     assert.ok(events.some((event) => event.type === "backup-progress" && event.phase === "restore"));
+    const sent = JSON.stringify([result, events]);
+    for (const secret of [PASSPHRASE, ...before_.values()])
+      assert.ok(!sent.includes(secret), "no secret goes out");
     assert.equal(
       (await fails(core, "backup.restore", { sourceId: uploadId, passphrase: PASSPHRASE })).messageId,
       "NOT_FOUND",
