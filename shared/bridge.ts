@@ -1,6 +1,12 @@
 import { z } from "zod";
 import { createApiKeyRequestSchema, updateApiKeyRequestSchema } from "./apiKeys.ts";
 import type { KeyHistoryDto } from "./audit.ts";
+import {
+  type BackupBridgeResults,
+  type BackupProgressEvent,
+  backupBridgeArgumentSchemas,
+  type DataRestoredEvent,
+} from "./backupBridge.ts";
 import type { AccountDto, ApiKeyView, BridgeResult, RevealedApiKey } from "./bridgeTypes.ts";
 import { accountKeySchema, keyIdSchema, keyQuerySchema, keySortSchema } from "./keyArgumentSchemas.ts";
 import {
@@ -193,6 +199,8 @@ export const bridgeArgumentSchemas = {
   ...syncBridgeArgumentSchemas,
   // ---- 2FA applications and message templates (shared/tfaBridge.ts) ----
   ...tfaBridgeArgumentSchemas,
+  // ---- backup and restore of the Local data (shared/backupBridge.ts) ----
+  ...backupBridgeArgumentSchemas,
 } as const;
 
 export type BridgeMethod = keyof typeof bridgeArgumentSchemas;
@@ -200,7 +208,11 @@ export type BridgeMethod = keyof typeof bridgeArgumentSchemas;
 // sandboxed preload bundles them) and are re-exported here.
 
 /** What each method answers. */
-export interface BridgeResults extends SyncBridgeResults, TfaBridgeResults, KeyLifecycleResults {
+export interface BridgeResults
+  extends SyncBridgeResults,
+    TfaBridgeResults,
+    KeyLifecycleResults,
+    BackupBridgeResults {
   "keys.page": KeyPageDto;
   "keys.count": { count: number };
   "keys.get": ApiKeyView;
@@ -239,7 +251,9 @@ export type BridgeEvent =
   | { type: "profile-changed"; activeProfileId: string }
   | { type: "service-status"; status: ServiceStatusDto }
   | SyncChangedEvent
-  | KeyLifecycleEvent;
+  | KeyLifecycleEvent
+  | BackupProgressEvent
+  | DataRestoredEvent;
 
 /** `window.keydesk` in the renderer: one function per method, plus the event subscription. */
 export type KeydeskBridge = {

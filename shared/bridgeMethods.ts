@@ -60,6 +60,12 @@ const methodSet: Record<BridgeMethod, true> = {
   "tfa.templates.list": true,
   "tfa.templates.create": true,
   "tfa.templates.update": true,
+  // ---- backup and restore ----
+  "backup.create": true,
+  "backup.inspect": true,
+  "backup.restore": true,
+  "backup.auto.status": true,
+  "backup.auto.configure": true,
 };
 
 export const BRIDGE_METHODS = Object.keys(methodSet) as BridgeMethod[];

@@ -1,11 +1,15 @@
+import { join } from "node:path";
 import type { BridgeEvent } from "../../shared/bridge.ts";
 import { KeyServiceClient } from "../client/keyServiceClient.ts";
 import { vaultAccounts } from "../vault/credentialVault.ts";
+import { AutoBackups } from "./core/autoBackups.ts";
 import type { CoreContext } from "./core/context.ts";
 import { dispatch } from "./core/dispatch.ts";
 import { DEFAULT_SERVICE_PORT, OWNER_USERNAME, startEmbeddedService } from "./core/embeddedService.ts";
 import { ExportDownloads } from "./core/exportDownloads.ts";
+import { backupLocalData } from "./core/localBackup.ts";
 import { LOCAL_PROFILE_ID, ProfileStore } from "./core/profileStore.ts";
+import { RestoreSources } from "./core/restoreSources.ts";
 import type { CoreOptions, KeydeskCore } from "./corePorts.ts";
 
 /**
@@ -21,6 +25,8 @@ export interface KeydeskCoreOptions extends CoreOptions {
   clipboardClearMsOverride?: number;
   /** The port to try when none is remembered yet (8787; 0 picks a free one). */
   defaultServicePort?: number;
+  /** Test-only: the automatic backups' clock and check period (see autoBackups.ts). */
+  autoBackupClock?: { now: () => number; checkEveryMs: number };
 }
 
 export async function startKeydeskCore(options: KeydeskCoreOptions): Promise<KeydeskCore> {
@@ -66,6 +72,29 @@ export async function startKeydeskCore(options: KeydeskCoreOptions): Promise<Key
       }
     }
   };
+  let queue: Promise<unknown> = Promise.resolve();
+  const exclusive = <T>(work: () => Promise<T>): Promise<T> => {
+    const run = queue.then(work, work);
+    queue = run.catch(() => {});
+    return run;
+  };
+  const autoBackups = new AutoBackups({
+    folder: join(options.dataDir, "backups"),
+    vault: options.vault,
+    store,
+    backup: async (out, passphrase) => {
+      await exclusive(() =>
+        backupLocalData(
+          { store, vault: options.vault, service },
+          { out, passphrase, includeRemotePasswords: false },
+        ),
+      );
+    },
+    ...(options.autoBackupClock && {
+      now: options.autoBackupClock.now,
+      checkEveryMs: options.autoBackupClock.checkEveryMs,
+    }),
+  });
   const context: CoreContext = {
     store,
     vault: options.vault,
@@ -73,6 +102,10 @@ export async function startKeydeskCore(options: KeydeskCoreOptions): Promise<Key
     clipboard: options.clipboard,
     exportFiles: options.exportFiles,
     downloads: new ExportDownloads(),
+    backupFiles: options.backupFiles,
+    restoreSources: new RestoreSources(options.dataDir),
+    autoBackups,
+    exclusive,
     clipboardClearMsOverride: options.clipboardClearMsOverride,
     timers: new Set(),
     emit,
@@ -89,6 +122,8 @@ export async function startKeydeskCore(options: KeydeskCoreOptions): Promise<Key
       }).streamPins((pin) => emit({ type: "pin", pin }))
     : () => {};
 
+  autoBackups.start();
+
   let closing: Promise<void> | undefined;
   return {
     dispatch: (method, rawArgs) => dispatch(context, method, rawArgs),
@@ -97,6 +132,7 @@ export async function startKeydeskCore(options: KeydeskCoreOptions): Promise<Key
       return () => listeners.delete(listener);
     },
     takeDownload: (id) => context.downloads.take(id),
+    acceptUpload: (fileName, body) => context.restoreSources.receive(fileName, body),
     close() {
       closing ??= (async () => {
         stopPins();
@@ -104,6 +140,9 @@ export async function startKeydeskCore(options: KeydeskCoreOptions): Promise<Key
         context.timers.clear();
         listeners.clear();
         context.downloads.clear();
+        await autoBackups.stop();
+        await exclusive(async () => {});
+        context.restoreSources.clear();
         await service.close();
       })();
       return closing;

@@ -15,6 +15,11 @@ export interface KeydeskCore {
    * answered once, then forgotten; undefined when unknown, taken or expired.
    */
   takeDownload(id: string): ExportDownload | undefined;
+  /**
+   * A backup file uploaded to the browser host for a restore (at most MAX_UPLOAD_BYTES): kept in
+   * main under the id answered, which backup.inspect takes. Throws UploadTooLarge past the bound.
+   */
+  acceptUpload(fileName: string, body: AsyncIterable<Uint8Array>): Promise<string>;
   /** Stops the embedded service and timers. */
   close(): Promise<void>;
 }
@@ -32,6 +37,16 @@ export interface ExportDownload {
  */
 export interface ExportFilePort {
   save(file: ExportDownload): Promise<string | null>;
+}
+
+/**
+ * The desktop's file dialogs for backups: where to write a new one, which one to restore (a path,
+ * or null when the user cancelled). The browser host has none: a backup is one download there,
+ * and a restore an upload.
+ */
+export interface BackupFilePort {
+  chooseBackupTarget(suggestedName: string): Promise<string | null>;
+  chooseBackupToRestore(): Promise<string | null>;
 }
 
 /** The system clipboard as the core needs it: Electron 45's clipboard fits it as it is. */
@@ -60,4 +75,6 @@ export interface CoreOptions {
    * in main for one download (KeydeskCore.takeDownload), never answered to the renderer.
    */
   exportFiles?: ExportFilePort;
+  /** The desktop's backup dialogs; left out (the browser host, tests): download and upload. */
+  backupFiles?: BackupFilePort;
 }

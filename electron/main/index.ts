@@ -1,6 +1,7 @@
 import { app, type BrowserWindow, clipboard, ipcMain } from "electron";
 import { setBundledKeyListWorker } from "../service/workerLister.ts";
 import { openCredentialVault } from "../vault/openCredentialVault.ts";
+import { backupDialogs } from "./backupDialog.ts";
 import { startKeydeskCore } from "./core.ts";
 import type { KeydeskCore } from "./corePorts.ts";
 import { saveDialogExports } from "./exportDialog.ts";
@@ -84,6 +85,7 @@ function startKeydesk(): void {
         vault,
         clipboard,
         exportFiles: saveDialogExports(() => mainWindow),
+        backupFiles: backupDialogs(() => mainWindow),
       });
       // Every handler checks that the calling frame is the app's own page.
       registerBridge(

@@ -19,4 +19,6 @@ export const VAULT_SERVICE = "Keydesk";
 export const vaultAccounts = {
   localDataKey: "local-service/data-key",
   profilePassword: (profileId: string) => `profile/${profileId}/password`,
+  /** The passphrase of the automatic backups of the Local data. */
+  autoBackupPassphrase: "local-service/backup-passphrase",
 } as const;

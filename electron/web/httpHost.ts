@@ -11,6 +11,7 @@ import { sep } from "node:path";
 import type { BridgeError, BridgeEvent, BridgeResult } from "../../shared/bridge.ts";
 import { isBridgeMethod } from "../../shared/bridgeMethods.ts";
 import { DOWNLOAD_PATH_PREFIX } from "../main/core/exportDownloads.ts";
+import { MAX_UPLOAD_BYTES, UploadTooLarge } from "../main/core/restoreSources.ts";
 import type { KeydeskCore } from "../main/corePorts.ts";
 import { CONTENT_SECURITY_POLICY } from "../main/security.ts";
 import { writeOrDisconnect } from "../service/http/slowClient.ts";
@@ -26,6 +27,9 @@ import { type TokenProblem, tokenHelpPage, wantsPage } from "./tokenHelpPage.ts"
 
 /** The header every bridge call carries the session token in. */
 export const TOKEN_HEADER = "x-keydesk-token";
+/** Where the page uploads a backup to restore; its file name comes URI-encoded in UPLOAD_NAME_HEADER. */
+export const UPLOAD_PATH = "/upload/backup";
+export const UPLOAD_NAME_HEADER = "x-keydesk-file-name";
 const MAX_BODY_BYTES = 1024 * 1024;
 const HEARTBEAT_MS = 20_000;
 /** How long close() lets requests in flight finish before it cuts their connections. */
@@ -236,6 +240,45 @@ export async function startBrowserHost(options: BrowserHostOptions): Promise<Bro
     res.end(file.body);
   };
 
+  /**
+   * A backup file for a restore (the page has no path to give, and main no dialog here): the body
+   * goes to a private file in main, bounded (MAX_UPLOAD_BYTES), and the answer is its id for
+   * backup.inspect. The token header only, as for bridge calls: a page of another origin cannot
+   * send it, so it cannot plant a file either.
+   */
+  const serveUpload = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
+    if (req.method !== "POST") {
+      sendJson(res, 405, failure("METHOD_NOT_ALLOWED", "An upload is a POST request."), { Allow: "POST" });
+      return;
+    }
+    if (!authorized(res, [req.headers[TOKEN_HEADER]])) return;
+    const declared = Number(req.headers["content-length"] ?? Number.NaN);
+    if (declared > MAX_UPLOAD_BYTES) {
+      sendJson(
+        res,
+        413,
+        failure("PAYLOAD_TOO_LARGE", `A backup to restore must be at most ${MAX_UPLOAD_BYTES} bytes.`),
+        // The body is never read: the connection ends with the answer.
+        { Connection: "close" },
+      );
+      return;
+    }
+    const rawName = decodeURIComponentOr(String(req.headers[UPLOAD_NAME_HEADER] ?? "backup"));
+    const fileName = rawName.replace(/[^\w .-]/g, "_").slice(0, 200) || "backup";
+    try {
+      const uploadId = await options.core.acceptUpload(fileName, req);
+      sendJson(res, 200, { ok: true, value: { uploadId } });
+    } catch (error) {
+      if (!(error instanceof UploadTooLarge)) throw error;
+      sendJson(
+        res,
+        413,
+        failure("PAYLOAD_TOO_LARGE", `A backup to restore must be at most ${MAX_UPLOAD_BYTES} bytes.`),
+        { Connection: "close" },
+      );
+    }
+  };
+
   let closing = false;
 
   const serveEvents = (req: IncomingMessage, res: ServerResponse, query: URLSearchParams): void => {
@@ -354,6 +397,8 @@ export async function startBrowserHost(options: BrowserHostOptions): Promise<Bro
     const query = new URLSearchParams(queryAt === -1 ? "" : rawUrl.slice(queryAt + 1));
     if (pathname === "/bridge/events") {
       serveEvents(req, res, query);
+    } else if (pathname === UPLOAD_PATH) {
+      await serveUpload(req, res);
     } else if (pathname.startsWith(DOWNLOAD_PATH_PREFIX)) {
       serveDownload(req, res, pathname.slice(DOWNLOAD_PATH_PREFIX.length), query);
     } else if (pathname.startsWith("/bridge/")) {

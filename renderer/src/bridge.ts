@@ -97,3 +97,30 @@ export function getBridge(): KeydeskBridge {
 export function downloadHref(path: string): string {
   return `${path}?token=${encodeURIComponent(sessionStorage.getItem(TOKEN_STORAGE_KEY) ?? "")}`;
 }
+
+/** Whether main has the desktop's file dialogs (Electron's preload); the browser host has none. */
+export function hasFileDialogs(): boolean {
+  return window.keydesk !== undefined;
+}
+
+/**
+ * Uploads a backup to restore to the browser host (its one way to reach main: the page has no
+ * path to give). The answer's uploadId goes to backup.inspect.
+ */
+export async function uploadBackupFile(file: File): Promise<BridgeResult<{ uploadId: string }>> {
+  const token = sessionStorage.getItem(TOKEN_STORAGE_KEY) ?? "";
+  try {
+    const response = await fetch("/upload/backup", {
+      method: "POST",
+      headers: {
+        ...(token === "" ? {} : { [TOKEN_HEADER]: token }),
+        "x-keydesk-file-name": encodeURIComponent(file.name),
+        "Content-Type": "application/octet-stream",
+      },
+      body: file,
+    });
+    return (await response.json()) as BridgeResult<{ uploadId: string }>;
+  } catch (error) {
+    return failed("UNREACHABLE", `The file could not be sent to Keydesk: ${(error as Error).message}`);
+  }
+}

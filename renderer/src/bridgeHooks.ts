@@ -106,13 +106,13 @@ export function useRecheckWhenUnreachable(): void {
   }, [queryClient]);
 }
 
-/** Refetches what main's events make stale: everything when the active profile changes. */
+/** Refetches what main's events make stale: everything when the active profile changes or a restore replaced the data. */
 export function useBridgeEvents(): void {
   const queryClient = useQueryClient();
   useEffect(
     () =>
       getBridge().onEvent((event) => {
-        if (event.type === "profile-changed") {
+        if (event.type === "profile-changed" || event.type === "data-restored") {
           void queryClient.invalidateQueries();
         } else if (event.type === "service-status") {
           queryClient.setQueryData(queryKeys.serviceStatus(), event.status);

@@ -8,10 +8,12 @@ import type {
 import { BridgeFailure } from "../../client/bridgeFailure.ts";
 import { KeyServiceClient } from "../../client/keyServiceClient.ts";
 import { type CredentialVault, vaultAccounts } from "../../vault/credentialVault.ts";
-import type { ClipboardPort, ExportFilePort, PAGE_CLIPBOARD } from "../corePorts.ts";
+import type { BackupFilePort, ClipboardPort, ExportFilePort, PAGE_CLIPBOARD } from "../corePorts.ts";
+import type { AutoBackups } from "./autoBackups.ts";
 import type { EmbeddedService } from "./embeddedService.ts";
 import type { ExportDownloads } from "./exportDownloads.ts";
 import { LOCAL_PROFILE_ID, type ProfileStore, type StoredProfile } from "./profileStore.ts";
+import type { RestoreSources } from "./restoreSources.ts";
 
 /** What every handler may use: settings, vault, embedded service, clipboard, events. */
 export interface CoreContext {
@@ -23,6 +25,13 @@ export interface CoreContext {
   /** The desktop's save dialog; undefined: exports wait in `downloads` (browser host). */
   readonly exportFiles: ExportFilePort | undefined;
   readonly downloads: ExportDownloads;
+  /** The desktop's backup dialogs; undefined: backups download, restores upload (browser host). */
+  readonly backupFiles: BackupFilePort | undefined;
+  /** Backups chosen or uploaded for a restore, by id. */
+  readonly restoreSources: RestoreSources;
+  readonly autoBackups: AutoBackups;
+  /** Runs backups and restores one at a time (a restore must not swap the data under a backup). */
+  exclusive<T>(work: () => Promise<T>): Promise<T>;
   /** Test-only: clears the clipboard after this many ms instead of clipboardClearSeconds. */
   readonly clipboardClearMsOverride: number | undefined;
   /** Pending clipboard clears (cleared on close). */

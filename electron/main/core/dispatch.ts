@@ -4,6 +4,7 @@ import { type BridgeMethod, type BridgeResult, bridgeArgumentSchemas } from "../
 import { toBridgeError } from "../../client/bridgeFailure.ts";
 import type { CoreContext, Handler, HandlerTable } from "./context.ts";
 import { accountHandlers } from "./handlers/accounts.ts";
+import { backupHandlers } from "./handlers/backup.ts";
 import { clipboardHandlers } from "./handlers/clipboard.ts";
 import { keyBulkHandlers } from "./handlers/keyBulk.ts";
 import { keyExportHandlers } from "./handlers/keyExport.ts";
@@ -30,6 +31,7 @@ export const handlers: HandlerTable<BridgeMethod> = {
   ...settingsHandlers,
   ...syncHandlers,
   ...tfaHandlers,
+  ...backupHandlers,
 };
 
 /**

@@ -32,8 +32,15 @@ export interface EmbeddedService {
   /** The remembered port was taken, so the service listens on another one. */
   readonly portChanged: boolean;
   readonly dataDir: string;
+  /** The data key from the keychain (base64), or undefined when `data.key` in dataDir holds it. */
+  readonly dataKeyBase64: string | undefined;
   /** Adds a sub-account of `owner`. */
   addSubAccount(username: string, password: string): Promise<AccountDto>;
+  /**
+   * Stops the service, runs `work` (which may replace the data directory), then starts it again
+   * on the same port with the owner set up as at start, whether `work` succeeded or not.
+   */
+  whileStopped<T>(work: () => Promise<T>): Promise<T>;
   close(): Promise<void>;
 }
 
@@ -115,12 +122,22 @@ async function moveIntoVault(vault: CredentialVault, account: string, secret: st
 /** The desktop app sets up its own service's owner: recorded as the owner, through the desktop. */
 const DESKTOP_ORIGIN = { actor: OWNER_USERNAME, channel: "desktop" } as const;
 
-/** Makes sure `owner` exists with the password ownerPasswordOf keeps (creating either as needed). */
-async function ensureOwner(data: DataDir, vault: CredentialVault, account: string, serviceDir: string) {
+/**
+ * Makes sure `owner` exists with the password ownerPasswordOf keeps (creating either as needed).
+ * `replaced`: the database was just replaced (a restore), so its owner has the password of the
+ * machine the backup came from; it takes this machine's.
+ */
+async function ensureOwner(
+  data: DataDir,
+  vault: CredentialVault,
+  account: string,
+  serviceDir: string,
+  replaced = false,
+) {
   const { password, generated } = await ownerPasswordOf(vault, account, serviceDir);
   const owner = data.accounts.byUsername(OWNER_USERNAME);
   if (!owner) await addAccount(data, { username: OWNER_USERNAME, password }, DESKTOP_ORIGIN);
-  else if (generated) await changePassword(data, OWNER_USERNAME, password, DESKTOP_ORIGIN);
+  else if (generated || replaced) await changePassword(data, OWNER_USERNAME, password, DESKTOP_ORIGIN);
 }
 
 export async function startEmbeddedService(options: EmbeddedServiceOptions): Promise<EmbeddedService> {
@@ -164,10 +181,33 @@ export async function startEmbeddedService(options: EmbeddedServiceOptions): Pro
   }
 
   return {
-    url: running.url,
-    port: running.port,
+    get url() {
+      return running.url;
+    },
+    get port() {
+      return running.port;
+    },
     portChanged,
     dataDir,
+    dataKeyBase64: dataKey?.toString("base64"),
+    async whileStopped(work) {
+      await running.close();
+      let done = false;
+      try {
+        const result = await work();
+        done = true;
+        return result;
+      } finally {
+        const data = openDataDir({ dataDir, ...(dataKey && { dataKey }) });
+        try {
+          await ensureOwner(data, options.vault, options.ownerPasswordAccount, dataDir, done);
+        } finally {
+          data.close();
+        }
+        // The same port: the profiles and the PIN stream keep their address.
+        running = await startKeyService({ ...serveOptions, port: running.port });
+      }
+    },
     async addSubAccount(username, password) {
       const problem = usernameProblem(username);
       if (problem) throw new BridgeFailure("BAD_REQUEST", problem, { username: [problem] });

@@ -8,6 +8,7 @@ import {
   mkdtempSync,
   openSync,
   readdirSync,
+  readFileSync,
   readSync,
   renameSync,
   rmSync,
@@ -25,6 +26,8 @@ import {
   BackupFileError,
   type BackupManifest,
   deriveBackupKey,
+  FORMAT,
+  FORMAT_WITH_PROFILES,
   headBytes,
   manifestBytes,
   newHeader,
@@ -41,6 +44,21 @@ import { resealDatabase } from "./reseal.ts";
  * backup began is in it), sealed with a passphrase (backupFormat.ts); and its restore, staged
  * beside the target and renamed into place only once whole and verified.
  */
+
+/**
+ * The payload's files a reader accepts, by format, each at most once: the database and its data
+ * key (always), and in format 2 the desktop's remote profiles with their passwords (only when the
+ * admin asked for them; the CLI neither writes nor restores it: a restore hands it back to its
+ * caller, never leaves it in the data directory).
+ */
+export const REMOTE_PROFILES_FILE = "profiles.json";
+const PAYLOAD_FILES: Record<number, Set<string>> = {
+  [FORMAT]: new Set([DATABASE_FILE, DATA_KEY_FILE]),
+  [FORMAT_WITH_PROFILES]: new Set([DATABASE_FILE, DATA_KEY_FILE, REMOTE_PROFILES_FILE]),
+};
+
+/** Bytes done of a total, for a progress bar (written for a backup, read for a restore). */
+export type ProgressListener = (done: number, total: number) => void;
 
 export interface BackupResult {
   file: string;
@@ -67,6 +85,9 @@ export async function backupDataDir(options: {
   passphrase: string;
   dataKeyBase64?: string | undefined;
   now?: Date;
+  /** Optional payload files after the data key (only REMOTE_PROFILES_FILE today). */
+  extraFiles?: { name: typeof REMOTE_PROFILES_FILE; body: Buffer }[];
+  onProgress?: ProgressListener;
 }): Promise<BackupResult> {
   const source = join(options.dataDir, DATABASE_FILE);
   if (!fileExists(source)) throw new Error(`there is no database at ${source}: nothing to back up`);
@@ -93,14 +114,26 @@ export async function backupDataDir(options: {
     const accounts = (counts.prepare("SELECT count(*) AS n FROM accounts").get() as { n: number }).n;
     counts.close();
     const keyText = Buffer.from(dataKey.toString("base64"), "utf8");
+    const extras = options.extraFiles ?? [];
     const manifest: BackupManifest = {
       schemaVersion,
       files: [
         { name: DATABASE_FILE, bytes: statSync(snapshot).size },
         { name: DATA_KEY_FILE, bytes: keyText.length },
+        ...extras.map((file) => ({ name: file.name, bytes: file.body.length })),
       ],
     };
-    const header = newHeader(options.now ?? new Date());
+    const total = manifest.files.reduce((sum, file) => sum + file.bytes, 0);
+    let done = 0;
+    const progressed = (bytes: number) => {
+      done += bytes;
+      options.onProgress?.(done, total);
+    };
+    const header = newHeader(
+      options.now ?? new Date(),
+      undefined,
+      extras.length > 0 ? FORMAT_WITH_PROFILES : FORMAT,
+    );
     const head = headBytes(header);
     const key = await deriveBackupKey(options.passphrase, header.kdf);
     const cipher = sealer(key, header, head);
@@ -108,8 +141,13 @@ export async function backupDataDir(options: {
     const output = createWriteStream(partial, { mode: 0o600 });
     await write(output, head);
     await write(output, cipher.update(manifestBytes(manifest)));
-    for await (const chunk of createReadStream(snapshot)) await write(output, cipher.update(chunk as Buffer));
+    for await (const chunk of createReadStream(snapshot)) {
+      await write(output, cipher.update(chunk as Buffer));
+      progressed((chunk as Buffer).length);
+    }
     await write(output, keyText.length > 0 ? cipher.update(keyText) : Buffer.alloc(0));
+    for (const file of extras) await write(output, cipher.update(file.body));
+    progressed(keyText.length + extras.reduce((sum, file) => sum + file.body.length, 0));
     await write(output, Buffer.concat([cipher.final(), cipher.getAuthTag()]));
     output.end();
     await once(output, "close");
@@ -141,6 +179,8 @@ export interface RestoreResult {
   keys: number;
   accounts: number;
   createdAt: string;
+  /** The optional payload files the backup held (REMOTE_PROFILES_FILE), for the caller to use. */
+  extras: Map<string, Buffer>;
 }
 
 /** Whether the directory holds anything (a missing one holds nothing). */
@@ -160,6 +200,7 @@ export async function restoreDataDir(options: {
   force?: boolean;
   dataKeyBase64?: string | undefined;
   now?: Date;
+  onProgress?: ProgressListener;
 }): Promise<RestoreResult> {
   const target = resolve(options.dataDir);
   if (holdsData(target) && !options.force)
@@ -185,13 +226,26 @@ export async function restoreDataDir(options: {
   const staging = mkdtempSync(join(dirname(target), `.${basename(target)}.restoring-`));
   try {
     chmodSync(staging, 0o700);
+    const input = createReadStream(options.input, { start: headLength, end: size - TAG_LENGTH - 1 });
+    if (options.onProgress) {
+      let read = headLength + TAG_LENGTH;
+      input.on("data", (chunk) => {
+        read += chunk.length;
+        options.onProgress?.(read, size);
+      });
+    }
     const manifest = await unpack(
-      createReadStream(options.input, { start: headLength, end: size - TAG_LENGTH - 1 }).pipe(
-        opener(key, header, head, tag),
-      ),
+      input.pipe(opener(key, header, head, tag)),
       staging,
+      PAYLOAD_FILES[header.format] ?? new Set(),
     );
     const counts = verifyRestored(staging, manifest);
+    const extras = new Map<string, Buffer>();
+    for (const file of manifest.files) {
+      if (file.name !== REMOTE_PROFILES_FILE) continue;
+      extras.set(file.name, readFileSync(join(staging, file.name)));
+      rmSync(join(staging, file.name));
+    }
     if (options.dataKeyBase64 !== undefined) {
       // The target keeps its data key in its environment: everything is sealed under that one.
       const from = createSecretBox(readKeyFile(join(staging, DATA_KEY_FILE)));
@@ -215,7 +269,7 @@ export async function restoreDataDir(options: {
       rmSync(target, { recursive: true, force: true });
     }
     renameSync(staging, target);
-    return { dataDir: target, previous, ...counts, createdAt: header.createdAt };
+    return { dataDir: target, previous, ...counts, createdAt: header.createdAt, extras };
   } catch (error) {
     rmSync(staging, { recursive: true, force: true });
     if ((error as Error).message.includes("unable to authenticate data"))
@@ -228,7 +282,11 @@ export async function restoreDataDir(options: {
  * Writes the payload's files into `dir` as they are deciphered. GCM's tag is checked at the end
  * of the stream: nothing written here is used before then (the caller renames only after).
  */
-async function unpack(plain: AsyncIterable<Buffer>, dir: string): Promise<BackupManifest> {
+async function unpack(
+  plain: AsyncIterable<Buffer>,
+  dir: string,
+  accepted: ReadonlySet<string>,
+): Promise<BackupManifest> {
   let pending: Buffer = Buffer.alloc(0);
   let manifest: BackupManifest | undefined;
   let index = 0;
@@ -242,7 +300,7 @@ async function unpack(plain: AsyncIterable<Buffer>, dir: string): Promise<Backup
     }
     const file = manifest?.files[index];
     if (!file) return;
-    if (!/^[a-z][a-z.]*$/.test(file.name))
+    if (!accepted.has(file.name) || manifest?.files.findIndex((each) => each.name === file.name) !== index)
       throw new BackupFileError("the file is damaged (a file name in it is invalid)");
     out = createWriteStream(join(dir, file.name), { mode: 0o600 });
     left = file.bytes;

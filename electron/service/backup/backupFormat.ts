@@ -18,6 +18,12 @@ import { createCipheriv, createDecipheriv, randomBytes, scrypt } from "node:cryp
 
 export const MAGIC = Buffer.from("KDBACKUP", "ascii");
 export const FORMAT = 1;
+/**
+ * Format 2: format 1 whose payload also holds the desktop's remote profiles (REMOTE_PROFILES_FILE),
+ * so that a reader of format 1 only refuses it instead of restoring that file into a data directory.
+ */
+export const FORMAT_WITH_PROFILES = 2;
+const FORMATS_READ = [FORMAT, FORMAT_WITH_PROFILES];
 const TAG_BYTES = 16;
 
 export interface KdfParameters {
@@ -60,9 +66,13 @@ export function deriveBackupKey(passphrase: string, kdf: KdfParameters): Promise
   );
 }
 
-export function newHeader(now: Date, kdf: { N: number; r: number; p: number } = DEFAULT_KDF): BackupHeader {
+export function newHeader(
+  now: Date,
+  kdf: { N: number; r: number; p: number } = DEFAULT_KDF,
+  format: number = FORMAT,
+): BackupHeader {
   return {
-    format: FORMAT,
+    format,
     kdf: { name: "scrypt", ...kdf, salt: randomBytes(16).toString("base64") },
     cipher: "aes-256-gcm",
     iv: randomBytes(12).toString("base64"),
@@ -106,9 +116,9 @@ export function parseHead(first: Buffer, fileBytes: number): { header: BackupHea
   } catch {
     throw notBackup();
   }
-  if (header.format !== FORMAT)
+  if (!FORMATS_READ.includes(header.format))
     throw new BackupFileError(
-      `it is a backup of format ${String(header.format)}, and this Keydesk reads format ${FORMAT}; use a newer Keydesk`,
+      `it is a backup of format ${String(header.format)}, and this Keydesk reads formats ${FORMATS_READ.join(" and ")}; use a newer Keydesk`,
     );
   const kdf = header.kdf;
   const valid =

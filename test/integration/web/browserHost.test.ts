@@ -260,6 +260,44 @@ describe("browser host (npm run web)", { skip: built ? false : "out/renderer is 
     );
   });
 
+  it("takes a backup to restore as an upload, with the token header only, and answers its id", async () => {
+    const upload = (headers: Record<string, string>, method = "POST") =>
+      fetch(`${host.baseUrl}/upload/backup`, {
+        method,
+        headers: { "x-keydesk-file-name": encodeURIComponent("my backup.kdbackup"), ...headers },
+        ...(method === "POST" && { body: "not a backup at all" }),
+      });
+    assert.equal((await upload({})).status, 401);
+    assert.equal((await upload({ [TOKEN_HEADER]: "wrong" })).status, 403);
+    assert.equal((await upload({ [TOKEN_HEADER]: host.token }, "GET")).status, 405);
+    const answer = await upload({ [TOKEN_HEADER]: host.token });
+    assert.equal(answer.status, 200);
+    const { uploadId } = ((await answer.json()) as { value: { uploadId: string } }).value;
+    assert.match(uploadId, /^[0-9a-f]{32}$/);
+    const inspected = await bridgeCall("backup.inspect", { source: { kind: "upload", uploadId } });
+    assert.deepEqual(
+      (inspected.json as { error: { text: string } }).error.text,
+      "my backup.kdbackup cannot be restored: it is not a Keydesk backup file (or its beginning is damaged)",
+    );
+  });
+
+  it("refuses an upload larger than the bound before reading it", async () => {
+    const status = await new Promise<number | undefined>((resolveStatus, reject) => {
+      const req = http.request(`${host.baseUrl}/upload/backup`, {
+        method: "POST",
+        headers: { [TOKEN_HEADER]: host.token, "content-length": String(2 * 1024 ** 3) },
+      });
+      req.on("response", (res) => {
+        resolveStatus(res.statusCode);
+        res.resume();
+        req.destroy();
+      });
+      req.on("error", reject);
+      req.flushHeaders();
+    });
+    assert.equal(status, 413);
+  });
+
   it("streams the core's events to the page as server-sent events", async () => {
     const events: BridgeEvent[] = [];
     const stream = await new Promise<http.IncomingMessage>((resolveStream, reject) => {

@@ -1,41 +1,14 @@
-import { Button, Group, PasswordInput, Progress, Stack, Text, TextInput } from "@mantine/core";
+import { Button, Group, PasswordInput, Stack, Text, TextInput } from "@mantine/core";
 import { useForm } from "@mantine/form";
 import type { AccountDto } from "../../../../shared/bridge.ts";
 import { BridgeFailure } from "../../bridgeHooks.ts";
 import { useAddSubAccount } from "./accountHooks.ts";
-import { passwordStrength, type StrengthLevel } from "./passwordStrength.ts";
-
-const METER_COLOR: Record<StrengthLevel, string> = {
-  "too-short": "red",
-  weak: "red",
-  fair: "yellow",
-  good: "teal",
-  strong: "green",
-};
+import { StrengthHint } from "./StrengthHint.tsx";
 
 interface Values {
   username: string;
   password: string;
   confirmation: string;
-}
-
-/** The password's strength as a meter and a sentence, announced as it changes. */
-function StrengthHint({ password, username }: { password: string; username: string }) {
-  if (password === "") return null;
-  const strength = passwordStrength(password, username);
-  return (
-    <Stack gap={4}>
-      <Progress
-        value={(Math.max(strength.score, 0.5) / 4) * 100}
-        color={METER_COLOR[strength.level]}
-        size="sm"
-        aria-hidden
-      />
-      <Text size="sm" aria-live="polite" data-testid="password-strength">
-        {strength.hint}
-      </Text>
-    </Stack>
-  );
 }
 
 /** Username, password twice (with a strength hint); answers the account once the service added it. */

@@ -14,6 +14,7 @@ import { useForm } from "@mantine/form";
 import { useState } from "react";
 import { bridgeArgumentSchemas, THEMES, type Theme } from "../../../../shared/bridge.ts";
 import { BridgeFailure, errorText } from "../../bridgeHooks.ts";
+import { BackupSettings } from "./BackupSettings.tsx";
 import { CredentialStorage } from "./CredentialStorage.tsx";
 import { useSettings, useUpdateSettings } from "./settingsHooks.ts";
 
@@ -134,7 +135,7 @@ function ThemeChoice({ current }: { current: Theme }) {
 }
 
 /**
- * The admin's settings: the clipboard clear delay, the theme, and (read-only) where credentials are
+ * The admin's settings: the clipboard clear delay, the theme, backups of the Local data (BackupSettings), and (read-only) where credentials are
  * kept. The settings file holds more (the profiles, edited in the Profiles view, and the embedded
  * service's remembered port, which the service finds itself when the port is taken); nothing else a
  * desktop user would change lives only in a file or the environment today.
@@ -164,6 +165,7 @@ export function SettingsView() {
           {settings.data && <ThemeChoice current={settings.data.theme} />}
         </Stack>
       </Card>
+      <BackupSettings />
       <CredentialStorage />
     </Stack>
   );
