@@ -38,9 +38,11 @@ export interface EmbeddedService {
   addSubAccount(username: string, password: string): Promise<AccountDto>;
   /**
    * Stops the service, runs `work` (which may replace the data directory), then starts it again
-   * on the same port with the owner set up as at start, whether `work` succeeded or not.
+   * on the same port with the owner set up as at start, whether `work` succeeded or not. When the
+   * service does not start on what a successful `work` left, `undo` puts the previous data back
+   * and the service starts on it; the call then fails saying so.
    */
-  whileStopped<T>(work: () => Promise<T>): Promise<T>;
+  whileStopped<T>(work: () => Promise<T>, undo?: () => Promise<void>): Promise<T>;
   close(): Promise<void>;
 }
 
@@ -190,23 +192,37 @@ export async function startEmbeddedService(options: EmbeddedServiceOptions): Pro
     portChanged,
     dataDir,
     dataKeyBase64: dataKey?.toString("base64"),
-    async whileStopped(work) {
-      await running.close();
-      let done = false;
-      try {
-        const result = await work();
-        done = true;
-        return result;
-      } finally {
+    async whileStopped(work, undo) {
+      const port = running.port;
+      const restart = async (replaced: boolean) => {
         const data = openDataDir({ dataDir, ...(dataKey && { dataKey }) });
         try {
-          await ensureOwner(data, options.vault, options.ownerPasswordAccount, dataDir, done);
+          await ensureOwner(data, options.vault, options.ownerPasswordAccount, dataDir, replaced);
         } finally {
           data.close();
         }
         // The same port: the profiles and the PIN stream keep their address.
-        running = await startKeyService({ ...serveOptions, port: running.port });
+        running = await startKeyService({ ...serveOptions, port });
+      };
+      await running.close();
+      let result: Awaited<ReturnType<typeof work>>;
+      try {
+        result = await work();
+      } catch (error) {
+        await restart(false);
+        throw error;
       }
+      try {
+        await restart(true);
+      } catch (error) {
+        if (!undo) throw error;
+        await undo();
+        await restart(false);
+        throw new Error(
+          `the service did not start on the new data (${(error as Error).message}); the previous data is back in place`,
+        );
+      }
+      return result;
     },
     async addSubAccount(username, password) {
       const problem = usernameProblem(username);

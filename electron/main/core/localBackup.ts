@@ -161,18 +161,26 @@ export async function restoreLocalData(
     });
     const profiles = remoteProfilesOf(restored.extras.get(REMOTE_PROFILES_FILE));
     const previous = `${dataDir}.before-restore-${stampOf(now)}`;
-    await deps.service.whileStopped(async () => {
-      renameSync(dataDir, previous);
-      try {
-        renameSync(staged, dataDir);
-      } catch (error) {
+    await deps.service.whileStopped(
+      async () => {
+        renameSync(dataDir, previous);
+        try {
+          renameSync(staged, dataDir);
+        } catch (error) {
+          renameSync(previous, dataDir);
+          throw error;
+        }
+        // Without a keychain the owner's password file stays this machine's (apps may use it).
+        const ownerFile = join(previous, OWNER_PASSWORD_FILE);
+        if (fileExists(ownerFile)) copyFileSync(ownerFile, join(dataDir, OWNER_PASSWORD_FILE));
+      },
+      async () => {
+        // The service did not start on the restored data: it goes back to staging (removed below)
+        // and the previous data takes its place again, so a failed restore changes nothing.
+        renameSync(dataDir, staged);
         renameSync(previous, dataDir);
-        throw error;
-      }
-      // Without a keychain the owner's password file stays this machine's (apps may use it).
-      const ownerFile = join(previous, OWNER_PASSWORD_FILE);
-      if (fileExists(ownerFile)) copyFileSync(ownerFile, join(dataDir, OWNER_PASSWORD_FILE));
-    });
+      },
+    );
     for (const { password, ...profile } of profiles) {
       deps.store.upsertProfile({ ...profile, kind: "remote" });
       await deps.vault.set(vaultAccounts.profilePassword(profile.id), password);
