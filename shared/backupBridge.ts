@@ -87,8 +87,8 @@ export interface RestoreSourceDto {
   createdAt: string;
   /** An automatic backup: its passphrase is in the keychain. */
   automatic: boolean;
-  /** The Local data now, which the restore replaces (kept beside it). */
-  current: { keys: number; accounts: number };
+  /** The Local data now, which the restore replaces (kept beside it); null when it cannot be read (damaged). */
+  current: { keys: number; accounts: number } | null;
 }
 
 export interface RestoreResultDto {

@@ -1,9 +1,7 @@
 import assert from "node:assert/strict";
-import { closeSync, openSync, writeSync } from "node:fs";
 import { mkdir } from "node:fs/promises";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
-import Database from "better-sqlite3";
 import type { Browser, Page } from "playwright-core";
 import {
   chromiumMissing,
@@ -11,6 +9,7 @@ import {
   skipWithoutChromium,
   watchPageErrors,
 } from "../harness/chromium.ts";
+import { damageKeysTable } from "../harness/damageDatabase.ts";
 import { makeTempDir, REPO_ROOT, removeDir } from "../harness/keyServiceProcess.ts";
 import { callBridge, startWebHost, type WebHostProcess } from "../harness/webHostProcess.ts";
 
@@ -50,32 +49,6 @@ after(async () => {
   if (dataDir) await removeDir(dataDir);
 });
 
-/**
- * Overwrites every page of the keys table in the file with garbage, beside the running service:
- * a checkpoint first (so the pages are in the file, not the WAL), then a write of the header page
- * through SQLite, so that the service's connections drop their cached pages and read the file.
- */
-function damageKeysTable(file: string): void {
-  const db = new Database(file);
-  try {
-    db.pragma("busy_timeout = 5000");
-    db.pragma("wal_checkpoint(TRUNCATE)");
-    const pageSize = db.pragma("page_size", { simple: true }) as number;
-    const pages = db.prepare("SELECT pageno FROM dbstat WHERE name = 'api_keys'").all() as {
-      pageno: number;
-    }[];
-    assert.ok(pages.length > 0);
-    const fd = openSync(file, "r+");
-    for (const { pageno } of pages)
-      writeSync(fd, Buffer.alloc(pageSize, 0xa5), 0, pageSize, (pageno - 1) * pageSize);
-    closeSync(fd);
-    const version = db.pragma("user_version", { simple: true }) as number;
-    db.pragma(`user_version = ${version}`);
-  } finally {
-    db.close();
-  }
-}
-
 test("a damaged database: the Keys view shows the service's words, naming the file and how to restore", async (t) => {
   if (skipWithoutChromium(t)) return;
   const file = join(dataDir, "service", "keydesk.db");
@@ -86,5 +59,7 @@ test("a damaged database: the Keys view shows the service's words, naming the fi
   const text = (await alert.textContent()) ?? "";
   assert.ok(text.includes(`the database ${file} is damaged`), text);
   assert.match(text, /restore/i);
+  // The desktop's own way back, not only the command line's.
+  assert.ok(text.includes("In Keydesk: Settings → Restore… brings the Local data back from a backup"), text);
   await page.screenshot({ path: join(RESULTS, "damaged-database-1280x800.png") });
 });

@@ -2,7 +2,7 @@ import type { z } from "zod";
 import type { ValidationErrors } from "../../../shared/apiErrors.ts";
 import { type BridgeMethod, type BridgeResult, bridgeArgumentSchemas } from "../../../shared/bridge.ts";
 import { toBridgeError } from "../../client/bridgeFailure.ts";
-import type { CoreContext, Handler, HandlerTable } from "./context.ts";
+import { activeProfile, type CoreContext, type Handler, type HandlerTable } from "./context.ts";
 import { accountHandlers } from "./handlers/accounts.ts";
 import { backupHandlers } from "./handlers/backup.ts";
 import { clipboardHandlers } from "./handlers/clipboard.ts";
@@ -16,6 +16,8 @@ import { serviceHandlers } from "./handlers/service.ts";
 import { settingsHandlers } from "./handlers/settings.ts";
 import { syncHandlers } from "./handlers/sync.ts";
 import { tfaHandlers } from "./handlers/tfa.ts";
+import { withLocalRestoreHint } from "./localRestoreHint.ts";
+import { LOCAL_PROFILE_ID } from "./profileStore.ts";
 
 /** Every bridge method's handler (the type makes a missing one a compile error). */
 export const handlers: HandlerTable<BridgeMethod> = {
@@ -79,6 +81,9 @@ export async function dispatch(
     const handler = handlers[name] as Handler<BridgeMethod>;
     return { ok: true, value: await handler(parsed.data as never, context) };
   } catch (error) {
-    return { ok: false, error: toBridgeError(error) };
+    return {
+      ok: false,
+      error: withLocalRestoreHint(toBridgeError(error), activeProfile(context).id === LOCAL_PROFILE_ID),
+    };
   }
 }

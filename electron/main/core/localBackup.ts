@@ -103,18 +103,25 @@ export async function backupLocalData(
   };
 }
 
-/** Keys and accounts of the Local data now (a read-only count beside the running service). */
-export function currentCounts(dataDir: string): { keys: number; accounts: number } {
+/**
+ * Keys and accounts of the Local data now (a read-only count beside the running service); null
+ * when they cannot be read, as when the database is damaged: the very case a restore is for.
+ */
+export function currentCounts(dataDir: string): { keys: number; accounts: number } | null {
   const file = join(dataDir, DATABASE_FILE);
   if (!fileExists(file)) return { keys: 0, accounts: 0 };
-  const db = new Database(file, { readonly: true, fileMustExist: true });
   try {
-    db.pragma("busy_timeout = 2000");
-    const count = (table: string) =>
-      (db.prepare(`SELECT count(*) AS n FROM ${table}`).get() as { n: number }).n;
-    return { keys: count("api_keys"), accounts: count("accounts") };
-  } finally {
-    db.close();
+    const db = new Database(file, { readonly: true, fileMustExist: true });
+    try {
+      db.pragma("busy_timeout = 2000");
+      const count = (table: string) =>
+        (db.prepare(`SELECT count(*) AS n FROM ${table}`).get() as { n: number }).n;
+      return { keys: count("api_keys"), accounts: count("accounts") };
+    } finally {
+      db.close();
+    }
+  } catch {
+    return null;
   }
 }
 

@@ -17,9 +17,11 @@ function Confirmation({ source }: { source: RestoreSourceDto }) {
         <b data-testid="restore-created-at">{dateText(source.createdAt)}</b>.
       </Text>
       <Text size="sm" mt={4} data-testid="restore-replaces">
-        Restoring it replaces the Local service's data now: {countText(source.current.keys, "key")} of{" "}
-        {countText(source.current.accounts, "account")}. That data is not deleted: it is kept beside it, in a
-        folder named <Code>service.before-restore-…</Code>.
+        {source.current === null
+          ? "Restoring it replaces the Local service's data now, which cannot be read (it may be damaged)."
+          : `Restoring it replaces the Local service's data now: ${countText(source.current.keys, "key")} of ${countText(source.current.accounts, "account")}.`}{" "}
+        That data is not deleted: it is kept beside it, in a folder named{" "}
+        <Code>service.before-restore-…</Code>.
       </Text>
     </Alert>
   );

@@ -8,6 +8,7 @@ import { MemoryClipboard } from "../../../../../electron/main/memoryClipboard.ts
 import { type CredentialVault, vaultAccounts } from "../../../../../electron/vault/credentialVault.ts";
 import { SessionVault } from "../../../../../electron/vault/sessionVault.ts";
 import type { BridgeEvent } from "../../../../../shared/bridge.ts";
+import { damageKeysTable } from "../../../../harness/damageDatabase.ts";
 import { makeTempDir, removeDir } from "../../../../harness/keyServiceProcess.ts";
 import { allKeys, fails, ok } from "../../dispatchAssertions.ts";
 
@@ -171,6 +172,40 @@ describe("without a keychain (data.key in the service folder)", () => {
     assert.match(status.unavailableReason ?? "", /OS keychain/);
     const error = await fails(core, "backup.auto.configure", { enabled: true, passphrase: PASSPHRASE });
     assert.equal(error.messageId, "NO_KEYCHAIN");
+  });
+});
+
+describe("a damaged Local database, the case a restore is for", () => {
+  let dataDir: string;
+  let core: KeydeskCore;
+
+  before(async () => {
+    dataDir = await makeTempDir("keydesk-backup-damaged-");
+    core = await startCore(dataDir, new SessionVault("damaged backup test"));
+  });
+  after(async () => {
+    await core?.close();
+    await removeDir(dataDir);
+  });
+
+  test("the error names the desktop's restore; inspect still works; the restore brings the keys back", async () => {
+    for (const name of ["alpha", "beta"]) await ok(core, "keys.create", { request: { name } });
+    const saved = await publicApiKeys(core);
+    const backup = await backupBody(core, {});
+    damageKeysTable(join(dataDir, "service", "keydesk.db"));
+
+    const error = await fails(core, "keys.page", { limit: 50 });
+    assert.equal(error.messageId, "SERVICE_UNAVAILABLE");
+    assert.match(error.text, / is damaged .*In Keydesk: Settings → Restore… brings the Local data back/);
+
+    const uploadId = await core.acceptUpload("saved.kdbackup", chunks(backup));
+    const source = await ok(core, "backup.inspect", { source: { kind: "upload", uploadId } });
+    // Counted from an index SQLite can still read, or null ("cannot be read") when it cannot:
+    // either way the admin gets to the confirmation.
+    assert.ok(source, "inspect answers though the data is damaged");
+    const result = await ok(core, "backup.restore", { sourceId: uploadId, passphrase: PASSPHRASE });
+    assert.equal(result.keys, 2);
+    assert.deepEqual(await publicApiKeys(core), saved);
   });
 });
 
