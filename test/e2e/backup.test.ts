@@ -132,6 +132,11 @@ test("Back up…: the passphrase twice with a strength hint, then one download o
   await resize(1280, 800);
   const downloading = page.waitForEvent("download");
   await dialog.getByRole("button", { name: "Back up", exact: true }).click();
+  // The passphrase's key derivation alone takes half a second: the progress line shows meanwhile.
+  const progress = dialog.getByTestId("backup-progress");
+  await progress.waitFor();
+  await page.screenshot({ path: join(RESULTS, "backup-progress-1280x800.png") });
+  assert.match((await progress.textContent()) ?? "", /Starting…|of .* \(\d+ %\)/);
   const download = await downloading;
   assert.match(download.suggestedFilename(), /^keydesk-backup-\d{4}-\d{2}-\d{2}\.kdbackup$/);
   await download.saveAs(backupFile);

@@ -11,6 +11,7 @@ import { type CredentialVault, vaultAccounts } from "../../../electron/vault/cre
 import { SessionVault } from "../../../electron/vault/sessionVault.ts";
 import type { ApiKeyView, BridgeEvent, RevealedApiKey } from "../../../shared/bridge.ts";
 import { basic, makeTempDir, removeDir, request } from "../../harness/keyServiceProcess.ts";
+import { memoryKeychain } from "../../harness/memoryKeychain.ts";
 import { allKeys, fails, ok } from "./dispatchAssertions.ts";
 
 /**
@@ -25,19 +26,6 @@ const settingsOf = async (dataDir: string) =>
     rememberedPort: number;
     activeProfileId: string;
   };
-
-/** Stands in for the OS keychain (tested for real in test/integration/vault/). */
-function memoryKeychain(): CredentialVault {
-  const entries = new Map<string, string>();
-  return {
-    kind: "os",
-    get: async (account) => entries.get(account) ?? null,
-    set: async (account, secret) => {
-      entries.set(account, secret);
-    },
-    delete: async (account) => entries.delete(account),
-  };
-}
 
 describe("first run, restart and port", () => {
   let dataDir: string;

@@ -6,23 +6,12 @@ import { ProfileStore } from "../../../../electron/main/core/profileStore.ts";
 import { type CredentialVault, vaultAccounts } from "../../../../electron/vault/credentialVault.ts";
 import { SessionVault } from "../../../../electron/vault/sessionVault.ts";
 import { makeTempDir, removeDir } from "../../../harness/keyServiceProcess.ts";
+import { memoryKeychain } from "../../../harness/memoryKeychain.ts";
 
 /**
  * The automatic backups' schedule on an injected clock: one at once when there is none, none
  * again within a day, one more a day later, the newest seven kept; never without a keychain.
  */
-
-function memoryKeychain(): CredentialVault {
-  const entries = new Map<string, string>();
-  return {
-    kind: "os",
-    get: async (account) => entries.get(account) ?? null,
-    set: async (account, secret) => {
-      entries.set(account, secret);
-    },
-    delete: async (account) => entries.delete(account),
-  };
-}
 
 let dir: string;
 before(async () => {

@@ -10,6 +10,7 @@ import { SessionVault } from "../../../../../electron/vault/sessionVault.ts";
 import type { BridgeEvent } from "../../../../../shared/bridge.ts";
 import { damageKeysTable } from "../../../../harness/damageDatabase.ts";
 import { makeTempDir, removeDir } from "../../../../harness/keyServiceProcess.ts";
+import { memoryKeychain } from "../../../../harness/memoryKeychain.ts";
 import { allKeys, fails, ok } from "../../dispatchAssertions.ts";
 
 /**
@@ -20,20 +21,6 @@ import { allKeys, fails, ok } from "../../dispatchAssertions.ts";
  */
 
 const PASSPHRASE = "correct horse battery staple";
-
-/** Stands in for the OS keychain (tested for real in test/integration/vault/). */
-function memoryKeychain(): CredentialVault & { entries: Map<string, string> } {
-  const entries = new Map<string, string>();
-  return {
-    kind: "os",
-    entries,
-    get: async (account) => entries.get(account) ?? null,
-    set: async (account, secret) => {
-      entries.set(account, secret);
-    },
-    delete: async (account) => entries.delete(account),
-  };
-}
 
 const startCore = (dataDir: string, vault: CredentialVault) =>
   startKeydeskCore({ dataDir, vault, clipboard: new MemoryClipboard(), defaultServicePort: 0 });
