@@ -130,11 +130,11 @@ export function buildHttpApp(data: DataDir, options: HttpAppOptions = {}): KeySe
     usage?.close();
   });
   const basic = new BasicAuthenticator(
-    data.accounts,
+    data.store.accounts,
     new FailureThrottle(options.throttle),
     new VerifiedCredentials(),
   );
-  const appKeys = new AppKeyAuthorizer(data.externalChanges, data.apiKeys, data.accounts, {
+  const appKeys = new AppKeyAuthorizer(data.store.changes, data.store.apiKeys, data.store.accounts, {
     ...(usage && {
       onOutcome: (key, outcome, call) => usage.record(key, outcome, call.now, call.clientAddress),
     }),
@@ -172,9 +172,9 @@ export function buildHttpApp(data: DataDir, options: HttpAppOptions = {}): KeySe
   const tfa = createTfaSimulator(data, options.now);
   registerTfaRoutes(app, tfa, requireCaller);
   registerLocalPinRoutes(app, tfa, requireBasic);
-  registerLocalAccountRoutes(app, data.accounts, requireBasic);
-  registerLocalAuditRoutes(app, new AuditHistory(data, keys), requireBasic);
-  const auditRetention = new AuditRetention(data.audit, {
+  registerLocalAccountRoutes(app, data.store.accounts, requireBasic);
+  registerLocalAuditRoutes(app, new AuditHistory(data.store.audit, keys), requireBasic);
+  const auditRetention = new AuditRetention(data.store, {
     days: options.auditRetentionDays ?? DEFAULT_AUDIT_RETENTION_DAYS,
     ...(options.now && { now: options.now }),
     onError: (error) =>
