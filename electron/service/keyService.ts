@@ -277,14 +277,14 @@ export class KeyService {
    * batch of the keys used since the last write (bounded by the calls of about a second, the
    * write the timer would make anyway), never work per listed key.
    */
-  #writeUsageFor(filter: ApiKeyFilter, extras: ListExtras): void {
-    if (extras.usageAt !== undefined || filter.unusedSince !== undefined) this.#usage?.flush();
+  async #writeUsageFor(filter: ApiKeyFilter, extras: ListExtras): Promise<void> {
+    if (extras.usageAt !== undefined || filter.unusedSince !== undefined) await this.#usage?.flush();
   }
 
   /** One page as JSON text, `{"apiKeys":[...],"nextCursor":...}`: nextCursor is null on the last page. */
   async pageText(request: KeyListRequest, signal?: AbortSignal): Promise<string> {
     const { limit, after } = request.page ?? { limit: DEFAULT_PAGE_LIMIT, after: 0 };
-    this.#writeUsageFor(request.filter, request.extras);
+    await this.#writeUsageFor(request.filter, request.extras);
     const page = await this.#lister.page(listedAccount(request), request.filter, after, limit, signal);
     const nextCursor =
       page.more && page.lastId !== undefined ? JSON.stringify(encodeListCursor(page.lastId)) : "null";
@@ -296,7 +296,7 @@ export class KeyService {
    * with backpressure: memory holds a few pieces, never the whole list.
    */
   async *listText(request: KeyListRequest, signal?: AbortSignal): AsyncGenerator<string | Uint8Array> {
-    this.#writeUsageFor(request.filter, request.extras);
+    await this.#writeUsageFor(request.filter, request.extras);
     yield '{"apiKeys":[';
     yield* this.#lister.pieces(listedAccount(request), request.filter, signal);
     yield "]}";
@@ -319,7 +319,7 @@ export class KeyService {
     if (!parsed.success) throw invalidQuery(parsed.error.issues);
     const filter = filterOf(parsed.data, this.#now());
     this.#requireUsage(filter.unusedSince !== undefined ? "unusedForDays" : undefined);
-    this.#writeUsageFor(filter, {});
+    await this.#writeUsageFor(filter, {});
     return { count: await this.#lister.count(account.id, filter, signal) };
   }
 
@@ -347,7 +347,7 @@ export class KeyService {
     if (include?.has("created")) {
       dto.createdAt = stored.createdAt === null ? null : formatApiDateTime(stored.createdAt);
     }
-    if (include?.has("usage") && this.#usage) dto.usage = this.#usage.usageOf(stored.key, stored.id);
+    if (include?.has("usage") && this.#usage) dto.usage = await this.#usage.usageOf(stored.key, stored.id);
     return dto;
   }
 

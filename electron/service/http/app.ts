@@ -11,7 +11,6 @@ import { ApiError } from "../errors.ts";
 import { inThreadLister } from "../keyListing.ts";
 import { KeyService } from "../keyService.ts";
 import { answerReadinessQuery } from "../store/databaseHealth.ts";
-import { KeyUsageStore } from "../store/keyUsageStore.ts";
 import { createTfaSimulator, type TfaSimulator } from "../tfa/tfaSimulator.ts";
 import { UsageRecorder } from "../usage/usageRecorder.ts";
 import { keyListWorkerUrl, workerLister } from "../workerLister.ts";
@@ -118,7 +117,7 @@ export function buildHttpApp(data: DataDir, options: HttpAppOptions = {}): KeySe
   const usage =
     options.recordUsage === false
       ? undefined
-      : new UsageRecorder(new KeyUsageStore(data.db), {
+      : new UsageRecorder(data.store, {
           ...(options.usageIntervalMs !== undefined && { intervalMs: options.usageIntervalMs }),
           ...(options.now && { now: options.now }),
           onError: (error) =>
@@ -127,7 +126,7 @@ export function buildHttpApp(data: DataDir, options: HttpAppOptions = {}): KeySe
   const keys = new KeyService(data, options.now, lister, usage);
   app.addHook("onClose", async () => {
     await keys.close();
-    usage?.close();
+    await usage?.close();
   });
   const basic = new BasicAuthenticator(
     data.store.accounts,
