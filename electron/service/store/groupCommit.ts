@@ -25,6 +25,8 @@ export class GroupCommit {
   #pending: Job[] = [];
   /** The group being written, when it holds an asynchronous write. */
   #flushing: Promise<void> | undefined;
+  /** The statements around asynchronous writes, prepared when the first one comes. */
+  #control: ReturnType<typeof controlStatements> | undefined;
 
   constructor(db: Db) {
     this.#db = db;
@@ -87,8 +89,11 @@ export class GroupCommit {
 
   async #flushAsync(jobs: Job[]): Promise<void> {
     const outcomes: Outcome[] = [];
+    let control: ReturnType<typeof controlStatements>;
     try {
-      this.#db.exec("BEGIN IMMEDIATE");
+      this.#control ??= controlStatements(this.#db);
+      control = this.#control;
+      control.begin.run();
     } catch (error) {
       for (const job of jobs) job.reject(error);
       return;
@@ -103,24 +108,36 @@ export class GroupCommit {
           }
           continue;
         }
-        this.#db.exec("SAVEPOINT group_commit_job");
+        control.savepoint.run();
         try {
           const value = await job.work();
-          this.#db.exec("RELEASE group_commit_job");
+          control.release.run();
           outcomes.push({ ok: true, value });
         } catch (error) {
-          this.#db.exec("ROLLBACK TO group_commit_job; RELEASE group_commit_job");
+          control.rollbackTo.run();
+          control.release.run();
           outcomes.push({ ok: false, error });
         }
       }
-      this.#db.exec("COMMIT");
+      control.commit.run();
     } catch (error) {
-      if (this.#db.inTransaction) this.#db.exec("ROLLBACK");
+      if (this.#db.inTransaction) control.rollback.run();
       for (const job of jobs) job.reject(error);
       return;
     }
     answer(jobs, outcomes);
   }
+}
+
+function controlStatements(db: Db) {
+  return {
+    begin: db.prepare("BEGIN IMMEDIATE"),
+    savepoint: db.prepare("SAVEPOINT group_commit_job"),
+    release: db.prepare("RELEASE group_commit_job"),
+    rollbackTo: db.prepare("ROLLBACK TO group_commit_job"),
+    commit: db.prepare("COMMIT"),
+    rollback: db.prepare("ROLLBACK"),
+  };
 }
 
 function answer(jobs: readonly Job[], outcomes: readonly Outcome[]): void {
