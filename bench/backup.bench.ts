@@ -31,7 +31,7 @@ export const backupBenchmark: Benchmark = {
       const dataDir = join(dir, "data");
       const data = openDataDir({ dataDir });
       try {
-        const account = await addAccount(data, { username: "owner", password: PASSWORD });
+        const account = await addAccount(data.store, { username: "owner", password: PASSWORD });
         insertKeys(data, account, KEYS, log);
         data.db.pragma("wal_checkpoint(TRUNCATE)");
       } finally {

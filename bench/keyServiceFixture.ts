@@ -64,14 +64,14 @@ export async function startKeyServiceFixture(log: (line: string) => void): Promi
     const seeded = new Map<SeededSize, SeededAccount>();
     let empty: KeyServiceFixture["empty"];
     try {
-      const emptyAccount = await addAccount(data, { username: "bench-empty", password: PASSWORD });
+      const emptyAccount = await addAccount(data.store, { username: "bench-empty", password: PASSWORD });
       empty = {
         username: emptyAccount.username,
         authorization: basic(emptyAccount.username, PASSWORD),
         accountKey: emptyAccount.accountKey,
       };
       for (const size of SEEDED_SIZES) {
-        const account = await addAccount(data, { username: `bench-${size}`, password: PASSWORD });
+        const account = await addAccount(data.store, { username: `bench-${size}`, password: PASSWORD });
         const publicApiKeys: string[] = [];
         const now = Date.now();
         data.db.transaction(() => {

@@ -168,7 +168,7 @@ async function seed(dataDir: string, log: (line: string) => void): Promise<Seede
         account = owner;
         authorization = basic("owner", ownerPassword);
       } else {
-        account = await addAccount(data, { username: `scale-${size}`, password: PASSWORD });
+        account = await addAccount(data.store, { username: `scale-${size}`, password: PASSWORD });
         authorization = basic(account.username, PASSWORD);
       }
       const accountStarted = performance.now();
@@ -177,7 +177,7 @@ async function seed(dataDir: string, log: (line: string) => void): Promise<Seede
       log(`scale: seeded ${size} keys in ${account.username} in ${seconds.toFixed(1)} s`);
       accounts.push({ size, username: account.username, authorization });
     }
-    await addAccount(data, { username: "scale-probe", password: PASSWORD });
+    await addAccount(data.store, { username: "scale-probe", password: PASSWORD });
     data.db.pragma("wal_checkpoint(TRUNCATE)");
   } finally {
     data.close();

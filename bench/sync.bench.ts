@@ -50,7 +50,7 @@ async function call<T>(
 async function seedRemote(dataDir: string): Promise<void> {
   const data = openDataDir({ dataDir });
   try {
-    const account = await addAccount(data, { username: "team", password: PASSWORD });
+    const account = await addAccount(data.store, { username: "team", password: PASSWORD });
     const now = Date.now();
     data.db.transaction(() => {
       for (let index = 0; index < REMOTE_KEYS; index++) {
@@ -76,7 +76,7 @@ async function oneRound(
   let local: ServeProcess | undefined;
   try {
     const data = openDataDir({ dataDir });
-    await addAccount(data, { username: "owner", password: PASSWORD }).finally(() => data.close());
+    await addAccount(data.store, { username: "owner", password: PASSWORD }).finally(() => data.close());
     local = await startServe({ dataDir });
 
     const pullStart = performance.now();

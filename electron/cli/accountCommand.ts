@@ -36,7 +36,7 @@ export async function accountCommand(args: string[], env: NodeJS.ProcessEnv): Pr
       });
       const username = requireOption(values.username as string | undefined, "--username");
       const account = await withDataDir(values["data-dir"], env, (data) =>
-        addAccount(data, {
+        addAccount(data.store, {
           username,
           password: env.KEY_SERVICE_PASSWORD,
           parentUsername: values.parent as string | undefined,
@@ -47,7 +47,7 @@ export async function accountCommand(args: string[], env: NodeJS.ProcessEnv): Pr
     }
     case "list": {
       const values = parseOptions(rest, { "data-dir": { type: "string" }, json: { type: "boolean" } });
-      const accounts = await withDataDir(values["data-dir"], env, async (data) => listAccounts(data));
+      const accounts = await withDataDir(values["data-dir"], env, (data) => listAccounts(data.store));
       if (values.json) {
         process.stdout.write(`${JSON.stringify({ accounts }, null, 2)}\n`);
         return;
@@ -75,7 +75,7 @@ export async function accountCommand(args: string[], env: NodeJS.ProcessEnv): Pr
       const values = parseOptions(rest, { "data-dir": { type: "string" }, username: { type: "string" } });
       const username = requireOption(values.username as string | undefined, "--username");
       await withDataDir(values["data-dir"], env, (data) =>
-        changePassword(data, username, env.KEY_SERVICE_PASSWORD),
+        changePassword(data.store, username, env.KEY_SERVICE_PASSWORD),
       );
       process.stderr.write(`key-service: password of ${username} changed\n`);
       return;

@@ -41,7 +41,7 @@ export async function keysCommand(args: string[], env: NodeJS.ProcessEnv): Promi
   });
   const pieces: string[] = [];
   try {
-    const account = data.accounts.byUsername(username);
+    const account = await data.store.accounts.byUsername(username);
     if (!account) throw new Error(`no account named ${username} (see key-service account list)`);
     const writer = keyExportWriter({ format: format as ExportFormat, withPublicApiKey });
     pieces.push(writer.start());

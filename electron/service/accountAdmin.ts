@@ -1,10 +1,10 @@
 import { userInfo } from "node:os";
 import type { AuditChannel } from "../../shared/audit.ts";
 import { hashPassword } from "./crypto/passwords.ts";
-import type { DataDir } from "./dataDir.ts";
 import { passwordProblem, usernameProblem } from "./domain/accountRules.ts";
 import { newAccountKey } from "./domain/identifiers.ts";
 import type { Account } from "./store/accountStore.ts";
+import { DuplicateError, type Store } from "./store/store.ts";
 
 /** Administration of the accounts whose Basic credentials manage keys. */
 
@@ -38,7 +38,7 @@ export interface AccountSummary {
 }
 
 export async function addAccount(
-  data: DataDir,
+  store: Store,
   request: { username: string; password: string | undefined; parentUsername?: string | undefined },
   origin: AccountChangeOrigin = commandLineOrigin(),
 ): Promise<Account> {
@@ -46,26 +46,26 @@ export async function addAccount(
   if (problem) throw new AccountAdminError(problem);
   let parentId: number | null = null;
   if (request.parentUsername !== undefined) {
-    const parent = data.accounts.byUsername(request.parentUsername);
+    const parent = await store.accounts.byUsername(request.parentUsername);
     if (!parent) throw new AccountAdminError(`no account named ${request.parentUsername} to be the parent`);
     parentId = parent.id;
   }
-  if (data.accounts.byUsername(request.username)) {
+  if (await store.accounts.byUsername(request.username)) {
     throw new AccountAdminError(`an account named ${request.username} already exists`);
   }
   const passwordHash = await hashPassword(request.password as string);
   const now = Date.now();
   try {
     // The account and its audit entry commit together.
-    return data.db.transaction(() => {
-      const account = data.accounts.insert({
+    return await store.write(async (tx) => {
+      const account = await tx.accounts.insert({
         accountKey: newAccountKey(),
         username: request.username,
         passwordHash,
         parentId,
         createdAt: now,
       });
-      data.audit.append({
+      await tx.audit.append({
         at: now,
         accountId: account.id,
         ...origin,
@@ -79,18 +79,18 @@ export async function addAccount(
         address: null,
       });
       return account;
-    })();
+    });
   } catch (error) {
     // Another process added the same username while we were hashing.
-    if ((error as { code?: string }).code === "SQLITE_CONSTRAINT_UNIQUE") {
+    if (error instanceof DuplicateError) {
       throw new AccountAdminError(`an account named ${request.username} already exists`);
     }
     throw error;
   }
 }
 
-export function listAccounts(data: DataDir): AccountSummary[] {
-  const accounts = data.accounts.list();
+export async function listAccounts(store: Store): Promise<AccountSummary[]> {
+  const accounts = await store.accounts.list();
   const usernames = new Map(accounts.map((account) => [account.id, account.username]));
   return accounts.map((account) => ({
     accountKey: account.accountKey,
@@ -101,20 +101,20 @@ export function listAccounts(data: DataDir): AccountSummary[] {
 }
 
 export async function changePassword(
-  data: DataDir,
+  store: Store,
   username: string,
   password: string | undefined,
   origin: AccountChangeOrigin = commandLineOrigin(),
 ): Promise<void> {
   const problem = passwordProblem(password);
   if (problem) throw new AccountAdminError(problem);
-  const account = data.accounts.byUsername(username);
+  const account = await store.accounts.byUsername(username);
   if (!account) throw new AccountAdminError(`no account named ${username}`);
   const passwordHash = await hashPassword(password as string);
   // No values: the entry says the password changed, never what it was or is.
-  data.db.transaction(() => {
-    data.accounts.setPasswordHash(account.id, passwordHash);
-    data.audit.append({
+  await store.write(async (tx) => {
+    await tx.accounts.setPasswordHash(account.id, passwordHash);
+    await tx.audit.append({
       at: Date.now(),
       accountId: account.id,
       ...origin,
@@ -124,5 +124,5 @@ export async function changePassword(
       changes: {},
       address: null,
     });
-  })();
+  });
 }

@@ -9,6 +9,8 @@ import { AuditStore } from "./store/auditStore.ts";
 import { type Db, openDatabase, readMeta, writeMeta } from "./store/database.ts";
 import { ExternalChanges } from "./store/externalChanges.ts";
 import { GroupCommit } from "./store/groupCommit.ts";
+import { SqliteStore } from "./store/sqliteStore.ts";
+import type { Store } from "./store/store.ts";
 
 export const DATABASE_FILE = "keydesk.db";
 export const DATA_KEY_FILE = "data.key";
@@ -26,6 +28,11 @@ export interface DataDirOptions {
 }
 
 export interface DataDir {
+  /**
+   * What the service keeps, behind the async store interface (store/README.md). Callers not yet
+   * converted (2FA, sync, the key lists) still use the synchronous stores below.
+   */
+  readonly store: Store;
   readonly db: Db;
   /** The database file (a reader of its own, such as the key list worker, opens it too). */
   readonly databaseFile: string;
@@ -75,16 +82,20 @@ export function openDataDir(options: DataDirOptions): DataDir {
           "use the original key (its publicApiKey values cannot be read with another one)",
       );
     }
-    return {
+    const parts = {
       db,
-      databaseFile,
-      dataKey,
       box,
       accounts: new AccountStore(db),
       apiKeys: new ApiKeyStore(db, box),
       audit: new AuditStore(db),
       writes: new GroupCommit(db),
       externalChanges: new ExternalChanges(db),
+    };
+    return {
+      ...parts,
+      store: new SqliteStore(parts),
+      databaseFile,
+      dataKey,
       keyJournals: new Set(),
       close: () => db.close(),
     };

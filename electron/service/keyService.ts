@@ -29,7 +29,8 @@ import { badRequest, conflict, INVALID_QUERY, notFound } from "./errors.ts";
 import { inThreadLister, type KeyLister } from "./keyListing.ts";
 import type { Account } from "./store/accountStore.ts";
 import type { ApiKeyFilter, ListExtras } from "./store/apiKeyStore.ts";
-import { IdempotencyStore, type IdempotentRequest } from "./store/idempotencyStore.ts";
+import type { IdempotentRequest } from "./store/idempotencyStore.ts";
+import type { Store, StoreWrite } from "./store/store.ts";
 import type { UsageRecorder } from "./usage/usageRecorder.ts";
 
 /** The largest page a client may ask for; a cursor alone pages by DEFAULT_PAGE_LIMIT. */
@@ -114,8 +115,8 @@ const IDEMPOTENCY_KEY_REUSED =
 /** The key-management operations, for an already authenticated caller. */
 export class KeyService {
   readonly #data: DataDir;
+  readonly #store: Store;
   readonly #now: () => number;
-  readonly #idempotency: IdempotencyStore;
 
   readonly #lister: KeyLister;
 
@@ -129,39 +130,50 @@ export class KeyService {
   ) {
     this.#usage = usage;
     this.#data = data;
+    this.#store = data.store;
     this.#now = now;
     this.#lister = lister;
-    this.#idempotency = new IdempotencyStore(data.db, data.box);
   }
 
   /** `_` is the caller's own account; otherwise the caller's own or one of its sub-accounts. */
-  resolveAccount(caller: Account, accountKey: string): Account {
+  async resolveAccount(caller: Account, accountKey: string): Promise<Account> {
     if (accountKey === "_") return caller;
     const account = ACCOUNT_KEY_PATTERN.test(accountKey)
-      ? this.#data.accounts.byAccountKey(accountKey)
+      ? await this.#store.accounts.byAccountKey(accountKey)
       : undefined;
-    if (!account || !this.#data.accounts.manages(caller.id, account.id)) {
+    if (!account || !(await this.#store.accounts.manages(caller.id, account.id))) {
       throw notFound(`no account ${accountKey} among the accounts these credentials manage`);
     }
     return account;
   }
 
-  #storedKey(account: Account, key: string): StoredApiKey {
-    const stored = KEY_ID_PATTERN.test(key) ? this.#data.apiKeys.get(account.id, key) : undefined;
+  /** The key, read by the store or by a write's `tx` (which sees the write's own changes). */
+  async #storedKey(
+    account: Account,
+    key: string,
+    apiKeys: Store["apiKeys"] = this.#store.apiKeys,
+  ): Promise<StoredApiKey> {
+    const stored = KEY_ID_PATTERN.test(key) ? await apiKeys.get(account.id, key) : undefined;
     if (!stored) throw notFound(`no API key ${key} in account ${account.accountKey}`);
     return stored;
   }
 
-  #insert(account: Account, fields: ApiKeyFields, origin: AuditOrigin): StoredApiKey {
+  async #insert(
+    tx: StoreWrite,
+    account: Account,
+    fields: ApiKeyFields,
+    origin: AuditOrigin,
+  ): Promise<StoredApiKey> {
     const now = this.#now();
-    const created = this.#data.apiKeys.insert(
+    const created = await tx.apiKeys.insert(
       account.id,
       account.accountKey,
       { key: newKeyId(), publicApiKey: newPublicApiKey() },
       fields,
       now,
     );
-    this.#data.audit.append(keyCreatedEntry(created, origin, now));
+    await tx.audit.append(keyCreatedEntry(created, origin, now));
+    // The sync outbox is still a synchronous store on the same connection: inside this write.
     for (const journal of this.#data.keyJournals) journal.created(created, origin);
     return created;
   }
@@ -175,19 +187,19 @@ export class KeyService {
     caller: Account,
     idempotencyKey: string | undefined,
     request: IdempotentRequest,
-    create: () => T,
+    create: (tx: StoreWrite) => Promise<T>,
   ): Promise<T> {
-    if (idempotencyKey === undefined) return this.#data.writes.run(create);
-    const digest = this.#idempotency.digestOf(caller.id, request);
-    return this.#data.writes.run(() => {
+    if (idempotencyKey === undefined) return this.#store.write(create);
+    const digest = this.#store.idempotency.digestOf(caller.id, request);
+    return this.#store.write(async (tx) => {
       const now = this.#now();
-      this.#idempotency.purgeExpired(now);
-      const found = this.#idempotency.lookup(caller.id, idempotencyKey, digest, now);
+      await tx.idempotency.purgeExpired(now);
+      const found = await tx.idempotency.lookup(caller.id, idempotencyKey, digest, now);
       if (found.kind === "conflict") throw conflict(IDEMPOTENCY_KEY_REUSED);
       if (found.kind === "replay") return JSON.parse(found.answer.body) as T;
-      const created = create();
+      const created = await create(tx);
       const answer = { status: 200, body: JSON.stringify(created) };
-      this.#idempotency.remember(caller.id, idempotencyKey, digest, answer, now);
+      await tx.idempotency.remember(caller.id, idempotencyKey, digest, answer, now);
       return created;
     });
   }
@@ -203,21 +215,21 @@ export class KeyService {
     idempotencyKey?: string,
     origin: AuditOrigin = apiOrigin(caller),
   ): Promise<ApiKeyDto> {
-    const account = this.resolveAccount(caller, accountKey);
+    const account = await this.resolveAccount(caller, accountKey);
     const parsed = createApiKeyRequestSchema.safeParse(body);
     if (!parsed.success) throw badRequest(INVALID_BODY, validationErrorsOf(parsed.error.issues));
     const fields = fieldsForCreate(parsed.data);
     if (!fields.ok) throw badRequest(INVALID_BODY, fields.errors);
     // `_` and the account's own accountKey name the same path.
     const request = { method: "POST", path: `/settings/1/accounts/${account.accountKey}/api-keys`, body };
-    return this.#createOnce(caller, idempotencyKey, request, () =>
-      toApiKeyDto(this.#insert(account, fields.value, origin)),
+    return this.#createOnce(caller, idempotencyKey, request, async (tx) =>
+      toApiKeyDto(await this.#insert(tx, account, fields.value, origin)),
     );
   }
 
   /** Validates a list request (filters and paging) for an account the caller manages. */
-  listRequest(caller: Account, accountKey: string, query: unknown): KeyListRequest {
-    const account = this.resolveAccount(caller, accountKey);
+  async listRequest(caller: Account, accountKey: string, query: unknown): Promise<KeyListRequest> {
+    const account = await this.resolveAccount(caller, accountKey);
     const parsed = listQuerySchema.safeParse(query ?? {});
     if (!parsed.success) throw invalidQuery(parsed.error.issues);
     const { limit, cursor, sort, order, include, ...filters } = parsed.data;
@@ -265,14 +277,14 @@ export class KeyService {
    * batch of the keys used since the last write (bounded by the calls of about a second, the
    * write the timer would make anyway), never work per listed key.
    */
-  #writeUsageFor(filter: ApiKeyFilter, extras: ListExtras): void {
-    if (extras.usageAt !== undefined || filter.unusedSince !== undefined) this.#usage?.flush();
+  async #writeUsageFor(filter: ApiKeyFilter, extras: ListExtras): Promise<void> {
+    if (extras.usageAt !== undefined || filter.unusedSince !== undefined) await this.#usage?.flush();
   }
 
   /** One page as JSON text, `{"apiKeys":[...],"nextCursor":...}`: nextCursor is null on the last page. */
   async pageText(request: KeyListRequest, signal?: AbortSignal): Promise<string> {
     const { limit, after } = request.page ?? { limit: DEFAULT_PAGE_LIMIT, after: 0 };
-    this.#writeUsageFor(request.filter, request.extras);
+    await this.#writeUsageFor(request.filter, request.extras);
     const page = await this.#lister.page(listedAccount(request), request.filter, after, limit, signal);
     const nextCursor =
       page.more && page.lastId !== undefined ? JSON.stringify(encodeListCursor(page.lastId)) : "null";
@@ -284,7 +296,7 @@ export class KeyService {
    * with backpressure: memory holds a few pieces, never the whole list.
    */
   async *listText(request: KeyListRequest, signal?: AbortSignal): AsyncGenerator<string | Uint8Array> {
-    this.#writeUsageFor(request.filter, request.extras);
+    await this.#writeUsageFor(request.filter, request.extras);
     yield '{"apiKeys":[';
     yield* this.#lister.pieces(listedAccount(request), request.filter, signal);
     yield "]}";
@@ -302,12 +314,12 @@ export class KeyService {
     query: unknown,
     signal?: AbortSignal,
   ): Promise<{ count: number }> {
-    const account = this.resolveAccount(caller, accountKey);
+    const account = await this.resolveAccount(caller, accountKey);
     const parsed = countQuerySchema.safeParse(query ?? {});
     if (!parsed.success) throw invalidQuery(parsed.error.issues);
     const filter = filterOf(parsed.data, this.#now());
     this.#requireUsage(filter.unusedSince !== undefined ? "unusedForDays" : undefined);
-    this.#writeUsageFor(filter, {});
+    await this.#writeUsageFor(filter, {});
     return { count: await this.#lister.count(account.id, filter, signal) };
   }
 
@@ -320,8 +332,13 @@ export class KeyService {
    * The key; with `include=usage,created` in the query (a Keydesk extension), its usage (stored
    * plus what the recorder still holds: exact) and its creation time too.
    */
-  get(caller: Account, accountKey: string, key: string, query: unknown = {}): ApiKeyWithExtrasDto {
-    const stored = this.#storedKey(this.resolveAccount(caller, accountKey), key);
+  async get(
+    caller: Account,
+    accountKey: string,
+    key: string,
+    query: unknown = {},
+  ): Promise<ApiKeyWithExtrasDto> {
+    const stored = await this.#storedKey(await this.resolveAccount(caller, accountKey), key);
     const parsed = getQuerySchema.safeParse(query ?? {});
     if (!parsed.success) throw invalidQuery(parsed.error.issues);
     const include = parsed.data.include;
@@ -330,7 +347,7 @@ export class KeyService {
     if (include?.has("created")) {
       dto.createdAt = stored.createdAt === null ? null : formatApiDateTime(stored.createdAt);
     }
-    if (include?.has("usage") && this.#usage) dto.usage = this.#usage.usageOf(stored.key, stored.id);
+    if (include?.has("usage") && this.#usage) dto.usage = await this.#usage.usageOf(stored.key, stored.id);
     return dto;
   }
 
@@ -341,19 +358,19 @@ export class KeyService {
     body: unknown,
     origin: AuditOrigin = apiOrigin(caller),
   ): Promise<ApiKeyDto> {
-    const account = this.resolveAccount(caller, accountKey);
-    this.#storedKey(account, key);
+    const account = await this.resolveAccount(caller, accountKey);
+    await this.#storedKey(account, key);
     const parsed = updateApiKeyRequestSchema.safeParse(body);
     if (!parsed.success) throw badRequest(INVALID_BODY, validationErrorsOf(parsed.error.issues));
-    // Read, merge and write in one step of the group commit, so concurrent updates never lose fields.
-    const updated = await this.#data.writes.run(() => {
-      const stored = this.#storedKey(account, key);
+    // Read, merge and write in one write, so concurrent updates never lose fields.
+    const updated = await this.#store.write(async (tx) => {
+      const stored = await this.#storedKey(account, key, tx.apiKeys);
       const fields = fieldsAfterUpdate(stored, parsed.data);
       if (!fields.ok) throw badRequest(INVALID_BODY, fields.errors);
       const now = this.#now();
-      const updated = this.#data.apiKeys.update(stored, fields.value, now);
+      const updated = await tx.apiKeys.update(stored, fields.value, now);
       const entry = keyUpdatedEntry(stored, updated, origin, now);
-      if (entry) this.#data.audit.append(entry);
+      if (entry) await tx.audit.append(entry);
       for (const journal of this.#data.keyJournals) journal.updated(stored, updated, origin);
       return updated;
     });
@@ -381,7 +398,8 @@ export class KeyService {
       caller,
       options.idempotencyKey,
       request,
-      () => this.#insert(caller, fields, options.origin ?? apiOrigin(caller)).publicApiKey,
+      async (tx) =>
+        (await this.#insert(tx, caller, fields, options.origin ?? apiOrigin(caller))).publicApiKey,
     );
   }
 }

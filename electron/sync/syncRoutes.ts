@@ -84,7 +84,7 @@ export function registerSyncRoutes(
     post: async (request) => {
       const caller = await requireBasic(request);
       const body = parseBody(createSyncLinkRequestSchema, request.body);
-      const account = keys.resolveAccount(caller, body.accountKey);
+      const account = await keys.resolveAccount(caller, body.accountKey);
       return engine.createLink(account, body);
     },
   });

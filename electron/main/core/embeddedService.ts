@@ -137,9 +137,9 @@ async function ensureOwner(
   replaced = false,
 ) {
   const { password, generated } = await ownerPasswordOf(vault, account, serviceDir);
-  const owner = data.accounts.byUsername(OWNER_USERNAME);
-  if (!owner) await addAccount(data, { username: OWNER_USERNAME, password }, DESKTOP_ORIGIN);
-  else if (generated || replaced) await changePassword(data, OWNER_USERNAME, password, DESKTOP_ORIGIN);
+  const owner = await data.store.accounts.byUsername(OWNER_USERNAME);
+  if (!owner) await addAccount(data.store, { username: OWNER_USERNAME, password }, DESKTOP_ORIGIN);
+  else if (generated || replaced) await changePassword(data.store, OWNER_USERNAME, password, DESKTOP_ORIGIN);
 }
 
 export async function startEmbeddedService(options: EmbeddedServiceOptions): Promise<EmbeddedService> {
@@ -232,9 +232,9 @@ export async function startEmbeddedService(options: EmbeddedServiceOptions): Pro
       // A second connection to the same database, as the CLI does from another process.
       const admin = openDataDir({ dataDir, ...(dataKey && { dataKey }) });
       try {
-        const owner = admin.accounts.byUsername(OWNER_USERNAME);
+        const owner = await admin.store.accounts.byUsername(OWNER_USERNAME);
         const account = await addAccount(
-          admin,
+          admin.store,
           { username, password, parentUsername: OWNER_USERNAME },
           { actor: OWNER_USERNAME, channel: "desktop" },
         );

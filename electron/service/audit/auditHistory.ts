@@ -2,12 +2,12 @@ import { z } from "zod";
 import { KEY_ID_PATTERN } from "../../../shared/apiKeys.ts";
 import type { AuditPageDto } from "../../../shared/audit.ts";
 import { DATETIME_FORMAT_HINT, parseApiDateTime } from "../../../shared/datetime.ts";
-import type { DataDir } from "../dataDir.ts";
 import { validationErrorsOf } from "../domain/apiKeyRules.ts";
 import { decodeListCursor, encodeListCursor } from "../domain/listCursor.ts";
 import { badRequest, INVALID_QUERY } from "../errors.ts";
 import type { KeyService } from "../keyService.ts";
 import type { Account } from "../store/accountStore.ts";
+import type { AuditReads } from "../store/store.ts";
 
 export const MAX_AUDIT_PAGE = 1_000;
 export const DEFAULT_AUDIT_PAGE = 100;
@@ -43,15 +43,15 @@ const auditQuerySchema = z.strictObject({
  * while a client pages are newer than every page and never shift one.
  */
 export class AuditHistory {
-  readonly #data: DataDir;
+  readonly #audit: AuditReads;
   readonly #keys: KeyService;
 
-  constructor(data: DataDir, keys: KeyService) {
-    this.#data = data;
+  constructor(audit: AuditReads, keys: KeyService) {
+    this.#audit = audit;
     this.#keys = keys;
   }
 
-  page(caller: Account, query: unknown): AuditPageDto {
+  async page(caller: Account, query: unknown): Promise<AuditPageDto> {
     const parsed = auditQuerySchema.safeParse(query ?? {});
     if (!parsed.success) throw badRequest(INVALID_QUERY, validationErrorsOf(parsed.error.issues));
     const { key, actor, account, from, to, limit, cursor } = parsed.data;
@@ -70,9 +70,11 @@ export class AuditHistory {
       }
       before = position;
     }
-    const page = this.#data.audit.page({
+    const accountId =
+      account === undefined ? undefined : (await this.#keys.resolveAccount(caller, account)).id;
+    const page = await this.#audit.page({
       managerId: caller.id,
-      ...(account !== undefined && { accountId: this.#keys.resolveAccount(caller, account).id }),
+      ...(accountId !== undefined && { accountId }),
       ...(key !== undefined && { key }),
       ...(actor !== undefined && { actor }),
       ...(from !== undefined && { from }),

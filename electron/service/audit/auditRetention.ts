@@ -1,5 +1,5 @@
 import { setImmediate as nextTurn } from "node:timers/promises";
-import type { AuditStore } from "../store/auditStore.ts";
+import type { Store } from "../store/store.ts";
 
 export const DEFAULT_AUDIT_RETENTION_DAYS = 365;
 export const AUDIT_RETENTION_RANGE = { min: 1, max: 36_500 };
@@ -19,7 +19,7 @@ export interface AuditRetentionOptions {
  * 1,000 with a turn of the event loop between them, each batch its own transaction.
  */
 export class AuditRetention {
-  readonly #store: AuditStore;
+  readonly #store: Store;
   readonly #days: number;
   readonly #now: () => number;
   readonly #onError: (error: unknown) => void;
@@ -27,7 +27,7 @@ export class AuditRetention {
   #running: Promise<number> | undefined;
   #closed = false;
 
-  constructor(store: AuditStore, options: AuditRetentionOptions) {
+  constructor(store: Store, options: AuditRetentionOptions) {
     this.#store = store;
     this.#days = options.days;
     this.#now = options.now ?? Date.now;
@@ -54,7 +54,7 @@ export class AuditRetention {
     try {
       for (;;) {
         if (this.#closed) return deleted;
-        const count = this.#store.prune(before, BATCH);
+        const count = await this.#store.write((tx) => tx.audit.prune(before, BATCH));
         deleted += count;
         if (count < BATCH) return deleted;
         await nextTurn();

@@ -1,10 +1,9 @@
 import type { CallContext, KeyGrant, RefusalReason } from "../domain/keyAuthorization.ts";
 import { refusalOf } from "../domain/keyAuthorization.ts";
 import { ApiError } from "../errors.ts";
-import type { Account, AccountStore } from "../store/accountStore.ts";
-import type { ApiKeyStore } from "../store/apiKeyStore.ts";
-import type { ExternalChanges } from "../store/externalChanges.ts";
+import type { Account } from "../store/accountStore.ts";
 import { ReadThroughCache } from "../store/readThroughCache.ts";
+import type { AccountReads, ApiKeyReads, ChangeFeed } from "../store/store.ts";
 
 /** Told of every App-authorized call of a known key and how it ended (the UsageRecorder). */
 export type CallOutcomeListener = (
@@ -20,15 +19,22 @@ interface Entry {
   refusals: Map<RefusalReason, ApiError>;
 }
 
+/** What an authorized call acts for. */
+export interface AuthorizedCall {
+  grant: KeyGrant;
+  account: Account;
+}
+
 /**
  * Authorizes `App <publicApiKey>` calls from memory: digest → grant. An entry is dropped the
  * moment its key is written through this process's store, and everything when another process
  * wrote the database (see ReadThroughCache), so a disabled key is refused on the very next
- * request whoever disabled it.
+ * request whoever disabled it. A key found in memory is decided synchronously (the hot path
+ * awaits nothing); only a key that must be read from the store answers a promise.
  */
 export class AppKeyAuthorizer {
-  readonly #keys: ApiKeyStore;
-  readonly #accounts: AccountStore;
+  readonly #keys: ApiKeyReads;
+  readonly #accounts: AccountReads;
   readonly #entries: ReadThroughCache<Entry>;
   /**
    * The last key seen on each connection and its digest: a keep-alive client sends the same
@@ -40,9 +46,9 @@ export class AppKeyAuthorizer {
   readonly #onOutcome: CallOutcomeListener | undefined;
 
   constructor(
-    changes: ExternalChanges,
-    keys: ApiKeyStore,
-    accounts: AccountStore,
+    changes: ChangeFeed,
+    keys: ApiKeyReads,
+    accounts: AccountReads,
     options: { capacity?: number; onOutcome?: CallOutcomeListener } = {},
   ) {
     this.#onOutcome = options.onOutcome;
@@ -62,22 +68,33 @@ export class AppKeyAuthorizer {
     return computed;
   }
 
-  #lookup(publicApiKey: string, connection?: object): Entry | undefined {
+  #lookup(publicApiKey: string, connection?: object): Entry | Promise<Entry | undefined> {
     const { digest, id } = this.#digest(publicApiKey, connection);
-    return this.#entries.get(id, () => {
-      const grant = this.#keys.grantByDigest(digest);
-      const account = grant && this.#accounts.byId(grant.accountId);
-      return grant && account ? { grant, account, refusals: new Map() } : undefined;
-    });
+    return (
+      this.#entries.peek(id) ??
+      this.#entries.load(id, async () => {
+        const grant = await this.#keys.grantByDigest(digest);
+        const account = grant && (await this.#accounts.byId(grant.accountId));
+        return grant && account ? { grant, account, refusals: new Map() } : undefined;
+      })
+    );
   }
 
-  /** The account the key acts for, or an ApiError saying which rule refused the call. */
+  /**
+   * The account the key acts for, or an ApiError saying which rule refused the call: thrown
+   * when the key was in memory, the promise's rejection when it had to be read.
+   */
   authorize(
     publicApiKey: string,
     call: CallContext,
     connection?: object,
-  ): { grant: KeyGrant; account: Account } {
+  ): AuthorizedCall | Promise<AuthorizedCall> {
     const entry = this.#lookup(publicApiKey, connection);
+    if (entry instanceof Promise) return entry.then((loaded) => this.#decide(loaded, call));
+    return this.#decide(entry, call);
+  }
+
+  #decide(entry: Entry | undefined, call: CallContext): AuthorizedCall {
     if (!entry)
       throw new ApiError("UNAUTHORIZED", "the API key is not known; check the Authorization header");
     const refusal = refusalOf(entry.grant, call);
@@ -95,7 +112,7 @@ export class AppKeyAuthorizer {
   }
 
   /** Whether a key with this value exists (for management paths, which refuse every API key). */
-  knows(publicApiKey: string): boolean {
-    return this.#lookup(publicApiKey) !== undefined;
+  async knows(publicApiKey: string): Promise<boolean> {
+    return (await this.#lookup(publicApiKey)) !== undefined;
   }
 }

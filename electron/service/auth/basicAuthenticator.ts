@@ -1,6 +1,7 @@
 import { DECOY_PASSWORD_HASH, MAX_PASSWORD_BYTES, verifyPassword } from "../crypto/passwords.ts";
 import { ApiError } from "../errors.ts";
-import type { Account, AccountStore } from "../store/accountStore.ts";
+import type { Account } from "../store/accountStore.ts";
+import type { AccountReads } from "../store/store.ts";
 import type { FailureThrottle } from "./failureThrottle.ts";
 import { PasswordCheckQueue, PasswordChecksBusy } from "./passwordCheckQueue.ts";
 import type { VerifiedCredentials } from "./verifiedCredentials.ts";
@@ -18,7 +19,7 @@ const tooManyRequests = (text: string, retryAfter: number) =>
  * then is either answered, with the same 401. Otherwise the answer time tells which usernames exist.
  */
 export class BasicAuthenticator {
-  readonly #accounts: AccountStore;
+  readonly #accounts: AccountReads;
   readonly #throttle: FailureThrottle;
   readonly #verified: VerifiedCredentials;
   readonly #checks: PasswordCheckQueue;
@@ -26,7 +27,7 @@ export class BasicAuthenticator {
   readonly #inFlight = new Map<string, Promise<boolean>>();
 
   constructor(
-    accounts: AccountStore,
+    accounts: AccountReads,
     throttle: FailureThrottle,
     verified: VerifiedCredentials,
     checks = new PasswordCheckQueue((address) => throttle.remaining(address)),
@@ -38,7 +39,7 @@ export class BasicAuthenticator {
   }
 
   async authenticate(username: string, password: string, clientAddress: string): Promise<Account> {
-    const account = this.#accounts.byUsername(username);
+    const account = await this.#accounts.byUsername(username);
     const storedHash = account?.passwordHash ?? DECOY_PASSWORD_HASH;
     const digest = this.#verified.digest(username, password, storedHash);
     if (account && this.#verified.has(digest)) return account;

@@ -11,7 +11,6 @@ import { ApiError } from "../errors.ts";
 import { inThreadLister } from "../keyListing.ts";
 import { KeyService } from "../keyService.ts";
 import { answerReadinessQuery } from "../store/databaseHealth.ts";
-import { KeyUsageStore } from "../store/keyUsageStore.ts";
 import { createTfaSimulator, type TfaSimulator } from "../tfa/tfaSimulator.ts";
 import { UsageRecorder } from "../usage/usageRecorder.ts";
 import { keyListWorkerUrl, workerLister } from "../workerLister.ts";
@@ -118,7 +117,7 @@ export function buildHttpApp(data: DataDir, options: HttpAppOptions = {}): KeySe
   const usage =
     options.recordUsage === false
       ? undefined
-      : new UsageRecorder(new KeyUsageStore(data.db), {
+      : new UsageRecorder(data.store, {
           ...(options.usageIntervalMs !== undefined && { intervalMs: options.usageIntervalMs }),
           ...(options.now && { now: options.now }),
           onError: (error) =>
@@ -127,14 +126,14 @@ export function buildHttpApp(data: DataDir, options: HttpAppOptions = {}): KeySe
   const keys = new KeyService(data, options.now, lister, usage);
   app.addHook("onClose", async () => {
     await keys.close();
-    usage?.close();
+    await usage?.close();
   });
   const basic = new BasicAuthenticator(
-    data.accounts,
+    data.store.accounts,
     new FailureThrottle(options.throttle),
     new VerifiedCredentials(),
   );
-  const appKeys = new AppKeyAuthorizer(data.externalChanges, data.apiKeys, data.accounts, {
+  const appKeys = new AppKeyAuthorizer(data.store.changes, data.store.apiKeys, data.store.accounts, {
     ...(usage && {
       onOutcome: (key, outcome, call) => usage.record(key, outcome, call.now, call.clientAddress),
     }),
@@ -172,9 +171,9 @@ export function buildHttpApp(data: DataDir, options: HttpAppOptions = {}): KeySe
   const tfa = createTfaSimulator(data, options.now);
   registerTfaRoutes(app, tfa, requireCaller);
   registerLocalPinRoutes(app, tfa, requireBasic);
-  registerLocalAccountRoutes(app, data.accounts, requireBasic);
-  registerLocalAuditRoutes(app, new AuditHistory(data, keys), requireBasic);
-  const auditRetention = new AuditRetention(data.audit, {
+  registerLocalAccountRoutes(app, data.store.accounts, requireBasic);
+  registerLocalAuditRoutes(app, new AuditHistory(data.store.audit, keys), requireBasic);
+  const auditRetention = new AuditRetention(data.store, {
     days: options.auditRetentionDays ?? DEFAULT_AUDIT_RETENTION_DAYS,
     ...(options.now && { now: options.now }),
     onError: (error) =>

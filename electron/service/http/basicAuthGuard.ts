@@ -26,7 +26,7 @@ export async function requireBasicAccount(
     case "invalid":
       throw unauthorized(authorization.reason);
     case "app":
-      if (!appKeys.knows(authorization.publicApiKey)) throw unauthorized("the API key is not known");
+      if (!(await appKeys.knows(authorization.publicApiKey))) throw unauthorized("the API key is not known");
       throw new ApiError(
         "FORBIDDEN",
         "an API key cannot manage API keys; use the account's Basic credentials",

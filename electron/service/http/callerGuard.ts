@@ -1,5 +1,5 @@
 import type { FastifyRequest } from "fastify";
-import type { AppKeyAuthorizer } from "../auth/appKeyAuthorizer.ts";
+import type { AppKeyAuthorizer, AuthorizedCall } from "../auth/appKeyAuthorizer.ts";
 import { parseAuthorization } from "../auth/authorizationHeader.ts";
 import type { BasicAuthenticator } from "../auth/basicAuthenticator.ts";
 import { ApiError } from "../errors.ts";
@@ -19,12 +19,15 @@ export interface RouteAccess {
 }
 
 /**
- * Synchronous for API keys (the hot path: a refusal is thrown right here, not passed along a
- * chain of rejected promises); a promise only for Basic credentials, which may need scrypt.
+ * Synchronous for API keys found in the authorization cache (the hot path: a refusal is thrown
+ * right here, not passed along a chain of rejected promises); a promise for Basic credentials,
+ * which may need scrypt, and for a key the store must be read for.
  */
 export type CallerGuard = (request: FastifyRequest, access: RouteAccess) => Caller | Promise<Caller>;
 
 const unauthorized = (text: string) => new ApiError("UNAUTHORIZED", text);
+
+const appCaller = ({ grant, account }: AuthorizedCall): Caller => ({ account, via: "app", key: grant.key });
 
 /**
  * Authorization of every non-management route: an API key (`App <publicApiKey>`) checked
@@ -49,12 +52,13 @@ export function createCallerGuard(
           .authenticate(authorization.username, authorization.password, request.ip)
           .then((account): Caller => ({ account, via: "basic" }));
       case "app": {
-        const { grant, account } = appKeys.authorize(
+        const authorized = appKeys.authorize(
           authorization.publicApiKey,
           { now: now(), clientAddress: request.ip, tfaMethod: access.tfaMethod },
           request.raw.socket,
         );
-        return { account, via: "app", key: grant.key };
+        if (authorized instanceof Promise) return authorized.then(appCaller);
+        return appCaller(authorized);
       }
     }
   };

@@ -1,4 +1,4 @@
-import type { ExternalChanges } from "./externalChanges.ts";
+import type { ChangeFeed } from "./store.ts";
 
 /**
  * Rows kept in memory for hot read paths. Whoever writes a cached row through this process
@@ -7,12 +7,14 @@ import type { ExternalChanges } from "./externalChanges.ts";
  * Entries are bounded; the least recently loaded go first.
  */
 export class ReadThroughCache<V> {
-  readonly #changes: ExternalChanges;
+  readonly #changes: ChangeFeed;
   readonly #entries = new Map<string, V>();
   readonly #capacity: number;
   #generation: number;
+  /** Moves with every delete: a load that started before one does not keep what it read. */
+  #deletes = 0;
 
-  constructor(changes: ExternalChanges, capacity: number) {
+  constructor(changes: ChangeFeed, capacity: number) {
     this.#changes = changes;
     this.#capacity = capacity;
     this.#generation = changes.generation();
@@ -20,22 +22,50 @@ export class ReadThroughCache<V> {
 
   /** The cached value, or the loaded one (kept when it exists). */
   get(key: string, load: () => V | undefined): V | undefined {
+    const cached = this.peek(key);
+    if (cached !== undefined) return cached;
+    const loaded = load();
+    if (loaded !== undefined) this.#keep(key, loaded);
+    return loaded;
+  }
+
+  /** The cached value, without loading: the synchronous hit path of an asynchronous store. */
+  peek(key: string): V | undefined {
     const generation = this.#changes.generation();
     if (generation !== this.#generation) {
       this.#entries.clear();
       this.#generation = generation;
     }
-    const cached = this.#entries.get(key);
-    if (cached !== undefined) return cached;
-    const loaded = load();
-    if (loaded === undefined) return undefined;
-    this.#entries.set(key, loaded);
-    if (this.#entries.size > this.#capacity)
-      this.#entries.delete(this.#entries.keys().next().value as string);
+    return this.#entries.get(key);
+  }
+
+  /**
+   * Loads a value `peek` did not find. It is kept only when nothing was dropped while it loaded
+   * (no delete, no generation): otherwise it may be what the database held before that change.
+   */
+  async load(key: string, load: () => Promise<V | undefined>): Promise<V | undefined> {
+    const generation = this.#generation;
+    const deletes = this.#deletes;
+    const loaded = await load();
+    if (
+      loaded !== undefined &&
+      deletes === this.#deletes &&
+      generation === this.#generation &&
+      generation === this.#changes.generation()
+    ) {
+      this.#keep(key, loaded);
+    }
     return loaded;
   }
 
+  #keep(key: string, value: V): void {
+    this.#entries.set(key, value);
+    if (this.#entries.size > this.#capacity)
+      this.#entries.delete(this.#entries.keys().next().value as string);
+  }
+
   delete(key: string): void {
+    this.#deletes++;
     this.#entries.delete(key);
   }
 }

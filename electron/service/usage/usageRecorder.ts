@@ -9,7 +9,7 @@ import {
   type KeyUsage,
   type PendingUsage,
 } from "../domain/keyUsage.ts";
-import type { KeyUsageStore } from "../store/keyUsageStore.ts";
+import type { Store } from "../store/store.ts";
 
 /**
  * Counts App-authorized calls per key in memory and writes them to the database in one
@@ -26,7 +26,7 @@ export interface UsageRecorderOptions {
 }
 
 export class UsageRecorder {
-  readonly #store: KeyUsageStore;
+  readonly #store: Store;
   readonly #now: () => number;
   readonly #onError: (error: unknown) => void;
   /** Calls not yet written, by key id and then hour (a batch that spans an hour keeps both). */
@@ -34,12 +34,14 @@ export class UsageRecorder {
   /** Batches a write failed for (the disk was full, the database busy): written before the next. */
   readonly #unwritten: Map<string, PendingUsage>[] = [];
   #timer: NodeJS.Timeout | undefined;
+  /** The flush writing now: one at a time, so a batch is never written twice. */
+  #flushing: Promise<void> | undefined;
 
-  constructor(store: KeyUsageStore, options: UsageRecorderOptions = {}) {
+  constructor(store: Store, options: UsageRecorderOptions = {}) {
     this.#store = store;
     this.#now = options.now ?? Date.now;
     this.#onError = options.onError ?? (() => {});
-    this.#timer = setInterval(() => this.flush(), options.intervalMs ?? 1_000);
+    this.#timer = setInterval(() => void this.flush(), options.intervalMs ?? 1_000);
     this.#timer.unref();
   }
 
@@ -49,22 +51,36 @@ export class UsageRecorder {
     let pending = this.#pending.get(key);
     if (pending === undefined || pending.hour !== hour) {
       // A new hour: the last one's counts go to the database first, so each batch is one hour.
-      if (pending !== undefined) this.flush();
+      if (pending !== undefined) void this.flush();
       pending = emptyPending(hour);
       this.#pending.set(key, pending);
     }
     countCall(pending, outcome, now, address);
   }
 
-  /** Writes what is pending; a batch that could not be written is kept and written first next time. */
-  flush(): void {
+  /**
+   * Writes what is pending; resolves once it is committed, or once a failure was reported
+   * (never rejects): a batch that could not be written is kept and written first next time.
+   * What was pending is set aside at once, so calls counted meanwhile go to the next batch.
+   */
+  flush(): Promise<void> {
     if (this.#pending.size > 0) {
       this.#unwritten.push(this.#pending);
       this.#pending = new Map();
     }
+    const flushing = (this.#flushing ?? Promise.resolve()).then(() => this.#writeUnwritten());
+    this.#flushing = flushing;
+    void flushing.finally(() => {
+      if (this.#flushing === flushing) this.#flushing = undefined;
+    });
+    return flushing;
+  }
+
+  async #writeUnwritten(): Promise<void> {
     while (this.#unwritten.length > 0) {
+      const batch = this.#unwritten[0] as Map<string, PendingUsage>;
       try {
-        this.#store.write(this.#unwritten[0] as Map<string, PendingUsage>, this.#now());
+        await this.#store.write((tx) => tx.usage.write(batch, this.#now()));
       } catch (error) {
         this.#onError(error);
         return;
@@ -74,9 +90,9 @@ export class UsageRecorder {
   }
 
   /** The key's usage: what is stored plus what is still in memory. */
-  usageOf(key: string, apiKeyId: number): KeyUsage {
+  async usageOf(key: string, apiKeyId: number): Promise<KeyUsage> {
     const now = this.#now();
-    const stored = this.#store.read(apiKeyId, now);
+    const stored = await this.#store.usage.read(apiKeyId, now);
     let usage = {
       total: stored.total,
       last24Hours: stored.last24Hours,
@@ -105,9 +121,9 @@ export class UsageRecorder {
   }
 
   /** Stops the timer and writes what is pending. */
-  close(): void {
+  close(): Promise<void> {
     clearInterval(this.#timer);
     this.#timer = undefined;
-    this.flush();
+    return this.flush();
   }
 }

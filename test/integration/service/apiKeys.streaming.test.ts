@@ -34,7 +34,7 @@ before(async () => {
   // The key file the serve process then uses too.
   const data = openDataDir({ dataDir });
   try {
-    const account = await addAccount(data, { username: "owner", password: PASSWORD });
+    const account = await addAccount(data.store, { username: "owner", password: PASSWORD });
     const fields = fieldsForCreate({ name: `seeded ${NAME_PAD}` });
     if (!fields.ok) throw new Error("seed fields rejected");
     data.db.transaction(() => {

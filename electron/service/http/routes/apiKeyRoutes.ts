@@ -34,7 +34,7 @@ export function registerApiKeyRoutes(app: FastifyInstance, keys: KeyService, cal
   routePath(app, API_KEYS_PATH, {
     get: async (request, reply) => {
       const { accountKey } = request.params as AccountParams;
-      const list = keys.listRequest(await caller(request), accountKey, request.query);
+      const list = await keys.listRequest(await caller(request), accountKey, request.query);
       if (list.page) return reply.type("application/json; charset=utf-8").send(await keys.pageText(list));
       const controller = new AbortController();
       // Aborting stops the scan at its next step; a reader that stopped reading never asks for

@@ -1,5 +1,5 @@
 import type { FastifyInstance } from "fastify";
-import type { AccountStore } from "../../store/accountStore.ts";
+import type { AccountReads } from "../../store/store.ts";
 import type { BasicGuard } from "../basicAuthGuard.ts";
 import { routePath } from "../methodRoutes.ts";
 
@@ -19,17 +19,25 @@ export interface LocalAccountDto {
  */
 export function registerLocalAccountRoutes(
   app: FastifyInstance,
-  accounts: AccountStore,
+  accounts: AccountReads,
   requireBasic: BasicGuard,
 ): void {
   routePath(app, LOCAL_ACCOUNTS_PATH, {
     get: async (request) => {
       const caller = await requireBasic(request);
-      const all = accounts.list();
+      const all = await accounts.list();
       const keyOf = new Map(all.map((account) => [account.id, account.accountKey]));
-      const managed = all.filter(
-        (account) => account.id !== caller.id && accounts.manages(caller.id, account.id),
-      );
+      const parentOf = new Map(all.map((account) => [account.id, account.parentId]));
+      // The same walk as the store's `manages`, over the list already read: no read per account.
+      const managedByCaller = (id: number): boolean => {
+        let current: number | null | undefined = id;
+        for (let depth = 0; current !== null && current !== undefined && depth < 64; depth++) {
+          if (current === caller.id) return true;
+          current = parentOf.get(current);
+        }
+        return false;
+      };
+      const managed = all.filter((account) => account.id !== caller.id && managedByCaller(account.id));
       const toDto = (account: (typeof all)[number], own: boolean): LocalAccountDto => ({
         accountKey: account.accountKey,
         username: account.username,

@@ -69,3 +69,57 @@ test("writes submitted in later turns form later groups", async () => {
   await writes.run(insert("c2"));
   assert.equal(visibleToOthers("c2"), 1);
 });
+
+test("an asynchronous write shares the group's transaction with synchronous ones and is answered after the commit", async () => {
+  const writes = new GroupCommit(db);
+  const seenInsideAsync: unknown[] = [];
+  const first = writes.run(insert("d1"));
+  const second = writes.runAsync(async () => {
+    seenInsideAsync.push(visibleToOthers("d1"));
+    const inserted = await Promise.resolve(insert("d2")());
+    return inserted + (await Promise.resolve(insert("d3")()));
+  });
+  assert.deepEqual(await Promise.all([first, second]), [1, 2]);
+  assert.deepEqual(seenInsideAsync, [0]);
+  for (const value of ["d1", "d2", "d3"]) assert.equal(visibleToOthers(value), 1);
+});
+
+test("an asynchronous write that rejects rolls back alone, after awaiting", async () => {
+  const writes = new GroupCommit(db);
+  const results = await Promise.allSettled([
+    writes.runAsync(async () => insert("e1")()),
+    writes.runAsync(async () => {
+      await Promise.resolve(insert("e-broken")());
+      throw new Error("refused");
+    }),
+    writes.run(insert("e3")),
+  ]);
+  assert.deepEqual(
+    results.map((r) => r.status),
+    ["fulfilled", "rejected", "fulfilled"],
+  );
+  assert.equal(visibleToOthers("e1"), 1);
+  assert.equal(visibleToOthers("e-broken"), 0);
+  assert.equal(visibleToOthers("e3"), 1);
+});
+
+test("writes submitted while an asynchronous group still runs form the next group, after its commit", async () => {
+  const writes = new GroupCommit(db);
+  let release = () => {};
+  const held = new Promise<void>((resolve) => {
+    release = resolve;
+  });
+  const slow = writes.runAsync(async () => {
+    insert("f1")();
+    await held;
+    return 1;
+  });
+  await new Promise((resolve) => setImmediate(resolve));
+  const next = writes.run(() => {
+    // The slow group has committed by the time this one runs.
+    return visibleToOthers("f1");
+  });
+  await new Promise((resolve) => setImmediate(resolve));
+  release();
+  assert.deepEqual(await Promise.all([slow, next]), [1, 1]);
+});

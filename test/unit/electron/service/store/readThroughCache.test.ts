@@ -99,3 +99,34 @@ test("holds at most its capacity, forgetting the oldest entry", () => {
   assert.equal(cache.get("1", loader.load), "one again");
   assert.equal(loader.loads, 1);
 });
+
+test("an asynchronous load is kept, and then found by peek without loading", async () => {
+  const cache = new ReadThroughCache<string>(new ExternalChanges(db), 10);
+  assert.equal(cache.peek("f"), undefined);
+  assert.equal(await cache.load("f", async () => "loaded"), "loaded");
+  assert.equal(cache.peek("f"), "loaded");
+});
+
+test("a load that a delete overtook answers what it read but does not keep it", async () => {
+  const cache = new ReadThroughCache<string>(new ExternalChanges(db), 10);
+  let finish = (_value: string) => {};
+  const loading = cache.load("g", () => new Promise<string>((resolve) => (finish = resolve)));
+  // The key is written (and its entry deleted) while the read that started before is in flight.
+  cache.delete("g");
+  finish("before the write");
+  assert.equal(await loading, "before the write");
+  assert.equal(cache.peek("g"), undefined);
+});
+
+test("a load that a commit by another connection overtook is not kept", async () => {
+  const cache = new ReadThroughCache<string>(new ExternalChanges(db), 10);
+  cache.peek("h");
+  let finish = (_value: string) => {};
+  const loading = cache.load("h", () => new Promise<string>((resolve) => (finish = resolve)));
+  await nextTurn();
+  otherProcess.prepare("INSERT INTO t (k, v) VALUES ('h', 'new')").run();
+  await nextTurn();
+  finish("old");
+  assert.equal(await loading, "old");
+  assert.equal(cache.peek("h"), undefined);
+});

@@ -41,11 +41,15 @@ after(async () => {
   await removeDir(dir);
 });
 
-function recorder(clock: { now: number }) {
-  return new UsageRecorder(new KeyUsageStore(data.db), { intervalMs: 3_600_000, now: () => clock.now });
+function recorder(clock: { now: number }, failures: unknown[] = []) {
+  return new UsageRecorder(data.store, {
+    intervalMs: 3_600_000,
+    now: () => clock.now,
+    onError: (error) => failures.push(error),
+  });
 }
 
-test("the last 24 hours count the current hour and the 23 before it; totals count everything", () => {
+test("the last 24 hours count the current hour and the 23 before it; totals count everything", async () => {
   const clock = { now: Date.UTC(2026, 10, 1, 10, 30) };
   const usage = recorder(clock);
   try {
@@ -53,8 +57,8 @@ test("the last 24 hours count the current hour and the 23 before it; totals coun
     usage.record(key.key, "expired", clock.now, "10.0.0.2");
     clock.now += HOUR; // an hour later: the first hour's counts are written first
     usage.record(key.key, "allowed", clock.now, "10.0.0.3");
-    usage.flush();
-    let read = usage.usageOf(key.key, key.id);
+    await usage.flush();
+    let read = await usage.usageOf(key.key, key.id);
     assert.equal(read.total.allowed, 2);
     assert.equal(read.last24Hours.allowed, 2);
     assert.equal(read.total.refused.expired, 1);
@@ -62,38 +66,40 @@ test("the last 24 hours count the current hour and the 23 before it; totals coun
     assert.equal(read.lastRefusedFrom, "10.0.0.2");
 
     clock.now += 23 * HOUR; // the first hour is now 24 hours back: out of the day
-    read = usage.usageOf(key.key, key.id);
+    read = await usage.usageOf(key.key, key.id);
     assert.equal(read.last24Hours.allowed, 1);
     assert.equal(read.last24Hours.refused.expired, 0);
     assert.equal(read.total.allowed, 2);
 
     usage.record(key.key, "allowed", clock.now, "10.0.0.4");
-    usage.flush(); // writing prunes the hours before the day
+    await usage.flush(); // writing prunes the hours before the day
     const hours = data.db.prepare("SELECT count(*) AS n FROM key_usage_hours").get() as { n: number };
     assert.equal(hours.n, 2);
   } finally {
-    usage.close();
+    await usage.close();
   }
 });
 
-test("a batch the database refused is kept, read as counted, and written with the next", () => {
+test("a batch the database refused is kept, read as counted, and written with the next", async () => {
   const clock = { now: Date.UTC(2026, 10, 5, 8) };
-  const usage = recorder(clock);
-  const before = usage.usageOf(key.key, key.id).total.allowed;
+  const failures: unknown[] = [];
+  const usage = recorder(clock, failures);
+  const before = (await usage.usageOf(key.key, key.id)).total.allowed;
   try {
     usage.record(key.key, "allowed", clock.now, "10.0.0.5");
     data.db.pragma("query_only = ON");
     try {
-      usage.flush();
+      await usage.flush();
     } finally {
       data.db.pragma("query_only = OFF");
     }
-    assert.equal(usage.usageOf(key.key, key.id).total.allowed, before + 1);
+    assert.equal(failures.length, 1);
+    assert.equal((await usage.usageOf(key.key, key.id)).total.allowed, before + 1);
     usage.record(key.key, "allowed", clock.now, "10.0.0.6");
-    usage.flush();
+    await usage.flush();
     // Read by a store of its own: only what is in the database.
     assert.equal(new KeyUsageStore(data.db).read(key.id, clock.now).total.allowed, before + 2);
   } finally {
-    usage.close();
+    await usage.close();
   }
 });

@@ -1,0 +1,151 @@
+import type { SecretBox } from "../crypto/secretBox.ts";
+import type { Account, AccountStore } from "./accountStore.ts";
+import type { ApiKeyStore } from "./apiKeyStore.ts";
+import type { AuditStore } from "./auditStore.ts";
+import type { Db } from "./database.ts";
+import type { ExternalChanges } from "./externalChanges.ts";
+import type { GroupCommit } from "./groupCommit.ts";
+import { IdempotencyStore } from "./idempotencyStore.ts";
+import { KeyUsageStore } from "./keyUsageStore.ts";
+import {
+  type AccountReads,
+  type AccountWrites,
+  type ApiKeyReads,
+  type ApiKeyWrites,
+  type AuditReads,
+  type AuditWrites,
+  DuplicateError,
+  type IdempotencyReads,
+  type IdempotencyWrites,
+  type Store,
+  type StoreWrite,
+  type UsageReads,
+  type UsageWrites,
+} from "./store.ts";
+
+/** The synchronous SQLite stores a SqliteStore answers from (those of the open DataDir). */
+export interface SqliteParts {
+  db: Db;
+  box: SecretBox;
+  accounts: AccountStore;
+  apiKeys: ApiKeyStore;
+  audit: AuditStore;
+  writes: GroupCommit;
+  externalChanges: ExternalChanges;
+}
+
+/**
+ * The Store on SQLite: the synchronous stores on the service's one connection, each answer an
+ * already-resolved promise. Writes go through the GroupCommit (one transaction and one fsync per
+ * group of concurrent writes, a savepoint per write), so a write's awaits on these methods never
+ * leave the turn, and no reader on this connection sees a write that may still roll back.
+ */
+export class SqliteStore implements Store {
+  readonly accounts: AccountReads;
+  readonly apiKeys: ApiKeyReads;
+  readonly audit: AuditReads;
+  readonly idempotency: IdempotencyReads;
+  readonly usage: UsageReads;
+  readonly changes: ExternalChanges;
+  readonly #writes: GroupCommit;
+  readonly #tx: StoreWrite;
+
+  constructor(parts: SqliteParts) {
+    this.#writes = parts.writes;
+    this.changes = parts.externalChanges;
+    // Inside a write, the same methods on the same connection: reads there see the write's own rows.
+    this.#tx = {
+      accounts: accountsOf(parts.accounts),
+      apiKeys: apiKeysOf(parts.apiKeys),
+      audit: auditOf(parts.audit),
+      idempotency: idempotencyOf(new IdempotencyStore(parts.db, parts.box)),
+      usage: usageOf(new KeyUsageStore(parts.db)),
+    };
+    ({
+      accounts: this.accounts,
+      apiKeys: this.apiKeys,
+      audit: this.audit,
+      idempotency: this.idempotency,
+      usage: this.usage,
+    } = this.#tx);
+  }
+
+  write<T>(work: (tx: StoreWrite) => Promise<T>): Promise<T> {
+    return this.#writes.runAsync(() => work(this.#tx));
+  }
+}
+
+/** Runs a synchronous store call as a promise: its error rejects, never throws at the caller. */
+function settle<T>(call: () => T): Promise<T> {
+  try {
+    return Promise.resolve(call());
+  } catch (error) {
+    return Promise.reject(error);
+  }
+}
+
+function accountsOf(store: AccountStore): AccountWrites {
+  return {
+    byUsername: (username) => settle(() => store.byUsername(username)),
+    byAccountKey: (accountKey) => settle(() => store.byAccountKey(accountKey)),
+    byId: (id) => settle(() => store.byId(id)),
+    list: () => settle(() => store.list()),
+    manages: (ancestorId, accountId) => settle(() => store.manages(ancestorId, accountId)),
+    insert: (account) =>
+      settle((): Account => {
+        try {
+          return store.insert(account);
+        } catch (error) {
+          if ((error as { code?: string }).code === "SQLITE_CONSTRAINT_UNIQUE") {
+            throw new DuplicateError(`an account named ${account.username} already exists`);
+          }
+          throw error;
+        }
+      }),
+    setPasswordHash: (id, passwordHash) => settle(() => store.setPasswordHash(id, passwordHash)),
+  };
+}
+
+function apiKeysOf(store: ApiKeyStore): ApiKeyWrites {
+  return {
+    digestOf: (publicApiKey) => store.digestOf(publicApiKey),
+    grantByDigest: (digest) => settle(() => store.grantByDigest(digest)),
+    byId: (id) => settle(() => store.byId(id)),
+    keyIdOf: (id) => settle(() => store.keyIdOf(id)),
+    keyIdTaken: (key) => settle(() => store.keyIdTaken(key)),
+    get: (accountId, key) => settle(() => store.get(accountId, key)),
+    findByPublicApiKey: (publicApiKey) => settle(() => store.findByPublicApiKey(publicApiKey)),
+    onChange: (listener) => store.onChange(listener),
+    insert: (accountId, accountKey, identity, fields, now, createdAt = now) =>
+      settle(() => store.insert(accountId, accountKey, identity, fields, now, createdAt)),
+    update: (stored, fields, now) => settle(() => store.update(stored, fields, now)),
+    replacePublicApiKey: (stored, publicApiKey, now) =>
+      settle(() => store.replacePublicApiKey(stored, publicApiKey, now)),
+  };
+}
+
+function auditOf(store: AuditStore): AuditWrites {
+  return {
+    page: (query) => settle(() => store.page(query)),
+    append: (entry) => settle(() => store.append(entry)),
+    prune: (before, batch) => settle(() => store.prune(before, batch)),
+  };
+}
+
+function idempotencyOf(store: IdempotencyStore): IdempotencyWrites {
+  return {
+    digestOf: (accountId, request) => store.digestOf(accountId, request),
+    lookup: (accountId, idempotencyKey, digest, now) =>
+      settle(() => store.lookup(accountId, idempotencyKey, digest, now)),
+    remember: (accountId, idempotencyKey, digest, answer, now) =>
+      settle(() => store.remember(accountId, idempotencyKey, digest, answer, now)),
+    purgeExpired: (now) => settle(() => store.purgeExpired(now)),
+  };
+}
+
+function usageOf(store: KeyUsageStore): UsageWrites {
+  return {
+    read: (apiKeyId, now) => settle(() => store.read(apiKeyId, now)),
+    write: (batch, now) => settle(() => store.write(batch, now)),
+  };
+}

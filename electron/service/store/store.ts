@@ -1,0 +1,132 @@
+import type { ApiKeyFields, StoredApiKey } from "../domain/apiKeyRules.ts";
+import type { NewAuditEntry } from "../domain/auditEntries.ts";
+import type { KeyGrant } from "../domain/keyAuthorization.ts";
+import type { PendingUsage } from "../domain/keyUsage.ts";
+import type { Account } from "./accountStore.ts";
+import type { KeyChangeListener } from "./apiKeyStore.ts";
+import type { AuditPage, AuditQuery } from "./auditStore.ts";
+import type { IdempotencyLookup, IdempotentRequest, RememberedAnswer } from "./idempotencyStore.ts";
+import type { StoredUsage } from "./keyUsageStore.ts";
+
+/**
+ * What the key service keeps, whatever the database (README.md, "The store interface"). Reads
+ * are the repositories' methods, outside any transaction; writes happen only inside
+ * `write(work)`. Rows come back as the domain's types: no SQL and no row shapes leave the store.
+ */
+export interface Store {
+  readonly accounts: AccountReads;
+  readonly apiKeys: ApiKeyReads;
+  readonly audit: AuditReads;
+  readonly idempotency: IdempotencyReads;
+  readonly usage: UsageReads;
+  /** Whether something may have changed that this process did not write: caches check it. */
+  readonly changes: ChangeFeed;
+  /**
+   * Runs `work(tx)` atomically and resolves after the commit ("answered" means durable). A work
+   * that throws rolls back alone and its promise rejects with what it threw. `work` awaits only
+   * the store's methods (anything else belongs before or after the write).
+   */
+  write<T>(work: (tx: StoreWrite) => Promise<T>): Promise<T>;
+}
+
+/** The repositories' write methods, given to a write's work only. */
+export interface StoreWrite {
+  readonly accounts: AccountWrites;
+  readonly apiKeys: ApiKeyWrites;
+  readonly audit: AuditWrites;
+  readonly idempotency: IdempotencyWrites;
+  readonly usage: UsageWrites;
+}
+
+export interface ChangeFeed {
+  /** A number that moves whenever everything cached may be stale (another process wrote). */
+  generation(): number;
+}
+
+export interface AccountReads {
+  byUsername(username: string): Promise<Account | undefined>;
+  byAccountKey(accountKey: string): Promise<Account | undefined>;
+  byId(id: number): Promise<Account | undefined>;
+  /** Every account, in id order. */
+  list(): Promise<Account[]>;
+  /** Whether `ancestorId` is `accountId` itself or one of its parents, at any depth. */
+  manages(ancestorId: number, accountId: number): Promise<boolean>;
+}
+
+export interface AccountWrites extends AccountReads {
+  /** Rejects with a DuplicateError when the username (or accountKey) is taken. */
+  insert(account: Omit<Account, "id">): Promise<Account>;
+  setPasswordHash(id: number, passwordHash: string): Promise<void>;
+}
+
+export interface ApiKeyReads {
+  /** The keyed digest a publicApiKey is found by (a pure HMAC: synchronous). */
+  digestOf(publicApiKey: string): Buffer;
+  /** The authorization rules of the key with this digest, read without decrypting anything. */
+  grantByDigest(digest: Buffer): Promise<KeyGrant | undefined>;
+  byId(id: number): Promise<StoredApiKey | undefined>;
+  /** The key id (`key`) of a row, without decrypting anything. */
+  keyIdOf(id: number): Promise<string | undefined>;
+  /** Whether any account has a key with this id. */
+  keyIdTaken(key: string): Promise<boolean>;
+  get(accountId: number, key: string): Promise<StoredApiKey | undefined>;
+  /** The key with this publicApiKey, in any account. */
+  findByPublicApiKey(publicApiKey: string): Promise<StoredApiKey | undefined>;
+  /** Told the digest of every key this process writes (after the write's statement, inside it). */
+  onChange(listener: KeyChangeListener): () => void;
+}
+
+export interface ApiKeyWrites extends ApiKeyReads {
+  /** `createdAt`: the key's real creation time (`now` by default); null when unknown (a copy). */
+  insert(
+    accountId: number,
+    accountKey: string,
+    identity: { key: string; publicApiKey: string },
+    fields: ApiKeyFields,
+    now: number,
+    createdAt?: number | null,
+  ): Promise<StoredApiKey>;
+  update(stored: StoredApiKey, fields: ApiKeyFields, now: number): Promise<StoredApiKey>;
+  replacePublicApiKey(stored: StoredApiKey, publicApiKey: string, now: number): Promise<StoredApiKey>;
+}
+
+export interface AuditReads {
+  /** Newest first. */
+  page(query: AuditQuery): Promise<AuditPage>;
+}
+
+export interface AuditWrites extends AuditReads {
+  /** Inside the write of the change it records: both commit, or neither. */
+  append(entry: NewAuditEntry): Promise<void>;
+  /** Deletes at most `batch` entries older than `before`; answers how many went. */
+  prune(before: number, batch: number): Promise<number>;
+}
+
+export interface IdempotencyReads {
+  /** Keyed digest of everything that makes two requests "the same" for one account (pure). */
+  digestOf(accountId: number, request: IdempotentRequest): Buffer;
+}
+
+export interface IdempotencyWrites extends IdempotencyReads {
+  lookup(accountId: number, idempotencyKey: string, digest: Buffer, now: number): Promise<IdempotencyLookup>;
+  remember(
+    accountId: number,
+    idempotencyKey: string,
+    digest: Buffer,
+    answer: RememberedAnswer,
+    now: number,
+  ): Promise<void>;
+  /** Deletes a bounded number of expired records; answers how many went. */
+  purgeExpired(now: number): Promise<number>;
+}
+
+export interface UsageReads {
+  read(apiKeyId: number, now: number): Promise<StoredUsage>;
+}
+
+export interface UsageWrites extends UsageReads {
+  write(batch: ReadonlyMap<string, PendingUsage>, now: number): Promise<void>;
+}
+
+/** A write refused because a unique value (a username) is taken. */
+export class DuplicateError extends Error {}
