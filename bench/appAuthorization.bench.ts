@@ -1,4 +1,5 @@
-import { spawn } from "node:child_process";
+import { execFileSync, spawn } from "node:child_process";
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
 import autocannon, { type AutocannonResult } from "autocannon";
@@ -77,46 +78,74 @@ function load(url: string, authorization?: string, seconds = SECONDS): Promise<A
   });
 }
 
-const COST_ROUNDS = 8;
-const COST_ROUND_SECONDS = 3;
+const COST_ROUNDS = 6;
+const COST_ROUND_SECONDS = 5;
+const CLOCK_TICKS_PER_SECOND =
+  Number(execFileSync("getconf", ["CLK_TCK"], { encoding: "utf8" }).trim()) || 100;
+
+/** CPU seconds a process (all its threads) has used so far, from /proc (Linux). */
+function cpuSeconds(pid: number): number {
+  // Fields after the command's closing parenthesis: utime and stime are the 12th and 13th.
+  const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+  const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+  return (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS_PER_SECOND;
+}
 
 interface RecordingCost {
-  /** Percent of throughput lost to recording, median of the pairs. */
+  /** Percent more server CPU per request with recording, median of the pairs. */
   median: number;
   lowest: number;
   highest: number;
+  /** The same from throughput (1 - on/off), median of the pairs: at the mercy of the shared CPU. */
+  byThroughput: number;
   /** Mean throughput of the rounds without recording. */
   offThroughput: number;
 }
 
-/** Alternates rounds on the two services (which goes first alternates too), after a warm-up of each. */
-async function recordingCost(onUrl: string, offUrl: string, authorization: string): Promise<RecordingCost> {
-  const round = async (url: string, what: string) => {
-    const result = await load(url, authorization, COST_ROUND_SECONDS);
+interface Side {
+  url: string;
+  pid: number;
+}
+
+/**
+ * Alternates rounds on the two services (which goes first alternates too), after a warm-up of
+ * each, and compares the server's CPU per answered request: the load generator shares the two
+ * cores, so throughput swings by ±15 % between rounds, while the CPU a request costs the server
+ * does not depend on who else wanted the cores.
+ */
+async function recordingCost(on: Side, off: Side, authorization: string): Promise<RecordingCost> {
+  const round = async (side: Side, what: string) => {
+    const cpuBefore = cpuSeconds(side.pid);
+    const result = await load(side.url, authorization, COST_ROUND_SECONDS);
+    const cpu = cpuSeconds(side.pid) - cpuBefore;
     onlyStatus(what, result, "200");
-    return result.requests.mean;
+    const answered = result.requests.total ?? 0;
+    return { rate: answered / result.duration, cpuPerRequest: cpu / Math.max(1, answered) };
   };
-  await round(onUrl, "warm-up, usage on");
-  await round(offUrl, "warm-up, usage off");
+  await round(on, "warm-up, usage on");
+  await round(off, "warm-up, usage off");
   const costs: number[] = [];
+  const throughputCosts: number[] = [];
   const offs: number[] = [];
   for (let i = 0; i < COST_ROUNDS; i++) {
-    let on: number;
-    let off: number;
+    let withUsage: Awaited<ReturnType<typeof round>>;
+    let without: Awaited<ReturnType<typeof round>>;
     if (i % 2 === 0) {
-      on = await round(onUrl, "PIN status, usage on");
-      off = await round(offUrl, "PIN status, usage off");
+      withUsage = await round(on, "PIN status, usage on");
+      without = await round(off, "PIN status, usage off");
     } else {
-      off = await round(offUrl, "PIN status, usage off");
-      on = await round(onUrl, "PIN status, usage on");
+      without = await round(off, "PIN status, usage off");
+      withUsage = await round(on, "PIN status, usage on");
     }
-    costs.push((1 - on / off) * 100);
-    offs.push(off);
+    costs.push((withUsage.cpuPerRequest / without.cpuPerRequest - 1) * 100);
+    throughputCosts.push((1 - withUsage.rate / without.rate) * 100);
+    offs.push(without.rate);
   }
   return {
     median: median(costs),
     lowest: Math.min(...costs),
     highest: Math.max(...costs),
+    byThroughput: median(throughputCosts),
     offThroughput: offs.reduce((sum, value) => sum + value, 0) / offs.length,
   };
 }
@@ -165,7 +194,11 @@ export const appAuthorization: Benchmark = {
     const unrecorded = await startServe({ dataDir: fixture.server.dataDir, args: ["--usage", "off"] });
     let cost: RecordingCost;
     try {
-      cost = await recordingCost(statusUrl, `${unrecorded.url}${statusPath}`, `App ${tfaKey}`);
+      cost = await recordingCost(
+        { url: statusUrl, pid: fixture.server.child.pid ?? 0 },
+        { url: `${unrecorded.url}${statusPath}`, pid: unrecorded.child.pid ?? 0 },
+        `App ${tfaKey}`,
+      );
     } finally {
       await unrecorded.stop("SIGTERM");
     }
@@ -205,6 +238,7 @@ export const appAuthorization: Benchmark = {
       metric("app-auth", "authorized.usageRecordingCost", cost.median, "%", { below: 5 }),
       metric("app-auth", "authorized.usageRecordingCost.lowest", cost.lowest, "%"),
       metric("app-auth", "authorized.usageRecordingCost.highest", cost.highest, "%"),
+      metric("app-auth", "authorized.usageRecordingCost.byThroughput", cost.byThroughput, "%"),
       metric("app-auth", "refused.throughput", refused.requests.mean, "req/s"),
       metric("app-auth", "refused.ratioToPlain", refused.requests.mean / baseline.requests.mean, "x", {
         atLeast: 0.6,
