@@ -12,6 +12,7 @@ import {
   watchPageErrors,
 } from "../harness/chromium.ts";
 import { makeTempDir, REPO_ROOT, removeDir } from "../harness/keyServiceProcess.ts";
+import { cutInputText } from "../harness/layoutChecks.ts";
 import { callBridge, startWebHost, type WebHostProcess } from "../harness/webHostProcess.ts";
 
 /**
@@ -135,6 +136,22 @@ test("the account select shows whole names: a dropdown as wide as the longest, t
     await page.screenshot({ path: join(RESULTS, `accounts-switcher-${width}x${height}.png`) });
     await option.click();
     assert.equal(await switcher().inputValue(), `${LONG_NAME} (sub-account)`);
+    const field = await switcher().evaluate((input: HTMLInputElement) => ({
+      cut: input.scrollWidth > input.clientWidth,
+      ellipsis: getComputedStyle(input).textOverflow === "ellipsis",
+      width: Math.round(input.getBoundingClientRect().width),
+    }));
+    assert.deepEqual(
+      { cut: field.cut, ellipsis: field.ellipsis },
+      { cut: true, ellipsis: true },
+      `${width}×${height}: a name too long for the header ends in "…" (${field.width}px)`,
+    );
+    assert.deepEqual(
+      await cutInputText(page, "header"),
+      [],
+      `${width}×${height}: and reads whole in its tooltip`,
+    );
+    await page.screenshot({ path: join(RESULTS, `accounts-switcher-chosen-${width}x${height}.png`) });
   }
   await switcher().hover();
   await page.getByRole("tooltip").getByText(`Account in view: ${LONG_NAME} (sub-account)`).waitFor();

@@ -22,7 +22,7 @@ import {
   startServe,
 } from "../harness/keyServiceProcess.ts";
 import {
-  cutPlaceholders,
+  cutInputText,
   cutTextWithoutTooltip,
   pageOverflowX,
   sidewaysScrollers,
@@ -160,7 +160,7 @@ async function findings(where: string, scope: string, withAxe: boolean): Promise
     found.push(`${where}: scrolls sideways: ${scroller}`);
   for (const cut of await cutTextWithoutTooltip(page, scope))
     found.push(`${where}: cut without a tooltip: ${cut}`);
-  for (const cut of await cutPlaceholders(page, scope)) found.push(`${where}: ${cut}`);
+  for (const cut of await cutInputText(page, scope)) found.push(`${where}: ${cut}`);
   if (withAxe) {
     for (const violation of await seriousViolations(page, scope)) found.push(`${where}: axe: ${violation}`);
   }

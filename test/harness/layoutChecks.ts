@@ -63,28 +63,37 @@ export function cutTextWithoutTooltip(page: Page, scope = "body"): Promise<strin
 }
 
 /**
- * Visible, empty text inputs under `scope` whose placeholder is wider than the room inside them:
- * the hint is cut with no way to read the rest. Measured with the input's own font. One line each.
+ * Visible text inputs under `scope` whose text is cut with no way to read the rest: an empty field's
+ * placeholder wider than the room inside it, or a read-only field's value (a Select's chosen option)
+ * wider than that room without an ellipsis and a tooltip (`title` or `data-tooltip`). What a user
+ * types may scroll inside its field, so editable values are not checked. Measured with the input's
+ * own font. One line each.
  */
-export function cutPlaceholders(page: Page, scope = "body"): Promise<string[]> {
+export function cutInputText(page: Page, scope = "body"): Promise<string[]> {
   return page.evaluate((scope) => {
     const context = document.createElement("canvas").getContext("2d");
-    if (!context) return ["no canvas to measure placeholders with"];
+    if (!context) return ["no canvas to measure inputs with"];
     const found: string[] = [];
     for (const root of document.querySelectorAll(scope)) {
-      for (const input of root.querySelectorAll<HTMLInputElement | HTMLTextAreaElement>(
-        "input[placeholder], textarea[placeholder]",
-      )) {
-        if (input.value !== "" || !input.placeholder.trim()) continue;
+      for (const input of root.querySelectorAll<HTMLInputElement | HTMLTextAreaElement>("input, textarea")) {
+        const shown = input.value !== "" ? (input.readOnly ? input.value : "") : input.placeholder;
+        if (!shown.trim()) continue;
+        if (input instanceof HTMLInputElement && !["text", "search", ""].includes(input.type)) continue;
         if (!input.checkVisibility({ visibilityProperty: true })) continue;
         const style = getComputedStyle(input);
         context.font = `${style.fontStyle} ${style.fontWeight} ${style.fontSize} ${style.fontFamily}`;
         const room =
           input.clientWidth - Number.parseFloat(style.paddingLeft) - Number.parseFloat(style.paddingRight);
-        const needed = context.measureText(input.placeholder).width;
-        if (needed > room + 1)
+        const needed = context.measureText(shown).width;
+        if (needed <= room + 1) continue;
+        const what = input.value !== "" ? "value" : "placeholder";
+        const readable =
+          what === "value" &&
+          style.textOverflow === "ellipsis" &&
+          (input.hasAttribute("data-tooltip") || input.closest("[title]:not([title=''])") !== null);
+        if (!readable)
           found.push(
-            `${input.getAttribute("aria-label") ?? input.id ?? input.name}: placeholder "${input.placeholder}" needs ${Math.ceil(needed)}px, has ${Math.floor(room)}px`,
+            `${input.getAttribute("aria-label") ?? input.id ?? input.name}: ${what} "${shown}" needs ${Math.ceil(needed)}px, has ${Math.floor(room)}px`,
           );
       }
     }

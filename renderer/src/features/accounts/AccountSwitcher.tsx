@@ -59,9 +59,10 @@ export function AccountSwitcher({ accountKey, onChange }: AccountSwitcherProps) 
           // In words where it is meant; other failures are in the page's banner, with Retry.
           error={unreachable ? `${profileName} unreachable` : accounts.isError}
           errorProps={{ "data-testid": "account-switcher-unreachable", title: unreachableDetail }}
-          // Compact, like the rest of the header, which then fits on one line at 1280 px.
+          // Compact, like the rest of the header, which then fits on one line at 1280 px: as wide as
+          // the chosen name within bounds, longer names end in "…" and read whole in the tooltip.
           size="xs"
-          w={170}
+          data-tooltip
           comboboxProps={{ withinPortal: true, width: "max-content", position: "bottom-end" }}
           styles={{
             // Whole names: as wide as the longest, never wider than the window (then wrapped).
@@ -69,7 +70,13 @@ export function AccountSwitcher({ accountKey, onChange }: AccountSwitcherProps) 
             option: { overflowWrap: "anywhere" },
             // The name stays readable; the border and the words below say what is wrong, in a red
             // that keeps 4.5:1 on the header in both schemes (the theme's error red does not in dark).
-            input: { color: "var(--mantine-color-text)" },
+            input: {
+              color: "var(--mantine-color-text)",
+              fieldSizing: "content",
+              minWidth: 170,
+              maxWidth: 280,
+              textOverflow: "ellipsis",
+            },
             error: { color: "light-dark(var(--mantine-color-red-9), var(--mantine-color-red-3))" },
           }}
         />
