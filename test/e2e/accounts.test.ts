@@ -1,19 +1,13 @@
 import assert from "node:assert/strict";
-import { mkdir } from "node:fs/promises";
 import { createServer } from "node:net";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
-import type { Browser, Page } from "playwright-core";
+import type { Page } from "playwright-core";
 import { seriousViolations } from "../harness/axe.ts";
-import {
-  chromiumMissing,
-  launchChromium,
-  skipWithoutChromium,
-  watchPageErrors,
-} from "../harness/chromium.ts";
-import { makeTempDir, REPO_ROOT, removeDir } from "../harness/keyServiceProcess.ts";
+import { chromiumMissing, skipWithoutChromium } from "../harness/chromium.ts";
 import { cutInputText } from "../harness/layoutChecks.ts";
-import { callBridge, startWebHost, type WebHostProcess } from "../harness/webHostProcess.ts";
+import { closeUiSession, openUiSession, RESULTS, type UiSession } from "../harness/uiSession.ts";
+import { callBridge, type WebHostProcess } from "../harness/webHostProcess.ts";
 
 /**
  * The account switcher and sub-accounts end to end in Debian's Chromium through the browser host:
@@ -21,12 +15,10 @@ import { callBridge, startWebHost, type WebHostProcess } from "../harness/webHos
  * added; the switcher shows whole names; an unreachable remote profile is said in words.
  */
 
-const RESULTS = join(REPO_ROOT, "test-results");
 const LONG_NAME = "regional-payments-team.emea-production@example.org";
 
-let dataDir: string;
+let session: UiSession | undefined;
 let host: WebHostProcess;
-let browser: Browser;
 let page: Page;
 const pageProblems: string[] = [];
 
@@ -44,23 +36,17 @@ async function closedPort(): Promise<number> {
 
 before(async () => {
   if (chromiumMissing) return;
-  await mkdir(RESULTS, { recursive: true });
-  dataDir = await makeTempDir("keydesk-e2e-accounts-");
-  host = await startWebHost({ dataDir });
-  browser = await launchChromium();
-  const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
-  page = await context.newPage();
-  watchPageErrors(page, pageProblems);
-  page.setDefaultTimeout(10_000);
+  session = await openUiSession({
+    name: "accounts",
+    context: { viewport: { width: 1280, height: 800 } },
+    problems: pageProblems,
+  });
+  ({ host, page } = session);
   await page.goto(host.pageUrl);
   await page.getByTestId("service-status").waitFor({ timeout: 15_000 });
 });
 
-after(async () => {
-  await browser?.close();
-  if (host) assert.equal((await host.stop()).code, 0);
-  if (dataDir) await removeDir(dataDir);
-});
+after(() => closeUiSession(session));
 
 const switcher = () => page.getByRole("combobox", { name: "Account", exact: true });
 

@@ -1,28 +1,19 @@
 import assert from "node:assert/strict";
-import { mkdir } from "node:fs/promises";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
-import type { Browser, Page } from "playwright-core";
+import type { Page } from "playwright-core";
 import { seriousViolations } from "../harness/axe.ts";
-import {
-  chromiumMissing,
-  launchChromium,
-  skipWithoutChromium,
-  watchPageErrors,
-} from "../harness/chromium.ts";
-import { makeTempDir, REPO_ROOT, removeDir } from "../harness/keyServiceProcess.ts";
-import { callBridge, startWebHost, type WebHostProcess } from "../harness/webHostProcess.ts";
+import { chromiumMissing, skipWithoutChromium } from "../harness/chromium.ts";
+import { closeUiSession, openUiSession, RESULTS, type UiSession } from "../harness/uiSession.ts";
+import { callBridge, type WebHostProcess } from "../harness/webHostProcess.ts";
 
 /**
  * The History section of a key's details panel in Chromium through the browser host: after an
  * edit in the UI, it shows who changed the key, when, through the desktop app, and old → new.
  */
 
-const RESULTS = join(REPO_ROOT, "test-results");
-
-let dataDir: string;
+let session: UiSession | undefined;
 let host: WebHostProcess;
-let browser: Browser;
 let page: Page;
 const pageProblems: string[] = [];
 
@@ -30,25 +21,19 @@ const row = (name: string) => page.getByTestId("key-row").filter({ hasText: name
 
 before(async () => {
   if (chromiumMissing) return;
-  await mkdir(RESULTS, { recursive: true });
-  dataDir = await makeTempDir("keydesk-e2e-key-history-");
-  host = await startWebHost({ dataDir });
-  browser = await launchChromium();
-  const context = await browser.newContext({
-    viewport: { width: 1280, height: 900 },
-    timezoneId: "Europe/Berlin",
+  session = await openUiSession({
+    name: "key-history",
+    context: {
+      viewport: { width: 1280, height: 900 },
+      timezoneId: "Europe/Berlin",
+    },
+    problems: pageProblems,
   });
-  page = await context.newPage();
-  watchPageErrors(page, pageProblems);
-  page.setDefaultTimeout(10_000);
+  ({ host, page } = session);
   await callBridge(host, "keys.create", { accountKey: "_", request: { name: "Audited app" } });
 });
 
-after(async () => {
-  await browser?.close();
-  if (host) assert.equal((await host.stop()).code, 0);
-  if (dataDir) await removeDir(dataDir);
-});
+after(() => closeUiSession(session));
 
 test("after an edit, the details panel's History shows who changed what, when and through what", async (t) => {
   if (skipWithoutChromium(t)) return;

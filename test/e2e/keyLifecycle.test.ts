@@ -1,17 +1,12 @@
 import assert from "node:assert/strict";
-import { mkdir, readFile } from "node:fs/promises";
+import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
-import type { Browser, BrowserContext, Page } from "playwright-core";
-import {
-  chromiumMissing,
-  launchChromium,
-  skipWithoutChromium,
-  watchPageErrors,
-} from "../harness/chromium.ts";
+import type { Page } from "playwright-core";
+import { chromiumMissing, skipWithoutChromium } from "../harness/chromium.ts";
 import { everyPage } from "../harness/keyPages.ts";
-import { makeTempDir, REPO_ROOT, removeDir } from "../harness/keyServiceProcess.ts";
-import { callBridge, startWebHost, type WebHostProcess } from "../harness/webHostProcess.ts";
+import { closeUiSession, openUiSession, RESULTS, type UiSession } from "../harness/uiSession.ts";
+import { callBridge, type WebHostProcess } from "../harness/webHostProcess.ts";
 
 /**
  * The key lifecycle in Chromium through the browser host: roll a key (successor shown once, Copy,
@@ -19,12 +14,8 @@ import { callBridge, startWebHost, type WebHostProcess } from "../harness/webHos
  * the browser downloads (its content never in the page's JS).
  */
 
-const RESULTS = join(REPO_ROOT, "test-results");
-
-let dataDir: string;
+let session: UiSession | undefined;
 let host: WebHostProcess;
-let browser: Browser;
-let context: BrowserContext;
 let page: Page;
 const pageProblems: string[] = [];
 
@@ -53,19 +44,17 @@ const row = (name: string) => rows().filter({ hasText: name });
 
 before(async () => {
   if (chromiumMissing) return;
-  await mkdir(RESULTS, { recursive: true });
-  dataDir = await makeTempDir("keydesk-e2e-lifecycle-");
-  host = await startWebHost({ dataDir });
-  browser = await launchChromium();
-  context = await browser.newContext({
-    viewport: { width: 1440, height: 900 },
-    timezoneId: "Europe/Berlin",
-    acceptDownloads: true,
+  session = await openUiSession({
+    name: "lifecycle",
+    context: {
+      viewport: { width: 1440, height: 900 },
+      timezoneId: "Europe/Berlin",
+      acceptDownloads: true,
+    },
+    clipboard: true,
+    problems: pageProblems,
   });
-  await context.grantPermissions(["clipboard-read", "clipboard-write"], { origin: host.baseUrl });
-  page = await context.newPage();
-  watchPageErrors(page, pageProblems);
-  page.setDefaultTimeout(10_000);
+  ({ host, page } = session);
   await bridge("keys.create", { accountKey: "_", request: { name: "payments", allowedIPs: ["10.0.0.0/8"] } });
   for (let i = 1; i <= 5; i++) {
     await bridge("keys.create", { accountKey: "_", request: { name: `batch ${i}` } });
@@ -73,11 +62,7 @@ before(async () => {
   await bridge("keys.create", { accountKey: "_", request: { name: '=HYPERLINK("x")' } });
 });
 
-after(async () => {
-  await browser?.close();
-  if (host) assert.equal((await host.stop()).code, 0);
-  if (dataDir) await removeDir(dataDir);
-});
+after(() => closeUiSession(session));
 
 test("roll: the successor's publicApiKey once with Copy, the old key retiring in 24 h", async (t) => {
   if (skipWithoutChromium(t)) return;

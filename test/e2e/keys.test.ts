@@ -1,29 +1,23 @@
 import assert from "node:assert/strict";
-import { mkdir } from "node:fs/promises";
 import { type AddressInfo, createServer } from "node:net";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
-import type { Browser, BrowserContext, Locator, Page } from "playwright-core";
+import type { Browser, Locator, Page } from "playwright-core";
 import { formatApiDateTime } from "../../shared/datetime.ts";
 import { seriousViolations } from "../harness/axe.ts";
-import {
-  chromiumMissing,
-  launchChromium,
-  skipWithoutChromium,
-  watchPageErrors,
-} from "../harness/chromium.ts";
+import { chromiumMissing, skipWithoutChromium } from "../harness/chromium.ts";
 import { everyPage } from "../harness/keyPages.ts";
 import {
   addAccount,
   basic,
   makeTempDir,
-  REPO_ROOT,
   removeDir,
   request,
   startServe,
 } from "../harness/keyServiceProcess.ts";
 import { cutInputText } from "../harness/layoutChecks.ts";
-import { callBridge, startWebHost, type WebHostProcess } from "../harness/webHostProcess.ts";
+import { closeUiSession, openUiSession, RESULTS, type UiSession } from "../harness/uiSession.ts";
+import { callBridge, type WebHostProcess } from "../harness/webHostProcess.ts";
 
 /**
  * The keys view end to end in Debian's Chromium through the browser host, with the real core and
@@ -32,34 +26,25 @@ import { callBridge, startWebHost, type WebHostProcess } from "../harness/webHos
  * `npm run -s build` (npm test builds first).
  */
 
-const RESULTS = join(REPO_ROOT, "test-results");
-
-let dataDir: string;
+let session: UiSession | undefined;
 let host: WebHostProcess;
 let browser: Browser;
-let context: BrowserContext;
 let page: Page;
 const pageProblems: string[] = [];
 
 before(async () => {
   if (chromiumMissing) return;
-  await mkdir(RESULTS, { recursive: true });
-  dataDir = await makeTempDir("keydesk-e2e-keys-");
-  host = await startWebHost({ dataDir });
-  browser = await launchChromium();
-  context = await browser.newContext({ viewport: { width: 1400, height: 900 }, timezoneId: "Europe/Berlin" });
-  // The page writes copied keys to the browser's clipboard; the test reads them back from there.
-  await context.grantPermissions(["clipboard-read", "clipboard-write"], { origin: host.baseUrl });
-  page = await context.newPage();
-  watchPageErrors(page, pageProblems);
-  page.setDefaultTimeout(10_000);
+  session = await openUiSession({
+    name: "keys",
+    context: { viewport: { width: 1400, height: 900 }, timezoneId: "Europe/Berlin" },
+    // The page writes copied keys to the browser's clipboard; the test reads them back from there.
+    clipboard: true,
+    problems: pageProblems,
+  });
+  ({ host, browser, page } = session);
 });
 
-after(async () => {
-  await browser?.close();
-  if (host) assert.equal((await host.stop()).code, 0);
-  if (dataDir) await removeDir(dataDir);
-});
+after(() => closeUiSession(session));
 
 /** A bridge call over HTTP, as the page makes it. */
 const bridge = <T = Record<string, unknown>>(method: string, args?: unknown) =>

@@ -1,20 +1,14 @@
 import assert from "node:assert/strict";
-import { mkdir } from "node:fs/promises";
 import { type AddressInfo, createServer } from "node:net";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
-import type { Browser, BrowserContext, Page } from "playwright-core";
+import type { Page } from "playwright-core";
 import { formatApiDateTime } from "../../shared/datetime.ts";
 import { seriousViolations } from "../harness/axe.ts";
-import {
-  chromiumMissing,
-  launchChromium,
-  skipWithoutChromium,
-  watchPageErrors,
-} from "../harness/chromium.ts";
+import { chromiumMissing, skipWithoutChromium } from "../harness/chromium.ts";
 import { everyPage } from "../harness/keyPages.ts";
-import { makeTempDir, REPO_ROOT, removeDir } from "../harness/keyServiceProcess.ts";
-import { callBridge, startWebHost, type WebHostProcess } from "../harness/webHostProcess.ts";
+import { closeUiSession, openUiSession, RESULTS, type UiSession } from "../harness/uiSession.ts";
+import { callBridge, type WebHostProcess } from "../harness/webHostProcess.ts";
 
 /**
  * The keys view as an admin's console (issue 13) in Chromium through the browser host: the
@@ -23,13 +17,10 @@ import { callBridge, startWebHost, type WebHostProcess } from "../harness/webHos
  * and an unreachable remote called unreachable.
  */
 
-const RESULTS = join(REPO_ROOT, "test-results");
 const DAY = 24 * 3600_000;
 
-let dataDir: string;
+let session: UiSession | undefined;
 let host: WebHostProcess;
-let browser: Browser;
-let context: BrowserContext;
 let page: Page;
 const pageProblems: string[] = [];
 
@@ -58,15 +49,13 @@ const row = (name: string) => rows().filter({ hasText: name });
 
 before(async () => {
   if (chromiumMissing) return;
-  await mkdir(RESULTS, { recursive: true });
-  dataDir = await makeTempDir("keydesk-e2e-keys-console-");
-  host = await startWebHost({ dataDir });
-  browser = await launchChromium();
-  context = await browser.newContext({ viewport: { width: 1280, height: 800 }, timezoneId: "Europe/Berlin" });
-  await context.grantPermissions(["clipboard-read", "clipboard-write"], { origin: host.baseUrl });
-  page = await context.newPage();
-  watchPageErrors(page, pageProblems);
-  page.setDefaultTimeout(10_000);
+  session = await openUiSession({
+    name: "keys-console",
+    context: { viewport: { width: 1280, height: 800 }, timezoneId: "Europe/Berlin" },
+    clipboard: true,
+    problems: pageProblems,
+  });
+  ({ host, page } = session);
   const now = Date.now();
   for (let i = 0; i < 60; i++) {
     await bridge("keys.create", {
@@ -84,11 +73,7 @@ before(async () => {
   });
 });
 
-after(async () => {
-  await browser?.close();
-  if (host) assert.equal((await host.stop()).code, 0);
-  if (dataDir) await removeDir(dataDir);
-});
+after(() => closeUiSession(session));
 
 test("the heading names the account; Valid to says when in words and warns of keys expiring within 7 days", async (t) => {
   if (skipWithoutChromium(t)) return;

@@ -1,19 +1,13 @@
 import assert from "node:assert/strict";
-import { mkdir } from "node:fs/promises";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
-import type { Browser, BrowserContext, Page } from "playwright-core";
+import type { Page } from "playwright-core";
 import { formatApiDateTime } from "../../shared/datetime.ts";
 import { seriousViolations } from "../harness/axe.ts";
-import {
-  chromiumMissing,
-  launchChromium,
-  skipWithoutChromium,
-  watchPageErrors,
-} from "../harness/chromium.ts";
-import { makeTempDir, REPO_ROOT, removeDir } from "../harness/keyServiceProcess.ts";
+import { chromiumMissing, skipWithoutChromium } from "../harness/chromium.ts";
 import { cutInputText } from "../harness/layoutChecks.ts";
-import { callBridge, startWebHost, type WebHostProcess } from "../harness/webHostProcess.ts";
+import { closeUiSession, openUiSession, RESULTS, type UiSession } from "../harness/uiSession.ts";
+import { callBridge, type WebHostProcess } from "../harness/webHostProcess.ts";
 
 /**
  * The keys table at the window sizes admins use, from the window's minimum (800×500) up, in light
@@ -22,7 +16,6 @@ import { callBridge, startWebHost, type WebHostProcess } from "../harness/webHos
  * with realistic (long) names, every state, IP lists and validity windows. Run after a build.
  */
 
-const RESULTS = join(REPO_ROOT, "test-results");
 const SIZES = [
   [800, 500],
   [1024, 768],
@@ -31,10 +24,8 @@ const SIZES = [
 ] as const;
 const DAY = 24 * 3600_000;
 
-let dataDir: string;
+let session: UiSession | undefined;
 let host: WebHostProcess;
-let browser: Browser;
-let context: BrowserContext;
 let page: Page;
 const pageProblems: string[] = [];
 
@@ -43,14 +34,12 @@ const bridge = <T = Record<string, unknown>>(method: string, args?: unknown) =>
 
 before(async () => {
   if (chromiumMissing) return;
-  await mkdir(RESULTS, { recursive: true });
-  dataDir = await makeTempDir("keydesk-e2e-keys-layout-");
-  host = await startWebHost({ dataDir });
-  browser = await launchChromium();
-  context = await browser.newContext({ viewport: { width: 1280, height: 800 }, timezoneId: "Europe/Berlin" });
-  page = await context.newPage();
-  watchPageErrors(page, pageProblems);
-  page.setDefaultTimeout(10_000);
+  session = await openUiSession({
+    name: "keys-layout",
+    context: { viewport: { width: 1280, height: 800 }, timezoneId: "Europe/Berlin" },
+    problems: pageProblems,
+  });
+  ({ host, page } = session);
   const now = Date.now();
   for (let i = 0; i < 40; i++) {
     const request: Record<string, unknown> = {
@@ -69,11 +58,7 @@ before(async () => {
   }
 });
 
-after(async () => {
-  await browser?.close();
-  if (host) assert.equal((await host.stop()).code, 0);
-  if (dataDir) await removeDir(dataDir);
-});
+after(() => closeUiSession(session));
 
 /** Whether the document scrolls sideways. */
 function horizontalOverflow(): Promise<number> {

@@ -1,17 +1,12 @@
 import assert from "node:assert/strict";
-import { mkdir } from "node:fs/promises";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
-import type { Browser, BrowserContext, Page } from "playwright-core";
-import {
-  chromiumMissing,
-  launchChromium,
-  skipWithoutChromium,
-  watchPageErrors,
-} from "../harness/chromium.ts";
+import type { Page } from "playwright-core";
+import { chromiumMissing, skipWithoutChromium } from "../harness/chromium.ts";
 import { startForeignRemote } from "../harness/foreignRemote.ts";
-import { makeTempDir, REPO_ROOT, removeDir, request } from "../harness/keyServiceProcess.ts";
-import { callBridge, startWebHost, type WebHostProcess } from "../harness/webHostProcess.ts";
+import { request } from "../harness/keyServiceProcess.ts";
+import { closeUiSession, openUiSession, RESULTS, type UiSession } from "../harness/uiSession.ts";
+import { callBridge, type WebHostProcess } from "../harness/webHostProcess.ts";
 
 /**
  * The usage of keys in the Keys view (issue 14), in Chromium through the browser host: after
@@ -19,12 +14,8 @@ import { callBridge, startWebHost, type WebHostProcess } from "../harness/webHos
  * a key's details (last calls, counts, refusals by rule), and the "Not used for" filter.
  */
 
-const RESULTS = join(REPO_ROOT, "test-results");
-
-let dataDir: string;
+let session: UiSession | undefined;
 let host: WebHostProcess;
-let browser: Browser;
-let context: BrowserContext;
 let page: Page;
 const pageProblems: string[] = [];
 
@@ -36,14 +27,12 @@ const row = (name: string) => rows().filter({ hasText: name });
 
 before(async () => {
   if (chromiumMissing) return;
-  await mkdir(RESULTS, { recursive: true });
-  dataDir = await makeTempDir("keydesk-e2e-keys-usage-");
-  host = await startWebHost({ dataDir });
-  browser = await launchChromium();
-  context = await browser.newContext({ viewport: { width: 1440, height: 900 }, timezoneId: "Europe/Berlin" });
-  page = await context.newPage();
-  watchPageErrors(page, pageProblems);
-  page.setDefaultTimeout(10_000);
+  session = await openUiSession({
+    name: "keys-usage",
+    context: { viewport: { width: 1440, height: 900 }, timezoneId: "Europe/Berlin" },
+    problems: pageProblems,
+  });
+  ({ host, page } = session);
   const used = await bridge<{ publicApiKey: string }>("keys.create", {
     accountKey: "_",
     request: { name: "busy backend" },
@@ -61,11 +50,7 @@ before(async () => {
   assert.equal((await call(fenced.publicApiKey)).status, 403);
 });
 
-after(async () => {
-  await browser?.close();
-  if (host) assert.equal((await host.stop()).code, 0);
-  if (dataDir) await removeDir(dataDir);
-});
+after(() => closeUiSession(session));
 
 test("Last used says when a key last authorized a call, never for an unused one; Created says when it was made", async (t) => {
   if (skipWithoutChromium(t)) return;

@@ -1,17 +1,12 @@
 import assert from "node:assert/strict";
-import { mkdir } from "node:fs/promises";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
 import type { Browser, Page } from "playwright-core";
 import { seriousViolations } from "../harness/axe.ts";
-import {
-  chromiumMissing,
-  launchChromium,
-  skipWithoutChromium,
-  watchPageErrors,
-} from "../harness/chromium.ts";
+import { chromiumMissing, skipWithoutChromium, watchPageErrors } from "../harness/chromium.ts";
 import { eventually } from "../harness/eventually.ts";
-import { makeTempDir, REPO_ROOT, removeDir } from "../harness/keyServiceProcess.ts";
+import { makeTempDir, removeDir } from "../harness/keyServiceProcess.ts";
+import { closeUiSession, openUiSession, RESULTS, type UiSession } from "../harness/uiSession.ts";
 import {
   bridgeAnswer,
   callBridge,
@@ -27,8 +22,7 @@ import {
  * with a real one (gnome-keyring in a private D-Bus session). Run after `npm run -s build`.
  */
 
-const RESULTS = join(REPO_ROOT, "test-results");
-
+let session: UiSession | undefined;
 let dataDir: string;
 let host: WebHostProcess;
 let browser: Browser;
@@ -45,27 +39,19 @@ interface ServiceStatus {
 
 before(async () => {
   if (chromiumMissing) return;
-  await mkdir(RESULTS, { recursive: true });
-  dataDir = await makeTempDir("keydesk-e2e-settings-");
   // A bus address where no bus listens: the host finds no Secret Service, whatever session the
   // test runs in, and opens a session-only vault the way the app does without a keychain.
-  host = await startWebHost({
-    dataDir,
-    env: { DBUS_SESSION_BUS_ADDRESS: `unix:path=${join(dataDir, "no-such-bus")}` },
+  session = await openUiSession({
+    name: "settings",
+    host: (dataDir) => ({ env: { DBUS_SESSION_BUS_ADDRESS: `unix:path=${join(dataDir, "no-such-bus")}` } }),
+    context: { viewport: { width: 1280, height: 800 } },
+    clipboard: true,
+    problems: pageProblems,
   });
-  browser = await launchChromium();
-  const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
-  await context.grantPermissions(["clipboard-read", "clipboard-write"], { origin: host.baseUrl });
-  page = await context.newPage();
-  watchPageErrors(page, pageProblems);
-  page.setDefaultTimeout(10_000);
+  ({ dataDir, host, browser, page } = session);
 });
 
-after(async () => {
-  await browser?.close();
-  if (host) assert.equal((await host.stop()).code, 0);
-  if (dataDir) await removeDir(dataDir);
-});
+after(() => closeUiSession(session));
 
 const delayField = (on: Page = page) =>
   on.getByRole("textbox", { name: "Clear the clipboard after (seconds)" });
