@@ -1,17 +1,13 @@
 import assert from "node:assert/strict";
-import { mkdir, stat } from "node:fs/promises";
+import { stat } from "node:fs/promises";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
 import type { Browser, Page } from "playwright-core";
 import { seriousViolations } from "../harness/axe.ts";
-import {
-  chromiumMissing,
-  launchChromium,
-  skipWithoutChromium,
-  watchPageErrors,
-} from "../harness/chromium.ts";
-import { makeTempDir, REPO_ROOT, removeDir } from "../harness/keyServiceProcess.ts";
+import { chromiumMissing, skipWithoutChromium } from "../harness/chromium.ts";
+import { makeTempDir, removeDir } from "../harness/keyServiceProcess.ts";
 import { pageOverflowX } from "../harness/layoutChecks.ts";
+import { closeUiSession, openUiSession, RESULTS, type UiSession } from "../harness/uiSession.ts";
 import {
   callBridge,
   keyringSessionMissing,
@@ -27,9 +23,9 @@ import {
  * Run after `npm run -s build`.
  */
 
-const RESULTS = join(REPO_ROOT, "test-results");
 const PASSPHRASE = "a long and quiet passphrase";
 
+let session: UiSession | undefined;
 let dataDir: string;
 let host: WebHostProcess;
 let browser: Browser;
@@ -60,28 +56,23 @@ async function publicApiKeys(): Promise<Map<string, string>> {
 
 before(async () => {
   if (chromiumMissing) return;
-  await mkdir(RESULTS, { recursive: true });
-  dataDir = await makeTempDir("keydesk-e2e-backup-");
-  backupFile = join(dataDir, "..", `${dataDir.split("/").pop()}-saved.kdbackup`);
-  host = await startWebHost({
-    dataDir,
-    env: { DBUS_SESSION_BUS_ADDRESS: `unix:path=${join(dataDir, "no-such-bus")}` },
+  session = await openUiSession({
+    name: "backup",
+    host: (dataDir) => ({ env: { DBUS_SESSION_BUS_ADDRESS: `unix:path=${join(dataDir, "no-such-bus")}` } }),
+    context: { viewport: { width: 1280, height: 800 }, acceptDownloads: true },
+    timeout: 15_000,
+    problems: pageProblems,
   });
+  ({ dataDir, host, browser, page } = session);
+  backupFile = join(dataDir, "..", `${dataDir.split("/").pop()}-saved.kdbackup`);
   for (const name of ["Billing backend", "Reports", "Mobile app"]) {
     await bridge("keys.create", { request: { name } });
   }
   original = await publicApiKeys();
-  browser = await launchChromium();
-  const context = await browser.newContext({ viewport: { width: 1280, height: 800 }, acceptDownloads: true });
-  page = await context.newPage();
-  watchPageErrors(page, pageProblems);
-  page.setDefaultTimeout(15_000);
 });
 
 after(async () => {
-  await browser?.close();
-  if (host) assert.equal((await host.stop()).code, 0);
-  if (dataDir) await removeDir(dataDir);
+  await closeUiSession(session);
   if (backupFile) await removeDir(backupFile);
 });
 

@@ -1,28 +1,22 @@
 import assert from "node:assert/strict";
-import { mkdir } from "node:fs/promises";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
-import type { Browser, BrowserContext, Locator, Page } from "playwright-core";
+import type { Locator, Page } from "playwright-core";
 import { seriousViolations } from "../harness/axe.ts";
-import {
-  chromiumMissing,
-  launchChromium,
-  skipWithoutChromium,
-  watchPageErrors,
-} from "../harness/chromium.ts";
+import { chromiumMissing, skipWithoutChromium } from "../harness/chromium.ts";
 import { eventually } from "../harness/eventually.ts";
 import {
   addAccount,
   basic,
   makeTempDir,
-  REPO_ROOT,
   removeDir,
   request,
   runCli,
   type ServeProcess,
   startServe,
 } from "../harness/keyServiceProcess.ts";
-import { callBridge, startWebHost, type WebHostProcess } from "../harness/webHostProcess.ts";
+import { closeUiSession, openUiSession, RESULTS, type UiSession } from "../harness/uiSession.ts";
+import { callBridge, type WebHostProcess } from "../harness/webHostProcess.ts";
 
 /**
  * Sync end to end in Debian's Chromium: the browser host (its core, embedded service and sync
@@ -33,16 +27,13 @@ import { callBridge, startWebHost, type WebHostProcess } from "../harness/webHos
  * pauses the link until "Enter credentials" gives the new one; the link is removed after a confirmation.
  */
 
-const RESULTS = join(REPO_ROOT, "test-results");
 const REMOTE_USER = "team-admin";
 let remotePassword = "team-password-1";
 
-let dataDir: string;
+let session: UiSession | undefined;
 let remoteDir: string;
 let host: WebHostProcess;
 let remote: ServeProcess;
-let browser: Browser;
-let context: BrowserContext;
 let page: Page;
 const problems: string[] = [];
 let local: { baseUrl: string; username: string; password: string };
@@ -83,29 +74,22 @@ const until = (what: string, check: () => Promise<boolean>, timeoutMs?: number) 
 
 before(async () => {
   if (chromiumMissing) return;
-  dataDir = await makeTempDir("keydesk-e2e-sync-");
   remoteDir = await makeTempDir("keydesk-e2e-sync-remote-");
   await addAccount(remoteDir, REMOTE_USER, remotePassword);
   remote = await startServe({ dataDir: remoteDir });
   for (const name of ["shared key", "remote only"]) {
     await api("remote", "/settings/1/accounts/_/api-keys", "POST", { name });
   }
-  host = await startWebHost({ dataDir });
+  session = await openUiSession({ name: "sync", problems });
+  ({ host, page } = session);
   local = await bridge("profiles.revealLocalCredentials");
-  browser = await launchChromium();
-  context = await browser.newContext();
-  page = await context.newPage();
-  watchPageErrors(page, problems);
   await page.goto(host.pageUrl);
   await page.getByTestId("service-status").waitFor({ timeout: 15_000 });
-  await mkdir(RESULTS, { recursive: true });
 });
 
 after(async () => {
-  await browser?.close();
-  if (host) assert.equal((await host.stop()).code, 0);
+  await closeUiSession(session);
   if (remote) assert.equal((await remote.stop("SIGTERM")).code, 0);
-  if (dataDir) await removeDir(dataDir);
   if (remoteDir) await removeDir(remoteDir);
 });
 

@@ -1,19 +1,14 @@
 import assert from "node:assert/strict";
 import { randomBytes } from "node:crypto";
-import { mkdir } from "node:fs/promises";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
-import type { Browser, Page } from "playwright-core";
+import type { Page } from "playwright-core";
 import { seriousViolations } from "../harness/axe.ts";
-import {
-  chromiumMissing,
-  launchChromium,
-  skipWithoutChromium,
-  watchPageErrors,
-} from "../harness/chromium.ts";
+import { chromiumMissing, skipWithoutChromium } from "../harness/chromium.ts";
 import { type ForeignRemote, startForeignRemote } from "../harness/foreignRemote.ts";
-import { basic, makeTempDir, REPO_ROOT, removeDir, request } from "../harness/keyServiceProcess.ts";
-import { callBridge, startWebHost, type WebHostProcess } from "../harness/webHostProcess.ts";
+import { basic, request } from "../harness/keyServiceProcess.ts";
+import { closeUiSession, openUiSession, RESULTS, type UiSession } from "../harness/uiSession.ts";
+import { callBridge, type WebHostProcess } from "../harness/webHostProcess.ts";
 
 /**
  * What the Sync view shows when a remote refuses a change or loses a key, end to end in Debian's
@@ -21,12 +16,9 @@ import { callBridge, startWebHost, type WebHostProcess } from "../harness/webHos
  * foreignRemote.ts), which can be told to refuse a request and whose keys can vanish.
  */
 
-const RESULTS = join(REPO_ROOT, "test-results");
-
-let dataDir: string;
+let session: UiSession | undefined;
 let host: WebHostProcess;
 let foreign: ForeignRemote;
-let browser: Browser;
 let page: Page;
 let linkId: number;
 let local: { baseUrl: string; username: string; password: string };
@@ -76,8 +68,8 @@ before(async () => {
   foreign = await startForeignRemote();
   addForeignKey("alpha");
   addForeignKey("beta");
-  dataDir = await makeTempDir("keydesk-e2e-sync-failures-");
-  host = await startWebHost({ dataDir });
+  session = await openUiSession({ name: "sync-failures", problems });
+  ({ host, page } = session);
   local = await bridge("profiles.revealLocalCredentials");
   const profile = await bridge<{ id: string }>("profiles.add", {
     name: "Provider",
@@ -93,19 +85,13 @@ before(async () => {
   });
   linkId = link.id;
   await bridge("sync.run", { id: linkId });
-  browser = await launchChromium();
-  page = await (await browser.newContext()).newPage();
-  watchPageErrors(page, problems);
   await page.goto(host.pageUrl);
   await page.getByTestId("service-status").waitFor({ timeout: 15_000 });
-  await mkdir(RESULTS, { recursive: true });
 });
 
 after(async () => {
-  await browser?.close();
-  if (host) assert.equal((await host.stop()).code, 0);
+  await closeUiSession(session);
   await foreign?.close();
-  if (dataDir) await removeDir(dataDir);
 });
 
 const syncView = () => page.getByTestId("sync-view");

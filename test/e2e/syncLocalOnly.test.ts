@@ -1,27 +1,21 @@
 import assert from "node:assert/strict";
-import { mkdir } from "node:fs/promises";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
-import type { Browser, Locator, Page } from "playwright-core";
+import type { Locator, Page } from "playwright-core";
 import { seriousViolations } from "../harness/axe.ts";
-import {
-  chromiumMissing,
-  launchChromium,
-  skipWithoutChromium,
-  watchPageErrors,
-} from "../harness/chromium.ts";
+import { chromiumMissing, skipWithoutChromium } from "../harness/chromium.ts";
 import { eventually } from "../harness/eventually.ts";
 import {
   addAccount,
   basic,
   makeTempDir,
-  REPO_ROOT,
   removeDir,
   request,
   type ServeProcess,
   startServe,
 } from "../harness/keyServiceProcess.ts";
-import { callBridge, startWebHost, type WebHostProcess } from "../harness/webHostProcess.ts";
+import { closeUiSession, openUiSession, RESULTS, type UiSession } from "../harness/uiSession.ts";
+import { callBridge, type WebHostProcess } from "../harness/webHostProcess.ts";
 
 /**
  * The lifecycle parts of sync in Chromium: a link whose remote refuses the credentials is refused
@@ -29,7 +23,6 @@ import { callBridge, startWebHost, type WebHostProcess } from "../harness/webHos
  * list, a "Local only" badge in the Keys table) and are pushed one by one and then all together.
  */
 
-const RESULTS = join(REPO_ROOT, "test-results");
 const REMOTE_USER = "team-admin";
 const REMOTE_PASSWORD = "team-password-1";
 const SIZES = [
@@ -37,11 +30,10 @@ const SIZES = [
   { width: 1440, height: 900 },
 ];
 
-let dataDir: string;
+let session: UiSession | undefined;
 let remoteDir: string;
 let host: WebHostProcess;
 let remote: ServeProcess;
-let browser: Browser;
 let page: Page;
 const problems: string[] = [];
 let local: { baseUrl: string; username: string; password: string };
@@ -67,12 +59,12 @@ const remoteKeys = async () =>
 
 before(async () => {
   if (chromiumMissing) return;
-  dataDir = await makeTempDir("keydesk-e2e-sync-local-only-");
   remoteDir = await makeTempDir("keydesk-e2e-sync-local-only-remote-");
   await addAccount(remoteDir, REMOTE_USER, REMOTE_PASSWORD);
   remote = await startServe({ dataDir: remoteDir });
   await api("remote", "/settings/1/accounts/_/api-keys", "POST", { name: "remote gateway" });
-  host = await startWebHost({ dataDir });
+  session = await openUiSession({ name: "sync-local-only", problems });
+  ({ host, page } = session);
   local = await bridge("profiles.revealLocalCredentials");
   for (const name of ["local alpha", "local beta", "local gamma (disabled)"]) {
     const made = (await api("local", "/settings/1/accounts/_/api-keys", "POST", { name })) as { key: string };
@@ -91,19 +83,13 @@ before(async () => {
     username: REMOTE_USER,
     password: REMOTE_PASSWORD,
   });
-  browser = await launchChromium();
-  page = await (await browser.newContext()).newPage();
-  watchPageErrors(page, problems);
   await page.goto(host.pageUrl);
   await page.getByTestId("service-status").waitFor({ timeout: 15_000 });
-  await mkdir(RESULTS, { recursive: true });
 });
 
 after(async () => {
-  await browser?.close();
-  if (host) assert.equal((await host.stop()).code, 0);
+  await closeUiSession(session);
   if (remote) assert.equal((await remote.stop("SIGTERM")).code, 0);
-  if (dataDir) await removeDir(dataDir);
   if (remoteDir) await removeDir(remoteDir);
 });
 

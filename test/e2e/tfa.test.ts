@@ -1,17 +1,12 @@
 import assert from "node:assert/strict";
-import { mkdir } from "node:fs/promises";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
-import type { Browser, Page } from "playwright-core";
+import type { Page } from "playwright-core";
 import { seriousViolations } from "../harness/axe.ts";
-import {
-  chromiumMissing,
-  launchChromium,
-  skipWithoutChromium,
-  watchPageErrors,
-} from "../harness/chromium.ts";
-import { basic, makeTempDir, REPO_ROOT, removeDir, request } from "../harness/keyServiceProcess.ts";
-import { callBridge, startWebHost, type WebHostProcess } from "../harness/webHostProcess.ts";
+import { chromiumMissing, skipWithoutChromium } from "../harness/chromium.ts";
+import { basic, request } from "../harness/keyServiceProcess.ts";
+import { closeUiSession, openUiSession, RESULTS, type UiSession } from "../harness/uiSession.ts";
+import { callBridge, type WebHostProcess } from "../harness/webHostProcess.ts";
 
 /**
  * The 2FA applications view end to end in Debian's Chromium, through the browser host and its real
@@ -21,7 +16,6 @@ import { callBridge, startWebHost, type WebHostProcess } from "../harness/webHos
  * window's minimum, without horizontal overflow, axe clean.
  */
 
-const RESULTS = join(REPO_ROOT, "test-results");
 const SIZES = [
   [800, 500],
   [1024, 768],
@@ -29,9 +23,8 @@ const SIZES = [
   [1440, 900],
 ] as const;
 
-let dataDir: string;
+let session: UiSession | undefined;
 let host: WebHostProcess;
-let browser: Browser;
 let page: Page;
 let serviceUrl: string;
 let ownerAuth: string;
@@ -41,28 +34,22 @@ const bridge = <T>(method: string, args?: unknown) => callBridge<T>(host, method
 
 before(async () => {
   if (chromiumMissing) return;
-  await mkdir(RESULTS, { recursive: true });
-  dataDir = await makeTempDir("keydesk-e2e-tfa-");
-  host = await startWebHost({ dataDir });
+  session = await openUiSession({
+    name: "tfa",
+    context: { viewport: { width: 1280, height: 800 } },
+    problems: pageProblems,
+  });
+  ({ host, page } = session);
   const local = await bridge<{ baseUrl: string; username: string; password: string }>(
     "profiles.revealLocalCredentials",
   );
   serviceUrl = local.baseUrl;
   ownerAuth = basic(local.username, local.password);
-  browser = await launchChromium();
-  const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
-  page = await context.newPage();
-  watchPageErrors(page, pageProblems);
-  page.setDefaultTimeout(10_000);
   await page.goto(host.pageUrl);
   await page.getByTestId("service-status").waitFor({ timeout: 15_000 });
 });
 
-after(async () => {
-  await browser?.close();
-  if (host) assert.equal((await host.stop()).code, 0);
-  if (dataDir) await removeDir(dataDir);
-});
+after(() => closeUiSession(session));
 
 async function api(path: string): Promise<unknown> {
   const answer = await request(serviceUrl, { path, authorization: ownerAuth });

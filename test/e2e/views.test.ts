@@ -2,14 +2,9 @@ import assert from "node:assert/strict";
 import { mkdir } from "node:fs/promises";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
-import type { Browser, Page } from "playwright-core";
+import type { Page } from "playwright-core";
 import { seriousViolations } from "../harness/axe.ts";
-import {
-  chromiumMissing,
-  launchChromium,
-  skipWithoutChromium,
-  watchPageErrors,
-} from "../harness/chromium.ts";
+import { chromiumMissing, skipWithoutChromium } from "../harness/chromium.ts";
 import { type SeededConsole, seedConsole } from "../harness/consoleSeed.ts";
 import { lowContrastTexts } from "../harness/contrast.ts";
 import { eventually } from "../harness/eventually.ts";
@@ -27,7 +22,8 @@ import {
   pageOverflowX,
   sidewaysScrollers,
 } from "../harness/layoutChecks.ts";
-import { callBridge, startWebHost, type WebHostProcess } from "../harness/webHostProcess.ts";
+import { closeUiSession, openUiSession, type UiSession } from "../harness/uiSession.ts";
+import { callBridge, type WebHostProcess } from "../harness/webHostProcess.ts";
 
 /**
  * Every view of the console, seeded as an admin has it (about 40 keys, two sub-accounts, PINs, a
@@ -52,11 +48,10 @@ const SCHEMES = ["light", "dark"] as const;
 const AXE_WIDTH = 1024;
 const REMOTE_USER = { username: "team-admin", password: "team-password-1" };
 
-let dataDir: string;
+let session: UiSession | undefined;
 let remoteDir: string;
 let host: WebHostProcess;
 let remote: ServeProcess;
-let browser: Browser;
 let page: Page;
 let seeded: SeededConsole | undefined;
 const problems: string[] = [];
@@ -64,25 +59,23 @@ const problems: string[] = [];
 before(async () => {
   if (chromiumMissing) return;
   await mkdir(SHOTS, { recursive: true });
-  dataDir = await makeTempDir("keydesk-e2e-views-");
   remoteDir = await makeTempDir("keydesk-e2e-views-remote-");
   await addAccount(remoteDir, REMOTE_USER.username, REMOTE_USER.password);
   remote = await startServe({ dataDir: remoteDir, env: { KEY_SERVICE_LOG_LEVEL: "warn" } });
-  host = await startWebHost({ dataDir });
+  session = await openUiSession({
+    name: "views",
+    context: { viewport: { width: 1280, height: 800 } },
+    problems,
+  });
+  ({ host, page } = session);
   seeded = await seedConsole(host, remote, REMOTE_USER);
-  browser = await launchChromium();
-  page = await (await browser.newContext({ viewport: { width: 1280, height: 800 } })).newPage();
-  page.setDefaultTimeout(10_000);
-  watchPageErrors(page, problems);
   await page.goto(host.pageUrl);
   await page.getByTestId("service-status").waitFor({ timeout: 15_000 });
 });
 
 after(async () => {
-  await browser?.close();
-  if (host) assert.equal((await host.stop()).code, 0);
+  await closeUiSession(session);
   if (remote) assert.equal((await remote.stop("SIGTERM")).code, 0);
-  if (dataDir) await removeDir(dataDir);
   if (remoteDir) await removeDir(remoteDir);
 });
 
