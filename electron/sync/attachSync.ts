@@ -17,7 +17,8 @@ export function attachSync(service: KeyServiceApp, options: SyncEngineOptions = 
       ),
     ...options,
   });
-  sync.start();
+  // Before the server listens: a store that cannot read its links fails the start, as it used to.
+  app.addHook("onReady", () => sync.start());
   // Before the server waits for requests in flight: a "sync now" waiting on a slow remote ends now.
   app.addHook("preClose", async () => {
     await sync.close();
