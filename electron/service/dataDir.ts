@@ -30,7 +30,8 @@ export interface DataDirOptions {
 export interface DataDir {
   /**
    * What the service keeps, behind the async store interface (store/README.md). Callers not yet
-   * converted (2FA, sync, the key lists) still use the synchronous stores below.
+   * converted (2FA, the key lists, tests and benches that set rows up) still use the synchronous
+   * stores below.
    */
   readonly store: Store;
   readonly db: Db;
@@ -41,8 +42,6 @@ export interface DataDir {
   readonly box: SecretBox;
   readonly accounts: AccountStore;
   readonly apiKeys: ApiKeyStore;
-  /** The audit history: every write path appends its entry inside its own transaction. */
-  readonly audit: AuditStore;
   /** Writes answered to clients go through here: one durable commit per group of concurrent writes. */
   readonly writes: GroupCommit;
   /** Whether another process wrote the database: in-memory caches check it. */

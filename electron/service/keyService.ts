@@ -173,8 +173,8 @@ export class KeyService {
       now,
     );
     await tx.audit.append(keyCreatedEntry(created, origin, now));
-    // The sync outbox is still a synchronous store on the same connection: inside this write.
-    for (const journal of this.#data.keyJournals) journal.created(created, origin);
+    // The sync outbox: in this write, through its tx.
+    for (const journal of this.#data.keyJournals) await journal.created(tx, created, origin);
     return created;
   }
 
@@ -371,7 +371,7 @@ export class KeyService {
       const updated = await tx.apiKeys.update(stored, fields.value, now);
       const entry = keyUpdatedEntry(stored, updated, origin, now);
       if (entry) await tx.audit.append(entry);
-      for (const journal of this.#data.keyJournals) journal.updated(stored, updated, origin);
+      for (const journal of this.#data.keyJournals) await journal.updated(tx, stored, updated, origin);
       return updated;
     });
     return toApiKeyDto(updated);

@@ -17,7 +17,9 @@ export function attachSync(service: KeyServiceApp, options: SyncEngineOptions = 
       ),
     ...options,
   });
-  sync.start();
+  // Before the server listens (so before any request writes a key): the outbox journal is
+  // registered and the links are read; a store that cannot read them fails the start.
+  app.addHook("onReady", () => sync.start());
   // Before the server waits for requests in flight: a "sync now" waiting on a slow remote ends now.
   app.addHook("preClose", async () => {
     await sync.close();

@@ -5,12 +5,12 @@ import { parseApiDateTime } from "../../shared/datetime.ts";
 import { SYNCED_FIELDS, type SyncedField } from "../../shared/sync.ts";
 import type { KeyPage, KeyServiceClient } from "../client/keyServiceClient.ts";
 import { newKeyId } from "../service/domain/identifiers.ts";
-import type { Account } from "../service/store/accountStore.ts";
+import type { StoreWrite } from "../service/store/store.ts";
+import type { OutboxEntry, SyncKeyState } from "../service/store/syncStore.ts";
 import { classifyRemoteFailure, LinkFailure } from "./remoteFailure.ts";
 import type { RunContext } from "./runContext.ts";
 import { recordPulled } from "./syncAudit.ts";
 import { changedFields, type Fields, fieldsOfDto, sameValue } from "./syncedFields.ts";
-import type { OutboxEntry, SyncKeyState } from "./syncStore.ts";
 import { mergeKey } from "./threeWayMerge.ts";
 
 /** Keys written per transaction: a pull of 10,000 keys never holds the database for long. */
@@ -116,7 +116,7 @@ function pageFailure(error: unknown, number: number, read: number): LinkFailure 
 
 /**
  * Mirrors the remote's keys into the linked local account, page by page as they come, one chunk
- * per transaction:
+ * per write:
  * - a linked key is merged field by field with its last agreed state (threeWayMerge);
  * - a remote key that matches a create sent earlier whose answer never came is claimed by it
  *   (no second copy);
@@ -130,11 +130,11 @@ function pageFailure(error: unknown, number: number, read: number): LinkFailure 
  * come from the remote.
  */
 export async function pullKeys(context: RunContext, pages: AsyncIterable<RemoteKeyPage>): Promise<void> {
-  const { data, store, link } = context;
-  const account = data.accounts.byId(link.accountId) as Account;
+  const { store, link } = context;
   const byRemoteKey = new Map<string, SyncKeyState>();
-  for (const state of store.keyStates(link.id)) if (state.remoteKey) byRemoteKey.set(state.remoteKey, state);
-  const uncertainCreates = (): OutboxEntry[] => store.uncertainCreates(link.id);
+  for (const state of await store.sync.keyStates(link.id)) {
+    if (state.remoteKey) byRemoteKey.set(state.remoteKey, state);
+  }
   const listed = new Set<string>();
   let done = 0;
   let total: number | null = null;
@@ -163,7 +163,9 @@ export async function pullKeys(context: RunContext, pages: AsyncIterable<RemoteK
     for (let start = 0; start < page.keys.length; start += CHUNK) {
       if (context.stopped()) return;
       const chunk = page.keys.slice(start, start + CHUNK);
-      await data.writes.run(() => mergeChunk(context, account, chunk, byRemoteKey, uncertainCreates()));
+      await store.write(async (tx) =>
+        mergeChunk(context, tx, chunk, byRemoteKey, await tx.sync.uncertainCreates(link.id)),
+      );
       done += chunk.length;
       report();
     }
@@ -172,24 +174,23 @@ export async function pullKeys(context: RunContext, pages: AsyncIterable<RemoteK
   total = done;
   report();
 
-  await data.writes.run(() => {
-    for (const state of store.keyStates(link.id)) {
+  await store.write(async (tx) => {
+    for (const state of await tx.sync.keyStates(link.id)) {
       if (state.remoteKey === null) continue;
       const missing = !listed.has(state.remoteKey);
-      if (missing !== state.remoteMissing) store.setRemoteMissing(state.apiKeyId, missing);
+      if (missing !== state.remoteMissing) await tx.sync.setRemoteMissing(state.apiKeyId, missing);
     }
   });
 }
 
-/** One chunk of remote keys, in one transaction. */
-function mergeChunk(
+/** One chunk of remote keys, in one write. */
+async function mergeChunk(
   context: RunContext,
-  account: Account,
+  tx: StoreWrite,
   chunk: readonly ApiKeyDto[],
   byRemoteKey: Map<string, SyncKeyState>,
   uncertain: OutboxEntry[],
-): void {
-  const { store } = context;
+): Promise<void> {
   let claimable = uncertain;
   for (const remote of chunk) {
     const parsed = fieldsOfDto(remote);
@@ -199,81 +200,83 @@ function mergeChunk(
     }
     const state = byRemoteKey.get(remote.key);
     if (state) {
-      mergeLinkedKey(context, state, remote, parsed.fields);
+      await mergeLinkedKey(context, tx, state, remote, parsed.fields);
       continue;
     }
     const claim = claimable.find((entry) => matchesSent(entry.sentBody as Fields, parsed.fields));
     if (claim) {
-      claimCreate(context, claim, remote, parsed.fields);
+      await claimCreate(context, tx, claim, remote, parsed.fields);
       claimable = claimable.filter((entry) => entry !== claim);
-      byRemoteKey.set(remote.key, store.keyState(claim.apiKeyId) as SyncKeyState);
+      byRemoteKey.set(remote.key, (await tx.sync.keyState(claim.apiKeyId)) as SyncKeyState);
       continue;
     }
-    const linked = mirrorNewKey(context, account, remote, parsed.fields);
+    const linked = await mirrorNewKey(context, tx, remote, parsed.fields);
     // Listed again on a later page (the remote's pages moved): merged, not mirrored twice.
     if (linked) byRemoteKey.set(remote.key, linked);
   }
 }
 
-function mergeLinkedKey(
+async function mergeLinkedKey(
   context: RunContext,
+  tx: StoreWrite,
   state: SyncKeyState,
   remote: ApiKeyDto,
   remoteFields: Fields,
-): void {
-  const { data, store } = context;
-  let local = data.apiKeys.byId(state.apiKeyId);
+): Promise<void> {
+  let local = await tx.apiKeys.byId(state.apiKeyId);
   if (!local) return;
   const base = state.base ?? remoteFields;
   const outcome = mergeKey(base, local, remoteFields);
   if (outcome.taken.length > 0) {
     const before = local;
-    local = data.apiKeys.update(local, outcome.local, context.now());
-    recordPulled(context, before, local);
+    local = await tx.apiKeys.update(local, outcome.local, context.now());
+    await recordPulled(context, tx, before, local);
   }
   if (changedFields(base, outcome.base).length > 0 || state.base === null)
-    store.setBase(state.apiKeyId, outcome.base);
+    await tx.sync.setBase(state.apiKeyId, outcome.base);
   // Taken or agreed fields have nothing left to push, whatever the outbox held for them.
-  store.dropFields(state.apiKeyId, [...outcome.taken, ...outcome.agreed]);
+  await tx.sync.dropFields(state.apiKeyId, [...outcome.taken, ...outcome.agreed]);
   const conflicts = Object.keys(outcome.conflicts).length > 0 ? outcome.conflicts : null;
   if (JSON.stringify(conflicts) !== JSON.stringify(state.conflict))
-    store.setConflict(state.apiKeyId, conflicts);
-  if (state.remoteMissing) store.setRemoteMissing(state.apiKeyId, false);
-  if (remote.publicApiKey !== local.publicApiKey) adoptPublicApiKey(context, local.id, remote.publicApiKey);
+    await tx.sync.setConflict(state.apiKeyId, conflicts);
+  if (state.remoteMissing) await tx.sync.setRemoteMissing(state.apiKeyId, false);
+  if (remote.publicApiKey !== local.publicApiKey)
+    await adoptPublicApiKey(context, tx, local.id, remote.publicApiKey);
 }
 
 /** A create whose answer was lost: the remote's key becomes the local key's remote twin. */
-export function claimCreate(
+export async function claimCreate(
   context: RunContext,
+  tx: StoreWrite,
   entry: OutboxEntry,
   remote: ApiKeyDto,
   remoteFields: Fields,
-): void {
-  const { data, store } = context;
-  const local = data.apiKeys.byId(entry.apiKeyId);
+): Promise<void> {
+  const local = await tx.apiKeys.byId(entry.apiKeyId);
   if (!local) return;
-  store.setRemoteKey(entry.apiKeyId, remote.key, remoteFields);
-  adoptPublicApiKey(context, local.id, remote.publicApiKey);
+  await tx.sync.setRemoteKey(entry.apiKeyId, remote.key, remoteFields);
+  await adoptPublicApiKey(context, tx, local.id, remote.publicApiKey);
   // The create is done. What changed locally since (or `enabled`, which a create cannot set)
   // goes out as one update that folds in the key's earlier update entries, refused ones included.
-  const later = store.entriesOfKey(entry.apiKeyId).filter((other) => other.kind === "update");
-  store.deleteEntries([entry.id, ...later.map((other) => other.id)]);
+  const later = (await tx.sync.entriesOfKey(entry.apiKeyId)).filter((other) => other.kind === "update");
+  await tx.sync.deleteEntries([entry.id, ...later.map((other) => other.id)]);
   // The folded update keeps the newest reason of what it folds in (a bulk disable, a rotation).
   const reason = later.reduce<AuditReason | null>((last, other) => other.reason ?? last, null);
-  queueDifferences(context, entry.apiKeyId, remoteFields, local, reason);
+  await queueDifferences(context, tx, entry.apiKeyId, remoteFields, local, reason);
 }
 
 /** Queues an update of the fields where the local key differs from what the remote holds. */
-function queueDifferences(
+async function queueDifferences(
   context: RunContext,
+  tx: StoreWrite,
   apiKeyId: number,
   remote: Fields,
   local: Fields,
   reason: AuditReason | null = null,
-): void {
+): Promise<void> {
   const differing = changedFields(remote, local);
   if (differing.length === 0) return;
-  context.store.enqueue({
+  await tx.sync.enqueue({
     linkId: context.link.id,
     apiKeyId,
     kind: "update",
@@ -287,39 +290,48 @@ function queueDifferences(
  * The remote's publicApiKey becomes the local one, so an app under test uses one value against
  * both services. Refused when another local key already has that value.
  */
-function adoptPublicApiKey(context: RunContext, apiKeyId: number, publicApiKey: string): void {
-  const { data } = context;
-  const local = data.apiKeys.byId(apiKeyId);
+async function adoptPublicApiKey(
+  context: RunContext,
+  tx: StoreWrite,
+  apiKeyId: number,
+  publicApiKey: string,
+): Promise<void> {
+  const local = await tx.apiKeys.byId(apiKeyId);
   if (!local || local.publicApiKey === publicApiKey) return;
-  const holder = data.apiKeys.findByPublicApiKey(publicApiKey);
+  const holder = await tx.apiKeys.findByPublicApiKey(publicApiKey);
   if (holder) {
     context.problem(
       `key ${local.key} keeps its own publicApiKey: the remote's value is already key ${holder.key}'s here`,
     );
     return;
   }
-  data.apiKeys.replacePublicApiKey(local, publicApiKey, context.now());
+  await tx.apiKeys.replacePublicApiKey(local, publicApiKey, context.now());
 }
 
 /** Mirrors or links the remote key; answers its new link state, or undefined when it was not mirrored. */
-function mirrorNewKey(
+async function mirrorNewKey(
   context: RunContext,
-  account: Account,
+  tx: StoreWrite,
   remote: ApiKeyDto,
   fields: Fields,
-): SyncKeyState | undefined {
-  const { data, store, link } = context;
-  const holder = data.apiKeys.findByPublicApiKey(remote.publicApiKey);
-  if (holder && holder.accountId === account.id && !store.keyState(holder.id)) {
+): Promise<SyncKeyState | undefined> {
+  const { account, link } = context;
+  const holder = await tx.apiKeys.findByPublicApiKey(remote.publicApiKey);
+  if (holder && holder.accountId === account.id && !(await tx.sync.keyState(holder.id))) {
     // A key of this account from an earlier link: linked again; what was changed here since goes out.
-    store.insertKeyState({ apiKeyId: holder.id, linkId: link.id, remoteKey: remote.key, base: fields });
-    queueDifferences(context, holder.id, fields, holder);
-    return store.keyState(holder.id);
+    await tx.sync.insertKeyState({
+      apiKeyId: holder.id,
+      linkId: link.id,
+      remoteKey: remote.key,
+      base: fields,
+    });
+    await queueDifferences(context, tx, holder.id, fields, holder);
+    return tx.sync.keyState(holder.id);
   }
   if (holder) {
     // Named only when the link's account manages the holder: otherwise the text would tell whoever
     // reads the link (a sub-account) the key and account ids of an account it cannot see.
-    const visible = data.accounts.manages(account.id, holder.accountId);
+    const visible = await tx.accounts.manages(account.id, holder.accountId);
     context.problem(
       visible
         ? `remote key ${remote.key} was not mirrored: its publicApiKey is already key ${holder.key}'s here (in account ${holder.accountKey})`
@@ -328,8 +340,8 @@ function mirrorNewKey(
     return undefined;
   }
   const key =
-    KEY_ID_PATTERN.test(remote.key) && !data.apiKeys.keyIdTaken(remote.key) ? remote.key : newKeyId();
-  const created = data.apiKeys.insert(
+    KEY_ID_PATTERN.test(remote.key) && !(await tx.apiKeys.keyIdTaken(remote.key)) ? remote.key : newKeyId();
+  const created = await tx.apiKeys.insert(
     account.id,
     account.accountKey,
     { key, publicApiKey: remote.publicApiKey },
@@ -339,9 +351,14 @@ function mirrorNewKey(
     // said it (our own service, include=created), else not known. Never the pull's time.
     remoteCreatedAt(remote),
   );
-  store.insertKeyState({ apiKeyId: created.id, linkId: link.id, remoteKey: remote.key, base: fields });
-  recordPulled(context, null, created);
-  return store.keyState(created.id);
+  await tx.sync.insertKeyState({
+    apiKeyId: created.id,
+    linkId: link.id,
+    remoteKey: remote.key,
+    base: fields,
+  });
+  await recordPulled(context, tx, null, created);
+  return tx.sync.keyState(created.id);
 }
 
 function remoteCreatedAt(remote: ApiKeyDto): number | null {

@@ -1,5 +1,6 @@
 import type { AuditReason } from "../../shared/audit.ts";
 import type { SyncedField } from "../../shared/sync.ts";
+import type { OutboxEntry } from "../service/store/syncStore.ts";
 import { claimCreate, matchesSent } from "./pull.ts";
 import { classifyRemoteFailure, LinkFailure } from "./remoteFailure.ts";
 import type { RunContext } from "./runContext.ts";
@@ -13,7 +14,6 @@ import {
   updateRequestOf,
   withField,
 } from "./syncedFields.ts";
-import type { OutboxEntry } from "./syncStore.ts";
 
 /** A remote call: a refusal of this one operation is returned; anything else ends the run. */
 async function call<T>(
@@ -36,11 +36,11 @@ async function countingAttempts<T>(
 ): ReturnType<typeof call<T>> {
   try {
     const answer = await call(work);
-    if (!answer.ok) await context.data.writes.run(() => context.store.recordEntryAttempts(ids, answer.text));
+    if (!answer.ok) await context.store.write((tx) => tx.sync.recordEntryAttempts(ids, answer.text));
     return answer;
   } catch (error) {
     if (error instanceof LinkFailure && !context.stopped()) {
-      await context.data.writes.run(() => context.store.recordEntryAttempts(ids, error.failure.text));
+      await context.store.write((tx) => tx.sync.recordEntryAttempts(ids, error.failure.text));
     }
     throw error;
   }
@@ -66,7 +66,7 @@ function pendingByKey(entries: readonly OutboxEntry[]): OutboxEntry[][] {
  * others go on; credentials, throttling or no answer end the run (the entries stay queued).
  */
 export async function pushOutbox(context: RunContext): Promise<void> {
-  const groups = pendingByKey(context.store.entries(context.link.id));
+  const groups = pendingByKey(await context.store.sync.entries(context.link.id));
   context.progress({ phase: "push", done: 0, total: groups.length });
   let next = 0;
   let done = 0;
@@ -119,17 +119,16 @@ async function pushCreate(
   entry: OutboxEntry,
   group: readonly OutboxEntry[],
 ): Promise<void> {
-  const { data, store, link, client } = context;
-  const local = data.apiKeys.byId(entry.apiKeyId);
+  const { store, link, client } = context;
+  const local = await store.apiKeys.byId(entry.apiKeyId);
   if (!local) return;
   if (entry.attempts > 0 && entry.sentBody && (await claimEarlierAttempt(context, entry, entry.sentBody))) {
-    const followUp = store.entriesOfKey(entry.apiKeyId).filter((other) => !other.failed);
-    if (followUp.length > 0) await pushUpdate(context, followUp);
+    await pushFollowUp(context, entry.apiKeyId);
     return;
   }
   const sent = createFieldsOf(syncedFieldsOf(local));
   // On disk before it is sent: after a crash the next pull recognizes the key if it was created.
-  await data.writes.run(() => store.recordCreateAttempt(entry.id, sent, entry.fields, entry.reason));
+  await store.write((tx) => tx.sync.recordCreateAttempt(entry.id, sent, entry.fields, entry.reason));
   const answer = await call(() =>
     client.create(link.remoteAccountKey, createRequestOf(sent), {
       ...(entry.idempotencyKey !== null && { idempotencyKey: entry.idempotencyKey }),
@@ -137,8 +136,8 @@ async function pushCreate(
     }),
   );
   if (!answer.ok) {
-    await data.writes.run(() =>
-      store.markFailed(
+    await store.write((tx) =>
+      tx.sync.markFailed(
         group.map((other) => other.id),
         `create refused: ${answer.text}`,
       ),
@@ -152,11 +151,16 @@ async function pushCreate(
   }
   // Also queues `enabled` (a create cannot set it), the true window of a key created not yet
   // valid, and changes made while the create was on its way.
-  await data.writes.run(() => {
-    recordPushed(context, local, null, remote.fields);
-    claimCreate(context, entry, answer.value, remote.fields);
+  await store.write(async (tx) => {
+    await recordPushed(context, tx, local, null, remote.fields);
+    await claimCreate(context, tx, entry, answer.value, remote.fields);
   });
-  const followUp = store.entriesOfKey(entry.apiKeyId).filter((other) => !other.failed);
+  await pushFollowUp(context, entry.apiKeyId);
+}
+
+/** After a create: the key's pending updates (the follow-up the create queued among them). */
+async function pushFollowUp(context: RunContext, apiKeyId: number): Promise<void> {
+  const followUp = (await context.store.sync.entriesOfKey(apiKeyId)).filter((other) => !other.failed);
   if (followUp.length > 0) await pushUpdate(context, followUp);
 }
 
@@ -166,34 +170,34 @@ async function pushCreate(
  * Idempotency-Key would otherwise create a second one).
  */
 async function claimEarlierAttempt(context: RunContext, entry: OutboxEntry, sent: Fields): Promise<boolean> {
-  const { data, store, link, client } = context;
+  const { store, link, client } = context;
   const found = await call(() => client.list(link.remoteAccountKey, { name: sent.name }));
   if (!found.ok) return false;
   for (const candidate of found.value) {
     const fields = fieldsOfDto(candidate);
-    if (!fields.ok || !matchesSent(sent, fields.fields) || store.remoteKeyLinked(link.id, candidate.key))
-      continue;
-    await data.writes.run(() => claimCreate(context, entry, candidate, fields.fields));
+    if (!fields.ok || !matchesSent(sent, fields.fields)) continue;
+    if (await store.sync.remoteKeyLinked(link.id, candidate.key)) continue;
+    await store.write((tx) => claimCreate(context, tx, entry, candidate, fields.fields));
     return true;
   }
   return false;
 }
 
 async function pushUpdate(context: RunContext, group: readonly OutboxEntry[]): Promise<void> {
-  const { data, store, link, client } = context;
+  const { store, link, client } = context;
   const apiKeyId = (group[0] as OutboxEntry).apiKeyId;
-  const state = store.keyState(apiKeyId);
-  const local = data.apiKeys.byId(apiKeyId);
+  const state = await store.sync.keyState(apiKeyId);
+  const local = await store.apiKeys.byId(apiKeyId);
   if (!state || !local) {
-    await data.writes.run(() => store.deleteEntries(group.map((entry) => entry.id)));
+    await store.write((tx) => tx.sync.deleteEntries(group.map((entry) => entry.id)));
     return;
   }
   // Waits for its create, which failed or is still to go.
   if (state.remoteKey === null || state.base === null) return;
   const ids = group.map((entry) => entry.id);
   if (state.remoteMissing) {
-    await data.writes.run(() =>
-      store.markFailed(ids, `the remote no longer has key ${state.remoteKey}; the change cannot be pushed`),
+    await store.write((tx) =>
+      tx.sync.markFailed(ids, `the remote no longer has key ${state.remoteKey}; the change cannot be pushed`),
     );
     return;
   }
@@ -209,9 +213,9 @@ async function pushUpdate(context: RunContext, group: readonly OutboxEntry[]): P
     }),
   );
   if (!answer.ok) {
-    await data.writes.run(() => {
-      if (answer.status === 404) store.setRemoteMissing(apiKeyId, true);
-      store.markFailed(ids, `update refused: ${answer.text}`);
+    await store.write(async (tx) => {
+      if (answer.status === 404) await tx.sync.setRemoteMissing(apiKeyId, true);
+      await tx.sync.markFailed(ids, `update refused: ${answer.text}`);
     });
     return;
   }
@@ -220,9 +224,9 @@ async function pushUpdate(context: RunContext, group: readonly OutboxEntry[]): P
     context.problem(`the remote answered key ${state.remoteKey} with a key that ${remote.reason}`);
     return;
   }
-  await data.writes.run(() => {
-    const current = store.keyState(apiKeyId);
-    const now = data.apiKeys.byId(apiKeyId);
+  await store.write(async (tx) => {
+    const current = await tx.sync.keyState(apiKeyId);
+    const now = await tx.apiKeys.byId(apiKeyId);
     if (!current?.base || !now) return;
     let base = current.base;
     let adopted: Fields = now;
@@ -236,9 +240,9 @@ async function pushUpdate(context: RunContext, group: readonly OutboxEntry[]): P
         spelledOtherwise.push(field);
       }
     }
-    recordPushed(context, now, current.base, base);
-    store.setBase(apiKeyId, base);
-    if (spelledOtherwise.length > 0) data.apiKeys.update(now, adopted, context.now());
-    store.dropFields(apiKeyId, fields, upTo);
+    await recordPushed(context, tx, now, current.base, base);
+    await tx.sync.setBase(apiKeyId, base);
+    if (spelledOtherwise.length > 0) await tx.apiKeys.update(now, adopted, context.now());
+    await tx.sync.dropFields(apiKeyId, fields, upTo);
   });
 }

@@ -1,13 +1,16 @@
 import type { SyncProgressDto } from "../../shared/sync.ts";
 import type { KeyServiceClient } from "../client/keyServiceClient.ts";
-import type { DataDir } from "../service/dataDir.ts";
-import type { SyncLink, SyncStore } from "./syncStore.ts";
+import type { Account } from "../service/store/accountStore.ts";
+import type { Store } from "../service/store/store.ts";
+import type { SyncLink } from "../service/store/syncStore.ts";
 
 /** What one run of one link works with. */
 export interface RunContext {
-  readonly data: DataDir;
-  readonly store: SyncStore;
+  /** Reads outside a write; every write goes through `store.write`. */
+  readonly store: Store;
   readonly link: SyncLink;
+  /** The link's local account, read when the run started. */
+  readonly account: Account;
   readonly client: KeyServiceClient;
   now(): number;
   progress(progress: SyncProgressDto): void;

@@ -14,8 +14,11 @@ import type {
 import { KeyServiceClient } from "../client/keyServiceClient.ts";
 import type { DataDir } from "../service/dataDir.ts";
 import { type AuditOrigin, fieldChanges } from "../service/domain/auditEntries.ts";
+import type { KeyWriteJournal } from "../service/domain/keyWriteJournal.ts";
 import { badRequest, conflict, notFound } from "../service/errors.ts";
 import type { Account } from "../service/store/accountStore.ts";
+import type { Store } from "../service/store/store.ts";
+import type { OutboxEntry, SyncKeyState, SyncLink } from "../service/store/syncStore.ts";
 import { checkLinkRemote, type LinkCheckPart } from "./linkCheck.ts";
 import { createOutboxJournal } from "./outboxJournal.ts";
 import { pullKeys, remoteKeyPages } from "./pull.ts";
@@ -24,7 +27,6 @@ import { type RemoteAllowList, refuseRemote } from "./remoteAllowList.ts";
 import { backoffMs, classifyRemoteFailure, LinkFailure } from "./remoteFailure.ts";
 import type { RunContext } from "./runContext.ts";
 import { apiValueOf, type Fields, withField } from "./syncedFields.ts";
-import { type OutboxEntry, type SyncKeyState, type SyncLink, SyncStore } from "./syncStore.ts";
 
 /** Key ids looked at per step of a link's key list (most are synced, with nothing to show). */
 const STEP_KEY_IDS = 4096;
@@ -73,28 +75,31 @@ const time = (value: number | null) => (value === null ? null : formatApiDateTim
  * At most one run per link at a time.
  */
 export class SyncEngine {
-  readonly store: SyncStore;
-  readonly #data: DataDir;
+  readonly #store: Store;
+  /** Where the outbox journal is registered (the KeyService tells it of every key write). */
+  readonly #journals: Set<KeyWriteJournal>;
   readonly #now: () => number;
   readonly #options: SyncEngineOptions;
   readonly #runtime = new Map<number, Runtime>();
-  readonly #journal;
+  readonly #journal: KeyWriteJournal;
   #closed = false;
   /** Aborts the requests of runs under way when the engine closes. */
   readonly #closing = new AbortController();
 
-  constructor(data: DataDir, options: SyncEngineOptions = {}) {
-    this.#data = data;
+  constructor(data: Pick<DataDir, "store" | "keyJournals">, options: SyncEngineOptions = {}) {
+    this.#store = data.store;
+    this.#journals = data.keyJournals;
     this.#options = options;
     this.#now = options.now ?? Date.now;
-    this.store = new SyncStore(data.db, data.box);
-    this.#journal = createOutboxJournal(this.store, this.#now, (linkId) => this.#changeQueued(linkId));
+    this.#journal = createOutboxJournal(this.#now, (linkId) => this.#changeQueued(linkId));
   }
 
-  /** Starts recording local changes and schedules every link. */
-  start(): void {
-    this.#data.keyJournals.add(this.#journal);
-    for (const link of this.store.links()) this.#schedule(link);
+  /** Starts recording local changes (at once, before the links are read) and schedules every link. */
+  start(): Promise<void> {
+    this.#journals.add(this.#journal);
+    return this.#store.sync.links().then((links) => {
+      for (const link of links) this.#schedule(link);
+    });
   }
 
   /**
@@ -121,19 +126,20 @@ export class SyncEngine {
   // ---- links -------------------------------------------------------------------------------
 
   /** The link, if these credentials manage its local account. */
-  linkFor(caller: Account, linkId: number): SyncLink {
-    const link = this.store.link(linkId);
-    if (!link || !this.#data.accounts.manages(caller.id, link.accountId)) {
+  async linkFor(caller: Account, linkId: number): Promise<SyncLink> {
+    const link = await this.#store.sync.link(linkId);
+    if (!link || !(await this.#store.accounts.manages(caller.id, link.accountId))) {
       throw notFound(`no sync link ${linkId} among the accounts these credentials manage`);
     }
     return link;
   }
 
-  links(caller: Account): SyncLinkDto[] {
-    return this.store
-      .links()
-      .filter((link) => this.#data.accounts.manages(caller.id, link.accountId))
-      .map((link) => this.toDto(link));
+  async links(caller: Account): Promise<SyncLinkDto[]> {
+    const dtos: SyncLinkDto[] = [];
+    for (const link of await this.#store.sync.links()) {
+      if (await this.#store.accounts.manages(caller.id, link.accountId)) dtos.push(await this.toDto(link));
+    }
+    return dtos;
   }
 
   async createLink(
@@ -141,18 +147,18 @@ export class SyncEngine {
     request: Required<Omit<CreateSyncLinkRequest, "accountKey">>,
   ): Promise<SyncLinkDto> {
     this.#checkRemote(request.remote.baseUrl);
-    const alreadyLinked = () => {
-      if (this.store.linkOfAccount(account.id)) {
+    const alreadyLinked = async (sync: Store["sync"]) => {
+      if (await sync.linkOfAccount(account.id)) {
         throw conflict(
           `account ${account.accountKey} is already linked to a remote; change or remove that link first`,
         );
       }
     };
-    alreadyLinked();
+    await alreadyLinked(this.#store.sync);
     if (request.check) await this.#checkLinkRemote(request.remote);
-    const link = await this.#data.writes.run(() => {
-      alreadyLinked();
-      return this.store.insertLink({
+    const link = await this.#store.write(async (tx) => {
+      await alreadyLinked(tx.sync);
+      return tx.sync.insertLink({
         accountId: account.id,
         remoteBaseUrl: request.remote.baseUrl.replace(/\/+$/, ""),
         remoteUsername: request.remote.username,
@@ -163,7 +169,7 @@ export class SyncEngine {
       });
     });
     this.#schedule(link);
-    return this.toDto(link);
+    return await this.toDto(link);
   }
 
   /**
@@ -208,43 +214,44 @@ export class SyncEngine {
 
   async updateLink(link: SyncLink, request: UpdateSyncLinkRequest): Promise<SyncLinkDto> {
     this.#checkRemote(request.remote?.baseUrl);
-    await this.#data.writes.run(() => {
+    await this.#store.write(async (tx) => {
       if (request.remote) {
-        this.store.setRemote(link, {
+        await tx.sync.setRemote(link, {
           baseUrl: request.remote.baseUrl?.replace(/\/+$/, ""),
           username: request.remote.username,
           password: request.remote.password,
         });
       }
       if (request.intervalSeconds !== undefined) {
-        this.store.setInterval(link.id, request.intervalSeconds);
+        await tx.sync.setInterval(link.id, request.intervalSeconds);
         // A shorter interval applies to the run already planned.
         const due = (link.lastSuccessAt ?? this.#now()) + request.intervalSeconds * 1000;
         if (link.failures === 0 && (link.nextAttemptAt === null || due < link.nextAttemptAt)) {
-          this.store.planRun(link.id, due);
+          await tx.sync.planRun(link.id, due);
         }
       }
-      if (request.paused === true) this.store.setPaused(link.id, "user");
-      if (request.paused === false) this.store.setPaused(link.id, null);
+      if (request.paused === true) await tx.sync.setPaused(link.id, "user");
+      if (request.paused === false) await tx.sync.setPaused(link.id, null);
       // New credentials or a resume: try at once rather than at the end of a backoff.
-      if (request.remote || request.paused === false) this.store.planRun(link.id, this.#now());
+      if (request.remote || request.paused === false) await tx.sync.planRun(link.id, this.#now());
     });
-    const updated = this.store.link(link.id) as SyncLink;
+    const updated = (await this.#store.sync.link(link.id)) as SyncLink;
     this.#schedule(updated);
-    return this.toDto(updated);
+    return await this.toDto(updated);
   }
 
   async deleteLink(link: SyncLink): Promise<void> {
     const runtime = this.#runtimeOf(link.id);
     clearTimeout(runtime.timer);
     await runtime.running;
-    await this.#data.writes.run(() => this.store.deleteLink(link.id));
+    await this.#store.write((tx) => tx.sync.deleteLink(link.id));
     this.#runtime.delete(link.id);
   }
 
-  toDto(link: SyncLink): SyncLinkDto {
+  async toDto(link: SyncLink): Promise<SyncLinkDto> {
+    const account = await this.#store.accounts.byId(link.accountId);
+    const counts = await this.#store.sync.counts(link.id);
     const runtime = this.#runtime.get(link.id);
-    const account = this.#data.accounts.byId(link.accountId);
     const state = runtime?.running
       ? "running"
       : link.pausedReason
@@ -268,7 +275,7 @@ export class SyncEngine {
       lastSuccessAt: time(link.lastSuccessAt),
       lastError: link.lastError,
       nextRunAt: link.pausedReason ? null : time(link.nextAttemptAt),
-      ...this.store.counts(link.id),
+      ...counts,
     };
   }
 
@@ -290,19 +297,25 @@ export class SyncEngine {
     } else {
       await this.#run(link.id);
     }
-    return this.toDto(this.store.link(link.id) as SyncLink);
+    return await this.toDto((await this.#store.sync.link(link.id)) as SyncLink);
   }
 
+  /** Plans a push of a change just queued (told inside the write that queued it). */
   #changeQueued(linkId: number): void {
     const runtime = this.#runtimeOf(linkId);
     if (runtime.running) {
       runtime.again = true;
       return;
     }
-    const link = this.store.link(linkId);
-    // Paused, or backing off after a failure: the change waits for that run.
-    if (!link || link.pausedReason || link.failures > 0) return;
-    this.#arm(linkId, this.#options.pushDelayMs ?? 1_000);
+    this.#store.sync.link(linkId).then(
+      (link) => {
+        // Paused, or backing off after a failure: the change waits for that run.
+        if (!link || link.pausedReason || link.failures > 0) return;
+        this.#arm(linkId, this.#options.pushDelayMs ?? 1_000);
+      },
+      // Unreadable (the store is closing): the change waits in the outbox for the link's next run.
+      () => undefined,
+    );
   }
 
   #schedule(link: SyncLink): void {
@@ -329,10 +342,11 @@ export class SyncEngine {
     clearTimeout(runtime.timer);
     runtime.again = false;
     runtime.problems = [];
-    runtime.running = this.#runOnce(linkId, runtime).finally(() => {
+    runtime.running = this.#runOnce(linkId, runtime).finally(async () => {
+      // Still "running" while the link is read: a change queued meanwhile sets `again`.
+      const link = await this.#store.sync.link(linkId).catch(() => undefined);
       runtime.running = undefined;
       runtime.progress = undefined;
-      const link = this.store.link(linkId);
       if (!link || this.#closed) return;
       if (runtime.again && !link.pausedReason && link.failures === 0) this.#arm(linkId, 0);
       else this.#schedule(link);
@@ -341,15 +355,18 @@ export class SyncEngine {
   }
 
   async #runOnce(linkId: number, runtime: Runtime): Promise<void> {
-    const link = this.store.link(linkId);
+    const link = await this.#store.sync.link(linkId);
     if (!link || link.pausedReason || this.#closed) return;
+    const account = await this.#store.accounts.byId(link.accountId);
+    if (!account) return;
     const started = this.#now();
-    await this.#data.writes.run(() => this.store.recordLinkAttempt(link.id, started));
+    await this.#store.write((tx) => tx.sync.recordLinkAttempt(link.id, started));
+    const password = await this.#store.sync.remotePassword(link);
     const context: RunContext = {
-      data: this.#data,
-      store: this.store,
+      store: this.#store,
       link,
-      client: this.#remoteClient(link.remoteBaseUrl, link.remoteUsername, this.store.remotePassword(link)),
+      account,
+      client: this.#remoteClient(link.remoteBaseUrl, link.remoteUsername, password),
       now: this.#now,
       progress: (progress) => {
         runtime.progress = progress;
@@ -374,28 +391,28 @@ export class SyncEngine {
       const text =
         problems.length > 0 ? `synced, with ${problems.length} problem(s): ${problems.join("; ")}` : "synced";
       const next = this.#now() + link.intervalSeconds * 1000;
-      await this.#data.writes.run(() =>
-        this.store.recordSuccess(link.id, this.#now(), next, problems.length > 0 ? text : null),
+      await this.#store.write((tx) =>
+        tx.sync.recordSuccess(link.id, this.#now(), next, problems.length > 0 ? text : null),
       );
       this.#options.onRun?.(link, { ok: true, text });
     } catch (error) {
       if (this.#closed) return;
       const failure = error instanceof LinkFailure ? error.failure : classifyRemoteFailure(error);
       const failures = link.failures + 1;
-      await this.#data.writes.run(() => {
+      await this.#store.write(async (tx) => {
         if (failure.kind === "credentials") {
-          this.store.recordFailure(
+          await tx.sync.recordFailure(
             link.id,
             `${failure.text}; enter the remote's credentials again`,
             null,
             failures,
           );
-          this.store.setPaused(link.id, "credentials");
+          await tx.sync.setPaused(link.id, "credentials");
           return;
         }
         const backoff = backoffMs(failures);
         const wait = failure.kind === "throttled" ? Math.max(failure.retryAfterMs ?? 0, backoff) : backoff;
-        this.store.recordFailure(link.id, failure.text, this.#now() + wait, failures);
+        await tx.sync.recordFailure(link.id, failure.text, this.#now() + wait, failures);
       });
       this.#options.onRun?.(link, { ok: false, text: failure.text });
     }
@@ -404,12 +421,12 @@ export class SyncEngine {
   // ---- local-only keys -----------------------------------------------------------------------
 
   /** The count of the link's local-only keys and a page of them, after `cursor` (a nextCursor). */
-  localOnly(link: SyncLink, page: { limit: number; after: number }): LocalOnlyKeyPageDto {
-    const rows = this.store.localOnlyKeys(link.accountId, page.after, page.limit + 1);
+  async localOnly(link: SyncLink, page: { limit: number; after: number }): Promise<LocalOnlyKeyPageDto> {
+    const rows = await this.#store.sync.localOnlyKeys(link.accountId, page.after, page.limit + 1);
     const keys = rows.slice(0, page.limit);
     const last = keys.at(-1);
     return {
-      count: this.store.countLocalOnly(link.accountId),
+      count: await this.#store.sync.countLocalOnly(link.accountId),
       keys: keys.map(({ key, name, enabled }) => ({ key, name, enabled })),
       nextCursor: rows.length > page.limit && last ? String(last.id) : null,
     };
@@ -425,20 +442,23 @@ export class SyncEngine {
   async pushLocalOnly(link: SyncLink, which: { keys: readonly string[] } | { all: true }): Promise<number> {
     let queued = 0;
     const queue = (ids: readonly number[]) =>
-      this.#data.writes.run(() => {
-        for (const id of ids) if (this.store.queueCreate(link.id, id, randomUUID(), this.#now())) queued++;
+      this.#store.write(async (tx) => {
+        for (const id of ids) {
+          if (await tx.sync.queueCreate(link.id, id, randomUUID(), this.#now())) queued++;
+        }
       });
     if ("keys" in which) {
-      const ids = which.keys.map((key) => {
-        const stored = this.#data.apiKeys.get(link.accountId, key);
+      const ids: number[] = [];
+      for (const key of which.keys) {
+        const stored = await this.#store.apiKeys.get(link.accountId, key);
         if (!stored) throw notFound(`no key ${key} in the linked account`);
-        return stored.id;
-      });
+        ids.push(stored.id);
+      }
       await queue(ids);
     } else {
       let after = 0;
       for (;;) {
-        const step = this.store.localOnlyKeys(link.accountId, after, PUSH_STEP);
+        const step = await this.#store.sync.localOnlyKeys(link.accountId, after, PUSH_STEP);
         if (step.length === 0) break;
         await queue(step.map((key) => key.id));
         after = (step.at(-1) as { id: number }).id;
@@ -460,9 +480,9 @@ export class SyncEngine {
     let after: number | null = 0;
     while (after !== null) {
       if (after > 0) await nextTurn();
-      const step = this.store.keyStatesWithNewsIn(link.id, after, STEP_KEY_IDS);
+      const step = await this.#store.sync.keyStatesWithNewsIn(link.id, after, STEP_KEY_IDS);
       for (const state of step.states) {
-        const dto = this.#keyDto(state);
+        const dto = await this.#keyDto(state);
         if (dto) dtos.push(dto);
       }
       after = step.next;
@@ -470,10 +490,10 @@ export class SyncEngine {
     return dtos;
   }
 
-  #keyDto(state: SyncKeyState): SyncKeyDto | undefined {
-    const local = this.#data.apiKeys.byId(state.apiKeyId);
+  async #keyDto(state: SyncKeyState): Promise<SyncKeyDto | undefined> {
+    const local = await this.#store.apiKeys.byId(state.apiKeyId);
     if (!local) return undefined;
-    const mine = this.store.entriesOfKey(state.apiKeyId);
+    const mine = await this.#store.sync.entriesOfKey(state.apiKeyId);
     const failed = mine.find((entry) => entry.failed);
     const pendingFields = [
       ...new Set(mine.filter((entry) => !entry.failed).flatMap((entry) => entry.fields)),
@@ -515,8 +535,8 @@ export class SyncEngine {
     take: "mine" | "theirs",
     origin?: AuditOrigin,
   ): Promise<SyncKeyDto> {
-    const local = this.#data.apiKeys.get(link.accountId, key);
-    const state = local && this.store.keyState(local.id);
+    const local = await this.#store.apiKeys.get(link.accountId, key);
+    const state = local && (await this.#store.sync.keyState(local.id));
     if (!local || !state || state.linkId !== link.id) throw notFound(`no linked key ${key} in this link`);
     if (!state.conflict || !(field in state.conflict)) {
       throw conflict(`key ${key} has no conflict on ${field}; reload to see its current state`);
@@ -525,9 +545,9 @@ export class SyncEngine {
       field === "validFrom" || field === "validTo"
         ? (["validFrom", "validTo"] as SyncedField[]).filter((f) => state.conflict && f in state.conflict)
         : [field];
-    await this.#data.writes.run(() => {
-      const current = this.store.keyState(local.id);
-      const stored = this.#data.apiKeys.byId(local.id);
+    await this.#store.write(async (tx) => {
+      const current = await tx.sync.keyState(local.id);
+      const stored = await tx.apiKeys.byId(local.id);
       if (!current?.conflict || !current.base || !stored) return;
       const theirs = { ...stored, ...(current.conflict as Partial<Fields>) } as Fields;
       let base = current.base;
@@ -537,7 +557,7 @@ export class SyncEngine {
       const changes = Object.fromEntries(
         Object.entries(fieldChanges(from, to)).filter(([f]) => (fields as string[]).includes(f)),
       );
-      this.#data.audit.append({
+      await tx.audit.append({
         at: this.#now(),
         accountId: stored.accountId,
         ...(origin ?? { actor: "unknown", channel: "api", address: null, reason: null }),
@@ -548,19 +568,25 @@ export class SyncEngine {
       if (take === "theirs") {
         let next: Fields = stored;
         for (const f of fields) next = withField(next, f, theirs);
-        this.#data.apiKeys.update(stored, next, this.#now());
-        this.store.dropFields(local.id, fields);
+        await tx.apiKeys.update(stored, next, this.#now());
+        await tx.sync.dropFields(local.id, fields);
       } else {
-        this.store.enqueue({ linkId: link.id, apiKeyId: local.id, kind: "update", fields, now: this.#now() });
+        await tx.sync.enqueue({
+          linkId: link.id,
+          apiKeyId: local.id,
+          kind: "update",
+          fields,
+          now: this.#now(),
+        });
       }
-      this.store.setBase(local.id, base);
+      await tx.sync.setBase(local.id, base);
       const left = { ...current.conflict };
       for (const f of fields) delete left[f];
-      this.store.setConflict(local.id, left);
+      await tx.sync.setConflict(local.id, left);
     });
     if (take === "mine") this.#changeQueued(link.id);
-    const after = this.store.keyState(local.id);
-    const dto = after && this.#keyDto(after);
+    const after = await this.#store.sync.keyState(local.id);
+    const dto = after && (await this.#keyDto(after));
     return (
       dto ?? {
         key,
@@ -579,19 +605,20 @@ export class SyncEngine {
     const dtos: SyncOutboxEntryDto[] = [];
     let after = 0;
     for (;;) {
-      const entries = this.store.entriesAfter(link.id, after, STEP_ENTRIES);
-      for (const entry of entries) dtos.push(this.#entryDto(entry));
+      const entries = await this.#store.sync.entriesAfter(link.id, after, STEP_ENTRIES);
+      for (const entry of entries) dtos.push(await this.#entryDto(entry));
       if (entries.length < STEP_ENTRIES) return dtos;
       after = (entries[entries.length - 1] as OutboxEntry).id;
       await nextTurn();
     }
   }
 
-  #entryDto(entry: OutboxEntry): SyncOutboxEntryDto {
-    const conflicted = new Set(Object.keys(this.store.keyState(entry.apiKeyId)?.conflict ?? {}));
+  async #entryDto(entry: OutboxEntry): Promise<SyncOutboxEntryDto> {
+    const state = await this.#store.sync.keyState(entry.apiKeyId);
+    const conflicted = new Set(Object.keys(state?.conflict ?? {}));
     return {
       id: entry.id,
-      key: this.#data.apiKeys.keyIdOf(entry.apiKeyId) ?? "",
+      key: (await this.#store.apiKeys.keyIdOf(entry.apiKeyId)) ?? "",
       kind: entry.kind,
       fields: entry.fields,
       heldFields: entry.fields.filter((field) => conflicted.has(field)),
@@ -602,32 +629,33 @@ export class SyncEngine {
     };
   }
 
-  #entryOf(link: SyncLink, entryId: number) {
-    const entry = this.store.entry(entryId);
+  async #entryOf(link: SyncLink, entryId: number): Promise<OutboxEntry> {
+    const entry = await this.#store.sync.entry(entryId);
     if (!entry || entry.linkId !== link.id)
       throw notFound(`no outbox entry ${entryId} in sync link ${link.id}`);
     return entry;
   }
 
   async retryEntry(link: SyncLink, entryId: number): Promise<SyncOutboxEntryDto> {
-    this.#entryOf(link, entryId);
-    await this.#data.writes.run(() => this.store.retry(entryId));
+    await this.#entryOf(link, entryId);
+    await this.#store.write((tx) => tx.sync.retry(entryId));
     this.#changeQueued(link.id);
-    return this.#entryDto(this.#entryOf(link, entryId));
+    return await this.#entryDto(await this.#entryOf(link, entryId));
   }
 
   /** Drops a change the remote refused; the local key keeps its value. */
   async discardEntry(link: SyncLink, entryId: number): Promise<void> {
-    const entry = this.#entryOf(link, entryId);
+    const entry = await this.#entryOf(link, entryId);
     if (!entry.failed)
       throw conflict(`outbox entry ${entryId} is still queued; only a failed entry can be discarded`);
-    await this.#data.writes.run(() => {
+    await this.#store.write(async (tx) => {
       if (entry.kind === "create") {
         // The remote never got the key: it stays here as a local-only key.
-        this.store.deleteEntries(this.store.entriesOfKey(entry.apiKeyId).map((other) => other.id));
-        this.store.deleteKeyState(entry.apiKeyId);
+        const ofKey = await tx.sync.entriesOfKey(entry.apiKeyId);
+        await tx.sync.deleteEntries(ofKey.map((other) => other.id));
+        await tx.sync.deleteKeyState(entry.apiKeyId);
       } else {
-        this.store.deleteEntries([entryId]);
+        await tx.sync.deleteEntries([entryId]);
       }
     });
   }

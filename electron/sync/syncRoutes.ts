@@ -80,7 +80,7 @@ export function registerSyncRoutes(
   };
 
   routePath(app, SYNC_LINKS_PATH, {
-    get: async (request) => ({ links: engine.links(await requireBasic(request)) }),
+    get: async (request) => ({ links: await engine.links(await requireBasic(request)) }),
     post: async (request) => {
       const caller = await requireBasic(request);
       const body = parseBody(createSyncLinkRequestSchema, request.body);
@@ -112,7 +112,7 @@ export function registerSyncRoutes(
   routePath(app, `${LINK_PATH}/keys/:key/resolve`, {
     post: async (request) => {
       const caller = await requireBasic(request);
-      const link = engine.linkFor(caller, idParam(request, "linkId", "sync link"));
+      const link = await engine.linkFor(caller, idParam(request, "linkId", "sync link"));
       const { field, take } = parseBody(resolveConflictRequestSchema, request.body);
       const key = (request.params as { key: string }).key;
       return engine.resolve(link, key, field, take, auditOriginOf(request, caller));

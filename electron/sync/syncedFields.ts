@@ -2,19 +2,18 @@ import type { ApiKeyDto, CreateApiKeyRequest, UpdateApiKeyRequest } from "../../
 import { formatApiDateTime, parseApiDateTime } from "../../shared/datetime.ts";
 import { normalizeIpEntry } from "../../shared/ip.ts";
 import { SYNCED_FIELDS, type SyncedField } from "../../shared/sync.ts";
-import {
-  type ApiKeyFields,
-  normalizeAllowedIPs,
-  normalizePermissions,
-} from "../service/domain/apiKeyRules.ts";
+import { normalizeAllowedIPs, normalizePermissions } from "../service/domain/apiKeyRules.ts";
+import type { Fields } from "../service/store/syncStore.ts";
+
+// Kept with the sync tables (nothing in the service imports this folder); used here too.
+export { syncedFieldsOf } from "../service/store/syncStore.ts";
+export type { Fields };
 
 /**
  * The fields a sync compares, in the service's stored form (times in epoch ms, IPs normalized),
  * so that "changed" means changed in meaning, not in spelling: `10.0.0.1/32` and `10.0.0.1`, or
  * `+0100` and `+0000` forms of one instant, are equal.
  */
-
-export type Fields = ApiKeyFields;
 
 function sameList(a: readonly string[] | null, b: readonly string[] | null, ordered: boolean): boolean {
   if (a === null || b === null) return a === b;
@@ -95,16 +94,3 @@ export function updateRequestOf(fields: Fields, only: readonly SyncedField[]): U
   for (const field of only) request[field] = apiValueOf(field, fields);
   return request as UpdateApiKeyRequest;
 }
-
-/**
- * Exactly the synced fields. A stored key is a Fields too, but also carries its ids and its
- * publicApiKey in clear, which must never be copied into the sync tables.
- */
-export function syncedFieldsOf(fields: Fields): Fields {
-  const { name, allowedIPs, permissions, validFrom, validTo, enabled } = fields;
-  return { name, allowedIPs, permissions, validFrom, validTo, enabled };
-}
-
-/** Fields as stored in the sync tables (JSON): the synced fields only. */
-export const serializeFields = (fields: Fields): string => JSON.stringify(syncedFieldsOf(fields));
-export const parseFields = (json: string): Fields => JSON.parse(json) as Fields;

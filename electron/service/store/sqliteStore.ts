@@ -19,9 +19,12 @@ import {
   type IdempotencyWrites,
   type Store,
   type StoreWrite,
+  type SyncReads,
+  type SyncWrites,
   type UsageReads,
   type UsageWrites,
 } from "./store.ts";
+import { SyncStore } from "./syncStore.ts";
 
 /** The synchronous SQLite stores a SqliteStore answers from (those of the open DataDir). */
 export interface SqliteParts {
@@ -46,6 +49,7 @@ export class SqliteStore implements Store {
   readonly audit: AuditReads;
   readonly idempotency: IdempotencyReads;
   readonly usage: UsageReads;
+  readonly sync: SyncReads;
   readonly changes: ExternalChanges;
   readonly #writes: GroupCommit;
   readonly #tx: StoreWrite;
@@ -60,6 +64,7 @@ export class SqliteStore implements Store {
       audit: auditOf(parts.audit),
       idempotency: idempotencyOf(new IdempotencyStore(parts.db, parts.box)),
       usage: usageOf(new KeyUsageStore(parts.db)),
+      sync: syncOf(new SyncStore(parts.db, parts.box)),
     };
     ({
       accounts: this.accounts,
@@ -67,6 +72,7 @@ export class SqliteStore implements Store {
       audit: this.audit,
       idempotency: this.idempotency,
       usage: this.usage,
+      sync: this.sync,
     } = this.#tx);
   }
 
@@ -147,5 +153,54 @@ function usageOf(store: KeyUsageStore): UsageWrites {
   return {
     read: (apiKeyId, now) => settle(() => store.read(apiKeyId, now)),
     write: (batch, now) => settle(() => store.write(batch, now)),
+  };
+}
+
+function syncOf(store: SyncStore): SyncWrites {
+  return {
+    link: (id) => settle(() => store.link(id)),
+    linkOfAccount: (accountId) => settle(() => store.linkOfAccount(accountId)),
+    links: () => settle(() => store.links()),
+    remotePassword: (link) => settle(() => store.remotePassword(link)),
+    counts: (linkId) => settle(() => store.counts(linkId)),
+    keyState: (apiKeyId) => settle(() => store.keyState(apiKeyId)),
+    keyStates: (linkId) => settle(() => store.keyStates(linkId)),
+    keyStatesWithNewsIn: (linkId, after, span) =>
+      settle(() => store.keyStatesWithNewsIn(linkId, after, span)),
+    remoteKeyLinked: (linkId, remoteKey) => settle(() => store.remoteKeyLinked(linkId, remoteKey)),
+    localOnlyKeys: (accountId, after, limit) => settle(() => store.localOnlyKeys(accountId, after, limit)),
+    countLocalOnly: (accountId) => settle(() => store.countLocalOnly(accountId)),
+    entry: (id) => settle(() => store.entry(id)),
+    uncertainCreates: (linkId) => settle(() => store.uncertainCreates(linkId)),
+    entriesAfter: (linkId, after, limit) => settle(() => store.entriesAfter(linkId, after, limit)),
+    entries: (linkId) => settle(() => store.entries(linkId)),
+    entriesOfKey: (apiKeyId) => settle(() => store.entriesOfKey(apiKeyId)),
+    insertLink: (link) => settle(() => store.insertLink(link)),
+    setRemote: (link, remote) => settle(() => store.setRemote(link, remote)),
+    setInterval: (linkId, seconds) => settle(() => store.setInterval(linkId, seconds)),
+    setPaused: (linkId, reason, error) => settle(() => store.setPaused(linkId, reason, error)),
+    recordLinkAttempt: (linkId, now) => settle(() => store.recordLinkAttempt(linkId, now)),
+    recordSuccess: (linkId, now, nextAttemptAt, problems) =>
+      settle(() => store.recordSuccess(linkId, now, nextAttemptAt, problems)),
+    planRun: (linkId, at) => settle(() => store.planRun(linkId, at)),
+    recordFailure: (linkId, error, nextAttemptAt, failures) =>
+      settle(() => store.recordFailure(linkId, error, nextAttemptAt, failures)),
+    deleteLink: (linkId) => settle(() => store.deleteLink(linkId)),
+    insertKeyState: (state) => settle(() => store.insertKeyState(state)),
+    deleteKeyState: (apiKeyId) => settle(() => store.deleteKeyState(apiKeyId)),
+    setRemoteKey: (apiKeyId, remoteKey, base) => settle(() => store.setRemoteKey(apiKeyId, remoteKey, base)),
+    setBase: (apiKeyId, base) => settle(() => store.setBase(apiKeyId, base)),
+    setConflict: (apiKeyId, conflict) => settle(() => store.setConflict(apiKeyId, conflict)),
+    setRemoteMissing: (apiKeyId, missing) => settle(() => store.setRemoteMissing(apiKeyId, missing)),
+    queueCreate: (linkId, apiKeyId, idempotencyKey, now, reason) =>
+      settle(() => store.queueCreate(linkId, apiKeyId, idempotencyKey, now, reason)),
+    enqueue: (entry) => settle(() => store.enqueue(entry)),
+    recordCreateAttempt: (entryId, sentBody, fields, reason) =>
+      settle(() => store.recordCreateAttempt(entryId, sentBody, fields, reason)),
+    recordEntryAttempts: (entryIds, error) => settle(() => store.recordEntryAttempts(entryIds, error)),
+    markFailed: (entryIds, error) => settle(() => store.markFailed(entryIds, error)),
+    retry: (entryId) => settle(() => store.retry(entryId)),
+    deleteEntries: (entryIds) => settle(() => store.deleteEntries(entryIds)),
+    dropFields: (apiKeyId, fields, upToId) => settle(() => store.dropFields(apiKeyId, fields, upToId)),
   };
 }

@@ -1,3 +1,5 @@
+import type { AuditReason } from "../../../shared/audit.ts";
+import type { SyncedField } from "../../../shared/sync.ts";
 import type { ApiKeyFields, StoredApiKey } from "../domain/apiKeyRules.ts";
 import type { NewAuditEntry } from "../domain/auditEntries.ts";
 import type { KeyGrant } from "../domain/keyAuthorization.ts";
@@ -7,6 +9,7 @@ import type { KeyChangeListener } from "./apiKeyStore.ts";
 import type { AuditPage, AuditQuery } from "./auditStore.ts";
 import type { IdempotencyLookup, IdempotentRequest, RememberedAnswer } from "./idempotencyStore.ts";
 import type { StoredUsage } from "./keyUsageStore.ts";
+import type { Fields, LinkCounts, LocalOnlyKey, OutboxEntry, SyncKeyState, SyncLink } from "./syncStore.ts";
 
 /**
  * What the key service keeps, whatever the database (README.md, "The store interface"). Reads
@@ -19,6 +22,7 @@ export interface Store {
   readonly audit: AuditReads;
   readonly idempotency: IdempotencyReads;
   readonly usage: UsageReads;
+  readonly sync: SyncReads;
   /** Whether something may have changed that this process did not write: caches check it. */
   readonly changes: ChangeFeed;
   /**
@@ -36,6 +40,7 @@ export interface StoreWrite {
   readonly audit: AuditWrites;
   readonly idempotency: IdempotencyWrites;
   readonly usage: UsageWrites;
+  readonly sync: SyncWrites;
 }
 
 export interface ChangeFeed {
@@ -130,3 +135,115 @@ export interface UsageWrites extends UsageReads {
 
 /** A write refused because a unique value (a username) is taken. */
 export class DuplicateError extends Error {}
+
+// ---- sync (electron/sync): links, linked keys and the outbox -----------------------------------
+
+export interface SyncReads {
+  link(id: number): Promise<SyncLink | undefined>;
+  linkOfAccount(accountId: number): Promise<SyncLink | undefined>;
+  /** Every link, in id order. */
+  links(): Promise<SyncLink[]>;
+  /** The link's remote password, unsealed (it is kept sealed with the data key). */
+  remotePassword(link: SyncLink): Promise<string>;
+  counts(linkId: number): Promise<LinkCounts>;
+  keyState(apiKeyId: number): Promise<SyncKeyState | undefined>;
+  /** The link's linked keys, in key id order. */
+  keyStates(linkId: number): Promise<SyncKeyState[]>;
+  /**
+   * Linked keys with anything to show (conflicts, flags, changes not yet out) among the key ids in
+   * (after, after + span]; `next` is where the following step starts, null past the link's last key.
+   */
+  keyStatesWithNewsIn(
+    linkId: number,
+    after: number,
+    span: number,
+  ): Promise<{ states: SyncKeyState[]; next: number | null }>;
+  /** Whether a key of this link is already the twin of this remote key. */
+  remoteKeyLinked(linkId: number, remoteKey: string): Promise<boolean>;
+  /** Up to `limit` keys of the account that no link knows, after key row `after`, in creation order. */
+  localOnlyKeys(accountId: number, after: number, limit: number): Promise<LocalOnlyKey[]>;
+  countLocalOnly(accountId: number): Promise<number>;
+  entry(id: number): Promise<OutboxEntry | undefined>;
+  /** Creates sent and not answered (attempts > 0, not failed, with the body sent). */
+  uncertainCreates(linkId: number): Promise<OutboxEntry[]>;
+  /** Up to `limit` entries of the link's outbox after entry `after`, in order. */
+  entriesAfter(linkId: number, after: number, limit: number): Promise<OutboxEntry[]>;
+  /** The link's outbox in order, failed entries included. */
+  entries(linkId: number): Promise<OutboxEntry[]>;
+  entriesOfKey(apiKeyId: number): Promise<OutboxEntry[]>;
+}
+
+export interface SyncWrites extends SyncReads {
+  insertLink(link: {
+    accountId: number;
+    remoteBaseUrl: string;
+    remoteUsername: string;
+    remotePassword: string;
+    remoteAccountKey: string;
+    intervalSeconds: number;
+    now: number;
+  }): Promise<SyncLink>;
+  /** New credentials (and address, when it moved); a link paused for its credentials resumes. */
+  setRemote(
+    link: SyncLink,
+    remote: { baseUrl?: string | undefined; username: string; password: string },
+  ): Promise<void>;
+  setInterval(linkId: number, seconds: number): Promise<void>;
+  setPaused(linkId: number, reason: SyncLink["pausedReason"], error?: string | null): Promise<void>;
+  recordLinkAttempt(linkId: number, now: number): Promise<void>;
+  /** A run went through; `problems` names keys it could not handle (null when none). */
+  recordSuccess(linkId: number, now: number, nextAttemptAt: number, problems: string | null): Promise<void>;
+  /** Plans the next run at `at`, ending any backoff. */
+  planRun(linkId: number, at: number): Promise<void>;
+  recordFailure(linkId: number, error: string, nextAttemptAt: number | null, failures: number): Promise<void>;
+  /** Removes the link and its sync state; the keys themselves stay, as local keys. */
+  deleteLink(linkId: number): Promise<void>;
+  insertKeyState(state: {
+    apiKeyId: number;
+    linkId: number;
+    remoteKey: string | null;
+    base: Fields | null;
+  }): Promise<void>;
+  deleteKeyState(apiKeyId: number): Promise<void>;
+  setRemoteKey(apiKeyId: number, remoteKey: string, base: Fields): Promise<void>;
+  setBase(apiKeyId: number, base: Fields): Promise<void>;
+  setConflict(apiKeyId: number, conflict: SyncKeyState["conflict"]): Promise<void>;
+  setRemoteMissing(apiKeyId: number, missing: boolean): Promise<void>;
+  /**
+   * Makes a key a linked key whose create waits in the outbox (its Idempotency-Key fixed now, so
+   * every retry is the same request). False when it was linked already.
+   */
+  queueCreate(
+    linkId: number,
+    apiKeyId: number,
+    idempotencyKey: string,
+    now: number,
+    reason?: AuditReason | null,
+  ): Promise<boolean>;
+  enqueue(entry: {
+    linkId: number;
+    apiKeyId: number;
+    kind: OutboxEntry["kind"];
+    fields: readonly SyncedField[];
+    idempotencyKey?: string;
+    now: number;
+    /** Why the change was made here (Keydesk-Action), sent with it to the remote. */
+    reason?: AuditReason | null;
+  }): Promise<void>;
+  /** Records a create's attempt before it is sent, with the synced fields it sends. */
+  recordCreateAttempt(
+    entryId: number,
+    sentBody: Fields,
+    fields: readonly SyncedField[],
+    reason?: AuditReason | null,
+  ): Promise<void>;
+  recordEntryAttempts(entryIds: readonly number[], error: string | null): Promise<void>;
+  markFailed(entryIds: readonly number[], error: string): Promise<void>;
+  retry(entryId: number): Promise<void>;
+  deleteEntries(entryIds: readonly number[]): Promise<void>;
+  /**
+   * Takes fields out of a key's pending update entries (entries up to `upToId` when given);
+   * entries left with no field are removed.
+   */
+  dropFields(apiKeyId: number, fields: readonly SyncedField[], upToId?: number): Promise<void>;
+}

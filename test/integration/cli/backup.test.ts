@@ -3,7 +3,6 @@ import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
 import { openDataDir } from "../../../electron/service/dataDir.ts";
-import { SyncStore } from "../../../electron/sync/syncStore.ts";
 import {
   addAccount,
   basic,
@@ -134,10 +133,9 @@ async function assertWhole(dataDir: string, env: NodeJS.ProcessEnv): Promise<voi
     ...(env.KEY_SERVICE_DATA_KEY && { dataKeyBase64: env.KEY_SERVICE_DATA_KEY }),
   });
   try {
-    const sync = new SyncStore(data.db, data.box);
-    const [link] = sync.links();
+    const [link] = await data.store.sync.links();
     assert.ok(link, "the sync link is there");
-    assert.equal(sync.remotePassword(link), REMOTE_PASSWORD);
+    assert.equal(await data.store.sync.remotePassword(link), REMOTE_PASSWORD);
   } finally {
     data.close();
   }

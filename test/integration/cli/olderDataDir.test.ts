@@ -5,7 +5,6 @@ import { after, before, test } from "node:test";
 import Database from "better-sqlite3";
 import { openDataDir } from "../../../electron/service/dataDir.ts";
 import { SCHEMA_VERSION } from "../../../electron/service/store/database.ts";
-import { SyncStore } from "../../../electron/sync/syncStore.ts";
 import {
   basic,
   makeTempDir,
@@ -125,10 +124,9 @@ test("the sync link is there, with its linked key and its remote password readab
   const data = openDataDir({ dataDir });
   try {
     assert.equal(data.db.pragma("user_version", { simple: true }), SCHEMA_VERSION);
-    const sync = new SyncStore(data.db, data.box);
-    const stored = sync.link(written.link.id);
+    const stored = await data.store.sync.link(written.link.id);
     assert.ok(stored);
-    assert.equal(sync.remotePassword(stored), "remote password one");
+    assert.equal(await data.store.sync.remotePassword(stored), "remote password one");
   } finally {
     data.close();
   }

@@ -94,9 +94,9 @@ test("entries past the retention are deleted by the daily pass; younger ones sta
 
 test("at start, a backlog larger than one batch is deleted whole", async () => {
   const old = clock;
-  data.db.transaction(() => {
+  await data.store.write(async (tx) => {
     for (let i = 0; i < 2_500; i++) {
-      data.audit.append({
+      await tx.audit.append({
         at: old - 400 * DAY,
         accountId: 1,
         actor: "owner",
@@ -108,7 +108,7 @@ test("at start, a backlog larger than one batch is deleted whole", async () => {
         address: null,
       });
     }
-  })();
+  });
   const { service, url, stop } = await serve(365);
   try {
     await service.auditRetention.prune(); // joins the pass the start began

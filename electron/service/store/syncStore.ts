@@ -1,14 +1,31 @@
-import type { AuditReason } from "../../shared/audit.ts";
-import { SYNCED_FIELDS, type SyncedField } from "../../shared/sync.ts";
-import type { SecretBox } from "../service/crypto/secretBox.ts";
-import type { Db } from "../service/store/database.ts";
-import { type Fields, parseFields, serializeFields, syncedFieldsOf } from "./syncedFields.ts";
+import type { AuditReason } from "../../../shared/audit.ts";
+import { SYNCED_FIELDS, type SyncedField } from "../../../shared/sync.ts";
+import type { SecretBox } from "../crypto/secretBox.ts";
+import type { ApiKeyFields } from "../domain/apiKeyRules.ts";
+import type { Db } from "./database.ts";
 
 /**
- * The sync state in the service's own database: links (remote password sealed with the data
- * key), each linked key's remote id and last agreed fields, and the outbox of local changes.
- * Callers run these inside the service's write transactions, together with the key writes.
+ * The sync state (electron/sync) in the service's own database: links (remote password sealed
+ * with the data key), each linked key's remote id and last agreed fields, and the outbox of local
+ * changes. Behind the Store's `sync` repository (sqliteStore.ts): writes run inside the service's
+ * write transactions, together with the key writes.
  */
+
+/** A key's synced fields, in the service's stored form (electron/sync/syncedFields.ts). */
+export type Fields = ApiKeyFields;
+
+/**
+ * Exactly the synced fields. A stored key is a Fields too, but also carries its ids and its
+ * publicApiKey in clear, which must never be copied into the sync tables.
+ */
+export function syncedFieldsOf(fields: Fields): Fields {
+  const { name, allowedIPs, permissions, validFrom, validTo, enabled } = fields;
+  return { name, allowedIPs, permissions, validFrom, validTo, enabled };
+}
+
+/** Fields as stored in the sync tables (JSON): the synced fields only. */
+const serializeFields = (fields: Fields): string => JSON.stringify(syncedFieldsOf(fields));
+const parseFields = (json: string): Fields => JSON.parse(json) as Fields;
 
 export interface SyncLink {
   id: number;
