@@ -27,7 +27,8 @@ export interface TotalRow extends Record<string, number | string | null> {
   last_refused_from: string | null;
 }
 
-function countsOf(row: Record<string, unknown> | undefined): UsageCounts {
+/** Counts from a row (or object) keyed by column name (COUNT_COLUMNS); 0 for what it lacks. */
+export function countsOf(row: Record<string, unknown> | undefined): UsageCounts {
   const counts = noCounts();
   if (!row) return counts;
   counts.allowed = Number(row.allowed ?? 0);
