@@ -42,6 +42,10 @@ export class PostgresStore implements Store {
   constructor(pool: pg.Pool, box: SecretBox) {
     this.#pool = pool;
     this.#box = box;
+    // An idle pooled connection that drops (a server restart, a terminated backend) is not a
+    // request's failure: the pool discards it, the next request gets a new one. Without a listener
+    // its "error" event would end the process.
+    pool.on("error", () => {});
     const reads = this.#repositories(sqlOn(pool), () => {
       throw new Error("a key is written only inside store.write");
     });

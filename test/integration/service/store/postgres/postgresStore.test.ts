@@ -226,3 +226,31 @@ test("ids, times and counts come back as numbers (int8 parsed), not strings", as
   assert.equal(typeof key?.createdAt, "number");
   assert.equal(typeof (await store.usage.read(key?.id as number, NOW)).total.allowed, "number");
 });
+
+test("idle connections the server ends (a restart, pg_terminate_backend) are dropped, and the next read gets a new one", async (t) => {
+  const subject = await openStore("postgres", t);
+  if (!subject) return;
+  const { store, url } = subject;
+  await accountWithKeys(store, 1);
+  // Several connections open and idle in the store's pool.
+  await Promise.all(Array.from({ length: 4 }, () => store.accounts.list()));
+  const admin = poolOn(url as string, 1);
+  const { rows } = await admin.query<{ ended: boolean }>(
+    `SELECT pg_terminate_backend(pid) AS ended FROM pg_stat_activity
+     WHERE datname = current_database() AND pid <> pg_backend_pid() AND backend_type = 'client backend'`,
+  );
+  assert.ok(rows.length > 0 && rows.every((row) => row.ended));
+  // Each idle connection's end is an "error" event of the pool: unhandled, it would end this process.
+  await eventually("the ended connections to leave the pool", async () => {
+    const left = await admin.query(
+      `SELECT count(*)::int AS n FROM pg_stat_activity
+       WHERE datname = current_database() AND pid <> pg_backend_pid() AND backend_type = 'client backend'`,
+    );
+    return left.rows[0]?.n === 0 ? true : undefined;
+  });
+  await new Promise((resolve) => setImmediate(resolve));
+  assert.deepEqual(
+    (await store.accounts.list()).map((account) => account.username),
+    ["ana"],
+  );
+});
