@@ -2,7 +2,7 @@ import { randomBytes } from "node:crypto";
 import { after } from "node:test";
 import pg from "pg";
 import { createSecretBox, type SecretBox } from "../../../../electron/service/crypto/secretBox.ts";
-import { openDataDir } from "../../../../electron/service/dataDir.ts";
+import { type DataDir, openDataDir } from "../../../../electron/service/dataDir.ts";
 import { migratePostgres } from "../../../../electron/service/store/postgres/migrate.ts";
 import { PostgresStore } from "../../../../electron/service/store/postgres/postgresStore.ts";
 import type { Store } from "../../../../electron/service/store/store.ts";
@@ -19,6 +19,8 @@ export type StoreKind = (typeof STORE_KINDS)[number];
 
 export interface StoreSubject {
   store: Store;
+  /** SQLite only: the open data dir (its synchronous stores and connection). */
+  data?: DataDir;
   box: SecretBox;
   /** PostgreSQL only: the database's connection string (another replica opens its own pool on it). */
   url?: string;
@@ -50,8 +52,8 @@ export function postgresReplica(url: string, box: SecretBox): PostgresStore {
 export async function openStore(
   kind: StoreKind,
   t: { skip(message: string): void },
+  dataKey = randomBytes(32),
 ): Promise<StoreSubject | undefined> {
-  const dataKey = randomBytes(32);
   if (kind === "sqlite") {
     const dir = await makeTempDir();
     const data = openDataDir({ dataDir: dir, dataKey });
@@ -59,7 +61,7 @@ export async function openStore(
       data.close();
       await removeDir(dir);
     });
-    return { store: data.store, box: data.box };
+    return { store: data.store, box: data.box, data };
   }
   if (skipWithoutPostgres(t)) return undefined;
   cluster ??= startPostgres();

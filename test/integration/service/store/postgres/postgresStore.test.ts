@@ -1,4 +1,5 @@
 import assert from "node:assert/strict";
+import { randomBytes } from "node:crypto";
 import { test } from "node:test";
 import type { ApiKeyFields } from "../../../../../electron/service/domain/apiKeyRules.ts";
 import {
@@ -252,5 +253,55 @@ test("idle connections the server ends (a restart, pg_terminate_backend) are dro
   assert.deepEqual(
     (await store.accounts.list()).map((account) => account.username),
     ["ana"],
+  );
+});
+
+test("with the same data key, a key sealed on SQLite opens on PostgreSQL and is found by the same digest", async (t) => {
+  const dataKey = randomBytes(32);
+  const postgres = await openStore("postgres", t, dataKey);
+  if (!postgres) return;
+  const sqlite = await openStore("sqlite", t, dataKey);
+  const db = sqlite?.data?.db;
+  assert.ok(sqlite && db);
+  const { keys } = await accountWithKeys(sqlite.store, 1);
+  const [onSqlite] = keys;
+  assert.ok(onSqlite);
+  // The rows as they are (what `migrate --from-sqlite` will copy): sealed bytes, digest and all.
+  const account = db.prepare("SELECT * FROM accounts").get() as Record<string, unknown>;
+  const key = db.prepare("SELECT * FROM api_keys").get() as Record<string, unknown>;
+  const pool = poolOn(postgres.url as string, 1);
+  await pool.query(
+    "INSERT INTO accounts (id, account_key, username, password_hash, created_at) VALUES ($1, $2, $3, $4, $5)",
+    [account.id, account.account_key, account.username, account.password_hash, account.created_at],
+  );
+  await pool.query(
+    `INSERT INTO api_keys (id, key, account_id, name, public_api_key_digest, public_api_key_sealed, allowed_ips,
+       permissions, valid_from, valid_to, enabled, created_at, updated_at, origin_created_at)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)`,
+    [
+      key.id,
+      key.key,
+      key.account_id,
+      key.name,
+      key.public_api_key_digest,
+      key.public_api_key_sealed,
+      key.allowed_ips,
+      key.permissions,
+      key.valid_from,
+      key.valid_to,
+      key.enabled === 1,
+      key.created_at,
+      key.updated_at,
+      key.origin_created_at,
+    ],
+  );
+  assert.deepEqual(await postgres.store.apiKeys.findByPublicApiKey(onSqlite.publicApiKey), onSqlite);
+  assert.deepEqual(
+    postgres.store.apiKeys.digestOf(onSqlite.publicApiKey),
+    sqlite.store.apiKeys.digestOf(onSqlite.publicApiKey),
+  );
+  assert.equal(
+    (await postgres.store.apiKeys.grantByDigest(sqlite.store.apiKeys.digestOf(onSqlite.publicApiKey)))?.key,
+    onSqlite.key,
   );
 });
