@@ -286,3 +286,20 @@ test("include=created and include=usage carry the same values", async (t) => {
   const [first] = JSON.parse(`[${await whole(postgres, {}, extras)}]`) as { usage?: unknown }[];
   assert.ok(first?.usage, "the usage is there to compare");
 });
+
+test("a whole list stops at its next page once aborted, with the abort's reason", async (t) => {
+  if (skipWithoutPostgres(t)) return;
+  const controller = new AbortController();
+  const reason = new Error("the client went away");
+  const pieces: number[] = [];
+  await assert.rejects(
+    (async () => {
+      for await (const piece of postgres.pieces(account, {}, controller.signal)) {
+        pieces.push(piece.length);
+        controller.abort(reason);
+      }
+    })(),
+    (error) => error === reason,
+  );
+  assert.equal(pieces.length, 1);
+});
