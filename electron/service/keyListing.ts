@@ -151,3 +151,54 @@ export function inThreadLister(store: ApiKeyStore): KeyLister {
     close: async () => {},
   };
 }
+
+/**
+ * A store that reads lists as keyset pages itself (PostgreSQL's PostgresKeyPages): the filtering
+ * and ordering are the database's work, in its own process.
+ */
+export interface KeyPageReader {
+  page(
+    accountId: number,
+    filter: ApiKeyFilter,
+    after: number,
+    limit: number,
+    extras?: ListExtras,
+  ): Promise<{ keys: ListedKey[]; more: boolean }>;
+  pages(
+    accountId: number,
+    filter: ApiKeyFilter,
+    extras?: ListExtras,
+    signal?: AbortSignal,
+  ): AsyncGenerator<ListedKey[]>;
+  count(accountId: number, filter: ApiKeyFilter): Promise<number>;
+}
+
+/**
+ * Lists read a page at a time from a KeyPageReader: between two pages the service's thread waits
+ * for the database, so no thread of its own is needed to keep the event loop free.
+ */
+export function pagedLister(reader: KeyPageReader): KeyLister {
+  return {
+    async *pieces(account, filter, signal) {
+      let comma = "";
+      for await (const keys of reader.pages(account.id, filter, account.extras, signal)) {
+        yield comma + keys.map((key) => apiKeyJson(account.accountKey, key)).join(",");
+        comma = ",";
+      }
+    },
+    async page(account, filter, after, limit, signal) {
+      signal?.throwIfAborted();
+      const { keys, more } = await reader.page(account.id, filter, after, limit, account.extras);
+      return {
+        texts: keys.map((key) => apiKeyJson(account.accountKey, key)),
+        lastId: keys.at(-1)?.id,
+        more,
+      };
+    },
+    count: (accountId, filter, signal) => {
+      signal?.throwIfAborted();
+      return reader.count(accountId, filter);
+    },
+    close: async () => {},
+  };
+}

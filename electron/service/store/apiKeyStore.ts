@@ -11,7 +11,8 @@ import { dayStartHour, noCounts, REFUSAL_REASONS, type UsageCounts } from "../do
 import type { Db } from "./database.ts";
 import { COUNT_COLUMNS } from "./keyUsageSchema.ts";
 
-interface ApiKeyRow {
+/** A key's row as either database returns it (SQLite's flags are 0/1, PostgreSQL's booleans). */
+export interface ApiKeyRow {
   id: number;
   key: string;
   account_id: number;
@@ -22,7 +23,7 @@ interface ApiKeyRow {
   permissions: string;
   valid_from: number | null;
   valid_to: number | null;
-  enabled: number;
+  enabled: number | boolean;
   origin_created_at: number | null;
 }
 
@@ -39,14 +40,60 @@ type ListedRow = [
   ...extras: unknown[],
 ];
 
-interface GrantRow {
+export interface GrantRow {
   key: string;
   account_id: number;
   permissions: string;
   allowed_ips: string | null;
   valid_from: number | null;
   valid_to: number | null;
-  enabled: number;
+  enabled: number | boolean;
+}
+
+/**
+ * How a publicApiKey is kept at rest, on either database: sealed with the data key and bound to
+ * its key id (a sealed value moved to another row does not open), found by its keyed digest.
+ */
+export function sealPublicApiKey(box: SecretBox, publicApiKey: string, key: string): Buffer {
+  return box.encrypt(publicApiKey, key);
+}
+
+export function unsealPublicApiKey(box: SecretBox, sealed: Buffer, key: string): string {
+  return box.decrypt(sealed, key);
+}
+
+/** The lookup index of a publicApiKey (public_api_key_digest). */
+export function publicApiKeyDigest(box: SecretBox, publicApiKey: string): Buffer {
+  return box.digest(publicApiKey);
+}
+
+export function grantOf(row: GrantRow): KeyGrant {
+  return {
+    key: row.key,
+    accountId: row.account_id,
+    permissions: JSON.parse(row.permissions) as Permission[],
+    allowedIPs: row.allowed_ips === null ? null : (JSON.parse(row.allowed_ips) as string[]),
+    validFrom: row.valid_from,
+    validTo: row.valid_to,
+    enabled: row.enabled === true || row.enabled === 1,
+  };
+}
+
+export function storedApiKeyOf(box: SecretBox, row: ApiKeyRow): StoredApiKey {
+  return {
+    id: row.id,
+    key: row.key,
+    accountId: row.account_id,
+    accountKey: row.account_key,
+    name: row.name,
+    publicApiKey: unsealPublicApiKey(box, row.public_api_key_sealed, row.key),
+    allowedIPs: row.allowed_ips === null ? null : (JSON.parse(row.allowed_ips) as string[]),
+    permissions: JSON.parse(row.permissions) as Permission[],
+    validFrom: row.valid_from,
+    validTo: row.valid_to,
+    enabled: row.enabled === true || row.enabled === 1,
+    createdAt: row.origin_created_at,
+  };
 }
 
 /** Told the digest of every key written through this store, so caches keyed by it can drop the entry. */
@@ -231,44 +278,22 @@ export class ApiKeyStore {
 
   #changed(publicApiKey: string): void {
     if (this.#listeners.size === 0) return;
-    const digest = this.#box.digest(publicApiKey);
+    const digest = publicApiKeyDigest(this.#box, publicApiKey);
     for (const listener of this.#listeners) listener(digest);
   }
 
   digestOf(publicApiKey: string): Buffer {
-    return this.#box.digest(publicApiKey);
+    return publicApiKeyDigest(this.#box, publicApiKey);
   }
 
   /** The authorization rules of the key with this digest, read without decrypting anything. */
   grantByDigest(digest: Buffer): KeyGrant | undefined {
     const row = this.#grantByDigest.get(digest);
-    if (!row) return undefined;
-    return {
-      key: row.key,
-      accountId: row.account_id,
-      permissions: JSON.parse(row.permissions) as Permission[],
-      allowedIPs: row.allowed_ips === null ? null : (JSON.parse(row.allowed_ips) as string[]),
-      validFrom: row.valid_from,
-      validTo: row.valid_to,
-      enabled: row.enabled === 1,
-    };
+    return row && grantOf(row);
   }
 
   #toStored(row: ApiKeyRow): StoredApiKey {
-    return {
-      id: row.id,
-      key: row.key,
-      accountId: row.account_id,
-      accountKey: row.account_key,
-      name: row.name,
-      publicApiKey: this.#box.decrypt(row.public_api_key_sealed, row.key),
-      allowedIPs: row.allowed_ips === null ? null : (JSON.parse(row.allowed_ips) as string[]),
-      permissions: JSON.parse(row.permissions) as Permission[],
-      validFrom: row.valid_from,
-      validTo: row.valid_to,
-      enabled: row.enabled === 1,
-      createdAt: row.origin_created_at,
-    };
+    return storedApiKeyOf(this.#box, row);
   }
 
   #columns(fields: ApiKeyFields) {
@@ -298,8 +323,8 @@ export class ApiKeyStore {
       ...this.#columns(fields),
       key: identity.key,
       accountId,
-      digest: this.#box.digest(identity.publicApiKey),
-      sealed: this.#box.encrypt(identity.publicApiKey, identity.key),
+      digest: publicApiKeyDigest(this.#box, identity.publicApiKey),
+      sealed: sealPublicApiKey(this.#box, identity.publicApiKey, identity.key),
       now,
       createdAt,
     }) as { id: number };
@@ -320,8 +345,8 @@ export class ApiKeyStore {
   replacePublicApiKey(stored: StoredApiKey, publicApiKey: string, now: number): StoredApiKey {
     this.#replaceSecret.run({
       id: stored.id,
-      digest: this.#box.digest(publicApiKey),
-      sealed: this.#box.encrypt(publicApiKey, stored.key),
+      digest: publicApiKeyDigest(this.#box, publicApiKey),
+      sealed: sealPublicApiKey(this.#box, publicApiKey, stored.key),
       now,
     });
     this.#changed(stored.publicApiKey);
@@ -351,7 +376,7 @@ export class ApiKeyStore {
 
   /** The key with this publicApiKey, in any account. */
   findByPublicApiKey(publicApiKey: string): StoredApiKey | undefined {
-    const row = this.#byDigest.get(this.#box.digest(publicApiKey));
+    const row = this.#byDigest.get(publicApiKeyDigest(this.#box, publicApiKey));
     return row && this.#toStored(row);
   }
 
@@ -410,7 +435,7 @@ export class ApiKeyStore {
       id: row[0],
       key: row[1],
       name: row[2],
-      publicApiKey: this.#box.decrypt(row[3], row[1]),
+      publicApiKey: unsealPublicApiKey(this.#box, row[3], row[1]),
       allowedIPsJson: row[4],
       permissionsJson: row[5],
       validFrom: row[6],
@@ -563,7 +588,7 @@ export class ApiKeyStore {
     }
     if (filter.publicApiKey !== undefined) {
       where.push("k.public_api_key_digest = @digest");
-      params.digest = this.#box.digest(filter.publicApiKey);
+      params.digest = publicApiKeyDigest(this.#box, filter.publicApiKey);
     }
     if (filter.nameContains !== undefined) {
       where.push("kd_name_contains(k.name, @nameContains)");

@@ -26,7 +26,8 @@ export interface AuditPage {
   lastId: number | null;
 }
 
-interface EntryRow {
+/** An entry's row, with its account's key, as either database returns it. */
+export interface EntryRow {
   id: number;
   at: number;
   account_key: string;
@@ -39,7 +40,7 @@ interface EntryRow {
   address: string | null;
 }
 
-function toDto(row: EntryRow): AuditEntryDto {
+export function toDto(row: EntryRow): AuditEntryDto {
   return {
     time: formatApiDateTime(row.at),
     accountKey: row.account_key,

@@ -34,7 +34,8 @@ export type IdempotencyLookup =
   | { kind: "replay"; answer: RememberedAnswer }
   | { kind: "conflict" };
 
-interface RecordRow {
+/** A stored record as either database returns it. */
+export interface RecordRow {
   request_digest: Buffer;
   status: number;
   response_sealed: Buffer;
@@ -54,6 +55,44 @@ export function canonicalJson(value: unknown): string {
 /** The sealed answer is bound to its account and key: it cannot be moved to another record. */
 const aadOf = (accountId: number, idempotencyKey: string) =>
   `idempotent-request/${accountId}/${idempotencyKey}`;
+
+/** Keyed digest (HMAC) of everything that makes two requests "the same" for one account. */
+export function idempotentRequestDigest(
+  box: SecretBox,
+  accountId: number,
+  request: IdempotentRequest,
+): Buffer {
+  return box.digest(
+    JSON.stringify([
+      "keydesk/idempotent-request/v1",
+      accountId,
+      request.method.toUpperCase(),
+      request.path,
+      canonicalJson(request.body),
+    ]),
+  );
+}
+
+/** A remembered answer as it is stored (it carries a publicApiKey). */
+export function sealAnswer(box: SecretBox, accountId: number, idempotencyKey: string, body: string): Buffer {
+  return box.encrypt(body, aadOf(accountId, idempotencyKey));
+}
+
+/** What a stored record (or none) answers to a request with this digest at `now`. */
+export function lookupOf(
+  box: SecretBox,
+  row: RecordRow | undefined,
+  accountId: number,
+  idempotencyKey: string,
+  digest: Buffer,
+  now: number,
+): IdempotencyLookup {
+  if (!row || isExpired(row.created_at, now)) return { kind: "new" };
+  const same = row.request_digest.length === digest.length && timingSafeEqual(row.request_digest, digest);
+  if (!same) return { kind: "conflict" };
+  const body = box.decrypt(row.response_sealed, aadOf(accountId, idempotencyKey));
+  return { kind: "replay", answer: { status: row.status, body } };
+}
 
 export class IdempotencyStore {
   readonly #box: SecretBox;
@@ -85,25 +124,19 @@ export class IdempotencyStore {
 
   /** Keyed digest (HMAC) of everything that makes two requests "the same" for one account. */
   digestOf(accountId: number, request: IdempotentRequest): Buffer {
-    return this.#box.digest(
-      JSON.stringify([
-        "keydesk/idempotent-request/v1",
-        accountId,
-        request.method.toUpperCase(),
-        request.path,
-        canonicalJson(request.body),
-      ]),
-    );
+    return idempotentRequestDigest(this.#box, accountId, request);
   }
 
   /** The live record for this account and key: its answer when the digest matches, else a conflict. */
   lookup(accountId: number, idempotencyKey: string, digest: Buffer, now: number): IdempotencyLookup {
-    const row = this.#find.get(accountId, idempotencyKey);
-    if (!row || isExpired(row.created_at, now)) return { kind: "new" };
-    const same = row.request_digest.length === digest.length && timingSafeEqual(row.request_digest, digest);
-    if (!same) return { kind: "conflict" };
-    const body = this.#box.decrypt(row.response_sealed, aadOf(accountId, idempotencyKey));
-    return { kind: "replay", answer: { status: row.status, body } };
+    return lookupOf(
+      this.#box,
+      this.#find.get(accountId, idempotencyKey),
+      accountId,
+      idempotencyKey,
+      digest,
+      now,
+    );
   }
 
   /** Remembers a successful answer (2xx only; anything else may be retried and is not kept). */
@@ -121,7 +154,7 @@ export class IdempotencyStore {
       idempotencyKey,
       digest,
       status: answer.status,
-      sealed: this.#box.encrypt(answer.body, aadOf(accountId, idempotencyKey)),
+      sealed: sealAnswer(this.#box, accountId, idempotencyKey, answer.body),
       now,
     });
   }

@@ -20,14 +20,15 @@ export interface StoredUsage {
 }
 
 type CountRow = Record<string, number>;
-interface TotalRow extends Record<string, number | string | null> {
+export interface TotalRow extends Record<string, number | string | null> {
   last_used_at: number | null;
   last_used_from: string | null;
   last_refused_at: number | null;
   last_refused_from: string | null;
 }
 
-function countsOf(row: Record<string, unknown> | undefined): UsageCounts {
+/** Counts from a row (or object) keyed by column name (COUNT_COLUMNS); 0 for what it lacks. */
+export function countsOf(row: Record<string, unknown> | undefined): UsageCounts {
   const counts = noCounts();
   if (!row) return counts;
   counts.allowed = Number(row.allowed ?? 0);
@@ -37,7 +38,26 @@ function countsOf(row: Record<string, unknown> | undefined): UsageCounts {
   return counts;
 }
 
-function countParams(usage: PendingUsage): Record<string, number> {
+/** A key's usage from its key_usage row and the sums of its hours in the day (either database). */
+export function storedUsageOf(
+  row: TotalRow | undefined,
+  day: Record<string, unknown> | undefined,
+): StoredUsage {
+  // 0 is "never" (see write).
+  const usedAt = row?.last_used_at || null;
+  const refusedAt = row?.last_refused_at || null;
+  return {
+    total: countsOf(row),
+    last24Hours: countsOf(day),
+    lastUsedAt: usedAt,
+    lastUsedFrom: usedAt === null ? null : (row?.last_used_from ?? null),
+    lastRefusedAt: refusedAt,
+    lastRefusedFrom: refusedAt === null ? null : (row?.last_refused_from ?? null),
+  };
+}
+
+/** The batch's counts by column name (REFUSAL_COLUMNS). */
+export function countParams(usage: PendingUsage): Record<string, number> {
   const params: Record<string, number> = { allowed: usage.allowed };
   for (const [reason, column] of Object.entries(COLUMNS))
     params[column] = usage.refused[reason as RefusalReason];
@@ -106,17 +126,6 @@ export class KeyUsageStore {
 
   /** The stored usage of the key with this row id, counting the day's hours as of `now`. */
   read(apiKeyId: number, now: number): StoredUsage {
-    const row = this.#total.get(apiKeyId);
-    // 0 is "never" (see write).
-    const usedAt = row?.last_used_at || null;
-    const refusedAt = row?.last_refused_at || null;
-    return {
-      total: countsOf(row),
-      last24Hours: countsOf(this.#day.get(apiKeyId, dayStartHour(now))),
-      lastUsedAt: usedAt,
-      lastUsedFrom: usedAt === null ? null : (row?.last_used_from ?? null),
-      lastRefusedAt: refusedAt,
-      lastRefusedFrom: refusedAt === null ? null : (row?.last_refused_from ?? null),
-    };
+    return storedUsageOf(this.#total.get(apiKeyId), this.#day.get(apiKeyId, dayStartHour(now)));
   }
 }

@@ -28,7 +28,9 @@ export interface Store {
   /**
    * Runs `work(tx)` atomically and resolves after the commit ("answered" means durable). A work
    * that throws rolls back alone and its promise rejects with what it threw. `work` awaits only
-   * the store's methods (anything else belongs before or after the write).
+   * the store's methods (anything else belongs before or after the write). On PostgreSQL a work
+   * that lost a race (serialization failure, deadlock) runs again from the start, so it does
+   * nothing that must happen once except through `tx`.
    */
   write<T>(work: (tx: StoreWrite) => Promise<T>): Promise<T>;
 }

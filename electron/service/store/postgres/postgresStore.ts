@@ -1,0 +1,110 @@
+import type pg from "pg";
+import type { SecretBox } from "../../crypto/secretBox.ts";
+import type { KeyChangeListener } from "../apiKeyStore.ts";
+import type {
+  AccountReads,
+  ApiKeyReads,
+  AuditReads,
+  ChangeFeed,
+  IdempotencyReads,
+  Store,
+  StoreWrite,
+  UsageReads,
+} from "../store.ts";
+import { postgresAccounts } from "./postgresAccounts.ts";
+import { postgresApiKeys } from "./postgresApiKeys.ts";
+import { postgresAudit } from "./postgresAudit.ts";
+import { postgresIdempotency } from "./postgresIdempotency.ts";
+import { postgresUsage } from "./postgresUsage.ts";
+import { RETRYABLE, type Sql, sqlOn, sqlState } from "./sql.ts";
+
+/** How many times a write that lost a race (serialization failure, deadlock) runs again. */
+export const WRITE_RETRIES = 3;
+
+/**
+ * The Store on PostgreSQL (README.md, "The store interface"): reads on the pool, outside any
+ * transaction; a write is BEGIN … COMMIT on one pooled client, the repositories of its `tx` bound
+ * to that client. The schema must be migrated first (migratePostgres); the SecretBox is the one
+ * made from the data key, as on SQLite, so sealed values and digests are the same on both.
+ */
+export class PostgresStore implements Store {
+  readonly accounts: AccountReads;
+  readonly apiKeys: ApiKeyReads;
+  readonly audit: AuditReads;
+  readonly idempotency: IdempotencyReads;
+  readonly usage: UsageReads;
+  /** Slice 4 makes this a LISTEN/NOTIFY feed; until then another replica's writes are not seen by caches. */
+  readonly changes: ChangeFeed = { generation: () => 0 };
+  readonly #pool: pg.Pool;
+  readonly #box: SecretBox;
+  readonly #keyListeners = new Set<KeyChangeListener>();
+
+  constructor(pool: pg.Pool, box: SecretBox) {
+    this.#pool = pool;
+    this.#box = box;
+    // An idle pooled connection that drops (a server restart, a terminated backend) is not a
+    // request's failure: the pool discards it, the next request gets a new one. Without a listener
+    // its "error" event would end the process.
+    pool.on("error", () => {});
+    const reads = this.#repositories(sqlOn(pool), () => {
+      throw new Error("a key is written only inside store.write");
+    });
+    ({
+      accounts: this.accounts,
+      apiKeys: this.apiKeys,
+      audit: this.audit,
+      idempotency: this.idempotency,
+      usage: this.usage,
+    } = reads);
+  }
+
+  #repositories(sql: Sql, changed: (publicApiKey: string) => void): StoreWrite {
+    return {
+      accounts: postgresAccounts(sql),
+      apiKeys: postgresApiKeys(sql, this.#box, this.#keyListeners, changed),
+      audit: postgresAudit(sql),
+      idempotency: postgresIdempotency(sql, this.#box),
+      usage: postgresUsage(sql),
+    };
+  }
+
+  #tellKeyListeners(publicApiKeys: Iterable<string>): void {
+    if (this.#keyListeners.size === 0) return;
+    for (const publicApiKey of publicApiKeys) {
+      const digest = this.#box.digest(publicApiKey);
+      for (const listener of this.#keyListeners) listener(digest);
+    }
+  }
+
+  async write<T>(work: (tx: StoreWrite) => Promise<T>): Promise<T> {
+    for (let attempt = 0; ; attempt++) {
+      const client = await this.#pool.connect();
+      const changedKeys = new Set<string>();
+      let broken: Error | undefined;
+      try {
+        await client.query("BEGIN");
+        const tx = this.#repositories(sqlOn(client), (publicApiKey) => {
+          changedKeys.add(publicApiKey);
+          this.#tellKeyListeners([publicApiKey]);
+        });
+        const result = await work(tx);
+        await client.query("COMMIT");
+        return result;
+      } catch (error) {
+        try {
+          await client.query("ROLLBACK");
+        } catch (rollbackError) {
+          // The connection is unusable (it dropped): the pool closes it instead of lending it again.
+          broken = rollbackError as Error;
+        }
+        if (attempt < WRITE_RETRIES && RETRYABLE.has(sqlState(error) ?? "")) continue;
+        throw error;
+      } finally {
+        client.release(broken);
+        // Again after the commit (or the rollback): a cache that reloaded a key while the write
+        // was open read it as it was before, and must not keep that.
+        this.#tellKeyListeners(changedKeys);
+      }
+    }
+  }
+}

@@ -1,0 +1,42 @@
+import pg from "pg";
+
+/**
+ * What the PostgreSQL repositories run their statements on: the pool (reads, outside any
+ * transaction) or the one pooled client of a write. Every statement gets this store's type
+ * parsers, whatever the pool was made with.
+ */
+export interface Sql {
+  rows<R extends object>(text: string, values?: readonly unknown[]): Promise<R[]>;
+  /** The number of rows the statement inserted, updated or deleted. */
+  count(text: string, values?: readonly unknown[]): Promise<number>;
+}
+
+const INT8_OID = 20;
+
+/** int8 (ids, milliseconds, counts) as numbers: every one the service keeps stays below 2^53. */
+const TYPES: pg.CustomTypesConfig = {
+  getTypeParser: ((oid: number, format?: string) =>
+    oid === INT8_OID
+      ? (value: string) => Number(value)
+      : pg.types.getTypeParser(oid, format as "text")) as pg.CustomTypesConfig["getTypeParser"],
+};
+
+export function sqlOn(target: pg.Pool | pg.PoolClient): Sql {
+  const run = (text: string, values: readonly unknown[] | undefined) =>
+    target.query({ text, values: values as unknown[] | undefined, types: TYPES });
+  return {
+    rows: async <R extends object>(text: string, values?: readonly unknown[]) =>
+      (await run(text, values)).rows as R[],
+    count: async (text, values) => (await run(text, values)).rowCount ?? 0,
+  };
+}
+
+/** PostgreSQL's SQLSTATE of an error, when it is one of the server's. */
+export function sqlState(error: unknown): string | undefined {
+  const code = (error as { code?: unknown } | null)?.code;
+  return typeof code === "string" ? code : undefined;
+}
+
+export const UNIQUE_VIOLATION = "23505";
+/** A write that lost a race PostgreSQL detected: running it again is safe and usually succeeds. */
+export const RETRYABLE = new Set(["40001", "40P01"]);

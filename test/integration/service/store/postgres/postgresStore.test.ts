@@ -1,0 +1,307 @@
+import assert from "node:assert/strict";
+import { randomBytes } from "node:crypto";
+import { test } from "node:test";
+import type { ApiKeyFields } from "../../../../../electron/service/domain/apiKeyRules.ts";
+import {
+  newAccountKey,
+  newKeyId,
+  newPublicApiKey,
+} from "../../../../../electron/service/domain/identifiers.ts";
+import { emptyPending, hourOf } from "../../../../../electron/service/domain/keyUsage.ts";
+import { WRITE_RETRIES } from "../../../../../electron/service/store/postgres/postgresStore.ts";
+import type { Store } from "../../../../../electron/service/store/store.ts";
+import { eventually } from "../../../../harness/eventually.ts";
+import { openStore, poolOn, postgresReplica } from "../storeSubjects.ts";
+
+/**
+ * What only PostgreSQL's store has to show: nothing secret in clear in any column, and the
+ * behaviours that hold across replicas (several stores, each with its pool, on one database).
+ */
+
+const NOW = 1_750_000_000_000;
+const fields: ApiKeyFields = {
+  name: "billing",
+  allowedIPs: null,
+  permissions: ["ALL"],
+  validFrom: null,
+  validTo: null,
+  enabled: true,
+};
+
+async function accountWithKeys(store: Store, count: number) {
+  return store.write(async (tx) => {
+    const account = await tx.accounts.insert({
+      accountKey: newAccountKey(),
+      username: "ana",
+      passwordHash: "hash",
+      parentId: null,
+      createdAt: NOW,
+    });
+    const keys = [];
+    for (let index = 0; index < count; index++)
+      keys.push(
+        await tx.apiKeys.insert(
+          account.id,
+          account.accountKey,
+          { key: newKeyId(), publicApiKey: newPublicApiKey() },
+          { ...fields, name: `key ${index}` },
+          NOW,
+        ),
+      );
+    return { account, keys };
+  });
+}
+
+test("no publicApiKey is stored in clear: not in any text or bytea column of any table", async (t) => {
+  const subject = await openStore("postgres", t);
+  if (!subject) return;
+  const { store, url } = subject;
+  const { account, keys } = await accountWithKeys(store, 3);
+  const [first, second] = keys;
+  assert.ok(first && second);
+  const replacement = newPublicApiKey();
+  await store.write(async (tx) => {
+    await tx.apiKeys.replacePublicApiKey(first, replacement, NOW);
+    // A remembered answer carries the created key's publicApiKey.
+    const digest = tx.idempotency.digestOf(account.id, { method: "POST", path: "/keys", body: {} });
+    await tx.idempotency.remember(
+      account.id,
+      "retry-1",
+      digest,
+      { status: 201, body: JSON.stringify(second) },
+      NOW,
+    );
+  });
+  const secrets = [replacement, ...keys.map((key) => key.publicApiKey)];
+  const pool = poolOn(url as string, 1);
+  const { rows: columns } = await pool.query<{ table_name: string; column_name: string; data_type: string }>(
+    `SELECT table_name, column_name, data_type FROM information_schema.columns
+     WHERE table_schema = 'public' AND data_type IN ('text', 'bytea')`,
+  );
+  assert.ok(columns.some((column) => column.column_name === "public_api_key_sealed"));
+  for (const { table_name: table, column_name: column, data_type: type } of columns) {
+    for (const secret of secrets) {
+      // bytea compared as bytes, text as text: the value's UTF-8 anywhere inside the column.
+      const needle = type === "bytea" ? Buffer.from(secret, "utf8") : secret;
+      const { rows } = await pool.query<{ n: string }>(
+        `SELECT count(*) AS n FROM "${table}" WHERE position($1 IN "${column}") > 0`,
+        [needle],
+      );
+      assert.equal(Number(rows[0]?.n), 0, `${table}.${column} holds a publicApiKey in clear`);
+    }
+  }
+  // And the rows are there, readable through the store.
+  assert.equal((await store.apiKeys.findByPublicApiKey(replacement))?.id, first.id);
+});
+
+test("an Idempotency-Key retried on another replica waits for the first write's commit, then replays its answer", async (t) => {
+  const subject = await openStore("postgres", t);
+  if (!subject) return;
+  const { store: replicaA, url, box } = subject;
+  const replicaB = postgresReplica(url as string, box);
+  const { account } = await accountWithKeys(replicaA, 0);
+  const digest = replicaA.idempotency.digestOf(account.id, { method: "POST", path: "/keys", body: { n: 1 } });
+  const answer = { status: 201, body: '{"key":"first"}' };
+  const observer = poolOn(url as string, 1);
+  let retried: Promise<unknown> | undefined;
+  await replicaA.write(async (tx) => {
+    assert.deepEqual(await tx.idempotency.lookup(account.id, "same-key", digest, NOW), { kind: "new" });
+    retried = replicaB.write((txB) => txB.idempotency.lookup(account.id, "same-key", digest, NOW + 1));
+    // B's lookup is blocked on the (account, key) lock while A's write is open.
+    await eventually("replica B waiting on the idempotency lock", async () => {
+      const { rows } = await observer.query(
+        `SELECT 1 FROM pg_locks WHERE locktype = 'advisory' AND NOT granted`,
+      );
+      return rows.length > 0 ? true : undefined;
+    });
+    await tx.idempotency.remember(account.id, "same-key", digest, answer, NOW);
+  });
+  assert.deepEqual(await retried, { kind: "replay", answer });
+});
+
+test("usage batches written by two replicas at once add up", async (t) => {
+  const subject = await openStore("postgres", t);
+  if (!subject) return;
+  const { store: replicaA, url, box } = subject;
+  const replicaB = postgresReplica(url as string, box);
+  const { keys } = await accountWithKeys(replicaA, 20);
+  const batch = (allowed: number) =>
+    new Map(
+      keys.map((key) => {
+        const pending = emptyPending(hourOf(NOW));
+        pending.allowed = allowed;
+        pending.lastUsedAt = NOW;
+        pending.lastUsedFrom = "10.0.0.1";
+        return [key.key, pending];
+      }),
+    );
+  await Promise.all(
+    Array.from({ length: 10 }, (_, index) =>
+      (index % 2 === 0 ? replicaA : replicaB).write((tx) => tx.usage.write(batch(index + 1), NOW)),
+    ),
+  );
+  for (const key of keys) {
+    const usage = await replicaB.usage.read(key.id, NOW);
+    assert.equal(usage.total.allowed, 55);
+    assert.equal(usage.last24Hours.allowed, 55);
+  }
+});
+
+test("two writes that deadlock both commit: PostgreSQL aborts one, and the store runs it again", async (t) => {
+  const subject = await openStore("postgres", t);
+  if (!subject) return;
+  const { store: replicaA, url, box } = subject;
+  const replicaB = postgresReplica(url as string, box);
+  const { keys } = await accountWithKeys(replicaA, 2);
+  const [one, two] = keys;
+  assert.ok(one && two);
+  let runs = 0;
+  let oneLocked!: () => void;
+  let twoLocked!: () => void;
+  const aHoldsOne = new Promise<void>((resolve) => {
+    oneLocked = resolve;
+  });
+  const bHoldsTwo = new Promise<void>((resolve) => {
+    twoLocked = resolve;
+  });
+  // A updates one then two; B two then one: each waits for the other's row, a deadlock.
+  const a = replicaA.write(async (tx) => {
+    runs++;
+    await tx.apiKeys.update(one, { ...fields, name: "by A" }, NOW);
+    oneLocked();
+    await bHoldsTwo;
+    await tx.apiKeys.update(two, { ...fields, name: "by A" }, NOW);
+  });
+  const b = replicaB.write(async (tx) => {
+    runs++;
+    await aHoldsOne;
+    await tx.apiKeys.update(two, { ...fields, name: "by B" }, NOW);
+    twoLocked();
+    await tx.apiKeys.update(one, { ...fields, name: "by B" }, NOW);
+  });
+  await Promise.all([a, b]);
+  assert.equal(runs, 3, "one of the two ran again");
+  // Each write is whole: both keys carry the name of the write that committed last.
+  const names = new Set([
+    (await replicaA.apiKeys.byId(one.id))?.name,
+    (await replicaA.apiKeys.byId(two.id))?.name,
+  ]);
+  assert.equal(names.size, 1);
+});
+
+test("a write that keeps losing races is run again at most WRITE_RETRIES times, then rejects", async (t) => {
+  const subject = await openStore("postgres", t);
+  if (!subject) return;
+  const { store } = subject;
+  let runs = 0;
+  const serializationFailure = Object.assign(new Error("could not serialize access"), { code: "40001" });
+  await assert.rejects(
+    store.write(async (tx) => {
+      runs++;
+      await tx.accounts.list();
+      throw serializationFailure;
+    }),
+    (error) => error === serializationFailure,
+  );
+  assert.equal(runs, WRITE_RETRIES + 1);
+  // Any other failure is not run again.
+  runs = 0;
+  await assert.rejects(
+    store.write(async () => {
+      runs++;
+      throw new Error("a rule refused it");
+    }),
+  );
+  assert.equal(runs, 1);
+});
+
+test("ids, times and counts come back as numbers (int8 parsed), not strings", async (t) => {
+  const subject = await openStore("postgres", t);
+  if (!subject) return;
+  const { store } = subject;
+  const { account, keys } = await accountWithKeys(store, 1);
+  const key = await store.apiKeys.byId((keys[0] as { id: number }).id);
+  assert.equal(typeof account.id, "number");
+  assert.equal(typeof account.createdAt, "number");
+  assert.equal(typeof key?.id, "number");
+  assert.equal(typeof key?.createdAt, "number");
+  assert.equal(typeof (await store.usage.read(key?.id as number, NOW)).total.allowed, "number");
+});
+
+test("idle connections the server ends (a restart, pg_terminate_backend) are dropped, and the next read gets a new one", async (t) => {
+  const subject = await openStore("postgres", t);
+  if (!subject) return;
+  const { store, url } = subject;
+  await accountWithKeys(store, 1);
+  // Several connections open and idle in the store's pool.
+  await Promise.all(Array.from({ length: 4 }, () => store.accounts.list()));
+  const admin = poolOn(url as string, 1);
+  const { rows } = await admin.query<{ ended: boolean }>(
+    `SELECT pg_terminate_backend(pid) AS ended FROM pg_stat_activity
+     WHERE datname = current_database() AND pid <> pg_backend_pid() AND backend_type = 'client backend'`,
+  );
+  assert.ok(rows.length > 0 && rows.every((row) => row.ended));
+  // Each idle connection's end is an "error" event of the pool: unhandled, it would end this process.
+  await eventually("the ended connections to leave the pool", async () => {
+    const left = await admin.query(
+      `SELECT count(*)::int AS n FROM pg_stat_activity
+       WHERE datname = current_database() AND pid <> pg_backend_pid() AND backend_type = 'client backend'`,
+    );
+    return left.rows[0]?.n === 0 ? true : undefined;
+  });
+  await new Promise((resolve) => setImmediate(resolve));
+  assert.deepEqual(
+    (await store.accounts.list()).map((account) => account.username),
+    ["ana"],
+  );
+});
+
+test("with the same data key, a key sealed on SQLite opens on PostgreSQL and is found by the same digest", async (t) => {
+  const dataKey = randomBytes(32);
+  const postgres = await openStore("postgres", t, dataKey);
+  if (!postgres) return;
+  const sqlite = await openStore("sqlite", t, dataKey);
+  const db = sqlite?.data?.db;
+  assert.ok(sqlite && db);
+  const { keys } = await accountWithKeys(sqlite.store, 1);
+  const [onSqlite] = keys;
+  assert.ok(onSqlite);
+  // The rows as they are (what `migrate --from-sqlite` will copy): sealed bytes, digest and all.
+  const account = db.prepare("SELECT * FROM accounts").get() as Record<string, unknown>;
+  const key = db.prepare("SELECT * FROM api_keys").get() as Record<string, unknown>;
+  const pool = poolOn(postgres.url as string, 1);
+  await pool.query(
+    "INSERT INTO accounts (id, account_key, username, password_hash, created_at) VALUES ($1, $2, $3, $4, $5)",
+    [account.id, account.account_key, account.username, account.password_hash, account.created_at],
+  );
+  await pool.query(
+    `INSERT INTO api_keys (id, key, account_id, name, public_api_key_digest, public_api_key_sealed, allowed_ips,
+       permissions, valid_from, valid_to, enabled, created_at, updated_at, origin_created_at)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)`,
+    [
+      key.id,
+      key.key,
+      key.account_id,
+      key.name,
+      key.public_api_key_digest,
+      key.public_api_key_sealed,
+      key.allowed_ips,
+      key.permissions,
+      key.valid_from,
+      key.valid_to,
+      key.enabled === 1,
+      key.created_at,
+      key.updated_at,
+      key.origin_created_at,
+    ],
+  );
+  assert.deepEqual(await postgres.store.apiKeys.findByPublicApiKey(onSqlite.publicApiKey), onSqlite);
+  assert.deepEqual(
+    postgres.store.apiKeys.digestOf(onSqlite.publicApiKey),
+    sqlite.store.apiKeys.digestOf(onSqlite.publicApiKey),
+  );
+  assert.equal(
+    (await postgres.store.apiKeys.grantByDigest(sqlite.store.apiKeys.digestOf(onSqlite.publicApiKey)))?.key,
+    onSqlite.key,
+  );
+});
