@@ -9,6 +9,8 @@ import type {
   IdempotencyReads,
   Store,
   StoreWrite,
+  SyncReads,
+  SyncWrites,
   UsageReads,
 } from "../store.ts";
 import { postgresAccounts } from "./postgresAccounts.ts";
@@ -33,6 +35,7 @@ export class PostgresStore implements Store {
   readonly audit: AuditReads;
   readonly idempotency: IdempotencyReads;
   readonly usage: UsageReads;
+  readonly sync: SyncReads;
   /** Slice 4 makes this a LISTEN/NOTIFY feed; until then another replica's writes are not seen by caches. */
   readonly changes: ChangeFeed = { generation: () => 0 };
   readonly #pool: pg.Pool;
@@ -55,6 +58,7 @@ export class PostgresStore implements Store {
       audit: this.audit,
       idempotency: this.idempotency,
       usage: this.usage,
+      sync: this.sync,
     } = reads);
   }
 
@@ -65,6 +69,7 @@ export class PostgresStore implements Store {
       audit: postgresAudit(sql),
       idempotency: postgresIdempotency(sql, this.#box),
       usage: postgresUsage(sql),
+      sync: syncNotYetOnPostgres(),
     };
   }
 
@@ -107,4 +112,15 @@ export class PostgresStore implements Store {
       }
     }
   }
+}
+
+/**
+ * Sync links' tables on PostgreSQL are the next part of slice 3 (README.md). Until then every call
+ * rejects saying so; no caller reaches it, since nothing runs the service on PostgreSQL yet.
+ */
+function syncNotYetOnPostgres(): SyncWrites {
+  return new Proxy({} as SyncWrites, {
+    get: (_target, name) => () =>
+      Promise.reject(new Error(`sync.${String(name)} is not on PostgreSQL yet (issue 15, slice 3 part B)`)),
+  });
 }
