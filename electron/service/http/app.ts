@@ -168,7 +168,7 @@ export function buildHttpApp(data: DataDir, options: HttpAppOptions = {}): KeySe
 
   if (options.onRoute) app.addHook("onRoute", options.onRoute);
   registerApiKeyRoutes(app, keys, requireBasic);
-  const tfa = createTfaSimulator(data, options.now);
+  const tfa = createTfaSimulator(data.store, options.now);
   registerTfaRoutes(app, tfa, requireCaller);
   registerLocalPinRoutes(app, tfa, requireBasic);
   registerLocalAccountRoutes(app, data.store.accounts, requireBasic);

@@ -19,9 +19,15 @@ import {
   type IdempotencyWrites,
   type Store,
   type StoreWrite,
+  type TfaPinReads,
+  type TfaPinWrites,
+  type TfaReads,
+  type TfaWrites,
   type UsageReads,
   type UsageWrites,
 } from "./store.ts";
+import { TfaPinStore } from "./tfaPinStore.ts";
+import { TfaStore } from "./tfaStore.ts";
 
 /** The synchronous SQLite stores a SqliteStore answers from (those of the open DataDir). */
 export interface SqliteParts {
@@ -46,6 +52,8 @@ export class SqliteStore implements Store {
   readonly audit: AuditReads;
   readonly idempotency: IdempotencyReads;
   readonly usage: UsageReads;
+  readonly tfa: TfaReads;
+  readonly tfaPins: TfaPinReads;
   readonly changes: ExternalChanges;
   readonly #writes: GroupCommit;
   readonly #tx: StoreWrite;
@@ -60,6 +68,8 @@ export class SqliteStore implements Store {
       audit: auditOf(parts.audit),
       idempotency: idempotencyOf(new IdempotencyStore(parts.db, parts.box)),
       usage: usageOf(new KeyUsageStore(parts.db)),
+      tfa: tfaOf(new TfaStore(parts.db)),
+      tfaPins: tfaPinsOf(new TfaPinStore(parts.db, parts.box, parts.externalChanges)),
     };
     ({
       accounts: this.accounts,
@@ -67,6 +77,8 @@ export class SqliteStore implements Store {
       audit: this.audit,
       idempotency: this.idempotency,
       usage: this.usage,
+      tfa: this.tfa,
+      tfaPins: this.tfaPins,
     } = this.#tx);
   }
 
@@ -147,5 +159,37 @@ function usageOf(store: KeyUsageStore): UsageWrites {
   return {
     read: (apiKeyId, now) => settle(() => store.read(apiKeyId, now)),
     write: (batch, now) => settle(() => store.write(batch, now)),
+  };
+}
+
+function tfaOf(store: TfaStore): TfaWrites {
+  return {
+    application: (accountId, applicationId) => settle(() => store.application(accountId, applicationId)),
+    applications: (accountId) => settle(() => store.applications(accountId)),
+    template: (application, messageId) => settle(() => store.template(application, messageId)),
+    templates: (application) => settle(() => store.templates(application)),
+    insertApplication: (accountId, applicationId, fields, now) =>
+      settle(() => store.insertApplication(accountId, applicationId, fields, now)),
+    updateApplication: (stored, fields, now) => settle(() => store.updateApplication(stored, fields, now)),
+    insertTemplate: (application, messageId, fields, now) =>
+      settle(() => store.insertTemplate(application, messageId, fields, now)),
+    updateTemplate: (stored, fields, now) => settle(() => store.updateTemplate(stored, fields, now)),
+  };
+}
+
+function tfaPinsOf(store: TfaPinStore): TfaPinWrites {
+  return {
+    status: (pinId) => settle(() => store.status(pinId)),
+    record: (pinId) => settle(() => store.record(pinId)),
+    verifications: (applicationRef, msisdn, filter) =>
+      settle(() => store.verifications(applicationRef, msisdn, filter)),
+    captured: (filter) => settle(() => store.captured(filter)),
+    nthNewestSend: (applicationRef, n) => settle(() => store.nthNewestSend(applicationRef, n)),
+    nthNewestSendTo: (applicationRef, msisdn, n) =>
+      settle(() => store.nthNewestSendTo(applicationRef, msisdn, n)),
+    insertPin: (pin, send) => settle(() => store.insertPin(pin, send)),
+    recordResend: (send) => settle(() => store.recordResend(send)),
+    spendAttempt: (pin) => settle(() => store.spendAttempt(pin)),
+    markVerified: (pin, verifiedAt) => settle(() => store.markVerified(pin, verifiedAt)),
   };
 }

@@ -148,7 +148,8 @@ export class TfaPinStore {
   readonly #record;
   readonly #insertPin;
   readonly #insertSend;
-  readonly #updateState;
+  readonly #spendAttempt;
+  readonly #markVerified;
   readonly #nthSendOfApplication;
   readonly #nthSendToNumber;
 
@@ -175,9 +176,16 @@ export class TfaPinStore {
       `INSERT INTO tfa_sends (pin_ref, account_id, application_ref, msisdn, channel, text_sealed, sent_at)
        VALUES (@pinRef, @accountId, @applicationRef, @msisdn, @channel, @textSealed, @sentAt)`,
     );
-    this.#updateState = db.prepare(
-      `UPDATE tfa_pins SET attempts_remaining = @attemptsRemaining, verified = @verified,
-        verified_at = COALESCE(verified_at, @verifiedAt) WHERE id = @id`,
+    // Conditional writes: what they change is decided by the row as it is now, not as it was read.
+    this.#spendAttempt = db
+      .prepare<[number]>(
+        `UPDATE tfa_pins SET attempts_remaining = attempts_remaining - 1
+         WHERE id = ? AND attempts_remaining > 0 RETURNING attempts_remaining`,
+      )
+      .pluck();
+    this.#markVerified = db.prepare(
+      `UPDATE tfa_pins SET verified = 1, verified_at = COALESCE(verified_at, @verifiedAt)
+       WHERE id = @id AND verified = 0 AND attempts_remaining > 0`,
     );
     this.#nthSendOfApplication = db
       .prepare<[number, number]>(
@@ -258,17 +266,16 @@ export class TfaPinStore {
     this.#recordSend(send);
   }
 
-  updateState(
-    pin: { id: number; pinId: string },
-    state: { attemptsRemaining: number; verified: boolean; verifiedAt?: number },
-  ): void {
+  /** Uses one attempt if one is left: the attempts left after it, or undefined when none was left. */
+  spendAttempt(pin: { id: number; pinId: string }): number | undefined {
     this.#statusCache.delete(pin.pinId);
-    this.#updateState.run({
-      id: pin.id,
-      attemptsRemaining: state.attemptsRemaining,
-      verified: state.verified ? 1 : 0,
-      verifiedAt: state.verifiedAt ?? null,
-    });
+    return this.#spendAttempt.get(pin.id) as number | undefined;
+  }
+
+  /** Marks the PIN verified if it is not yet and has an attempt left; false when it changed meanwhile. */
+  markVerified(pin: { id: number; pinId: string }, verifiedAt: number): boolean {
+    this.#statusCache.delete(pin.pinId);
+    return this.#markVerified.run({ id: pin.id, verifiedAt }).changes === 1;
   }
 
   /** The application's PINs to one number, newest first, narrowed by verified and sent. */
