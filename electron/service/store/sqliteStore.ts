@@ -2,7 +2,8 @@ import type { SecretBox } from "../crypto/secretBox.ts";
 import type { Account, AccountStore } from "./accountStore.ts";
 import type { ApiKeyStore } from "./apiKeyStore.ts";
 import type { AuditStore } from "./auditStore.ts";
-import type { Db } from "./database.ts";
+import { type Db, readMeta, writeMeta } from "./database.ts";
+import { answerReadinessQuery } from "./databaseHealth.ts";
 import type { ExternalChanges } from "./externalChanges.ts";
 import type { GroupCommit } from "./groupCommit.ts";
 import { IdempotencyStore } from "./idempotencyStore.ts";
@@ -17,7 +18,10 @@ import {
   DuplicateError,
   type IdempotencyReads,
   type IdempotencyWrites,
+  type MetaReads,
+  type MetaWrites,
   type Store,
+  type StoreHealth,
   type StoreWrite,
   type TfaPinReads,
   type TfaPinWrites,
@@ -54,6 +58,8 @@ export class SqliteStore implements Store {
   readonly usage: UsageReads;
   readonly tfa: TfaReads;
   readonly tfaPins: TfaPinReads;
+  readonly meta: MetaReads;
+  readonly health: StoreHealth;
   readonly changes: ExternalChanges;
   readonly #writes: GroupCommit;
   readonly #tx: StoreWrite;
@@ -70,6 +76,7 @@ export class SqliteStore implements Store {
       usage: usageOf(new KeyUsageStore(parts.db)),
       tfa: tfaOf(new TfaStore(parts.db)),
       tfaPins: tfaPinsOf(new TfaPinStore(parts.db, parts.box, parts.externalChanges)),
+      meta: metaOf(parts.db),
     };
     ({
       accounts: this.accounts,
@@ -79,7 +86,9 @@ export class SqliteStore implements Store {
       usage: this.usage,
       tfa: this.tfa,
       tfaPins: this.tfaPins,
+      meta: this.meta,
     } = this.#tx);
+    this.health = { ready: () => settle(() => answerReadinessQuery(parts.db)) };
   }
 
   write<T>(work: (tx: StoreWrite) => Promise<T>): Promise<T> {
@@ -191,5 +200,12 @@ function tfaPinsOf(store: TfaPinStore): TfaPinWrites {
     recordResend: (send) => settle(() => store.recordResend(send)),
     spendAttempt: (pin) => settle(() => store.spendAttempt(pin)),
     markVerified: (pin, verifiedAt) => settle(() => store.markVerified(pin, verifiedAt)),
+  };
+}
+
+function metaOf(db: Db): MetaWrites {
+  return {
+    read: (name) => settle(() => readMeta(db, name)),
+    write: (name, value) => settle(() => writeMeta(db, name, value)),
   };
 }

@@ -36,6 +36,8 @@ export interface Store {
   readonly usage: UsageReads;
   readonly tfa: TfaReads;
   readonly tfaPins: TfaPinReads;
+  readonly meta: MetaReads;
+  readonly health: StoreHealth;
   /** Whether something may have changed that this process did not write: caches check it. */
   readonly changes: ChangeFeed;
   /**
@@ -55,6 +57,7 @@ export interface StoreWrite {
   readonly usage: UsageWrites;
   readonly tfa: TfaWrites;
   readonly tfaPins: TfaPinWrites;
+  readonly meta: MetaWrites;
 }
 
 export interface ChangeFeed {
@@ -220,4 +223,22 @@ export interface TfaPinWrites extends TfaPinReads {
    * verified yet; false when it changed meanwhile (read it again and decide again).
    */
   markVerified(pin: { id: number; pinId: string }, verifiedAt: number): Promise<boolean>;
+}
+
+/** Named values of the store itself (the data key's check value, maintenance flags). */
+export interface MetaReads {
+  read(name: string): Promise<string | undefined>;
+}
+
+export interface MetaWrites extends MetaReads {
+  /** Sets the value, replacing the one before. */
+  write(name: string, value: string): Promise<void>;
+}
+
+export interface StoreHealth {
+  /**
+   * Resolves when the database answers a read of what every request needs (readiness, for a load
+   * balancer); rejects with what the database said otherwise. Cheap enough to ask every second.
+   */
+  ready(): Promise<void>;
 }

@@ -218,3 +218,19 @@ test("a PIN is marked verified once, only while it has an attempt left; the firs
   );
   close();
 });
+
+test("a meta value written in a write is read back, and a second write replaces it", async () => {
+  const { store, close } = await fresh();
+  assert.equal(await store.meta.read("flag"), undefined);
+  await store.write((tx) => tx.meta.write("flag", "one"));
+  await store.write((tx) => tx.meta.write("flag", "two"));
+  assert.equal(await store.meta.read("flag"), "two");
+  close();
+});
+
+test("health: ready resolves while the database answers and rejects once it cannot", async () => {
+  const { data, store } = await fresh();
+  await store.health.ready();
+  data.close();
+  await assert.rejects(store.health.ready());
+});
