@@ -75,7 +75,7 @@ export class SqliteStore implements Store {
       idempotency: idempotencyOf(new IdempotencyStore(parts.db, parts.box)),
       usage: usageOf(new KeyUsageStore(parts.db)),
       tfa: tfaOf(new TfaStore(parts.db)),
-      tfaPins: tfaPinsOf(new TfaPinStore(parts.db, parts.box, parts.externalChanges)),
+      tfaPins: tfaPinsOf(new TfaPinStore(parts.db, parts.box)),
       meta: metaOf(parts.db),
     };
     ({

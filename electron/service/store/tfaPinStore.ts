@@ -2,8 +2,6 @@ import type { ApplicationConfigurationDto, Channel } from "../../../shared/tfa.t
 import type { SecretBox } from "../crypto/secretBox.ts";
 import type { TemplateFields } from "../tfa/applicationRules.ts";
 import type { Db } from "./database.ts";
-import type { ExternalChanges } from "./externalChanges.ts";
-import { ReadThroughCache } from "./readThroughCache.ts";
 
 /**
  * Sent PINs and every message sent for them, in SQLite. The PIN and each message text are only
@@ -143,8 +141,6 @@ export class TfaPinStore {
   readonly #db: Db;
   readonly #box: SecretBox;
   readonly #status;
-  /** PIN status is the hot path of apps under test: served from memory. */
-  readonly #statusCache: ReadThroughCache<PinStatusRow>;
   readonly #record;
   readonly #insertPin;
   readonly #insertSend;
@@ -153,10 +149,9 @@ export class TfaPinStore {
   readonly #nthSendOfApplication;
   readonly #nthSendToNumber;
 
-  constructor(db: Db, box: SecretBox, changes: ExternalChanges) {
+  constructor(db: Db, box: SecretBox) {
     this.#db = db;
     this.#box = box;
-    this.#statusCache = new ReadThroughCache(changes, 100_000);
     this.#status = db.prepare<[string], StatusRowRaw>(
       `SELECT pin_id, account_id, msisdn, verified, attempts_remaining, expires_at FROM tfa_pins WHERE pin_id = ?`,
     );
@@ -200,12 +195,10 @@ export class TfaPinStore {
       .pluck();
   }
 
-  /** The hot path of PIN status: one lookup on the unique pinId index. */
+  /** The hot path of PIN status: one lookup on the unique pinId index (TfaPins caches it). */
   status(pinId: string): PinStatusRow | undefined {
-    return this.#statusCache.get(pinId, () => {
-      const row = this.#status.get(pinId);
-      return row && statusOf(row);
-    });
+    const row = this.#status.get(pinId);
+    return row && statusOf(row);
   }
 
   /** The PIN with its application and template, and the PIN itself decrypted. */
@@ -268,13 +261,11 @@ export class TfaPinStore {
 
   /** Uses one attempt if one is left: the attempts left after it, or undefined when none was left. */
   spendAttempt(pin: { id: number; pinId: string }): number | undefined {
-    this.#statusCache.delete(pin.pinId);
     return this.#spendAttempt.get(pin.id) as number | undefined;
   }
 
   /** Marks the PIN verified if it is not yet and has an attempt left; false when it changed meanwhile. */
   markVerified(pin: { id: number; pinId: string }, verifiedAt: number): boolean {
-    this.#statusCache.delete(pin.pinId);
     return this.#markVerified.run({ id: pin.id, verifiedAt }).changes === 1;
   }
 

@@ -11,8 +11,9 @@ import type {
 import { newKeyId } from "../domain/identifiers.ts";
 import { ApiError, badRequest, forbidden, INVALID_QUERY, notFound } from "../errors.ts";
 import type { Account } from "../store/accountStore.ts";
+import { ReadThroughCache } from "../store/readThroughCache.ts";
 import type { Store, TfaPinReads, TfaPinWrites, TfaReads } from "../store/store.ts";
-import type { PinRecord } from "../store/tfaPinStore.ts";
+import type { PinRecord, PinStatusRow } from "../store/tfaPinStore.ts";
 import { limitsOf, type StoredApplication } from "./applicationRules.ts";
 import { windowDecision } from "./limits.ts";
 import { renderMessage } from "./messageText.ts";
@@ -83,6 +84,11 @@ export interface TfaPinsOptions {
 export class TfaPins {
   readonly #applications: TfaApplications;
   readonly #store: Store;
+  /**
+   * PIN status is the hot path of apps under test: served from memory. This process's verify
+   * writes drop a PIN's entry; another process's commits drop them all (the store's change feed).
+   */
+  readonly #statusCache: ReadThroughCache<PinStatusRow>;
   readonly #events: PinEvents;
   readonly #verifyLimiter: VerifyRateLimiter;
   readonly #now: () => number;
@@ -97,6 +103,7 @@ export class TfaPins {
   ) {
     this.#applications = applications;
     this.#store = store;
+    this.#statusCache = new ReadThroughCache(store.changes, 100_000);
     this.#events = events;
     this.#verifyLimiter = verifyLimiter;
     this.#now = options.now ?? Date.now;
@@ -291,7 +298,8 @@ export class TfaPins {
   }
 
   async verify(account: Account, pinId: string, body: unknown): Promise<PinVerificationDto> {
-    const { answer, event } = await this.#store.write(async (tx) => {
+    let touched: string | undefined;
+    const write = this.#store.write(async (tx) => {
       const read = await this.#record(tx.tfaPins, account, pinId);
       const request = parseOrBadRequest(verifyPinSchema, body, INVALID_BODY);
       const now = this.#now();
@@ -304,6 +312,10 @@ export class TfaPins {
         );
       }
       const matches = pinMatches(read.pin, request.pin, read.template.pinType);
+      // Status reads overlapping this write keep nothing: those begun before it are dropped now,
+      // those begun during it once it settled (committed or not).
+      touched = read.pinId;
+      this.#statusCache.delete(touched);
       const { record, decision } = await this.#decideAndStore(tx.tfaPins, account, read, matches, now);
       const answer: PinVerificationDto = {
         pinId: record.pinId,
@@ -324,6 +336,9 @@ export class TfaPins {
         },
       };
       return { answer, event };
+    });
+    const { answer, event } = await write.finally(() => {
+      if (touched) this.#statusCache.delete(touched);
     });
     if (event) this.#events.emit(event);
     return answer;
@@ -366,7 +381,10 @@ export class TfaPins {
 
   /** GET /2fa/2/pin/{pinId}/status: the benchmarked hot path, one indexed lookup and no decryption. */
   async status(account: Account, pinId: string): Promise<PinVerificationDto> {
-    const row = TFA_ID_PATTERN.test(pinId) ? await this.#store.tfaPins.status(pinId) : undefined;
+    const row = TFA_ID_PATTERN.test(pinId)
+      ? (this.#statusCache.peek(pinId) ??
+        (await this.#statusCache.load(pinId, () => this.#store.tfaPins.status(pinId))))
+      : undefined;
     if (!row || row.accountId !== account.id) throw notFound(`no PIN ${shownId(pinId)} in this account`);
     const pinError = statusPinError(row, this.#now());
     return {
