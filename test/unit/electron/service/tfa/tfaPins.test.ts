@@ -13,10 +13,11 @@ import { VerifyRateLimiter } from "../../../../../electron/service/tfa/verifyRat
 import { makeTempDir, removeDir } from "../../../../harness/keyServiceProcess.ts";
 
 /**
- * Verification when the PIN changes between the call's read and its write, as when another
+ * TfaPins on a real SQLite store. Verification when the PIN changes between the call's read and its write, as when another
  * replica on a shared database verifies it at the same moment. One SQLite process never does
  * that (a write holds the database), so the change is made inside the call's own write, right
  * after its first read of the PIN: the state the call read is then no longer the state stored.
+ * Then PIN status, which TfaPins answers from memory, against changes from here and elsewhere.
  */
 
 const dirs: string[] = [];
@@ -122,4 +123,48 @@ test("the right PIN verified elsewhere since it was read: verified again where a
   assert.deepEqual([answer.verified, answer.pinError], [false, "NO_MORE_PIN_ATTEMPTS"]);
   assert.equal((await once.status()).verified, true, "verified once, by the other call");
   once.close();
+});
+
+test("PIN status, served from memory, sees a verification through this process and one committed by another at the next call", async () => {
+  const dir = await makeTempDir();
+  dirs.push(dir);
+  const dataKey = randomBytes(32);
+  const here = openDataDir({ dataDir: dir, dataKey });
+  const account: Account = await here.store.write((tx) =>
+    tx.accounts.insert({
+      accountKey: newAccountKey(),
+      username: "owner",
+      passwordHash: "hash",
+      parentId: null,
+      createdAt: 1,
+    }),
+  );
+  const applications = new TfaApplications(here.store);
+  const pins = new TfaPins(applications, here.store, new PinEvents(), new VerifyRateLimiter());
+  const { applicationId } = await applications.create(account, {
+    name: "login",
+    configuration: { verifyPinLimit: "100/1s" },
+  });
+  const { messageId } = await applications.createTemplate(account, applicationId, {
+    messageText: "{{pin}}",
+    pinType: "ALPHA",
+  });
+  const { pinId } = await pins.sendSms(account, {}, { applicationId, messageId, to: "41790000000" });
+  assert.equal((await pins.status(account, pinId)).attemptsRemaining, 10);
+
+  await pins.verify(account, pinId, { pin: "0" });
+  assert.equal((await pins.status(account, pinId)).attemptsRemaining, 9, "this process's verify");
+
+  const elsewhere = openDataDir({ dataDir: dir, dataKey });
+  const otherPins = new TfaPins(
+    new TfaApplications(elsewhere.store),
+    elsewhere.store,
+    new PinEvents(),
+    new VerifyRateLimiter(),
+  );
+  await otherPins.verify(account, pinId, { pin: "0" });
+  elsewhere.close();
+  await new Promise((resolve) => setImmediate(resolve));
+  assert.equal((await pins.status(account, pinId)).attemptsRemaining, 8, "another process's verify");
+  here.close();
 });
