@@ -13,11 +13,12 @@ import { VerifyRateLimiter } from "../../../../../electron/service/tfa/verifyRat
 import { makeTempDir, removeDir } from "../../../../harness/keyServiceProcess.ts";
 
 /**
- * TfaPins on a real SQLite store. Verification when the PIN changes between the call's read and its write, as when another
- * replica on a shared database verifies it at the same moment. One SQLite process never does
- * that (a write holds the database), so the change is made inside the call's own write, right
- * after its first read of the PIN: the state the call read is then no longer the state stored.
- * Then PIN status, which TfaPins answers from memory, against changes from here and elsewhere.
+ * TfaPins on a real SQLite store. First, verification when the PIN changes between the call's
+ * read and its write, as when another replica on a shared database verifies it at the same
+ * moment. One SQLite process never does that (a write holds the database), so the change is made
+ * inside the call's own write, right after its first read of the PIN: the state the call read is
+ * then no longer the state stored. Then PIN status, which TfaPins answers from memory, against
+ * changes made here and elsewhere.
  */
 
 const dirs: string[] = [];
