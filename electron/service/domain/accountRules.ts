@@ -15,3 +15,23 @@ export function passwordProblem(password: string | undefined): string | undefine
     return `the password is longer than ${MAX_PASSWORD_BYTES} bytes`;
   return undefined;
 }
+
+/**
+ * The accounts of `all` that `callerId` manages: itself and its sub-accounts at any depth, in the
+ * list's order (the same walk as the store's `manages`, over a list already read: no read per account).
+ */
+export function managedAccounts<A extends { id: number; parentId: number | null }>(
+  all: readonly A[],
+  callerId: number,
+): A[] {
+  const parentOf = new Map(all.map((account) => [account.id, account.parentId]));
+  const managed = (id: number): boolean => {
+    let current: number | null | undefined = id;
+    for (let depth = 0; current !== null && current !== undefined && depth < 64; depth++) {
+      if (current === callerId) return true;
+      current = parentOf.get(current);
+    }
+    return false;
+  };
+  return all.filter((account) => managed(account.id));
+}

@@ -10,7 +10,6 @@ import type { DataDir } from "../dataDir.ts";
 import { ApiError } from "../errors.ts";
 import { inThreadLister } from "../keyListing.ts";
 import { KeyService } from "../keyService.ts";
-import { answerReadinessQuery } from "../store/databaseHealth.ts";
 import { createTfaSimulator, type TfaSimulator } from "../tfa/tfaSimulator.ts";
 import { UsageRecorder } from "../usage/usageRecorder.ts";
 import { keyListWorkerUrl, workerLister } from "../workerLister.ts";
@@ -168,7 +167,7 @@ export function buildHttpApp(data: DataDir, options: HttpAppOptions = {}): KeySe
 
   if (options.onRoute) app.addHook("onRoute", options.onRoute);
   registerApiKeyRoutes(app, keys, requireBasic);
-  const tfa = createTfaSimulator(data, options.now);
+  const tfa = createTfaSimulator(data.store, options.now);
   registerTfaRoutes(app, tfa, requireCaller);
   registerLocalPinRoutes(app, tfa, requireBasic);
   registerLocalAccountRoutes(app, data.store.accounts, requireBasic);
@@ -182,7 +181,7 @@ export function buildHttpApp(data: DataDir, options: HttpAppOptions = {}): KeySe
   auditRetention.start();
   app.addHook("onClose", () => auditRetention.close());
   registerOpenApiRoute(app);
-  registerHealthRoutes(app, { storeAnswers: () => answerReadinessQuery(data.db), stopping: () => stopping });
+  registerHealthRoutes(app, { storeAnswers: () => data.store.health.ready(), stopping: () => stopping });
   const service: KeyServiceApp = { app, keys, tfa, auditRetention, data, requireBasic };
   for (const extend of options.extensions ?? []) extend(service);
   return service;

@@ -2,7 +2,8 @@ import type { SecretBox } from "../crypto/secretBox.ts";
 import type { Account, AccountStore } from "./accountStore.ts";
 import type { ApiKeyStore } from "./apiKeyStore.ts";
 import type { AuditStore } from "./auditStore.ts";
-import type { Db } from "./database.ts";
+import { type Db, readMeta, writeMeta } from "./database.ts";
+import { answerReadinessQuery } from "./databaseHealth.ts";
 import type { ExternalChanges } from "./externalChanges.ts";
 import type { GroupCommit } from "./groupCommit.ts";
 import { IdempotencyStore } from "./idempotencyStore.ts";
@@ -17,14 +18,23 @@ import {
   DuplicateError,
   type IdempotencyReads,
   type IdempotencyWrites,
+  type MetaReads,
+  type MetaWrites,
   type Store,
+  type StoreHealth,
   type StoreWrite,
   type SyncReads,
   type SyncWrites,
+  type TfaPinReads,
+  type TfaPinWrites,
+  type TfaReads,
+  type TfaWrites,
   type UsageReads,
   type UsageWrites,
 } from "./store.ts";
 import { SyncStore } from "./syncStore.ts";
+import { TfaPinStore } from "./tfaPinStore.ts";
+import { TfaStore } from "./tfaStore.ts";
 
 /** The synchronous SQLite stores a SqliteStore answers from (those of the open DataDir). */
 export interface SqliteParts {
@@ -50,6 +60,10 @@ export class SqliteStore implements Store {
   readonly idempotency: IdempotencyReads;
   readonly usage: UsageReads;
   readonly sync: SyncReads;
+  readonly tfa: TfaReads;
+  readonly tfaPins: TfaPinReads;
+  readonly meta: MetaReads;
+  readonly health: StoreHealth;
   readonly changes: ExternalChanges;
   readonly #writes: GroupCommit;
   readonly #tx: StoreWrite;
@@ -65,6 +79,9 @@ export class SqliteStore implements Store {
       idempotency: idempotencyOf(new IdempotencyStore(parts.db, parts.box)),
       usage: usageOf(new KeyUsageStore(parts.db)),
       sync: syncOf(new SyncStore(parts.db, parts.box)),
+      tfa: tfaOf(new TfaStore(parts.db)),
+      tfaPins: tfaPinsOf(new TfaPinStore(parts.db, parts.box)),
+      meta: metaOf(parts.db),
     };
     ({
       accounts: this.accounts,
@@ -73,7 +90,11 @@ export class SqliteStore implements Store {
       idempotency: this.idempotency,
       usage: this.usage,
       sync: this.sync,
+      tfa: this.tfa,
+      tfaPins: this.tfaPins,
+      meta: this.meta,
     } = this.#tx);
+    this.health = { ready: () => settle(() => answerReadinessQuery(parts.db)) };
   }
 
   write<T>(work: (tx: StoreWrite) => Promise<T>): Promise<T> {
@@ -202,5 +223,44 @@ function syncOf(store: SyncStore): SyncWrites {
     retry: (entryId) => settle(() => store.retry(entryId)),
     deleteEntries: (entryIds) => settle(() => store.deleteEntries(entryIds)),
     dropFields: (apiKeyId, fields, upToId) => settle(() => store.dropFields(apiKeyId, fields, upToId)),
+  };
+}
+
+function tfaOf(store: TfaStore): TfaWrites {
+  return {
+    application: (accountId, applicationId) => settle(() => store.application(accountId, applicationId)),
+    applications: (accountId) => settle(() => store.applications(accountId)),
+    template: (application, messageId) => settle(() => store.template(application, messageId)),
+    templates: (application) => settle(() => store.templates(application)),
+    insertApplication: (accountId, applicationId, fields, now) =>
+      settle(() => store.insertApplication(accountId, applicationId, fields, now)),
+    updateApplication: (stored, fields, now) => settle(() => store.updateApplication(stored, fields, now)),
+    insertTemplate: (application, messageId, fields, now) =>
+      settle(() => store.insertTemplate(application, messageId, fields, now)),
+    updateTemplate: (stored, fields, now) => settle(() => store.updateTemplate(stored, fields, now)),
+  };
+}
+
+function tfaPinsOf(store: TfaPinStore): TfaPinWrites {
+  return {
+    status: (pinId) => settle(() => store.status(pinId)),
+    record: (pinId) => settle(() => store.record(pinId)),
+    verifications: (applicationRef, msisdn, filter) =>
+      settle(() => store.verifications(applicationRef, msisdn, filter)),
+    captured: (filter) => settle(() => store.captured(filter)),
+    nthNewestSend: (applicationRef, n) => settle(() => store.nthNewestSend(applicationRef, n)),
+    nthNewestSendTo: (applicationRef, msisdn, n) =>
+      settle(() => store.nthNewestSendTo(applicationRef, msisdn, n)),
+    insertPin: (pin, send) => settle(() => store.insertPin(pin, send)),
+    recordResend: (send) => settle(() => store.recordResend(send)),
+    spendAttempt: (pin) => settle(() => store.spendAttempt(pin)),
+    markVerified: (pin, verifiedAt) => settle(() => store.markVerified(pin, verifiedAt)),
+  };
+}
+
+function metaOf(db: Db): MetaWrites {
+  return {
+    read: (name) => settle(() => readMeta(db, name)),
+    write: (name, value) => settle(() => writeMeta(db, name, value)),
   };
 }

@@ -4,12 +4,27 @@ import type { ApiKeyFields, StoredApiKey } from "../domain/apiKeyRules.ts";
 import type { NewAuditEntry } from "../domain/auditEntries.ts";
 import type { KeyGrant } from "../domain/keyAuthorization.ts";
 import type { PendingUsage } from "../domain/keyUsage.ts";
+import type {
+  ApplicationFields,
+  StoredApplication,
+  StoredTemplate,
+  TemplateFields,
+} from "../tfa/applicationRules.ts";
 import type { Account } from "./accountStore.ts";
 import type { KeyChangeListener } from "./apiKeyStore.ts";
 import type { AuditPage, AuditQuery } from "./auditStore.ts";
 import type { IdempotencyLookup, IdempotentRequest, RememberedAnswer } from "./idempotencyStore.ts";
 import type { StoredUsage } from "./keyUsageStore.ts";
 import type { Fields, LinkCounts, LocalOnlyKey, OutboxEntry, SyncKeyState, SyncLink } from "./syncStore.ts";
+import type {
+  CapturedFilter,
+  CapturedRow,
+  NewPin,
+  NewSend,
+  PinRecord,
+  PinStatusRow,
+  VerificationRow,
+} from "./tfaPinStore.ts";
 
 /**
  * What the key service keeps, whatever the database (README.md, "The store interface"). Reads
@@ -23,6 +38,10 @@ export interface Store {
   readonly idempotency: IdempotencyReads;
   readonly usage: UsageReads;
   readonly sync: SyncReads;
+  readonly tfa: TfaReads;
+  readonly tfaPins: TfaPinReads;
+  readonly meta: MetaReads;
+  readonly health: StoreHealth;
   /** Whether something may have changed that this process did not write: caches check it. */
   readonly changes: ChangeFeed;
   /**
@@ -43,6 +62,9 @@ export interface StoreWrite {
   readonly idempotency: IdempotencyWrites;
   readonly usage: UsageWrites;
   readonly sync: SyncWrites;
+  readonly tfa: TfaWrites;
+  readonly tfaPins: TfaPinWrites;
+  readonly meta: MetaWrites;
 }
 
 export interface ChangeFeed {
@@ -248,4 +270,94 @@ export interface SyncWrites extends SyncReads {
    * entries left with no field are removed.
    */
   dropFields(apiKeyId: number, fields: readonly SyncedField[], upToId?: number): Promise<void>;
+}
+
+/** 2FA applications and their message templates, each in its owner's account. */
+export interface TfaReads {
+  /** The account's application with this applicationId. */
+  application(accountId: number, applicationId: string): Promise<StoredApplication | undefined>;
+  /** The account's applications in creation order. */
+  applications(accountId: number): Promise<StoredApplication[]>;
+  /** The application's template with this messageId. */
+  template(application: StoredApplication, messageId: string): Promise<StoredTemplate | undefined>;
+  /** The application's templates in creation order. */
+  templates(application: StoredApplication): Promise<StoredTemplate[]>;
+}
+
+export interface TfaWrites extends TfaReads {
+  insertApplication(
+    accountId: number,
+    applicationId: string,
+    fields: ApplicationFields,
+    now: number,
+  ): Promise<StoredApplication>;
+  updateApplication(
+    stored: StoredApplication,
+    fields: ApplicationFields,
+    now: number,
+  ): Promise<StoredApplication>;
+  insertTemplate(
+    application: StoredApplication,
+    messageId: string,
+    fields: TemplateFields,
+    now: number,
+  ): Promise<StoredTemplate>;
+  updateTemplate(stored: StoredTemplate, fields: TemplateFields, now: number): Promise<StoredTemplate>;
+}
+
+/** Sent PINs and every message sent for them; PINs and texts are stored sealed. */
+export interface TfaPinReads {
+  /** The hot path of PIN status: nothing decrypted. */
+  status(pinId: string): Promise<PinStatusRow | undefined>;
+  /** The PIN with its application and template, and the PIN itself decrypted. */
+  record(pinId: string): Promise<PinRecord | undefined>;
+  /** The application's PINs to one number, newest first, narrowed by verified and sent. */
+  verifications(
+    applicationRef: number,
+    msisdn: string,
+    filter: { verified?: boolean; sent?: boolean },
+  ): Promise<VerificationRow[]>;
+  /** Captured messages of the given accounts, newest first. */
+  captured(filter: CapturedFilter): Promise<CapturedRow[]>;
+}
+
+/**
+ * The send limits read the sends and insert the new one in the same write, so concurrent sends
+ * cannot both slip under a limit. The PIN's state changes are conditional writes: an attempt is
+ * spent only while one is left, whatever another write did since the PIN was read.
+ */
+export interface TfaPinWrites extends TfaPinReads {
+  /** Time of the n-th most recent message of the application (1 = newest), if there were that many. */
+  nthNewestSend(applicationRef: number, n: number): Promise<number | undefined>;
+  /** Time of the n-th most recent message of the application to one number. */
+  nthNewestSendTo(applicationRef: number, msisdn: string, n: number): Promise<number | undefined>;
+  /** A new PIN and its first message; answers the PIN's row id. */
+  insertPin(pin: NewPin, send: Omit<NewSend, "pinRef" | "pinId">): Promise<number>;
+  /** One more message of an existing PIN (a resend). */
+  recordResend(send: NewSend): Promise<void>;
+  /** Uses one attempt if one is left: the attempts left after it, or undefined when none was left. */
+  spendAttempt(pin: { id: number; pinId: string }): Promise<number | undefined>;
+  /**
+   * Marks the PIN verified (`verifiedAt` only the first time) if it has an attempt left and is not
+   * verified yet; false when it changed meanwhile (read it again and decide again).
+   */
+  markVerified(pin: { id: number; pinId: string }, verifiedAt: number): Promise<boolean>;
+}
+
+/** Named values of the store itself (the data key's check value, maintenance flags). */
+export interface MetaReads {
+  read(name: string): Promise<string | undefined>;
+}
+
+export interface MetaWrites extends MetaReads {
+  /** Sets the value, replacing the one before. */
+  write(name: string, value: string): Promise<void>;
+}
+
+export interface StoreHealth {
+  /**
+   * Resolves when the database answers a read of what every request needs (readiness, for a load
+   * balancer); rejects with what the database said otherwise. Cheap enough to ask every second.
+   */
+  ready(): Promise<void>;
 }

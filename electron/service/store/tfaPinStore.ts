@@ -2,8 +2,6 @@ import type { ApplicationConfigurationDto, Channel } from "../../../shared/tfa.t
 import type { SecretBox } from "../crypto/secretBox.ts";
 import type { TemplateFields } from "../tfa/applicationRules.ts";
 import type { Db } from "./database.ts";
-import type { ExternalChanges } from "./externalChanges.ts";
-import { ReadThroughCache } from "./readThroughCache.ts";
 
 /**
  * Sent PINs and every message sent for them, in SQLite. The PIN and each message text are only
@@ -143,19 +141,17 @@ export class TfaPinStore {
   readonly #db: Db;
   readonly #box: SecretBox;
   readonly #status;
-  /** PIN status is the hot path of apps under test: served from memory. */
-  readonly #statusCache: ReadThroughCache<PinStatusRow>;
   readonly #record;
   readonly #insertPin;
   readonly #insertSend;
-  readonly #updateState;
+  readonly #spendAttempt;
+  readonly #markVerified;
   readonly #nthSendOfApplication;
   readonly #nthSendToNumber;
 
-  constructor(db: Db, box: SecretBox, changes: ExternalChanges) {
+  constructor(db: Db, box: SecretBox) {
     this.#db = db;
     this.#box = box;
-    this.#statusCache = new ReadThroughCache(changes, 100_000);
     this.#status = db.prepare<[string], StatusRowRaw>(
       `SELECT pin_id, account_id, msisdn, verified, attempts_remaining, expires_at FROM tfa_pins WHERE pin_id = ?`,
     );
@@ -175,9 +171,16 @@ export class TfaPinStore {
       `INSERT INTO tfa_sends (pin_ref, account_id, application_ref, msisdn, channel, text_sealed, sent_at)
        VALUES (@pinRef, @accountId, @applicationRef, @msisdn, @channel, @textSealed, @sentAt)`,
     );
-    this.#updateState = db.prepare(
-      `UPDATE tfa_pins SET attempts_remaining = @attemptsRemaining, verified = @verified,
-        verified_at = COALESCE(verified_at, @verifiedAt) WHERE id = @id`,
+    // Conditional writes: what they change is decided by the row as it is now, not as it was read.
+    this.#spendAttempt = db
+      .prepare<[number]>(
+        `UPDATE tfa_pins SET attempts_remaining = attempts_remaining - 1
+         WHERE id = ? AND attempts_remaining > 0 RETURNING attempts_remaining`,
+      )
+      .pluck();
+    this.#markVerified = db.prepare(
+      `UPDATE tfa_pins SET verified = 1, verified_at = COALESCE(verified_at, @verifiedAt)
+       WHERE id = @id AND verified = 0 AND attempts_remaining > 0`,
     );
     this.#nthSendOfApplication = db
       .prepare<[number, number]>(
@@ -192,12 +195,10 @@ export class TfaPinStore {
       .pluck();
   }
 
-  /** The hot path of PIN status: one lookup on the unique pinId index. */
+  /** The hot path of PIN status: one lookup on the unique pinId index (TfaPins caches it). */
   status(pinId: string): PinStatusRow | undefined {
-    return this.#statusCache.get(pinId, () => {
-      const row = this.#status.get(pinId);
-      return row && statusOf(row);
-    });
+    const row = this.#status.get(pinId);
+    return row && statusOf(row);
   }
 
   /** The PIN with its application and template, and the PIN itself decrypted. */
@@ -258,17 +259,14 @@ export class TfaPinStore {
     this.#recordSend(send);
   }
 
-  updateState(
-    pin: { id: number; pinId: string },
-    state: { attemptsRemaining: number; verified: boolean; verifiedAt?: number },
-  ): void {
-    this.#statusCache.delete(pin.pinId);
-    this.#updateState.run({
-      id: pin.id,
-      attemptsRemaining: state.attemptsRemaining,
-      verified: state.verified ? 1 : 0,
-      verifiedAt: state.verifiedAt ?? null,
-    });
+  /** Uses one attempt if one is left: the attempts left after it, or undefined when none was left. */
+  spendAttempt(pin: { id: number; pinId: string }): number | undefined {
+    return this.#spendAttempt.get(pin.id) as number | undefined;
+  }
+
+  /** Marks the PIN verified if it is not yet and has an attempt left; false when it changed meanwhile. */
+  markVerified(pin: { id: number; pinId: string }, verifiedAt: number): boolean {
+    return this.#markVerified.run({ id: pin.id, verifiedAt }).changes === 1;
   }
 
   /** The application's PINs to one number, newest first, narrowed by verified and sent. */

@@ -1,9 +1,11 @@
 import { setImmediate as nextTurn } from "node:timers/promises";
 import { formatApiDateTime } from "../../../shared/datetime.ts";
 import type { CapturedPinDto, CapturedPinListDto, PinStateDto } from "../../../shared/tfa.ts";
+import { managedAccounts } from "../domain/accountRules.ts";
 import { INVALID_QUERY } from "../errors.ts";
-import type { Account, AccountStore } from "../store/accountStore.ts";
-import type { CapturedRow, TfaPinStore } from "../store/tfaPinStore.ts";
+import type { Account } from "../store/accountStore.ts";
+import type { AccountReads, TfaPinReads } from "../store/store.ts";
+import type { CapturedRow } from "../store/tfaPinStore.ts";
 import { numberPartDigits } from "./phoneNumbers.ts";
 import type { PinEvent } from "./pinEvents.ts";
 import { LOCAL_PINS_MAX_LIMIT, localPinsQuerySchema } from "./schemas.ts";
@@ -41,10 +43,10 @@ export function toCapturedPinDto(row: CapturedRow): CapturedPinDto {
  * accounts it manages, newest first, narrowed by `to` and `applicationId`.
  */
 export class PinInbox {
-  readonly #pins: TfaPinStore;
-  readonly #accounts: AccountStore;
+  readonly #pins: TfaPinReads;
+  readonly #accounts: AccountReads;
 
-  constructor(pins: TfaPinStore, accounts: AccountStore) {
+  constructor(pins: TfaPinReads, accounts: AccountReads) {
     this.#pins = pins;
     this.#accounts = accounts;
   }
@@ -64,16 +66,13 @@ export class PinInbox {
    * of a thousand messages (two decryptions each) never holds other requests for long.
    */
   async list(caller: Account, filter: InboxFilter): Promise<CapturedPinListDto> {
-    const accountIds = this.#accounts
-      .list()
-      .filter((account) => this.#accounts.manages(caller.id, account.id))
-      .map((account) => account.id);
+    const accountIds = managedAccounts(await this.#accounts.list(), caller.id).map((account) => account.id);
     const pins: CapturedPinDto[] = [];
     let before: number | undefined;
     while (pins.length < filter.limit) {
       if (before !== undefined) await nextTurn();
       const step = Math.min(STEP_PINS, filter.limit - pins.length);
-      const rows = this.#pins.captured({
+      const rows = await this.#pins.captured({
         ...filter,
         accountIds,
         limit: step,
@@ -86,21 +85,45 @@ export class PinInbox {
     return { pins };
   }
 
-  /** Whether a live event concerns this caller (its own or a managed account) and passes the filter. */
-  matcher(caller: Account, filter: InboxFilter): (event: PinEvent) => boolean {
-    const managed = new Map<number, boolean>();
-    return (event) => {
-      let allowed = managed.get(event.accountId);
-      if (allowed === undefined) {
-        // Account parents never change, so the answer for an account holds for the stream's life.
-        allowed = this.#accounts.manages(caller.id, event.accountId);
-        managed.set(event.accountId, allowed);
-      }
-      if (!allowed) return false;
+  /**
+   * A listener of live events that hands `deliver` those concerning this caller (its own or a
+   * managed account's) and passing the filter, in the order they came. Whether the caller manages
+   * an account is read from the store once per account (parents never change, so the answer holds
+   * for the stream's life); events that come while such a read is pending wait behind it.
+   */
+  listener(
+    caller: Account,
+    filter: InboxFilter,
+    deliver: (event: PinEvent) => void,
+  ): (event: PinEvent) => void {
+    const managed = new Map<number, boolean>([[caller.id, true]]);
+    const passes = (event: PinEvent): boolean => {
+      if (!managed.get(event.accountId)) return false;
       const subject: CapturedPinDto | PinStateDto = event.type === "captured" ? event.pin : event.state;
       if (filter.toDigits !== undefined && !subject.to.includes(filter.toDigits)) return false;
       if (filter.applicationId !== undefined && subject.applicationId !== filter.applicationId) return false;
       return true;
+    };
+    let waiting = 0;
+    let queue: Promise<void> = Promise.resolve();
+    return (event) => {
+      if (waiting === 0 && managed.has(event.accountId)) {
+        if (passes(event)) deliver(event);
+        return;
+      }
+      waiting++;
+      queue = queue
+        .then(async () => {
+          if (!managed.has(event.accountId)) {
+            managed.set(event.accountId, await this.#accounts.manages(caller.id, event.accountId));
+          }
+          if (passes(event)) deliver(event);
+        })
+        // A store that cannot answer: the event is not shown (the list has it once it answers again).
+        .catch(() => {})
+        .finally(() => {
+          waiting--;
+        });
     };
   }
 }

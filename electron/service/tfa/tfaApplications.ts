@@ -2,8 +2,7 @@ import type { ApplicationDto, MessageTemplateDto } from "../../../shared/tfa.ts"
 import { newKeyId } from "../domain/identifiers.ts";
 import { badRequest, notFound } from "../errors.ts";
 import type { Account } from "../store/accountStore.ts";
-import type { GroupCommit } from "../store/groupCommit.ts";
-import type { TfaStore } from "../store/tfaStore.ts";
+import type { Store, TfaReads } from "../store/store.ts";
 import {
   applicationAfterUpdate,
   applicationForCreate,
@@ -34,26 +33,33 @@ const parseBody = <S extends Parameters<typeof parseOrBadRequest>[0]>(schema: S,
 
 /** 2FA applications and message templates of the caller's own account. */
 export class TfaApplications {
-  readonly #store: TfaStore;
-  readonly #writes: GroupCommit;
+  readonly #store: Store;
   readonly #now: () => number;
 
-  constructor(store: TfaStore, writes: GroupCommit, now: () => number = Date.now) {
+  constructor(store: Store, now: () => number = Date.now) {
     this.#store = store;
-    this.#writes = writes;
     this.#now = now;
   }
 
-  storedApplication(account: Account, applicationId: string): StoredApplication {
+  /** `reads`: a write's own (tx.tfa) when the answer decides what that write does. */
+  async storedApplication(
+    account: Account,
+    applicationId: string,
+    reads: TfaReads = this.#store.tfa,
+  ): Promise<StoredApplication> {
     const stored = TFA_ID_PATTERN.test(applicationId)
-      ? this.#store.application(account.id, applicationId)
+      ? await reads.application(account.id, applicationId)
       : undefined;
     if (!stored) throw notFound(`no 2FA application ${shownId(applicationId)} in this account`);
     return stored;
   }
 
-  storedTemplate(application: StoredApplication, messageId: string): StoredTemplate {
-    const stored = TFA_ID_PATTERN.test(messageId) ? this.#store.template(application, messageId) : undefined;
+  async storedTemplate(
+    application: StoredApplication,
+    messageId: string,
+    reads: TfaReads = this.#store.tfa,
+  ): Promise<StoredTemplate> {
+    const stored = TFA_ID_PATTERN.test(messageId) ? await reads.template(application, messageId) : undefined;
     if (!stored) {
       throw notFound(
         `no message template ${shownId(messageId)} in 2FA application ${application.applicationId}`,
@@ -62,48 +68,50 @@ export class TfaApplications {
     return stored;
   }
 
-  list(account: Account): ApplicationDto[] {
-    return this.#store.applications(account.id).map(toApplicationDto);
+  async list(account: Account): Promise<ApplicationDto[]> {
+    return (await this.#store.tfa.applications(account.id)).map(toApplicationDto);
   }
 
   async create(account: Account, body: unknown): Promise<ApplicationDto> {
     const fields = applicationForCreate(parseBody(createApplicationSchema, body));
-    const stored = await this.#writes.run(() =>
-      this.#store.insertApplication(account.id, newKeyId(), fields, this.#now()),
+    const stored = await this.#store.write((tx) =>
+      tx.tfa.insertApplication(account.id, newKeyId(), fields, this.#now()),
     );
     return toApplicationDto(stored);
   }
 
-  get(account: Account, applicationId: string): ApplicationDto {
-    return toApplicationDto(this.storedApplication(account, applicationId));
+  async get(account: Account, applicationId: string): Promise<ApplicationDto> {
+    return toApplicationDto(await this.storedApplication(account, applicationId));
   }
 
-  /** Reads, merges and writes in one step, so concurrent updates cannot lose each other's fields. */
+  /** Reads, merges and writes in one write, so concurrent updates cannot lose each other's fields. */
   async update(account: Account, applicationId: string, body: unknown): Promise<ApplicationDto> {
-    const updated = await this.#writes.run(() => {
-      const stored = this.storedApplication(account, applicationId);
+    const updated = await this.#store.write(async (tx) => {
+      const stored = await this.storedApplication(account, applicationId, tx.tfa);
       const fields = applicationAfterUpdate(stored, parseBody(updateApplicationSchema, body));
       if (!fields.ok) throw badRequest(INVALID_BODY, fields.errors);
-      return this.#store.updateApplication(stored, fields.value, this.#now());
+      return tx.tfa.updateApplication(stored, fields.value, this.#now());
     });
     return toApplicationDto(updated);
   }
 
-  listTemplates(account: Account, applicationId: string): MessageTemplateDto[] {
-    return this.#store.templates(this.storedApplication(account, applicationId)).map(toTemplateDto);
+  async listTemplates(account: Account, applicationId: string): Promise<MessageTemplateDto[]> {
+    const application = await this.storedApplication(account, applicationId);
+    return (await this.#store.tfa.templates(application)).map(toTemplateDto);
   }
 
   async createTemplate(account: Account, applicationId: string, body: unknown): Promise<MessageTemplateDto> {
-    const created = await this.#writes.run(() => {
-      const application = this.storedApplication(account, applicationId);
+    const created = await this.#store.write(async (tx) => {
+      const application = await this.storedApplication(account, applicationId, tx.tfa);
       const fields = templateForCreate(parseBody(createTemplateSchema, body));
-      return this.#store.insertTemplate(application, newKeyId(), fields, this.#now());
+      return tx.tfa.insertTemplate(application, newKeyId(), fields, this.#now());
     });
     return toTemplateDto(created);
   }
 
-  getTemplate(account: Account, applicationId: string, messageId: string): MessageTemplateDto {
-    return toTemplateDto(this.storedTemplate(this.storedApplication(account, applicationId), messageId));
+  async getTemplate(account: Account, applicationId: string, messageId: string): Promise<MessageTemplateDto> {
+    const application = await this.storedApplication(account, applicationId);
+    return toTemplateDto(await this.storedTemplate(application, messageId));
   }
 
   async updateTemplate(
@@ -112,11 +120,12 @@ export class TfaApplications {
     messageId: string,
     body: unknown,
   ): Promise<MessageTemplateDto> {
-    const updated = await this.#writes.run(() => {
-      const stored = this.storedTemplate(this.storedApplication(account, applicationId), messageId);
+    const updated = await this.#store.write(async (tx) => {
+      const application = await this.storedApplication(account, applicationId, tx.tfa);
+      const stored = await this.storedTemplate(application, messageId, tx.tfa);
       const fields = templateAfterUpdate(stored, parseBody(updateTemplateSchema, body));
       if (!fields.ok) throw badRequest(INVALID_BODY, fields.errors);
-      return this.#store.updateTemplate(stored, fields.value, this.#now());
+      return tx.tfa.updateTemplate(stored, fields.value, this.#now());
     });
     return toTemplateDto(updated);
   }

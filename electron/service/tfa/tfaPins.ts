@@ -11,15 +11,22 @@ import type {
 import { newKeyId } from "../domain/identifiers.ts";
 import { ApiError, badRequest, forbidden, INVALID_QUERY, notFound } from "../errors.ts";
 import type { Account } from "../store/accountStore.ts";
-import type { GroupCommit } from "../store/groupCommit.ts";
-import type { PinRecord, TfaPinStore } from "../store/tfaPinStore.ts";
+import { ReadThroughCache } from "../store/readThroughCache.ts";
+import type { Store, TfaPinReads, TfaPinWrites, TfaReads } from "../store/store.ts";
+import type { PinRecord, PinStatusRow } from "../store/tfaPinStore.ts";
 import { limitsOf, type StoredApplication } from "./applicationRules.ts";
 import { windowDecision } from "./limits.ts";
 import { renderMessage } from "./messageText.ts";
 import { normalizeMsisdn } from "./phoneNumbers.ts";
 import type { PinEvent, PinEvents } from "./pinEvents.ts";
 import { generatePin, type RandomIndex } from "./pinGenerator.ts";
-import { decideVerification, pinMatches, resendRefusal, statusPinError } from "./pinRules.ts";
+import {
+  decideVerification,
+  pinMatches,
+  resendRefusal,
+  statusPinError,
+  type VerifyDecision,
+} from "./pinRules.ts";
 import {
   resendPinSchema,
   sendPinQuerySchema,
@@ -76,51 +83,55 @@ export interface TfaPinsOptions {
 /** Sending, resending and verifying PINs, for a caller acting in its own account. */
 export class TfaPins {
   readonly #applications: TfaApplications;
-  readonly #pins: TfaPinStore;
+  readonly #store: Store;
+  /**
+   * PIN status is the hot path of apps under test: served from memory. This process's verify
+   * writes drop a PIN's entry; another process's commits drop them all (the store's change feed).
+   */
+  readonly #statusCache: ReadThroughCache<PinStatusRow>;
   readonly #events: PinEvents;
   readonly #verifyLimiter: VerifyRateLimiter;
-  readonly #writes: GroupCommit;
   readonly #now: () => number;
   readonly #randomIndex: RandomIndex | undefined;
 
   constructor(
     applications: TfaApplications,
-    pins: TfaPinStore,
+    store: Store,
     events: PinEvents,
     verifyLimiter: VerifyRateLimiter,
-    writes: GroupCommit,
     options: TfaPinsOptions = {},
   ) {
-    this.#writes = writes;
     this.#applications = applications;
-    this.#pins = pins;
+    this.#store = store;
+    this.#statusCache = new ReadThroughCache(store.changes, 100_000);
     this.#events = events;
     this.#verifyLimiter = verifyLimiter;
     this.#now = options.now ?? Date.now;
     this.#randomIndex = options.randomIndex;
   }
 
-  #record(account: Account, pinId: string): PinRecord {
-    const record = TFA_ID_PATTERN.test(pinId) ? this.#pins.record(pinId) : undefined;
+  async #record(pins: TfaPinReads, account: Account, pinId: string): Promise<PinRecord> {
+    const record = TFA_ID_PATTERN.test(pinId) ? await pins.record(pinId) : undefined;
     if (!record || record.accountId !== account.id)
       throw notFound(`no PIN ${shownId(pinId)} in this account`);
     return record;
   }
 
   /** sendPinPerApplicationLimit, then sendPinPerPhoneNumberLimit: 429 when one more message would exceed one. */
-  #checkSendLimits(
+  async #checkSendLimits(
+    pins: TfaPinWrites,
     application: { id: number; applicationId: string; configuration: ApplicationConfigurationDto },
     msisdn: string,
     now: number,
-  ) {
+  ): Promise<void> {
     const limits = limitsOf(application.configuration);
-    const check = (
+    const check = async (
       name: "sendPinPerApplicationLimit" | "sendPinPerPhoneNumberLimit",
-      nthNewest: (attempts: number) => number | undefined,
+      nthNewest: (attempts: number) => Promise<number | undefined>,
       scope: string,
     ) => {
       const limit = limits[name];
-      const decision = windowDecision(limit, nthNewest(limit.attempts), now);
+      const decision = windowDecision(limit, await nthNewest(limit.attempts), now);
       if (!decision.allowed) {
         throw tooManyRequests(
           `${name} (${application.configuration[name]}) of 2FA application ${application.applicationId} reached ${scope}`,
@@ -128,37 +139,41 @@ export class TfaPins {
         );
       }
     };
-    check(
+    await check(
       "sendPinPerApplicationLimit",
-      (n) => this.#pins.nthNewestSend(application.id, n),
+      (n) => pins.nthNewestSend(application.id, n),
       "by the application",
     );
-    check(
+    await check(
       "sendPinPerPhoneNumberLimit",
-      (n) => this.#pins.nthNewestSendTo(application.id, msisdn, n),
+      (n) => pins.nthNewestSendTo(application.id, msisdn, n),
       `for messages to ${msisdn}`,
     );
   }
 
-  /** Runs a send or resend as one durable write, then tells the inbox what was captured. */
-  async #committed(work: () => SendResult): Promise<SendResult> {
-    const result = await this.#writes.run(work);
+  /**
+   * Runs a send or resend as one durable write (the send limits' reads and the new send in the
+   * same write), then tells the inbox what was captured.
+   */
+  async #committed(work: (tx: { tfa: TfaReads; tfaPins: TfaPinWrites }) => Promise<SendResult>) {
+    const result = await this.#store.write(work);
     if (result.event) this.#events.emit(result.event);
     return result;
   }
 
   #send(account: Account, channel: Channel, body: unknown): Promise<SendResult> {
     const request = parseOrBadRequest(sendPinSchema, body, INVALID_BODY);
-    return this.#committed(() => {
-      const application: StoredApplication = this.#applications.storedApplication(
+    return this.#committed(async (tx) => {
+      const application: StoredApplication = await this.#applications.storedApplication(
         account,
         request.applicationId,
+        tx.tfa,
       );
-      const template = this.#applications.storedTemplate(application, request.messageId);
+      const template = await this.#applications.storedTemplate(application, request.messageId, tx.tfa);
       if (!application.enabled) throw disabledError(application.applicationId);
       const msisdn = normalizeMsisdn(request.to) as string;
       const now = this.#now();
-      this.#checkSendLimits(application, msisdn, now);
+      await this.#checkSendLimits(tx.tfaPins, application, msisdn, now);
 
       const limits = limitsOf(application.configuration);
       const pin = generatePin(template.pinType, template.pinLength, this.#randomIndex);
@@ -167,7 +182,7 @@ export class TfaPins {
       const pinId = newKeyId();
       const expiresAt = now + limits.pinTimeToLiveMs;
       const attemptsRemaining = application.configuration.pinAttempts;
-      this.#pins.insertPin(
+      await tx.tfaPins.insertPin(
         {
           pinId,
           accountId: account.id,
@@ -208,14 +223,15 @@ export class TfaPins {
   }
 
   #resend(account: Account, pinId: string, channel: Channel, body: unknown): Promise<SendResult> {
-    return this.#committed(() => {
-      const record = this.#record(account, pinId);
+    return this.#committed(async (tx) => {
+      const record = await this.#record(tx.tfaPins, account, pinId);
       const request = parseOrBadRequest(resendPinSchema, body ?? {}, INVALID_BODY);
       if (!record.applicationEnabled) throw disabledError(record.applicationId);
       const now = this.#now();
       const refusal = resendRefusal(record, record.configuration, now);
       if (refusal) throw badRequest(`PIN ${record.pinId} cannot be resent: ${refusal}`);
-      this.#checkSendLimits(
+      await this.#checkSendLimits(
+        tx.tfaPins,
         {
           id: record.applicationRef,
           applicationId: record.applicationId,
@@ -227,7 +243,7 @@ export class TfaPins {
 
       const text = renderMessage(record.template.messageText, record.pin, request.placeholders ?? {});
       const outcome = deliveryOutcome(record.msisdn);
-      this.#pins.recordResend({
+      await tx.tfaPins.recordResend({
         pinRef: record.id,
         pinId: record.pinId,
         accountId: account.id,
@@ -282,25 +298,25 @@ export class TfaPins {
   }
 
   async verify(account: Account, pinId: string, body: unknown): Promise<PinVerificationDto> {
-    const { answer, event } = await this.#writes.run(() => {
-      const record = this.#record(account, pinId);
+    let touched: string | undefined;
+    const write = this.#store.write(async (tx) => {
+      const read = await this.#record(tx.tfaPins, account, pinId);
       const request = parseOrBadRequest(verifyPinSchema, body, INVALID_BODY);
       const now = this.#now();
-      const { verifyPinLimit } = limitsOf(record.configuration);
-      const allowed = this.#verifyLimiter.take(record.pinId, verifyPinLimit, now);
+      const { verifyPinLimit } = limitsOf(read.configuration);
+      const allowed = this.#verifyLimiter.take(read.pinId, verifyPinLimit, now);
       if (!allowed.allowed) {
         throw tooManyRequests(
-          `verifyPinLimit (${record.configuration.verifyPinLimit}) of 2FA application ${record.applicationId} reached for PIN ${record.pinId}`,
+          `verifyPinLimit (${read.configuration.verifyPinLimit}) of 2FA application ${read.applicationId} reached for PIN ${read.pinId}`,
           allowed.retryAfterMs,
         );
       }
-      const decision = decideVerification(
-        record,
-        record.configuration,
-        pinMatches(record.pin, request.pin, record.template.pinType),
-        now,
-      );
-      if (decision.next) this.#pins.updateState(record, decision.next);
+      const matches = pinMatches(read.pin, request.pin, read.template.pinType);
+      // Status reads overlapping this write keep nothing: those begun before it are dropped now,
+      // those begun during it once it settled (committed or not).
+      touched = read.pinId;
+      this.#statusCache.delete(touched);
+      const { record, decision } = await this.#decideAndStore(tx.tfaPins, account, read, matches, now);
       const answer: PinVerificationDto = {
         pinId: record.pinId,
         msisdn: record.msisdn,
@@ -321,13 +337,54 @@ export class TfaPins {
       };
       return { answer, event };
     });
+    const { answer, event } = await write.finally(() => {
+      if (touched) this.#statusCache.delete(touched);
+    });
     if (event) this.#events.emit(event);
     return answer;
   }
 
+  /**
+   * Decides a verification and stores what it changes with conditional writes: an attempt is
+   * spent only while one is left, a PIN is marked verified only while it can be. When the PIN
+   * changed since it was read (a write elsewhere: another replica on a shared database), the call
+   * is decided again on the PIN as stored now. A PIN's state only moves one way (attempts down,
+   * verified once), so this ends.
+   */
+  async #decideAndStore(
+    pins: TfaPinWrites,
+    account: Account,
+    read: PinRecord,
+    matches: boolean,
+    now: number,
+  ): Promise<{ record: PinRecord; decision: VerifyDecision }> {
+    let record = read;
+    for (;;) {
+      const decision = decideVerification(record, record.configuration, matches, now);
+      const next = decision.next;
+      if (!next) return { record, decision };
+      if (next.verified && !record.verified) {
+        if (await pins.markVerified(record, next.verifiedAt ?? now)) return { record, decision };
+      } else {
+        // A wrong PIN. Attempts spent elsewhere meanwhile show in what is left after this one.
+        const left = await pins.spendAttempt(record);
+        if (left !== undefined) {
+          return {
+            record,
+            decision: { ...decision, attemptsRemaining: left, next: { ...next, attemptsRemaining: left } },
+          };
+        }
+      }
+      record = await this.#record(pins, account, record.pinId);
+    }
+  }
+
   /** GET /2fa/2/pin/{pinId}/status: the benchmarked hot path, one indexed lookup and no decryption. */
-  status(account: Account, pinId: string): PinVerificationDto {
-    const row = TFA_ID_PATTERN.test(pinId) ? this.#pins.status(pinId) : undefined;
+  async status(account: Account, pinId: string): Promise<PinVerificationDto> {
+    const row = TFA_ID_PATTERN.test(pinId)
+      ? (this.#statusCache.peek(pinId) ??
+        (await this.#statusCache.load(pinId, () => this.#store.tfaPins.status(pinId))))
+      : undefined;
     if (!row || row.accountId !== account.id) throw notFound(`no PIN ${shownId(pinId)} in this account`);
     const pinError = statusPinError(row, this.#now());
     return {
@@ -339,13 +396,17 @@ export class TfaPins {
     };
   }
 
-  verifications(account: Account, applicationId: string, query: unknown): VerificationListDto {
-    const application = this.#applications.storedApplication(account, applicationId);
+  async verifications(account: Account, applicationId: string, query: unknown): Promise<VerificationListDto> {
+    const application = await this.#applications.storedApplication(account, applicationId);
     const request = parseOrBadRequest(verificationsQuerySchema, query ?? {}, INVALID_QUERY);
-    const rows = this.#pins.verifications(application.id, normalizeMsisdn(request.msisdn) as string, {
-      ...(request.verified !== undefined && { verified: request.verified }),
-      ...(request.sent !== undefined && { sent: request.sent }),
-    });
+    const rows = await this.#store.tfaPins.verifications(
+      application.id,
+      normalizeMsisdn(request.msisdn) as string,
+      {
+        ...(request.verified !== undefined && { verified: request.verified }),
+        ...(request.sent !== undefined && { sent: request.sent }),
+      },
+    );
     return {
       verifications: rows.map((row) => ({
         msisdn: row.msisdn,

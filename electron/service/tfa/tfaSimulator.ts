@@ -1,6 +1,4 @@
-import type { DataDir } from "../dataDir.ts";
-import { TfaPinStore } from "../store/tfaPinStore.ts";
-import { TfaStore } from "../store/tfaStore.ts";
+import type { Store } from "../store/store.ts";
 import { PinEvents } from "./pinEvents.ts";
 import { PinInbox } from "./pinInbox.ts";
 import { TfaApplications } from "./tfaApplications.ts";
@@ -15,14 +13,13 @@ export interface TfaSimulator {
   events: PinEvents;
 }
 
-export function createTfaSimulator(data: DataDir, now: () => number = Date.now): TfaSimulator {
-  const pinStore = new TfaPinStore(data.db, data.box, data.externalChanges);
+export function createTfaSimulator(store: Store, now: () => number = Date.now): TfaSimulator {
   const events = new PinEvents();
-  const applications = new TfaApplications(new TfaStore(data.db), data.writes, now);
+  const applications = new TfaApplications(store, now);
   return {
     applications,
-    pins: new TfaPins(applications, pinStore, events, new VerifyRateLimiter(), data.writes, { now }),
-    inbox: new PinInbox(pinStore, data.accounts),
+    pins: new TfaPins(applications, store, events, new VerifyRateLimiter(), { now }),
+    inbox: new PinInbox(store.tfaPins, store.accounts),
     events,
   };
 }

@@ -1,4 +1,5 @@
 import type { FastifyInstance } from "fastify";
+import { managedAccounts } from "../../domain/accountRules.ts";
 import type { AccountReads } from "../../store/store.ts";
 import type { BasicGuard } from "../basicAuthGuard.ts";
 import { routePath } from "../methodRoutes.ts";
@@ -27,17 +28,7 @@ export function registerLocalAccountRoutes(
       const caller = await requireBasic(request);
       const all = await accounts.list();
       const keyOf = new Map(all.map((account) => [account.id, account.accountKey]));
-      const parentOf = new Map(all.map((account) => [account.id, account.parentId]));
-      // The same walk as the store's `manages`, over the list already read: no read per account.
-      const managedByCaller = (id: number): boolean => {
-        let current: number | null | undefined = id;
-        for (let depth = 0; current !== null && current !== undefined && depth < 64; depth++) {
-          if (current === caller.id) return true;
-          current = parentOf.get(current);
-        }
-        return false;
-      };
-      const managed = all.filter((account) => account.id !== caller.id && managedByCaller(account.id));
+      const managed = managedAccounts(all, caller.id).filter((account) => account.id !== caller.id);
       const toDto = (account: (typeof all)[number], own: boolean): LocalAccountDto => ({
         accountKey: account.accountKey,
         username: account.username,

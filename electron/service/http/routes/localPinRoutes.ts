@@ -70,7 +70,6 @@ export function registerLocalPinRoutes(
       if (request.method === "HEAD") {
         return reply.type("text/event-stream; charset=utf-8").header("cache-control", "no-cache").send();
       }
-      const matches = inbox.matcher(caller, filter);
       let unsubscribe = () => {};
       openPerAccount.set(caller.id, held + 1);
       const stream = openEventStream(reply, () => {
@@ -79,11 +78,12 @@ export function registerLocalPinRoutes(
         release(caller.id);
       });
       open.add(stream);
-      unsubscribe = events.subscribe((event) => {
-        if (!matches(event)) return;
-        if (event.type === "captured") stream.send(PIN_STREAM_EVENTS.captured, event.pin);
-        else stream.send(PIN_STREAM_EVENTS.state, event.state);
-      });
+      unsubscribe = events.subscribe(
+        inbox.listener(caller, filter, (event) => {
+          if (event.type === "captured") stream.send(PIN_STREAM_EVENTS.captured, event.pin);
+          else stream.send(PIN_STREAM_EVENTS.state, event.state);
+        }),
+      );
       // Its sign-in finished while the service was stopping: the preClose hook has ended the
       // streams it saw, and this one would hold the stop open for good.
       if (closing) stream.close();

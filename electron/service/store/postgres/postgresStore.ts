@@ -7,16 +7,23 @@ import type {
   AuditReads,
   ChangeFeed,
   IdempotencyReads,
+  MetaReads,
   Store,
+  StoreHealth,
   StoreWrite,
   SyncReads,
   SyncWrites,
+  TfaPinReads,
+  TfaPinWrites,
+  TfaReads,
+  TfaWrites,
   UsageReads,
 } from "../store.ts";
 import { postgresAccounts } from "./postgresAccounts.ts";
 import { postgresApiKeys } from "./postgresApiKeys.ts";
 import { postgresAudit } from "./postgresAudit.ts";
 import { postgresIdempotency } from "./postgresIdempotency.ts";
+import { postgresHealth, postgresMeta } from "./postgresMeta.ts";
 import { postgresUsage } from "./postgresUsage.ts";
 import { RETRYABLE, type Sql, sqlOn, sqlState } from "./sql.ts";
 
@@ -36,6 +43,10 @@ export class PostgresStore implements Store {
   readonly idempotency: IdempotencyReads;
   readonly usage: UsageReads;
   readonly sync: SyncReads;
+  readonly tfa: TfaReads;
+  readonly tfaPins: TfaPinReads;
+  readonly meta: MetaReads;
+  readonly health: StoreHealth;
   /** Slice 4 makes this a LISTEN/NOTIFY feed; until then another replica's writes are not seen by caches. */
   readonly changes: ChangeFeed = { generation: () => 0 };
   readonly #pool: pg.Pool;
@@ -59,7 +70,11 @@ export class PostgresStore implements Store {
       idempotency: this.idempotency,
       usage: this.usage,
       sync: this.sync,
+      tfa: this.tfa,
+      tfaPins: this.tfaPins,
+      meta: this.meta,
     } = reads);
+    this.health = postgresHealth(sqlOn(pool));
   }
 
   #repositories(sql: Sql, changed: (publicApiKey: string) => void): StoreWrite {
@@ -69,7 +84,10 @@ export class PostgresStore implements Store {
       audit: postgresAudit(sql),
       idempotency: postgresIdempotency(sql, this.#box),
       usage: postgresUsage(sql),
-      sync: syncNotYetOnPostgres(),
+      sync: notYetOnPostgres<SyncWrites>("sync"),
+      tfa: notYetOnPostgres<TfaWrites>("tfa"),
+      tfaPins: notYetOnPostgres<TfaPinWrites>("tfaPins"),
+      meta: postgresMeta(sql),
     };
   }
 
@@ -115,12 +133,13 @@ export class PostgresStore implements Store {
 }
 
 /**
- * Sync links' tables on PostgreSQL are the next part of slice 3 (README.md). Until then every call
- * rejects saying so; no caller reaches it, since nothing runs the service on PostgreSQL yet.
+ * Repositories whose PostgreSQL tables are the next parts of slice 3 (README.md: 2FA, sync links).
+ * Until then every call rejects saying so; no caller reaches them, since nothing runs the service
+ * on PostgreSQL yet.
  */
-function syncNotYetOnPostgres(): SyncWrites {
-  return new Proxy({} as SyncWrites, {
+function notYetOnPostgres<T extends object>(repository: string): T {
+  return new Proxy({} as T, {
     get: (_target, name) => () =>
-      Promise.reject(new Error(`sync.${String(name)} is not on PostgreSQL yet (issue 15, slice 3 part B)`)),
+      Promise.reject(new Error(`${repository}.${String(name)} is not on PostgreSQL yet (issue 15, slice 3)`)),
   });
 }

@@ -488,5 +488,39 @@ for (const kind of STORE_KINDS) {
       const audit = await store.audit.page({ managerId: account.id, limit: 100 });
       assert.deepEqual(audit.entries.map((e) => e.key).sort(), created.map((key) => key.key).sort());
     });
+
+    test("meta values are absent until written, then replaced by the next write, only inside a write", async (t) => {
+      const subject = await openStore(kind, t);
+      if (!subject) return;
+      const { store } = subject;
+      assert.equal(await store.meta.read("backup_note"), undefined);
+      await store.write((tx) => tx.meta.write("backup_note", "first"));
+      assert.equal(await store.meta.read("backup_note"), "first");
+      await store.write(async (tx) => {
+        await tx.meta.write("backup_note", "second");
+        assert.equal(await tx.meta.read("backup_note"), "second", "the write reads its own value");
+      });
+      assert.equal(await store.meta.read("backup_note"), "second");
+      await assert.rejects(
+        store.write(async (tx) => {
+          await tx.meta.write("backup_note", "third");
+          throw new Error("changed my mind");
+        }),
+        /changed my mind/,
+      );
+      assert.equal(
+        await store.meta.read("backup_note"),
+        "second",
+        "a rolled-back write leaves the old value",
+      );
+    });
+
+    test("a store whose database answers is ready", async (t) => {
+      const subject = await openStore(kind, t);
+      if (!subject) return;
+      await subject.store.health.ready();
+      await accountWithKey(subject.store);
+      await subject.store.health.ready();
+    });
   });
 }

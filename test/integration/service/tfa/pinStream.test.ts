@@ -108,6 +108,11 @@ describe("scope and filters", () => {
       ownerStream.events.some(captured(childs.pinId)),
       "the sub-account's message reached the parent",
     );
+    assert.ok(
+      ownerStream.events.findIndex(captured(childs.pinId)) <
+        ownerStream.events.findIndex(captured(last.pinId)),
+      "events arrive in the order they happened, the first one of a sub-account too",
+    );
     assert.ok(!ownerStream.events.some(captured(theirs.pinId)), "a stranger's message reached the stream");
     await childStream.waitForEvent(captured(childs.pinId));
     await new Promise((resolve) => setTimeout(resolve, 100));

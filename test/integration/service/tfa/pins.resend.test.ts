@@ -135,6 +135,25 @@ describe("send limits", () => {
     assert.equal((await owner.sendSms({ ...other, to: String(number++) })).smsStatus, "MESSAGE_SENT");
   });
 
+  test("sends and resends made at once cannot slip past a limit together: exactly the limit's number are sent", async () => {
+    const ids = await owner.setUp({ sendPinPerPhoneNumberLimit: "4/1d" });
+    const to = String(number++);
+    const { pinId } = await owner.sendSms({ ...ids, to });
+    const answers = await Promise.all([
+      ...Array.from({ length: 5 }, () => owner.send({ ...ids, to })),
+      ...Array.from({ length: 5 }, () => resend(owner, pinId)),
+    ]);
+    assert.equal(
+      answers.filter((res) => res.status === 200).length,
+      3,
+      "1 before and 3 at once: the limit of 4",
+    );
+    for (const res of answers.filter((answer) => answer.status !== 200)) {
+      assertApiError(res, 429, "TOO_MANY_REQUESTS");
+    }
+    assert.equal((await inbox(service, "owner", `?to=${to}`)).length, 4, "4 messages captured, no more");
+  });
+
   test("a limit's window slides: once the oldest message leaves it, one more may be sent", async () => {
     const ids = await owner.setUp({ sendPinPerPhoneNumberLimit: "1/1s" });
     const to = String(number++);

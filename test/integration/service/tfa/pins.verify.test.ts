@@ -142,6 +142,54 @@ describe("verifying a PIN twice", () => {
   });
 });
 
+describe("concurrent verifications of one PIN", () => {
+  test("wrong PINs sent at once spend each attempt exactly once: one answer per attempt left, then NO_MORE_PIN_ATTEMPTS", async () => {
+    const { pinId, pin, to } = await sentPin({ pinAttempts: 5, verifyPinLimit: "1000/1s" });
+    const answers = await Promise.all(
+      Array.from({ length: 12 }, async () => verify(pinId, wrongPin(pin), ownerKey)),
+    );
+    const wrong = answers.filter((answer) => answer.pinError === "WRONG_PIN");
+    assert.deepEqual(
+      wrong.map((answer) => answer.attemptsRemaining).sort(),
+      [0, 1, 2, 3, 4],
+      "each attempt was spent by one call, none twice",
+    );
+    const refused = answers.filter((answer) => answer.pinError === "NO_MORE_PIN_ATTEMPTS");
+    assert.equal(refused.length, 7);
+    for (const answer of refused) assert.equal(answer.attemptsRemaining, 0);
+    assert.deepEqual(await status(pinId), {
+      pinId,
+      msisdn: to,
+      verified: false,
+      attemptsRemaining: 0,
+      pinError: "NO_MORE_PIN_ATTEMPTS",
+    });
+    assert.equal((await verify(pinId, pin)).pinError, "NO_MORE_PIN_ATTEMPTS");
+  });
+
+  test("the right PIN among wrong ones sent at once: verified while an attempt is left, nothing spent after it, never below zero", async () => {
+    const { pinId, pin } = await sentPin({
+      pinAttempts: 3,
+      verifyPinLimit: "1000/1s",
+      allowMultiplePinVerifications: false,
+    });
+    const typed = [wrongPin(pin), wrongPin(pin), pin, wrongPin(pin), wrongPin(pin), wrongPin(pin)];
+    const answers = await Promise.all(typed.map((attempt) => verify(pinId, attempt, ownerKey)));
+    const spent = answers.filter((answer) => answer.pinError === "WRONG_PIN").length;
+    assert.ok(spent <= 3, `at most the 3 attempts were spent, not ${spent}`);
+    const final = await status(pinId);
+    assert.equal(final.attemptsRemaining, 3 - spent);
+    const right = answers[2] as Json;
+    assert.equal(final.verified, right.verified, "the PIN is verified exactly when the right one said so");
+    if (right.verified) {
+      assert.equal(right.attemptsRemaining, 3 - spent, "no wrong PIN after it spent an attempt");
+    } else {
+      assert.equal(right.pinError, "NO_MORE_PIN_ATTEMPTS");
+      assert.equal(spent, 3);
+    }
+  });
+});
+
 describe("verifyPinLimit", () => {
   test("more verifications of one PIN than the limit allows are 429 until the window passes", async () => {
     const { pinId, pin } = await sentPin({ verifyPinLimit: "2/1s" });

@@ -305,3 +305,11 @@ test("with the same data key, a key sealed on SQLite opens on PostgreSQL and is 
     onSqlite.key,
   );
 });
+
+test("a database that cannot be reached is not ready, and says so", async (t) => {
+  const subject = await openStore("postgres", t);
+  if (!subject) return;
+  // A loopback port nothing listens on: what a load balancer sees when the database is down.
+  const gone = postgresReplica("postgres://keydesk@127.0.0.1:9/keydesk", subject.box);
+  await assert.rejects(gone.health.ready(), /ECONNREFUSED|connect/);
+});
