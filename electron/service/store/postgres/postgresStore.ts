@@ -10,13 +10,13 @@ import type {
   Store,
   StoreWrite,
   SyncReads,
-  SyncWrites,
   UsageReads,
 } from "../store.ts";
 import { postgresAccounts } from "./postgresAccounts.ts";
 import { postgresApiKeys } from "./postgresApiKeys.ts";
 import { postgresAudit } from "./postgresAudit.ts";
 import { postgresIdempotency } from "./postgresIdempotency.ts";
+import { postgresSync } from "./postgresSync.ts";
 import { postgresUsage } from "./postgresUsage.ts";
 import { RETRYABLE, type Sql, sqlOn, sqlState } from "./sql.ts";
 
@@ -69,7 +69,7 @@ export class PostgresStore implements Store {
       audit: postgresAudit(sql),
       idempotency: postgresIdempotency(sql, this.#box),
       usage: postgresUsage(sql),
-      sync: syncNotYetOnPostgres(),
+      sync: postgresSync(sql, this.#box),
     };
   }
 
@@ -112,15 +112,4 @@ export class PostgresStore implements Store {
       }
     }
   }
-}
-
-/**
- * Sync links' tables on PostgreSQL are the next part of slice 3 (README.md). Until then every call
- * rejects saying so; no caller reaches it, since nothing runs the service on PostgreSQL yet.
- */
-function syncNotYetOnPostgres(): SyncWrites {
-  return new Proxy({} as SyncWrites, {
-    get: (_target, name) => () =>
-      Promise.reject(new Error(`sync.${String(name)} is not on PostgreSQL yet (issue 15, slice 3 part B)`)),
-  });
 }
