@@ -152,6 +152,49 @@ test("an Idempotency-Key retried on another replica waits for the first write's 
   assert.deepEqual(await retried, { kind: "replay", answer });
 });
 
+test("a key's create queued by two replicas at once is queued once: the second waits for the first's commit and answers false", async (t) => {
+  const subject = await openStore("postgres", t);
+  if (!subject) return;
+  const { store: replicaA, url, box } = subject;
+  const replicaB = postgresReplica(url as string, box);
+  const {
+    account,
+    keys: [key],
+  } = await accountWithKeys(replicaA, 1);
+  assert.ok(key);
+  const link = await replicaA.write((tx) =>
+    tx.sync.insertLink({
+      accountId: account.id,
+      remoteBaseUrl: "https://remote.example",
+      remoteUsername: "remote-ana",
+      remotePassword: "pw",
+      remoteAccountKey: "_",
+      intervalSeconds: 300,
+      now: NOW,
+    }),
+  );
+  const observer = poolOn(url as string, 1);
+  let second: Promise<boolean> | undefined;
+  const first = await replicaA.write(async (tx) => {
+    const queued = await tx.sync.queueCreate(link.id, key.id, "idem-A", NOW);
+    second = replicaB.write((txB) => txB.sync.queueCreate(link.id, key.id, "idem-B", NOW + 1));
+    // B's insert of the same linked key waits on A's uncommitted row.
+    await eventually("replica B waiting on replica A's linked key", async () => {
+      const { rows } = await observer.query(
+        "SELECT 1 FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE 'INSERT INTO sync_keys%'",
+      );
+      return rows.length > 0 ? true : undefined;
+    });
+    return queued;
+  });
+  assert.deepEqual([first, await second], [true, false]);
+  const entries = await replicaB.sync.entries(link.id);
+  assert.deepEqual(
+    entries.map((entry) => [entry.kind, entry.idempotencyKey]),
+    [["create", "idem-A"]],
+  );
+});
+
 test("usage batches written by two replicas at once add up", async (t) => {
   const subject = await openStore("postgres", t);
   if (!subject) return;
