@@ -1,6 +1,6 @@
 import { SYNCED_FIELDS } from "../../../../shared/sync.ts";
 import type { SecretBox } from "../../crypto/secretBox.ts";
-import type { SyncWrites } from "../store.ts";
+import { DuplicateError, type SyncWrites } from "../store.ts";
 import {
   createAttemptJson,
   droppedFields,
@@ -84,10 +84,12 @@ export function postgresSync(sql: Sql, box: SecretBox): SyncWrites {
       };
     },
     async insertLink(link) {
+      // ON CONFLICT rather than a unique violation: as on SQLite, the write stays usable for a
+      // caller that answers the DuplicateError (two replicas linking one account at once).
       const [row] = await sql.rows<LinkRow>(
         `INSERT INTO sync_links (account_id, remote_base_url, remote_username, remote_password_sealed,
            remote_account_key, interval_seconds, next_attempt_at, created_at)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $7) RETURNING ${LINK_COLUMNS}`,
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $7) ON CONFLICT (account_id) DO NOTHING RETURNING ${LINK_COLUMNS}`,
         [
           link.accountId,
           link.remoteBaseUrl,
@@ -98,7 +100,8 @@ export function postgresSync(sql: Sql, box: SecretBox): SyncWrites {
           link.now,
         ],
       );
-      return toLink(row as LinkRow);
+      if (!row) throw new DuplicateError(`account ${link.accountId} has a sync link already`);
+      return toLink(row);
     },
     async setRemote(link, remote) {
       await sql.count(

@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import type { ApiKeyFields } from "../../../../electron/service/domain/apiKeyRules.ts";
 import { newAccountKey, newKeyId, newPublicApiKey } from "../../../../electron/service/domain/identifiers.ts";
-import type { Store } from "../../../../electron/service/store/store.ts";
+import { DuplicateError, type Store } from "../../../../electron/service/store/store.ts";
 import { SYNCED_FIELDS } from "../../../../shared/sync.ts";
 import { openStore, STORE_KINDS, type StoreSubject, storedRows } from "./storeSubjects.ts";
 
@@ -95,6 +95,32 @@ for (const kind of STORE_KINDS) {
       assert.equal(await store.sync.linkOfAccount(account.id + 1000), undefined);
       assert.equal(await store.sync.remotePassword(link), REMOTE_PASSWORD);
       assert.equal(await storedInClear(subject, "sync_links", REMOTE_PASSWORD), false);
+    });
+
+    test("an account has one link: a second is a DuplicateError, and the write that catches it goes on", async (t) => {
+      const subject = await openStore(kind, t);
+      if (!subject) return;
+      const { store } = subject;
+      const { account, link } = await linkedAccount(store);
+      const again = {
+        accountId: account.id,
+        remoteBaseUrl: "https://other.example",
+        remoteUsername: "other",
+        remotePassword: "other password",
+        remoteAccountKey: "_",
+        intervalSeconds: 60,
+        now: NOW + 1,
+      };
+      await assert.rejects(
+        store.write((tx) => tx.sync.insertLink(again)),
+        (error) => error instanceof DuplicateError,
+      );
+      await store.write(async (tx) => {
+        await assert.rejects(tx.sync.insertLink(again), DuplicateError);
+        await tx.sync.setInterval(link.id, 60);
+      });
+      assert.deepEqual(await store.sync.links(), [{ ...link, intervalSeconds: 60 }]);
+      assert.equal(await store.sync.remotePassword(link), REMOTE_PASSWORD);
     });
 
     test("new remote credentials are sealed and resume a link paused for its credentials, not one the user paused", async (t) => {
