@@ -17,7 +17,7 @@ import { type AuditOrigin, fieldChanges } from "../service/domain/auditEntries.t
 import type { KeyWriteJournal } from "../service/domain/keyWriteJournal.ts";
 import { badRequest, conflict, notFound } from "../service/errors.ts";
 import type { Account } from "../service/store/accountStore.ts";
-import type { Store } from "../service/store/store.ts";
+import { DuplicateError, type Store } from "../service/store/store.ts";
 import type { OutboxEntry, SyncKeyState, SyncLink } from "../service/store/syncStore.ts";
 import { checkLinkRemote, type LinkCheckPart } from "./linkCheck.ts";
 import { createOutboxJournal } from "./outboxJournal.ts";
@@ -158,15 +158,21 @@ export class SyncEngine {
     if (request.check) await this.#checkLinkRemote(request.remote);
     const link = await this.#store.write(async (tx) => {
       await alreadyLinked(tx.sync);
-      return tx.sync.insertLink({
-        accountId: account.id,
-        remoteBaseUrl: request.remote.baseUrl.replace(/\/+$/, ""),
-        remoteUsername: request.remote.username,
-        remotePassword: request.remote.password,
-        remoteAccountKey: request.remote.accountKey ?? "_",
-        intervalSeconds: request.intervalSeconds,
-        now: this.#now(),
-      });
+      // Another replica may link the account between that read and this insert (PostgreSQL).
+      return tx.sync
+        .insertLink({
+          accountId: account.id,
+          remoteBaseUrl: request.remote.baseUrl.replace(/\/+$/, ""),
+          remoteUsername: request.remote.username,
+          remotePassword: request.remote.password,
+          remoteAccountKey: request.remote.accountKey ?? "_",
+          intervalSeconds: request.intervalSeconds,
+          now: this.#now(),
+        })
+        .catch(async (error: unknown) => {
+          if (error instanceof DuplicateError) await alreadyLinked(tx.sync);
+          throw error;
+        });
     });
     this.#schedule(link);
     return await this.toDto(link);

@@ -196,7 +196,17 @@ function syncOf(store: SyncStore): SyncWrites {
     entriesAfter: (linkId, after, limit) => settle(() => store.entriesAfter(linkId, after, limit)),
     entries: (linkId) => settle(() => store.entries(linkId)),
     entriesOfKey: (apiKeyId) => settle(() => store.entriesOfKey(apiKeyId)),
-    insertLink: (link) => settle(() => store.insertLink(link)),
+    insertLink: (link) =>
+      settle(() => {
+        try {
+          return store.insertLink(link);
+        } catch (error) {
+          if ((error as { code?: string }).code === "SQLITE_CONSTRAINT_UNIQUE") {
+            throw new DuplicateError(`account ${link.accountId} has a sync link already`);
+          }
+          throw error;
+        }
+      }),
     setRemote: (link, remote) => settle(() => store.setRemote(link, remote)),
     setInterval: (linkId, seconds) => settle(() => store.setInterval(linkId, seconds)),
     setPaused: (linkId, reason, error) => settle(() => store.setPaused(linkId, reason, error)),

@@ -198,6 +198,7 @@ export interface SyncReads {
 }
 
 export interface SyncWrites extends SyncReads {
+  /** Rejects with a DuplicateError when the account has a link already (one link per account). */
   insertLink(link: {
     accountId: number;
     remoteBaseUrl: string;

@@ -23,9 +23,37 @@ export function syncedFieldsOf(fields: Fields): Fields {
   return { name, allowedIPs, permissions, validFrom, validTo, enabled };
 }
 
+/*
+ * What follows up to the SyncStore class is how the sync tables' rows are kept, on either
+ * database (postgres/postgresSync.ts uses the same functions): row shapes, JSON forms, the sealed
+ * remote password. A flag is 0/1 on SQLite and a boolean on PostgreSQL; both read the same.
+ */
+
 /** Fields as stored in the sync tables (JSON): the synced fields only. */
-const serializeFields = (fields: Fields): string => JSON.stringify(syncedFieldsOf(fields));
+export const serializeFields = (fields: Fields): string => JSON.stringify(syncedFieldsOf(fields));
 const parseFields = (json: string): Fields => JSON.parse(json) as Fields;
+
+/** A key's conflict as stored: null when no field is in conflict. */
+export const serializeConflict = (conflict: SyncKeyState["conflict"]): string | null =>
+  conflict && Object.keys(conflict).length > 0 ? JSON.stringify(conflict) : null;
+
+/** An outbox entry's `fields` column when it is queued: the fields changed and why. */
+export const entryFieldsJson = (
+  fields: readonly SyncedField[],
+  reason: AuditReason | null | undefined,
+): string => JSON.stringify({ fields, ...(reason && { reason }) });
+
+/**
+ * A create's `fields` column once an attempt is recorded: with the body sent, the synced fields
+ * only (what a create sends never includes the publicApiKey, kept sealed in api_keys).
+ */
+export const createAttemptJson = (
+  sentBody: Fields,
+  fields: readonly SyncedField[],
+  reason: AuditReason | null,
+): string => JSON.stringify({ fields, sentBody: syncedFieldsOf(sentBody), ...(reason && { reason }) });
+
+const flag = (value: number | boolean): boolean => value === true || value === 1;
 
 export interface SyncLink {
   id: number;
@@ -71,7 +99,7 @@ export interface OutboxEntry {
   createdAt: number;
 }
 
-interface LinkRow {
+export interface LinkRow {
   id: number;
   account_id: number;
   remote_base_url: string;
@@ -86,16 +114,16 @@ interface LinkRow {
   failures: number;
 }
 
-interface KeyRow {
+export interface KeyRow {
   api_key_id: number;
   link_id: number;
   remote_key: string | null;
   base: string | null;
-  remote_missing: number;
+  remote_missing: number | boolean;
   conflict: string | null;
 }
 
-interface OutboxRow {
+export interface OutboxRow {
   id: number;
   link_id: number;
   api_key_id: number;
@@ -103,15 +131,15 @@ interface OutboxRow {
   fields: string;
   idempotency_key: string | null;
   attempts: number;
-  failed: number;
+  failed: number | boolean;
   last_error: string | null;
   created_at: number;
 }
 
-const LINK_COLUMNS = `id, account_id, remote_base_url, remote_username, remote_account_key, interval_seconds,
+export const LINK_COLUMNS = `id, account_id, remote_base_url, remote_username, remote_account_key, interval_seconds,
   paused_reason, last_attempt_at, last_success_at, last_error, next_attempt_at, failures`;
 
-const toLink = (row: LinkRow): SyncLink => ({
+export const toLink = (row: LinkRow): SyncLink => ({
   id: row.id,
   accountId: row.account_id,
   remoteBaseUrl: row.remote_base_url,
@@ -126,16 +154,16 @@ const toLink = (row: LinkRow): SyncLink => ({
   failures: row.failures,
 });
 
-const toKeyState = (row: KeyRow): SyncKeyState => ({
+export const toKeyState = (row: KeyRow): SyncKeyState => ({
   apiKeyId: row.api_key_id,
   linkId: row.link_id,
   remoteKey: row.remote_key,
   base: row.base === null ? null : parseFields(row.base),
-  remoteMissing: row.remote_missing === 1,
+  remoteMissing: flag(row.remote_missing),
   conflict: row.conflict === null ? null : (JSON.parse(row.conflict) as SyncKeyState["conflict"]),
 });
 
-function toEntry(row: OutboxRow): OutboxEntry {
+export function toEntry(row: OutboxRow): OutboxEntry {
   const stored = JSON.parse(row.fields) as { fields: SyncedField[]; sentBody?: Fields; reason?: AuditReason };
   return {
     id: row.id,
@@ -147,13 +175,43 @@ function toEntry(row: OutboxRow): OutboxEntry {
     reason: stored.reason ?? null,
     idempotencyKey: row.idempotency_key,
     attempts: row.attempts,
-    failed: row.failed === 1,
+    failed: flag(row.failed),
     lastError: row.last_error,
     createdAt: row.created_at,
   };
 }
 
+/** A link's remote password at rest: sealed with the data key, bound to the link's account. */
 const passwordContext = (accountId: number) => `sync-link-password:${accountId}`;
+
+export function sealRemotePassword(box: SecretBox, password: string, accountId: number): Buffer {
+  return box.encrypt(password, passwordContext(accountId));
+}
+
+export function unsealRemotePassword(box: SecretBox, sealed: Buffer, accountId: number): string {
+  return box.decrypt(sealed, passwordContext(accountId));
+}
+
+/**
+ * What dropping `fields` from a key's outbox entries (in id order) changes: update entries up to
+ * `upToId` lose those fields; one left with none is deleted, the others are rewritten.
+ */
+export function droppedFields(
+  entries: readonly OutboxEntry[],
+  fields: readonly SyncedField[],
+  upToId: number,
+): { deleted: number[]; rewritten: { id: number; fields: string }[] } {
+  const deleted: number[] = [];
+  const rewritten: { id: number; fields: string }[] = [];
+  for (const entry of entries) {
+    if (entry.kind !== "update" || entry.id > upToId) continue;
+    const left = entry.fields.filter((field) => !fields.includes(field));
+    if (left.length === entry.fields.length) continue;
+    if (left.length === 0) deleted.push(entry.id);
+    else rewritten.push({ id: entry.id, fields: JSON.stringify({ fields: left }) });
+  }
+  return { deleted, rewritten };
+}
 
 export interface LocalOnlyKey {
   id: number;
@@ -220,7 +278,7 @@ export class SyncStore {
       link.accountId,
       link.remoteBaseUrl,
       link.remoteUsername,
-      this.#box.encrypt(link.remotePassword, passwordContext(link.accountId)),
+      sealRemotePassword(this.#box, link.remotePassword, link.accountId),
       link.remoteAccountKey,
       link.intervalSeconds,
       link.now,
@@ -248,7 +306,7 @@ export class SyncStore {
       "SELECT remote_password_sealed FROM sync_links WHERE id = ?",
     ).get(link.id);
     if (!row) throw new Error(`sync link ${link.id} is gone`);
-    return this.#box.decrypt(row.remote_password_sealed, passwordContext(link.accountId));
+    return unsealRemotePassword(this.#box, row.remote_password_sealed, link.accountId);
   }
 
   /** New credentials (and address, when it moved); a link paused for its credentials resumes. */
@@ -263,7 +321,7 @@ export class SyncStore {
     ).run(
       remote.baseUrl ?? link.remoteBaseUrl,
       remote.username,
-      this.#box.encrypt(remote.password, passwordContext(link.accountId)),
+      sealRemotePassword(this.#box, remote.password, link.accountId),
       link.id,
     );
   }
@@ -404,8 +462,10 @@ export class SyncStore {
   }
 
   setConflict(apiKeyId: number, conflict: SyncKeyState["conflict"]): void {
-    const json = conflict && Object.keys(conflict).length > 0 ? JSON.stringify(conflict) : null;
-    this.#sql("UPDATE sync_keys SET conflict = ? WHERE api_key_id = ?").run(json, apiKeyId);
+    this.#sql("UPDATE sync_keys SET conflict = ? WHERE api_key_id = ?").run(
+      serializeConflict(conflict),
+      apiKeyId,
+    );
   }
 
   setRemoteMissing(apiKeyId: number, missing: boolean): void {
@@ -470,7 +530,7 @@ export class SyncStore {
       linkId: entry.linkId,
       apiKeyId: entry.apiKeyId,
       kind: entry.kind,
-      fields: JSON.stringify({ fields: entry.fields, ...(entry.reason && { reason: entry.reason }) }),
+      fields: entryFieldsJson(entry.fields, entry.reason),
       idempotencyKey: entry.idempotencyKey ?? null,
       now: entry.now,
     });
@@ -524,9 +584,8 @@ export class SyncStore {
     fields: readonly SyncedField[],
     reason: AuditReason | null = null,
   ): void {
-    // The synced fields only: what a create sends never includes the publicApiKey (kept sealed in api_keys).
     this.#sql("UPDATE sync_outbox SET attempts = attempts + 1, fields = ? WHERE id = ?").run(
-      JSON.stringify({ fields, sentBody: syncedFieldsOf(sentBody), ...(reason && { reason }) }),
+      createAttemptJson(sentBody, fields, reason),
       entryId,
     );
   }
@@ -558,16 +617,9 @@ export class SyncStore {
    */
   dropFields(apiKeyId: number, fields: readonly SyncedField[], upToId = Number.MAX_SAFE_INTEGER): void {
     if (fields.length === 0) return;
-    for (const entry of this.entriesOfKey(apiKeyId)) {
-      if (entry.kind !== "update" || entry.id > upToId) continue;
-      const left = entry.fields.filter((field) => !fields.includes(field));
-      if (left.length === entry.fields.length) continue;
-      if (left.length === 0) this.deleteEntries([entry.id]);
-      else
-        this.#sql("UPDATE sync_outbox SET fields = ? WHERE id = ?").run(
-          JSON.stringify({ fields: left }),
-          entry.id,
-        );
-    }
+    const { deleted, rewritten } = droppedFields(this.entriesOfKey(apiKeyId), fields, upToId);
+    this.deleteEntries(deleted);
+    const statement = this.#sql("UPDATE sync_outbox SET fields = ? WHERE id = ?");
+    for (const entry of rewritten) statement.run(entry.fields, entry.id);
   }
 }

@@ -12,7 +12,6 @@ import type {
   StoreHealth,
   StoreWrite,
   SyncReads,
-  SyncWrites,
   TfaPinReads,
   TfaPinWrites,
   TfaReads,
@@ -24,6 +23,7 @@ import { postgresApiKeys } from "./postgresApiKeys.ts";
 import { postgresAudit } from "./postgresAudit.ts";
 import { postgresIdempotency } from "./postgresIdempotency.ts";
 import { postgresHealth, postgresMeta } from "./postgresMeta.ts";
+import { postgresSync } from "./postgresSync.ts";
 import { postgresUsage } from "./postgresUsage.ts";
 import { RETRYABLE, type Sql, sqlOn, sqlState } from "./sql.ts";
 
@@ -84,7 +84,7 @@ export class PostgresStore implements Store {
       audit: postgresAudit(sql),
       idempotency: postgresIdempotency(sql, this.#box),
       usage: postgresUsage(sql),
-      sync: notYetOnPostgres<SyncWrites>("sync"),
+      sync: postgresSync(sql, this.#box),
       tfa: notYetOnPostgres<TfaWrites>("tfa"),
       tfaPins: notYetOnPostgres<TfaPinWrites>("tfaPins"),
       meta: postgresMeta(sql),
@@ -133,7 +133,7 @@ export class PostgresStore implements Store {
 }
 
 /**
- * Repositories whose PostgreSQL tables are the next parts of slice 3 (README.md: 2FA, sync links).
+ * Repositories whose PostgreSQL tables are the next part of slice 3 (README.md: 2FA).
  * Until then every call rejects saying so; no caller reaches them, since nothing runs the service
  * on PostgreSQL yet.
  */

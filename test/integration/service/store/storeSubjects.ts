@@ -71,3 +71,22 @@ export async function openStore(
   const box = createSecretBox(dataKey);
   return { store: new PostgresStore(pool, box), box, url };
 }
+
+/**
+ * Every row of a table as the database keeps it (bytes as Buffers), read around the store: what a
+ * test checks for values that must never be there in clear.
+ */
+export async function storedRows(subject: StoreSubject, table: string): Promise<Record<string, unknown>[]> {
+  if (subject.data)
+    return subject.data.db.prepare(`SELECT * FROM "${table}" ORDER BY rowid`).all() as Record<
+      string,
+      unknown
+    >[];
+  const client = new pg.Client({ connectionString: subject.url });
+  await client.connect();
+  try {
+    return (await client.query(`SELECT * FROM "${table}"`)).rows;
+  } finally {
+    await client.end();
+  }
+}

@@ -52,14 +52,15 @@ async function accountWithKeys(store: Store, count: number) {
   });
 }
 
-test("no publicApiKey is stored in clear: not in any text or bytea column of any table", async (t) => {
+test("no publicApiKey and no sync link password is stored in clear: not in any text or bytea column of any table", async (t) => {
   const subject = await openStore("postgres", t);
   if (!subject) return;
   const { store, url } = subject;
   const { account, keys } = await accountWithKeys(store, 3);
-  const [first, second] = keys;
-  assert.ok(first && second);
+  const [first, second, third] = keys;
+  assert.ok(first && second && third);
   const replacement = newPublicApiKey();
+  const remotePassword = "the sync link's remote password";
   await store.write(async (tx) => {
     await tx.apiKeys.replacePublicApiKey(first, replacement, NOW);
     // A remembered answer carries the created key's publicApiKey.
@@ -71,14 +72,42 @@ test("no publicApiKey is stored in clear: not in any text or bytea column of any
       { status: 201, body: JSON.stringify(second) },
       NOW,
     );
+    // The sync tables: a link's remote password, a linked key's base and a create's body sent,
+    // each given the whole stored key (its publicApiKey included).
+    const link = await tx.sync.insertLink({
+      accountId: account.id,
+      remoteBaseUrl: "https://remote.example",
+      remoteUsername: "remote-ana",
+      remotePassword,
+      remoteAccountKey: "_",
+      intervalSeconds: 300,
+      now: NOW,
+    });
+    await tx.sync.insertKeyState({ apiKeyId: second.id, linkId: link.id, remoteKey: "R2", base: second });
+    await tx.sync.setBase(second.id, second);
+    await tx.sync.queueCreate(link.id, third.id, "idem-3", NOW);
+    const [create] = await tx.sync.entriesOfKey(third.id);
+    assert.ok(create);
+    await tx.sync.recordCreateAttempt(create.id, third, create.fields);
   });
-  const secrets = [replacement, ...keys.map((key) => key.publicApiKey)];
+  const secrets = [replacement, remotePassword, ...keys.map((key) => key.publicApiKey)];
   const pool = poolOn(url as string, 1);
   const { rows: columns } = await pool.query<{ table_name: string; column_name: string; data_type: string }>(
     `SELECT table_name, column_name, data_type FROM information_schema.columns
      WHERE table_schema = 'public' AND data_type IN ('text', 'bytea')`,
   );
-  assert.ok(columns.some((column) => column.column_name === "public_api_key_sealed"));
+  const scanned = new Set(columns.map((column) => `${column.table_name}.${column.column_name}`));
+  for (const column of [
+    "api_keys.public_api_key_sealed",
+    "sync_links.remote_password_sealed",
+    "sync_keys.base",
+    "sync_outbox.fields",
+  ])
+    assert.ok(scanned.has(column), `${column} is scanned`);
+  for (const table of ["sync_links", "sync_keys", "sync_outbox"]) {
+    const { rows } = await pool.query<{ n: string }>(`SELECT count(*) AS n FROM "${table}"`);
+    assert.ok(Number(rows[0]?.n) > 0, `${table} has rows to scan`);
+  }
   for (const { table_name: table, column_name: column, data_type: type } of columns) {
     for (const secret of secrets) {
       // bytea compared as bytes, text as text: the value's UTF-8 anywhere inside the column.
@@ -87,11 +116,15 @@ test("no publicApiKey is stored in clear: not in any text or bytea column of any
         `SELECT count(*) AS n FROM "${table}" WHERE position($1 IN "${column}") > 0`,
         [needle],
       );
-      assert.equal(Number(rows[0]?.n), 0, `${table}.${column} holds a publicApiKey in clear`);
+      assert.equal(Number(rows[0]?.n), 0, `${table}.${column} holds a secret in clear`);
     }
   }
   // And the rows are there, readable through the store.
   assert.equal((await store.apiKeys.findByPublicApiKey(replacement))?.id, first.id);
+  const link = await store.sync.linkOfAccount(account.id);
+  assert.ok(link);
+  assert.equal(await store.sync.remotePassword(link), remotePassword);
+  assert.equal((await store.sync.uncertainCreates(link.id))[0]?.sentBody?.name, third.name);
 });
 
 test("an Idempotency-Key retried on another replica waits for the first write's commit, then replays its answer", async (t) => {
@@ -117,6 +150,49 @@ test("an Idempotency-Key retried on another replica waits for the first write's 
     await tx.idempotency.remember(account.id, "same-key", digest, answer, NOW);
   });
   assert.deepEqual(await retried, { kind: "replay", answer });
+});
+
+test("a key's create queued by two replicas at once is queued once: the second waits for the first's commit and answers false", async (t) => {
+  const subject = await openStore("postgres", t);
+  if (!subject) return;
+  const { store: replicaA, url, box } = subject;
+  const replicaB = postgresReplica(url as string, box);
+  const {
+    account,
+    keys: [key],
+  } = await accountWithKeys(replicaA, 1);
+  assert.ok(key);
+  const link = await replicaA.write((tx) =>
+    tx.sync.insertLink({
+      accountId: account.id,
+      remoteBaseUrl: "https://remote.example",
+      remoteUsername: "remote-ana",
+      remotePassword: "pw",
+      remoteAccountKey: "_",
+      intervalSeconds: 300,
+      now: NOW,
+    }),
+  );
+  const observer = poolOn(url as string, 1);
+  let second: Promise<boolean> | undefined;
+  const first = await replicaA.write(async (tx) => {
+    const queued = await tx.sync.queueCreate(link.id, key.id, "idem-A", NOW);
+    second = replicaB.write((txB) => txB.sync.queueCreate(link.id, key.id, "idem-B", NOW + 1));
+    // B's insert of the same linked key waits on A's uncommitted row.
+    await eventually("replica B waiting on replica A's linked key", async () => {
+      const { rows } = await observer.query(
+        "SELECT 1 FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE 'INSERT INTO sync_keys%'",
+      );
+      return rows.length > 0 ? true : undefined;
+    });
+    return queued;
+  });
+  assert.deepEqual([first, await second], [true, false]);
+  const entries = await replicaB.sync.entries(link.id);
+  assert.deepEqual(
+    entries.map((entry) => [entry.kind, entry.idempotencyKey]),
+    [["create", "idem-A"]],
+  );
 });
 
 test("usage batches written by two replicas at once add up", async (t) => {
