@@ -14,9 +14,7 @@ import type {
   SyncReads,
   SyncWrites,
   TfaPinReads,
-  TfaPinWrites,
   TfaReads,
-  TfaWrites,
   UsageReads,
 } from "../store.ts";
 import { postgresAccounts } from "./postgresAccounts.ts";
@@ -24,6 +22,8 @@ import { postgresApiKeys } from "./postgresApiKeys.ts";
 import { postgresAudit } from "./postgresAudit.ts";
 import { postgresIdempotency } from "./postgresIdempotency.ts";
 import { postgresHealth, postgresMeta } from "./postgresMeta.ts";
+import { postgresTfa } from "./postgresTfa.ts";
+import { postgresTfaPins } from "./postgresTfaPins.ts";
 import { postgresUsage } from "./postgresUsage.ts";
 import { RETRYABLE, type Sql, sqlOn, sqlState } from "./sql.ts";
 
@@ -85,8 +85,8 @@ export class PostgresStore implements Store {
       idempotency: postgresIdempotency(sql, this.#box),
       usage: postgresUsage(sql),
       sync: notYetOnPostgres<SyncWrites>("sync"),
-      tfa: notYetOnPostgres<TfaWrites>("tfa"),
-      tfaPins: notYetOnPostgres<TfaPinWrites>("tfaPins"),
+      tfa: postgresTfa(sql),
+      tfaPins: postgresTfaPins(sql, this.#box),
       meta: postgresMeta(sql),
     };
   }
