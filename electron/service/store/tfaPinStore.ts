@@ -81,20 +81,23 @@ export interface CapturedRow {
   verified: boolean;
 }
 
-interface StatusRowRaw {
+// Rows as SQLite (flags 0/1) or PostgreSQL (booleans) returns them; the functions below turn
+// them into the domain's values on both, with the same unsealing.
+
+export interface StatusRowRaw {
   pin_id: string;
   account_id: number;
   msisdn: string;
-  verified: number;
+  verified: number | boolean;
   attempts_remaining: number;
   expires_at: number;
 }
 
-interface RecordRowRaw extends StatusRowRaw {
+export interface RecordRowRaw extends StatusRowRaw {
   id: number;
   application_ref: number;
   application_id: string;
-  enabled: number;
+  enabled: number | boolean;
   configuration: string;
   template_ref: number;
   message_id: string;
@@ -102,7 +105,7 @@ interface RecordRowRaw extends StatusRowRaw {
   pin_sealed: Buffer;
 }
 
-interface CapturedRowRaw {
+export interface CapturedRowRaw {
   send_id: number;
   pin_id: string;
   application_id: string;
@@ -115,7 +118,14 @@ interface CapturedRowRaw {
   sent_at: number;
   expires_at: number;
   attempts_remaining: number;
-  verified: number;
+  verified: number | boolean;
+}
+
+export interface VerificationRowRaw {
+  msisdn: string;
+  verified: number | boolean;
+  verified_at: number | null;
+  created_at: number;
 }
 
 export interface CapturedFilter {
@@ -128,14 +138,75 @@ export interface CapturedFilter {
   before?: number;
 }
 
-const statusOf = (row: StatusRowRaw): PinStatusRow => ({
+const flag = (value: number | boolean) => value === true || value === 1;
+
+// Plain SQL both databases read the same way (no parameters in them).
+export const STATUS_COLUMNS = "pin_id, account_id, msisdn, verified, attempts_remaining, expires_at";
+export const RECORD_SELECT = `SELECT p.id, p.pin_id, p.account_id, p.msisdn, p.verified, p.attempts_remaining,
+  p.expires_at, p.pin_sealed, p.application_ref, a.application_id, a.enabled, a.configuration, p.template_ref,
+  t.message_id, t.fields
+  FROM tfa_pins p JOIN tfa_applications a ON a.id = p.application_ref JOIN tfa_templates t ON t.id = p.template_ref`;
+export const CAPTURED_SELECT = `SELECT s.id AS send_id, p.pin_id, a.application_id, a.name AS application_name,
+  t.message_id, s.msisdn, s.channel, p.pin_sealed, s.text_sealed, s.sent_at, p.expires_at, p.attempts_remaining,
+  p.verified
+  FROM tfa_sends s JOIN tfa_pins p ON p.id = s.pin_ref
+  JOIN tfa_applications a ON a.id = s.application_ref JOIN tfa_templates t ON t.id = p.template_ref`;
+
+export const statusOf = (row: StatusRowRaw): PinStatusRow => ({
   pinId: row.pin_id,
   accountId: row.account_id,
   msisdn: row.msisdn,
-  verified: row.verified === 1,
+  verified: flag(row.verified),
   attemptsRemaining: row.attempts_remaining,
   expiresAt: row.expires_at,
 });
+
+/** The PIN as stored: sealed, bound to its pinId. */
+export const sealPin = (box: SecretBox, pin: string, pinId: string): Buffer => box.encrypt(pin, pinId);
+
+/** A message's text as stored: sealed, bound to its PIN's pinId; null when nothing was delivered. */
+export const sealText = (box: SecretBox, text: string | null, pinId: string): Buffer | null =>
+  text === null ? null : box.encrypt(text, pinId);
+
+export function recordOf(box: SecretBox, row: RecordRowRaw): PinRecord {
+  return {
+    ...statusOf(row),
+    id: row.id,
+    applicationRef: row.application_ref,
+    applicationId: row.application_id,
+    applicationEnabled: flag(row.enabled),
+    configuration: JSON.parse(row.configuration) as ApplicationConfigurationDto,
+    templateRef: row.template_ref,
+    messageId: row.message_id,
+    template: JSON.parse(row.fields) as TemplateFields,
+    pin: box.decrypt(row.pin_sealed, row.pin_id),
+  };
+}
+
+export const verificationOf = (row: VerificationRowRaw): VerificationRow => ({
+  msisdn: row.msisdn,
+  verified: flag(row.verified),
+  verifiedAt: row.verified_at,
+  sentAt: row.created_at,
+});
+
+export function capturedOf(box: SecretBox, row: CapturedRowRaw): CapturedRow {
+  return {
+    sendId: row.send_id,
+    pinId: row.pin_id,
+    applicationId: row.application_id,
+    applicationName: row.application_name,
+    messageId: row.message_id,
+    msisdn: row.msisdn,
+    channel: row.channel,
+    pin: box.decrypt(row.pin_sealed, row.pin_id),
+    text: box.decrypt(row.text_sealed, row.pin_id),
+    sentAt: row.sent_at,
+    expiresAt: row.expires_at,
+    attemptsRemaining: row.attempts_remaining,
+    verified: flag(row.verified),
+  };
+}
 
 export class TfaPinStore {
   readonly #db: Db;
@@ -153,14 +224,9 @@ export class TfaPinStore {
     this.#db = db;
     this.#box = box;
     this.#status = db.prepare<[string], StatusRowRaw>(
-      `SELECT pin_id, account_id, msisdn, verified, attempts_remaining, expires_at FROM tfa_pins WHERE pin_id = ?`,
+      `SELECT ${STATUS_COLUMNS} FROM tfa_pins WHERE pin_id = ?`,
     );
-    this.#record = db.prepare<[string], RecordRowRaw>(
-      `SELECT p.id, p.pin_id, p.account_id, p.msisdn, p.verified, p.attempts_remaining, p.expires_at, p.pin_sealed,
-        p.application_ref, a.application_id, a.enabled, a.configuration, p.template_ref, t.message_id, t.fields
-       FROM tfa_pins p JOIN tfa_applications a ON a.id = p.application_ref JOIN tfa_templates t ON t.id = p.template_ref
-       WHERE p.pin_id = ?`,
-    );
+    this.#record = db.prepare<[string], RecordRowRaw>(`${RECORD_SELECT} WHERE p.pin_id = ?`);
     this.#insertPin = db.prepare<Record<string, unknown>, { id: number }>(
       `INSERT INTO tfa_pins (pin_id, account_id, application_ref, template_ref, msisdn, pin_sealed, sent, created_at,
         expires_at, attempts_remaining, verified, verified_at)
@@ -204,19 +270,7 @@ export class TfaPinStore {
   /** The PIN with its application and template, and the PIN itself decrypted. */
   record(pinId: string): PinRecord | undefined {
     const row = this.#record.get(pinId);
-    if (!row) return undefined;
-    return {
-      ...statusOf(row),
-      id: row.id,
-      applicationRef: row.application_ref,
-      applicationId: row.application_id,
-      applicationEnabled: row.enabled === 1,
-      configuration: JSON.parse(row.configuration) as ApplicationConfigurationDto,
-      templateRef: row.template_ref,
-      messageId: row.message_id,
-      template: JSON.parse(row.fields) as TemplateFields,
-      pin: this.#box.decrypt(row.pin_sealed, row.pin_id),
-    };
+    return row && recordOf(this.#box, row);
   }
 
   /** Time of the n-th most recent message of the application (1 = newest), if there were that many. */
@@ -236,7 +290,7 @@ export class TfaPinStore {
       applicationRef: send.applicationRef,
       msisdn: send.msisdn,
       channel: send.channel,
-      textSealed: send.text === null ? null : this.#box.encrypt(send.text, send.pinId),
+      textSealed: sealText(this.#box, send.text, send.pinId),
       sentAt: send.sentAt,
     });
   }
@@ -246,7 +300,7 @@ export class TfaPinStore {
     return this.#db.transaction(() => {
       const { id } = this.#insertPin.get({
         ...pin,
-        pinSealed: this.#box.encrypt(pin.pin, pin.pinId),
+        pinSealed: sealPin(this.#box, pin.pin, pin.pinId),
         sent: pin.sent ? 1 : 0,
       }) as { id: number };
       this.#recordSend({ ...send, pinRef: id, pinId: pin.pinId });
@@ -285,20 +339,12 @@ export class TfaPinStore {
       where.push("sent = @sent");
       params.sent = filter.sent ? 1 : 0;
     }
-    const rows = this.#db
-      .prepare<
-        [Record<string, unknown>],
-        { msisdn: string; verified: number; verified_at: number | null; created_at: number }
-      >(
+    return this.#db
+      .prepare<[Record<string, unknown>], VerificationRowRaw>(
         `SELECT msisdn, verified, verified_at, created_at FROM tfa_pins WHERE ${where.join(" AND ")} ORDER BY id DESC`,
       )
-      .all(params);
-    return rows.map((row) => ({
-      msisdn: row.msisdn,
-      verified: row.verified === 1,
-      verifiedAt: row.verified_at,
-      sentAt: row.created_at,
-    }));
+      .all(params)
+      .map(verificationOf);
   }
 
   /** Captured messages of the given accounts, newest first. */
@@ -320,29 +366,11 @@ export class TfaPinStore {
       where.push("s.id < @before");
       params.before = filter.before;
     }
-    const rows = this.#db
+    return this.#db
       .prepare<[Record<string, unknown>], CapturedRowRaw>(
-        `SELECT s.id AS send_id, p.pin_id, a.application_id, a.name AS application_name, t.message_id, s.msisdn, s.channel, p.pin_sealed, s.text_sealed, s.sent_at,
-          p.expires_at, p.attempts_remaining, p.verified
-         FROM tfa_sends s JOIN tfa_pins p ON p.id = s.pin_ref
-          JOIN tfa_applications a ON a.id = s.application_ref JOIN tfa_templates t ON t.id = p.template_ref
-         WHERE ${where.join(" AND ")} ORDER BY s.id DESC LIMIT @limit`,
+        `${CAPTURED_SELECT} WHERE ${where.join(" AND ")} ORDER BY s.id DESC LIMIT @limit`,
       )
-      .all(params);
-    return rows.map((row) => ({
-      sendId: row.send_id,
-      pinId: row.pin_id,
-      applicationId: row.application_id,
-      applicationName: row.application_name,
-      messageId: row.message_id,
-      msisdn: row.msisdn,
-      channel: row.channel,
-      pin: this.#box.decrypt(row.pin_sealed, row.pin_id),
-      text: this.#box.decrypt(row.text_sealed, row.pin_id),
-      sentAt: row.sent_at,
-      expiresAt: row.expires_at,
-      attemptsRemaining: row.attempts_remaining,
-      verified: row.verified === 1,
-    }));
+      .all(params)
+      .map((row) => capturedOf(this.#box, row));
   }
 }

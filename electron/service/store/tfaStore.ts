@@ -7,16 +7,17 @@ import type {
 } from "../tfa/applicationRules.ts";
 import type { Db } from "./database.ts";
 
-interface ApplicationRow {
+/** An application's row, as SQLite (0/1) or PostgreSQL (boolean) returns it. */
+export interface ApplicationRow {
   id: number;
   application_id: string;
   account_id: number;
   name: string;
-  enabled: number;
+  enabled: number | boolean;
   configuration: string;
 }
 
-interface TemplateRow {
+export interface TemplateRow {
   id: number;
   message_id: string;
   application_ref: number;
@@ -24,28 +25,45 @@ interface TemplateRow {
   fields: string;
 }
 
-const APPLICATION_COLUMNS = "id, application_id, account_id, name, enabled, configuration";
-const TEMPLATE_SELECT = `SELECT t.id, t.message_id, t.application_ref, a.application_id, t.fields
+// Plain SQL both databases read the same way (no parameters in them).
+export const APPLICATION_COLUMNS = "id, application_id, account_id, name, enabled, configuration";
+export const TEMPLATE_SELECT = `SELECT t.id, t.message_id, t.application_ref, a.application_id, t.fields
   FROM tfa_templates t JOIN tfa_applications a ON a.id = t.application_ref`;
 
-function toApplication(row: ApplicationRow): StoredApplication {
+export function toApplication(row: ApplicationRow): StoredApplication {
   return {
     id: row.id,
     applicationId: row.application_id,
     accountId: row.account_id,
     name: row.name,
-    enabled: row.enabled === 1,
+    enabled: row.enabled === true || row.enabled === 1,
     configuration: JSON.parse(row.configuration) as ApplicationConfigurationDto,
   };
 }
 
-function toTemplate(row: TemplateRow): StoredTemplate {
+export function toTemplate(row: TemplateRow): StoredTemplate {
   return {
     ...(JSON.parse(row.fields) as TemplateFields),
     id: row.id,
     messageId: row.message_id,
     applicationRef: row.application_ref,
     applicationId: row.application_id,
+  };
+}
+
+/** The template just inserted with row id `id`, as a read of it would answer. */
+export function insertedTemplate(
+  application: StoredApplication,
+  id: number,
+  messageId: string,
+  fields: TemplateFields,
+): StoredTemplate {
+  return {
+    ...fields,
+    id,
+    messageId,
+    applicationRef: application.id,
+    applicationId: application.applicationId,
   };
 }
 
@@ -132,13 +150,7 @@ export class TfaStore {
       fields: JSON.stringify(fields),
       now,
     }) as { id: number };
-    return {
-      ...fields,
-      id: row.id,
-      messageId,
-      applicationRef: application.id,
-      applicationId: application.applicationId,
-    };
+    return insertedTemplate(application, row.id, messageId, fields);
   }
 
   updateTemplate(stored: StoredTemplate, fields: TemplateFields, now: number): StoredTemplate {

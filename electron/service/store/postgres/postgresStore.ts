@@ -13,9 +13,7 @@ import type {
   StoreWrite,
   SyncReads,
   TfaPinReads,
-  TfaPinWrites,
   TfaReads,
-  TfaWrites,
   UsageReads,
 } from "../store.ts";
 import { postgresAccounts } from "./postgresAccounts.ts";
@@ -24,6 +22,8 @@ import { postgresAudit } from "./postgresAudit.ts";
 import { postgresIdempotency } from "./postgresIdempotency.ts";
 import { postgresHealth, postgresMeta } from "./postgresMeta.ts";
 import { postgresSync } from "./postgresSync.ts";
+import { postgresTfa } from "./postgresTfa.ts";
+import { postgresTfaPins } from "./postgresTfaPins.ts";
 import { postgresUsage } from "./postgresUsage.ts";
 import { RETRYABLE, type Sql, sqlOn, sqlState } from "./sql.ts";
 
@@ -85,8 +85,8 @@ export class PostgresStore implements Store {
       idempotency: postgresIdempotency(sql, this.#box),
       usage: postgresUsage(sql),
       sync: postgresSync(sql, this.#box),
-      tfa: notYetOnPostgres<TfaWrites>("tfa"),
-      tfaPins: notYetOnPostgres<TfaPinWrites>("tfaPins"),
+      tfa: postgresTfa(sql),
+      tfaPins: postgresTfaPins(sql, this.#box),
       meta: postgresMeta(sql),
     };
   }
@@ -130,16 +130,4 @@ export class PostgresStore implements Store {
       }
     }
   }
-}
-
-/**
- * Repositories whose PostgreSQL tables are the next part of slice 3 (README.md: 2FA).
- * Until then every call rejects saying so; no caller reaches them, since nothing runs the service
- * on PostgreSQL yet.
- */
-function notYetOnPostgres<T extends object>(repository: string): T {
-  return new Proxy({} as T, {
-    get: (_target, name) => () =>
-      Promise.reject(new Error(`${repository}.${String(name)} is not on PostgreSQL yet (issue 15, slice 3)`)),
-  });
 }

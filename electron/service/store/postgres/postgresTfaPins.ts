@@ -1,0 +1,172 @@
+import { createHash } from "node:crypto";
+import type { SecretBox } from "../../crypto/secretBox.ts";
+import type { TfaPinWrites } from "../store.ts";
+import {
+  CAPTURED_SELECT,
+  type CapturedRowRaw,
+  capturedOf,
+  RECORD_SELECT,
+  type RecordRowRaw,
+  recordOf,
+  STATUS_COLUMNS,
+  type StatusRowRaw,
+  sealPin,
+  sealText,
+  statusOf,
+  type VerificationRowRaw,
+  verificationOf,
+} from "../tfaPinStore.ts";
+import type { Sql } from "./sql.ts";
+
+/**
+ * The advisory lock key of one application's sends: a 64-bit hash, the same on every replica, in
+ * a namespace of its own (the idempotency and schema locks are others).
+ */
+export function sendLockOf(applicationRef: number): string {
+  return createHash("sha256")
+    .update(`keydesk/tfa-sends/${applicationRef}`)
+    .digest()
+    .readBigInt64BE(0)
+    .toString();
+}
+
+/**
+ * Sent PINs and their messages on PostgreSQL, sealed and read back by the same functions as on
+ * SQLite (tfaPinStore.ts). What makes them hold across replicas:
+ * - the send limits' reads first take a transaction-level advisory lock on the application, held
+ *   to the commit: a send through another replica waits there until this one's insert committed,
+ *   and its reads (READ COMMITTED: a new snapshot per statement) then count it;
+ * - an attempt is spent and a PIN verified by UPDATEs whose WHERE is checked again on the row as
+ *   the concurrent writer left it, so each attempt goes to exactly one call.
+ */
+export function postgresTfaPins(sql: Sql, box: SecretBox): TfaPinWrites {
+  const lockSends = (applicationRef: number) =>
+    sql.rows("SELECT pg_advisory_xact_lock($1)", [sendLockOf(applicationRef)]);
+  const sentAt = async (text: string, values: unknown[]) =>
+    (await sql.rows<{ sent_at: number }>(text, values))[0]?.sent_at;
+  return {
+    async status(pinId) {
+      const [row] = await sql.rows<StatusRowRaw>(`SELECT ${STATUS_COLUMNS} FROM tfa_pins WHERE pin_id = $1`, [
+        pinId,
+      ]);
+      return row && statusOf(row);
+    },
+    async record(pinId) {
+      const [row] = await sql.rows<RecordRowRaw>(`${RECORD_SELECT} WHERE p.pin_id = $1`, [pinId]);
+      return row && recordOf(box, row);
+    },
+    async verifications(applicationRef, msisdn, filter) {
+      const where = ["application_ref = $1", "msisdn = $2"];
+      const values: unknown[] = [applicationRef, msisdn];
+      if (filter.verified !== undefined) {
+        values.push(filter.verified);
+        where.push(`verified = $${values.length}`);
+      }
+      if (filter.sent !== undefined) {
+        values.push(filter.sent);
+        where.push(`sent = $${values.length}`);
+      }
+      const rows = await sql.rows<VerificationRowRaw>(
+        `SELECT msisdn, verified, verified_at, created_at FROM tfa_pins WHERE ${where.join(" AND ")} ORDER BY id DESC`,
+        values,
+      );
+      return rows.map(verificationOf);
+    },
+    async captured(filter) {
+      const values: unknown[] = [filter.accountIds];
+      const where = ["s.text_sealed IS NOT NULL", "s.account_id = ANY($1::bigint[])"];
+      if (filter.toDigits !== undefined) {
+        values.push(filter.toDigits);
+        where.push(`strpos(s.msisdn, $${values.length}) > 0`);
+      }
+      if (filter.applicationId !== undefined) {
+        values.push(filter.applicationId);
+        where.push(`a.application_id = $${values.length}`);
+      }
+      if (filter.before !== undefined) {
+        values.push(filter.before);
+        where.push(`s.id < $${values.length}`);
+      }
+      values.push(filter.limit);
+      const rows = await sql.rows<CapturedRowRaw>(
+        `${CAPTURED_SELECT} WHERE ${where.join(" AND ")} ORDER BY s.id DESC LIMIT $${values.length}`,
+        values,
+      );
+      return rows.map((row) => capturedOf(box, row));
+    },
+    async nthNewestSend(applicationRef, n) {
+      await lockSends(applicationRef);
+      return sentAt(
+        "SELECT sent_at FROM tfa_sends WHERE application_ref = $1 ORDER BY sent_at DESC LIMIT 1 OFFSET $2",
+        [applicationRef, n - 1],
+      );
+    },
+    async nthNewestSendTo(applicationRef, msisdn, n) {
+      await lockSends(applicationRef);
+      return sentAt(
+        `SELECT sent_at FROM tfa_sends WHERE application_ref = $1 AND msisdn = $2
+         ORDER BY sent_at DESC LIMIT 1 OFFSET $3`,
+        [applicationRef, msisdn, n - 1],
+      );
+    },
+    async insertPin(pin, send) {
+      // The PIN and its first message in one statement.
+      const [row] = await sql.rows<{ pin_ref: number }>(
+        `WITH pin AS (
+           INSERT INTO tfa_pins (pin_id, account_id, application_ref, template_ref, msisdn, pin_sealed, sent,
+             created_at, expires_at, attempts_remaining, verified, verified_at)
+           VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, false, NULL) RETURNING id)
+         INSERT INTO tfa_sends (pin_ref, account_id, application_ref, msisdn, channel, text_sealed, sent_at)
+         SELECT pin.id, $11, $12, $13, $14, $15, $16 FROM pin RETURNING pin_ref`,
+        [
+          pin.pinId,
+          pin.accountId,
+          pin.applicationRef,
+          pin.templateRef,
+          pin.msisdn,
+          sealPin(box, pin.pin, pin.pinId),
+          pin.sent,
+          pin.createdAt,
+          pin.expiresAt,
+          pin.attemptsRemaining,
+          send.accountId,
+          send.applicationRef,
+          send.msisdn,
+          send.channel,
+          sealText(box, send.text, pin.pinId),
+          send.sentAt,
+        ],
+      );
+      return (row as { pin_ref: number }).pin_ref;
+    },
+    async recordResend(send) {
+      await sql.count(
+        `INSERT INTO tfa_sends (pin_ref, account_id, application_ref, msisdn, channel, text_sealed, sent_at)
+         VALUES ($1, $2, $3, $4, $5, $6, $7)`,
+        [
+          send.pinRef,
+          send.accountId,
+          send.applicationRef,
+          send.msisdn,
+          send.channel,
+          sealText(box, send.text, send.pinId),
+          send.sentAt,
+        ],
+      );
+    },
+    async spendAttempt(pin) {
+      const [row] = await sql.rows<{ attempts_remaining: number }>(
+        `UPDATE tfa_pins SET attempts_remaining = attempts_remaining - 1
+         WHERE id = $1 AND attempts_remaining > 0 RETURNING attempts_remaining`,
+        [pin.id],
+      );
+      return row?.attempts_remaining;
+    },
+    markVerified: async (pin, verifiedAt) =>
+      (await sql.count(
+        `UPDATE tfa_pins SET verified = true, verified_at = COALESCE(verified_at, $2)
+         WHERE id = $1 AND NOT verified AND attempts_remaining > 0`,
+        [pin.id, verifiedAt],
+      )) === 1,
+  };
+}
