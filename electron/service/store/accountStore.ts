@@ -9,7 +9,8 @@ export interface Account {
   createdAt: number;
 }
 
-interface AccountRow {
+/** An accounts row as both databases answer it. */
+export interface AccountRow {
   id: number;
   account_key: string;
   username: string;
@@ -18,9 +19,9 @@ interface AccountRow {
   created_at: number;
 }
 
-const COLUMNS = "id, account_key, username, password_hash, parent_id, created_at";
+export const ACCOUNT_COLUMNS = "id, account_key, username, password_hash, parent_id, created_at";
 
-function toAccount(row: AccountRow): Account {
+export function toAccount(row: AccountRow): Account {
   return {
     id: row.id,
     accountKey: row.account_key,
@@ -40,15 +41,17 @@ export class AccountStore {
   readonly #setPassword;
 
   constructor(db: Db) {
-    this.#byUsername = db.prepare<[string], AccountRow>(`SELECT ${COLUMNS} FROM accounts WHERE username = ?`);
-    this.#byAccountKey = db.prepare<[string], AccountRow>(
-      `SELECT ${COLUMNS} FROM accounts WHERE account_key = ?`,
+    this.#byUsername = db.prepare<[string], AccountRow>(
+      `SELECT ${ACCOUNT_COLUMNS} FROM accounts WHERE username = ?`,
     );
-    this.#byId = db.prepare<[number], AccountRow>(`SELECT ${COLUMNS} FROM accounts WHERE id = ?`);
-    this.#all = db.prepare<[], AccountRow>(`SELECT ${COLUMNS} FROM accounts ORDER BY id`);
+    this.#byAccountKey = db.prepare<[string], AccountRow>(
+      `SELECT ${ACCOUNT_COLUMNS} FROM accounts WHERE account_key = ?`,
+    );
+    this.#byId = db.prepare<[number], AccountRow>(`SELECT ${ACCOUNT_COLUMNS} FROM accounts WHERE id = ?`);
+    this.#all = db.prepare<[], AccountRow>(`SELECT ${ACCOUNT_COLUMNS} FROM accounts ORDER BY id`);
     this.#insert = db.prepare<[string, string, string, number | null, number], AccountRow>(
       `INSERT INTO accounts (account_key, username, password_hash, parent_id, created_at)
-       VALUES (?, ?, ?, ?, ?) RETURNING ${COLUMNS}`,
+       VALUES (?, ?, ?, ?, ?) RETURNING ${ACCOUNT_COLUMNS}`,
     );
     this.#setPassword = db.prepare<[string, number]>("UPDATE accounts SET password_hash = ? WHERE id = ?");
   }

@@ -377,13 +377,7 @@ export class SyncStore {
       `SELECT SUM(conflict IS NOT NULL) AS conflicts, SUM(remote_missing) AS missing, COUNT(*) AS linked
          FROM sync_keys WHERE link_id = ?`,
     ).get(linkId);
-    return {
-      pending: outbox?.pending ?? 0,
-      failed: outbox?.failed ?? 0,
-      conflicts: keys?.conflicts ?? 0,
-      remoteMissing: keys?.missing ?? 0,
-      linkedKeys: keys?.linked ?? 0,
-    };
+    return linkCountsOf(outbox, keys);
   }
 
   // ---- linked keys ---------------------------------------------------------------------
@@ -622,4 +616,18 @@ export class SyncStore {
     const statement = this.#sql("UPDATE sync_outbox SET fields = ? WHERE id = ?");
     for (const entry of rewritten) statement.run(entry.fields, entry.id);
   }
+}
+
+/** A link's counts from its two count rows (either database; a sum over no row is null on SQLite). */
+export function linkCountsOf(
+  outbox: { pending: number | null; failed: number | null } | undefined,
+  keys: { conflicts: number | null; missing: number | null; linked: number } | undefined,
+): LinkCounts {
+  return {
+    pending: Number(outbox?.pending ?? 0),
+    failed: Number(outbox?.failed ?? 0),
+    conflicts: Number(keys?.conflicts ?? 0),
+    remoteMissing: Number(keys?.missing ?? 0),
+    linkedKeys: Number(keys?.linked ?? 0),
+  };
 }

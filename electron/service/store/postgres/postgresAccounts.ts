@@ -1,34 +1,15 @@
-import type { Account } from "../accountStore.ts";
+import { ACCOUNT_COLUMNS, type AccountRow, toAccount } from "../accountStore.ts";
 import { type AccountWrites, DuplicateError } from "../store.ts";
 import { type Sql, sqlState, UNIQUE_VIOLATION } from "./sql.ts";
 
-interface AccountRow {
-  id: number;
-  account_key: string;
-  username: string;
-  password_hash: string;
-  parent_id: number | null;
-  created_at: number;
-}
-
-const COLUMNS = "id, account_key, username, password_hash, parent_id, created_at";
 /** As SQLite's AccountStore.manages: a chain of parents longer than this is not followed. */
 const MAX_DEPTH = 64;
 
-function toAccount(row: AccountRow): Account {
-  return {
-    id: row.id,
-    accountKey: row.account_key,
-    username: row.username,
-    passwordHash: row.password_hash,
-    parentId: row.parent_id,
-    createdAt: row.created_at,
-  };
-}
-
 export function postgresAccounts(sql: Sql): AccountWrites {
   const one = async (where: string, value: unknown) => {
-    const [row] = await sql.rows<AccountRow>(`SELECT ${COLUMNS} FROM accounts WHERE ${where} = $1`, [value]);
+    const [row] = await sql.rows<AccountRow>(`SELECT ${ACCOUNT_COLUMNS} FROM accounts WHERE ${where} = $1`, [
+      value,
+    ]);
     return row && toAccount(row);
   };
   return {
@@ -36,7 +17,7 @@ export function postgresAccounts(sql: Sql): AccountWrites {
     byAccountKey: (accountKey) => one("account_key", accountKey),
     byId: (id) => one("id", id),
     list: async () =>
-      (await sql.rows<AccountRow>(`SELECT ${COLUMNS} FROM accounts ORDER BY id`)).map(toAccount),
+      (await sql.rows<AccountRow>(`SELECT ${ACCOUNT_COLUMNS} FROM accounts ORDER BY id`)).map(toAccount),
     async manages(ancestorId, accountId) {
       const [row] = await sql.rows<{ manages: boolean }>(
         `WITH RECURSIVE chain(id, parent_id, depth) AS (
@@ -56,7 +37,7 @@ export function postgresAccounts(sql: Sql): AccountWrites {
       try {
         rows = await sql.rows<AccountRow>(
           `INSERT INTO accounts (account_key, username, password_hash, parent_id, created_at)
-           VALUES ($1, $2, $3, $4, $5) ON CONFLICT DO NOTHING RETURNING ${COLUMNS}`,
+           VALUES ($1, $2, $3, $4, $5) ON CONFLICT DO NOTHING RETURNING ${ACCOUNT_COLUMNS}`,
           [account.accountKey, account.username, account.passwordHash, account.parentId, account.createdAt],
         );
       } catch (error) {

@@ -9,6 +9,7 @@ import {
   LINK_COLUMNS,
   type LinkRow,
   type LocalOnlyKey,
+  linkCountsOf,
   type OutboxRow,
   sealRemotePassword,
   serializeConflict,
@@ -75,13 +76,7 @@ export function postgresSync(sql: Sql, box: SecretBox): SyncWrites {
          FROM sync_keys WHERE link_id = $1`,
         [linkId],
       );
-      return {
-        pending: outbox?.pending ?? 0,
-        failed: outbox?.failed ?? 0,
-        conflicts: keys?.conflicts ?? 0,
-        remoteMissing: keys?.missing ?? 0,
-        linkedKeys: keys?.linked ?? 0,
-      };
+      return linkCountsOf(outbox, keys);
     },
     async insertLink(link) {
       // ON CONFLICT rather than a unique violation: as on SQLite, the write stays usable for a
