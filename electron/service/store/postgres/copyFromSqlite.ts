@@ -113,12 +113,13 @@ export async function copySqliteToPostgres(
       `the PostgreSQL schema is at version ${version}, this Keydesk writes ${POSTGRES_SCHEMA_VERSION}`,
     );
   }
-  const client = await pool.connect();
-  let broken: Error | undefined;
+  // One read transaction: every table read from the same snapshot, whatever another process writes.
   sqliteDb.exec("BEGIN");
   try {
-    await client.query("BEGIN");
+    const client = await pool.connect();
+    let broken: Error | undefined;
     try {
+      await client.query("BEGIN");
       const report = await copyInTransaction(sqliteDb, client, options);
       await client.query("COMMIT");
       return report;
@@ -126,12 +127,14 @@ export async function copySqliteToPostgres(
       try {
         await client.query("ROLLBACK");
       } catch (rollbackError) {
+        // The connection is unusable (it dropped): the pool closes it instead of lending it again.
         broken = rollbackError as Error;
       }
       throw error;
+    } finally {
+      client.release(broken);
     }
   } finally {
-    client.release(broken);
     sqliteDb.exec("ROLLBACK");
   }
 }
