@@ -137,18 +137,19 @@ async function seededDataDir(): Promise<Seeded> {
       }
     }
     const appAuth = `App ${publicApiKeys[1]}`;
-    const application = await call("POST", "/2fa/2/applications", appAuth, { name: "login" });
-    const template = await call(
-      "POST",
-      `/2fa/2/applications/${application.applicationId}/messages`,
-      appAuth,
-      {
-        messageText: "Your code is {{pin}}",
-        pinType: "NUMERIC",
-      },
-    );
-    const ids = { applicationId: application.applicationId, messageId: template.messageId };
-    for (const to of ["41793026727", "41793026728"]) {
+    for (const [name, to] of [
+      ["login", "41793026727"],
+      ["payments", "41793026728"],
+    ]) {
+      const application = await call("POST", "/2fa/2/applications", appAuth, { name });
+      // Through another key of ana's: two keys with usage, two rows in each usage table.
+      const template = await call(
+        "POST",
+        `/2fa/2/applications/${application.applicationId}/messages`,
+        `App ${publicApiKeys[2]}`,
+        { messageText: "Your code is {{pin}}", pinType: "NUMERIC" },
+      );
+      const ids = { applicationId: application.applicationId, messageId: template.messageId };
       const sent = await call("POST", "/2fa/2/pin", appAuth, { ...ids, to });
       pinIds.push(sent.pinId as string);
     }
@@ -204,18 +205,22 @@ async function countsOn(pool: pg.Pool): Promise<Record<string, number>> {
 const nothing = Object.fromEntries(COPIED_TABLES.map((table) => [table, 0]));
 
 describe("copying a SQLite data dir into PostgreSQL", () => {
-  test("copies every row of every table as it is, and reports the counts and the sample it checked", async (t) => {
+  test("copies every row of every table as it is, page after page, and reports the counts and the sample it checked", async (t) => {
     const target = await emptyTarget(t);
     if (!target) return;
     const seeded = await seededDataDir();
     const progress: CopyProgress[] = [];
     const report = await copySqliteToPostgres(seeded.data.db, target.pool, {
       box: seeded.data.box,
+      // A page per row: every table with two rows or more goes through the keyset's next pages.
+      batchRows: 1,
       onProgress: (step) => progress.push(step),
     });
     assert.deepEqual(Object.keys(report.tables), [...COPIED_TABLES]);
     for (const table of COPIED_TABLES) {
       assert.ok((report.tables[table] ?? 0) > 0, `the seeded data dir has no row in ${table}`);
+      if (!["meta", "sync_links"].includes(table))
+        assert.ok((report.tables[table] ?? 0) >= 2, `the seeded data dir has one row in ${table}: one page`);
       const { sqlite, postgres } = await rowsOnBoth(seeded.data, target.url, table);
       assert.deepEqual(postgres, sqlite, table);
       assert.equal(report.tables[table], sqlite.length, table);
