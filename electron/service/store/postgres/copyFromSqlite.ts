@@ -311,7 +311,10 @@ async function verifySample(db: Db, client: pg.PoolClient, box: SecretBox, size:
       ? ids
       : [
           ...new Set(
-            Array.from({ length: size }, (_, i) => ids[Math.round((i * (ids.length - 1)) / (size - 1))]),
+            Array.from(
+              { length: size },
+              (_, i) => ids[Math.round((i * (ids.length - 1)) / Math.max(size - 1, 1))],
+            ),
           ),
         ];
   const read = db.prepare<[number], ApiKeyRow & { public_api_key_digest: Buffer }>(
