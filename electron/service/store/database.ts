@@ -14,7 +14,7 @@ import { KEY_USAGE_SCHEMA } from "./keyUsageSchema.ts";
 export type Db = Database.Database;
 
 /** Set (meta) while freed space may still hold secrets written before they were kept out or sealed. */
-const SCRUB_PENDING = "free_space_scrub_pending";
+export const SCRUB_PENDING = "free_space_scrub_pending";
 
 /**
  * Schema migrations, applied in order; `PRAGMA user_version` records how many ran.
