@@ -26,7 +26,8 @@ function toAccount(row: AccountRow): Account {
   };
 }
 
-export function postgresAccounts(sql: Sql): AccountWrites {
+/** `changed` is told the id of every account a write inserts or changes (the change feed's notification). */
+export function postgresAccounts(sql: Sql, changed: (accountId: number) => void): AccountWrites {
   const one = async (where: string, value: unknown) => {
     const [row] = await sql.rows<AccountRow>(`SELECT ${COLUMNS} FROM accounts WHERE ${where} = $1`, [value]);
     return row && toAccount(row);
@@ -65,10 +66,12 @@ export function postgresAccounts(sql: Sql): AccountWrites {
       }
       const [row] = rows;
       if (!row) throw new DuplicateError(`an account named ${account.username} already exists`);
+      changed(row.id);
       return toAccount(row);
     },
     async setPasswordHash(id, passwordHash) {
       await sql.count("UPDATE accounts SET password_hash = $1 WHERE id = $2", [passwordHash, id]);
+      changed(id);
     },
   };
 }
