@@ -27,8 +27,8 @@ export interface AuthorizedCall {
 
 /**
  * Authorizes `App <publicApiKey>` calls from memory: digest → grant. An entry is dropped the
- * moment its key is written through this process's store, and everything when another process
- * wrote the database (see ReadThroughCache), so a disabled key is refused on the very next
+ * moment its key is written through this process's store or the change feed names its key or
+ * account, and everything when the feed's generation moves (see ReadThroughCache), so a disabled key is refused on the very next
  * request whoever disabled it. A key found in memory is decided synchronously (the hot path
  * awaits nothing); only a key that must be read from the store answers a promise.
  */
@@ -55,7 +55,13 @@ export class AppKeyAuthorizer {
     this.#keys = keys;
     this.#accounts = accounts;
     this.#entries = new ReadThroughCache(changes, options.capacity ?? 100_000);
-    keys.onChange((digest) => this.#entries.delete(digest.toString("base64")));
+    const drop = (digest: Buffer) => this.#entries.delete(digest.toString("base64"));
+    keys.onChange(drop);
+    // Another replica's writes (PostgreSQL), named one row at a time.
+    changes.onKeyChange(drop);
+    changes.onAccountChange((accountId) =>
+      this.#entries.deleteWhere((entry) => entry.account.id === accountId),
+    );
   }
 
   /** The key's digest, and the digest in base64 as the cache key. */

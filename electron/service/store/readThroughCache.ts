@@ -2,8 +2,9 @@ import type { ChangeFeed } from "./store.ts";
 
 /**
  * Rows kept in memory for hot read paths. Whoever writes a cached row through this process
- * deletes its entry; when another process has written the database, everything is dropped
- * (see ExternalChanges), so a change is visible on the very next request whoever made it.
+ * deletes its entry, and so do the change feed's listeners for a row another replica changed;
+ * when the feed's generation moves (another process wrote SQLite, PostgreSQL's LISTEN connection
+ * dropped), everything is dropped, so a change is visible on the very next request whoever made it.
  * Entries are bounded; the least recently loaded go first.
  */
 export class ReadThroughCache<V> {
@@ -67,5 +68,11 @@ export class ReadThroughCache<V> {
   delete(key: string): void {
     this.#deletes++;
     this.#entries.delete(key);
+  }
+
+  /** Deletes every entry whose value `matches` (a row many entries were loaded with changed). */
+  deleteWhere(matches: (value: V) => boolean): void {
+    this.#deletes++;
+    for (const [key, value] of this.#entries) if (matches(value)) this.#entries.delete(key);
   }
 }

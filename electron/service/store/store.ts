@@ -67,9 +67,26 @@ export interface StoreWrite {
   readonly meta: MetaWrites;
 }
 
+/**
+ * What caches learn of writes they did not see (README.md, "Caches across replicas"). A cache
+ * drops everything when `generation()` moves, and the one entry a listener names. A listener is
+ * told after the change committed, by any replica (this one's too); a store that cannot name rows
+ * (SQLite: another process's commit is one `PRAGMA data_version`) moves the generation instead and
+ * never calls them.
+ */
 export interface ChangeFeed {
-  /** A number that moves whenever everything cached may be stale (another process wrote). */
+  /**
+   * A number that moves whenever everything cached may be stale. It moves on every call while the
+   * store cannot tell changes (PostgreSQL with its LISTEN connection down): nothing loaded then
+   * is kept, so every lookup reads the database.
+   */
   generation(): number;
+  /** The digest of a key whose row changed. Each `on…` answers the function that unsubscribes. */
+  onKeyChange(listener: (digest: Buffer) => void): () => void;
+  /** The id of an account whose row changed (a password, a new account). */
+  onAccountChange(listener: (accountId: number) => void): () => void;
+  /** The pinId of a PIN whose state (attempts, verified) changed. */
+  onPinChange(listener: (pinId: string) => void): () => void;
 }
 
 export interface AccountReads {

@@ -86,7 +86,8 @@ export class TfaPins {
   readonly #store: Store;
   /**
    * PIN status is the hot path of apps under test: served from memory. This process's verify
-   * writes drop a PIN's entry; another process's commits drop them all (the store's change feed).
+   * writes drop a PIN's entry, so does the change feed for another replica's; another process's
+   * commits on SQLite drop them all (the feed's generation).
    */
   readonly #statusCache: ReadThroughCache<PinStatusRow>;
   readonly #events: PinEvents;
@@ -104,6 +105,7 @@ export class TfaPins {
     this.#applications = applications;
     this.#store = store;
     this.#statusCache = new ReadThroughCache(store.changes, 100_000);
+    store.changes.onPinChange((changedPinId) => this.#statusCache.delete(changedPinId));
     this.#events = events;
     this.#verifyLimiter = verifyLimiter;
     this.#now = options.now ?? Date.now;

@@ -5,7 +5,8 @@ import { type Sql, sqlState, UNIQUE_VIOLATION } from "./sql.ts";
 /** As SQLite's AccountStore.manages: a chain of parents longer than this is not followed. */
 const MAX_DEPTH = 64;
 
-export function postgresAccounts(sql: Sql): AccountWrites {
+/** `changed` is told the id of every account a write inserts or changes (the change feed's notification). */
+export function postgresAccounts(sql: Sql, changed: (accountId: number) => void): AccountWrites {
   const one = async (where: string, value: unknown) => {
     const [row] = await sql.rows<AccountRow>(`SELECT ${ACCOUNT_COLUMNS} FROM accounts WHERE ${where} = $1`, [
       value,
@@ -46,10 +47,12 @@ export function postgresAccounts(sql: Sql): AccountWrites {
       }
       const [row] = rows;
       if (!row) throw new DuplicateError(`an account named ${account.username} already exists`);
+      changed(row.id);
       return toAccount(row);
     },
     async setPasswordHash(id, passwordHash) {
       await sql.count("UPDATE accounts SET password_hash = $1 WHERE id = $2", [passwordHash, id]);
+      changed(id);
     },
   };
 }

@@ -5,7 +5,6 @@ import type {
   AccountReads,
   ApiKeyReads,
   AuditReads,
-  ChangeFeed,
   IdempotencyReads,
   MetaReads,
   Store,
@@ -19,6 +18,13 @@ import type {
 import { postgresAccounts } from "./postgresAccounts.ts";
 import { postgresApiKeys } from "./postgresApiKeys.ts";
 import { postgresAudit } from "./postgresAudit.ts";
+import {
+  accountChange,
+  keyChange,
+  notifyChanges,
+  PostgresChangeFeed,
+  pinChange,
+} from "./postgresChangeFeed.ts";
 import { postgresIdempotency } from "./postgresIdempotency.ts";
 import { postgresHealth, postgresMeta } from "./postgresMeta.ts";
 import { postgresSync } from "./postgresSync.ts";
@@ -47,8 +53,8 @@ export class PostgresStore implements Store {
   readonly tfaPins: TfaPinReads;
   readonly meta: MetaReads;
   readonly health: StoreHealth;
-  /** Slice 4 makes this a LISTEN/NOTIFY feed; until then another replica's writes are not seen by caches. */
-  readonly changes: ChangeFeed = { generation: () => 0 };
+  /** Every replica's committed key, account and PIN changes (LISTEN/NOTIFY); `close()` ends it. */
+  readonly changes: PostgresChangeFeed;
   readonly #pool: pg.Pool;
   readonly #box: SecretBox;
   readonly #keyListeners = new Set<KeyChangeListener>();
@@ -56,12 +62,13 @@ export class PostgresStore implements Store {
   constructor(pool: pg.Pool, box: SecretBox) {
     this.#pool = pool;
     this.#box = box;
+    this.changes = new PostgresChangeFeed(pool.options);
     // An idle pooled connection that drops (a server restart, a terminated backend) is not a
     // request's failure: the pool discards it, the next request gets a new one. Without a listener
     // its "error" event would end the process.
     pool.on("error", () => {});
     const reads = this.#repositories(sqlOn(pool), () => {
-      throw new Error("a key is written only inside store.write");
+      throw new Error("rows are written only inside store.write");
     });
     ({
       accounts: this.accounts,
@@ -77,16 +84,19 @@ export class PostgresStore implements Store {
     this.health = postgresHealth(sqlOn(pool));
   }
 
-  #repositories(sql: Sql, changed: (publicApiKey: string) => void): StoreWrite {
+  /** `changed`: told each changed key's publicApiKey, or another row's change-feed payload. */
+  #repositories(sql: Sql, changed: (change: { publicApiKey: string } | string) => void): StoreWrite {
     return {
-      accounts: postgresAccounts(sql),
-      apiKeys: postgresApiKeys(sql, this.#box, this.#keyListeners, changed),
+      accounts: postgresAccounts(sql, (id) => changed(accountChange(id))),
+      apiKeys: postgresApiKeys(sql, this.#box, this.#keyListeners, (publicApiKey) =>
+        changed({ publicApiKey }),
+      ),
       audit: postgresAudit(sql),
       idempotency: postgresIdempotency(sql, this.#box),
       usage: postgresUsage(sql),
       sync: postgresSync(sql, this.#box),
       tfa: postgresTfa(sql),
-      tfaPins: postgresTfaPins(sql, this.#box),
+      tfaPins: postgresTfaPins(sql, this.#box, (pinId) => changed(pinChange(pinId))),
       meta: postgresMeta(sql),
     };
   }
@@ -103,14 +113,19 @@ export class PostgresStore implements Store {
     for (let attempt = 0; ; attempt++) {
       const client = await this.#pool.connect();
       const changedKeys = new Set<string>();
+      /** The change feed's payloads, sent just before the commit (delivered by it). */
+      const changes = new Set<string>();
       let broken: Error | undefined;
       try {
         await client.query("BEGIN");
-        const tx = this.#repositories(sqlOn(client), (publicApiKey) => {
-          changedKeys.add(publicApiKey);
-          this.#tellKeyListeners([publicApiKey]);
+        const tx = this.#repositories(sqlOn(client), (change) => {
+          if (typeof change === "string") return void changes.add(change);
+          changedKeys.add(change.publicApiKey);
+          changes.add(keyChange(this.#box.digest(change.publicApiKey)));
+          this.#tellKeyListeners([change.publicApiKey]);
         });
         const result = await work(tx);
+        await notifyChanges(client, changes);
         await client.query("COMMIT");
         return result;
       } catch (error) {
@@ -129,5 +144,10 @@ export class PostgresStore implements Store {
         this.#tellKeyListeners(changedKeys);
       }
     }
+  }
+
+  /** Ends the change feed's LISTEN connection (the pool is its owner's to end). */
+  async close(): Promise<void> {
+    await this.changes.close();
   }
 }

@@ -38,8 +38,9 @@ export function sendLockOf(applicationRef: number): string {
  *   and its reads (READ COMMITTED: a new snapshot per statement) then count it;
  * - an attempt is spent and a PIN verified by UPDATEs whose WHERE is checked again on the row as
  *   the concurrent writer left it, so each attempt goes to exactly one call.
+ * `changed` is told the pinId of every PIN whose state (attempts, verified) a write changed.
  */
-export function postgresTfaPins(sql: Sql, box: SecretBox): TfaPinWrites {
+export function postgresTfaPins(sql: Sql, box: SecretBox, changed: (pinId: string) => void): TfaPinWrites {
   const lockSends = (applicationRef: number) =>
     sql.rows("SELECT pg_advisory_xact_lock($1)", [sendLockOf(applicationRef)]);
   const sentAt = async (text: string, values: unknown[]) =>
@@ -160,13 +161,18 @@ export function postgresTfaPins(sql: Sql, box: SecretBox): TfaPinWrites {
          WHERE id = $1 AND attempts_remaining > 0 RETURNING attempts_remaining`,
         [pin.id],
       );
+      if (row) changed(pin.pinId);
       return row?.attempts_remaining;
     },
-    markVerified: async (pin, verifiedAt) =>
-      (await sql.count(
-        `UPDATE tfa_pins SET verified = true, verified_at = COALESCE(verified_at, $2)
-         WHERE id = $1 AND NOT verified AND attempts_remaining > 0`,
-        [pin.id, verifiedAt],
-      )) === 1,
+    async markVerified(pin, verifiedAt) {
+      const verified =
+        (await sql.count(
+          `UPDATE tfa_pins SET verified = true, verified_at = COALESCE(verified_at, $2)
+           WHERE id = $1 AND NOT verified AND attempts_remaining > 0`,
+          [pin.id, verifiedAt],
+        )) === 1;
+      if (verified) changed(pin.pinId);
+      return verified;
+    },
   };
 }

@@ -34,16 +34,26 @@ after(async () => {
   if (cluster) (await cluster).stop();
 });
 
-/** A pool on the database at `url` (closed after the file). */
-export function poolOn(url: string, max = 4): pg.Pool {
-  const pool = new pg.Pool({ connectionString: url, max });
+/**
+ * A pool on the database at `url` (closed after the file). `applicationName` names its
+ * connections in pg_stat_activity (the store's LISTEN connection too).
+ */
+export function poolOn(url: string, max = 4, applicationName?: string): pg.Pool {
+  const pool = new pg.Pool({ connectionString: url, max, application_name: applicationName });
   cleanups.push(() => pool.end());
   return pool;
 }
 
+/** A PostgresStore on `pool`, closed (its change feed's connection ended) after the file. */
+function postgresStoreOn(pool: pg.Pool, box: SecretBox): PostgresStore {
+  const store = new PostgresStore(pool, box);
+  cleanups.push(() => store.close());
+  return store;
+}
+
 /** A PostgresStore on an existing (migrated) database: another replica of the same service. */
-export function postgresReplica(url: string, box: SecretBox): PostgresStore {
-  return new PostgresStore(poolOn(url), box);
+export function postgresReplica(url: string, box: SecretBox, applicationName?: string): PostgresStore {
+  return postgresStoreOn(poolOn(url, 4, applicationName), box);
 }
 
 /**
@@ -69,7 +79,7 @@ export async function openStore(
   const pool = poolOn(url);
   await migratePostgres(pool);
   const box = createSecretBox(dataKey);
-  return { store: new PostgresStore(pool, box), box, url };
+  return { store: postgresStoreOn(pool, box), box, url };
 }
 
 /**

@@ -130,3 +130,25 @@ test("a load that a commit by another connection overtook is not kept", async ()
   assert.equal(await loading, "old");
   assert.equal(cache.peek("h"), undefined);
 });
+
+test("deleteWhere drops every entry loaded from the changed row (an account named by the change feed), and only those", () => {
+  const cache = new ReadThroughCache<{ account: number }>(new ExternalChanges(db), 10);
+  cache.get("k1", () => ({ account: 1 }));
+  cache.get("k2", () => ({ account: 1 }));
+  cache.get("k3", () => ({ account: 2 }));
+  cache.deleteWhere((value) => value.account === 1);
+  assert.deepEqual(
+    ["k1", "k2", "k3"].map((key) => cache.peek(key)),
+    [undefined, undefined, { account: 2 }],
+  );
+});
+
+test("a load in flight when deleteWhere runs is not kept: it may have read the row before the change", async () => {
+  const cache = new ReadThroughCache<{ account: number }>(new ExternalChanges(db), 10);
+  const loading = cache.load("k", async () => {
+    cache.deleteWhere((value) => value.account === 1);
+    return { account: 1 };
+  });
+  assert.deepEqual(await loading, { account: 1 });
+  assert.equal(cache.peek("k"), undefined);
+});

@@ -1,0 +1,150 @@
+import pg from "pg";
+import type { ChangeFeed } from "../store.ts";
+
+/** The channel every replica's writes notify and every replica listens on. */
+export const CHANGES_CHANNEL = "keydesk_changes";
+/** How long a dropped LISTEN connection waits before it tries again. */
+export const RECONNECT_MS = 1000;
+
+/** The payload of a change: `<kind>:<digest hex | id>` (pg_notify's payload is text, 8,000 bytes at most). */
+export const keyChange = (digest: Buffer) => `key:${digest.toString("hex")}`;
+export const accountChange = (accountId: number) => `account:${accountId}`;
+export const pinChange = (pinId: string) => `pin:${pinId}`;
+
+/** Sends a write's changes inside its transaction: PostgreSQL delivers them at its commit, never for a rollback. */
+export async function notifyChanges(client: pg.ClientBase, changes: ReadonlySet<string>): Promise<void> {
+  if (changes.size === 0) return;
+  await client.query("SELECT pg_notify($1, change) FROM unnest($2::text[]) AS change", [
+    CHANGES_CHANNEL,
+    [...changes],
+  ]);
+}
+
+type Listeners<T> = Set<(value: T) => void>;
+
+function subscribe<T>(listeners: Listeners<T>, listener: (value: T) => void): () => void {
+  listeners.add(listener);
+  return () => listeners.delete(listener);
+}
+
+/**
+ * The ChangeFeed of a PostgresStore (README.md, "Caches across replicas"): one dedicated
+ * connection (not from the pool: a pooled one is lent to requests) runs `LISTEN keydesk_changes`
+ * and tells each notification's row to the listeners. While it is not listening (not yet
+ * connected, dropped, reconnecting every RECONNECT_MS) a notification may be missed, so
+ * `generation()` moves on every call and caches keep nothing; once listening it moves again, so
+ * nothing loaded before is kept. Opened by the first cache that asks (a store no cache uses opens
+ * no connection); `close()` ends it.
+ */
+export class PostgresChangeFeed implements ChangeFeed {
+  readonly #config: pg.ClientConfig;
+  readonly #keys: Listeners<Buffer> = new Set();
+  readonly #accounts: Listeners<number> = new Set();
+  readonly #pins: Listeners<string> = new Set();
+  readonly #whenListening: (() => void)[] = [];
+  #client: pg.Client | undefined;
+  #listening = false;
+  #started = false;
+  #closed = false;
+  #retry: NodeJS.Timeout | undefined;
+  #generation = 0;
+
+  /** `config`: how to reach the database (the store's pool's options). */
+  constructor(config: pg.ClientConfig) {
+    this.#config = { ...config, keepAlive: true };
+  }
+
+  generation(): number {
+    this.#start();
+    if (!this.#listening) this.#generation++;
+    return this.#generation;
+  }
+
+  onKeyChange(listener: (digest: Buffer) => void): () => void {
+    this.#start();
+    return subscribe(this.#keys, listener);
+  }
+
+  onAccountChange(listener: (accountId: number) => void): () => void {
+    this.#start();
+    return subscribe(this.#accounts, listener);
+  }
+
+  onPinChange(listener: (pinId: string) => void): () => void {
+    this.#start();
+    return subscribe(this.#pins, listener);
+  }
+
+  /** Whether notifications are being received (caches may keep what they load). */
+  get listening(): boolean {
+    return this.#listening;
+  }
+
+  /** Resolves once listening (opens the connection if nothing did yet). */
+  whenListening(): Promise<void> {
+    this.#start();
+    if (this.#listening) return Promise.resolve();
+    return new Promise((resolve) => this.#whenListening.push(resolve));
+  }
+
+  /** Ends the LISTEN connection for good (the store's owner, on stop). */
+  async close(): Promise<void> {
+    this.#closed = true;
+    clearTimeout(this.#retry);
+    const client = this.#client;
+    this.#client = undefined;
+    this.#listening = false;
+    this.#generation++;
+    await client?.end().catch(() => {});
+  }
+
+  #start(): void {
+    if (this.#started || this.#closed) return;
+    this.#started = true;
+    void this.#listen();
+  }
+
+  async #listen(): Promise<void> {
+    this.#retry = undefined;
+    if (this.#closed) return;
+    const client = new pg.Client(this.#config);
+    this.#client = client;
+    client.on("notification", (message) => {
+      if (message.channel === CHANGES_CHANNEL && message.payload) this.#tell(message.payload);
+    });
+    // A terminated backend, a server restart, a network failure: drop everything, try again.
+    client.on("error", () => this.#dropped(client));
+    client.on("end", () => this.#dropped(client));
+    try {
+      await client.connect();
+      await client.query(`LISTEN ${CHANGES_CHANNEL}`);
+    } catch {
+      this.#dropped(client);
+      return;
+    }
+    if (this.#client !== client) return;
+    // Commits between the drop (or the start) and now were not heard: nothing loaded before counts.
+    this.#listening = true;
+    this.#generation++;
+    for (const resolve of this.#whenListening.splice(0)) resolve();
+  }
+
+  #dropped(client: pg.Client | undefined): void {
+    if (!client || this.#client !== client) return;
+    this.#client = undefined;
+    this.#listening = false;
+    this.#generation++;
+    client.end().catch(() => {});
+    if (!this.#closed) this.#retry = setTimeout(() => void this.#listen(), RECONNECT_MS).unref();
+  }
+
+  #tell(payload: string): void {
+    const colon = payload.indexOf(":");
+    const kind = payload.slice(0, colon);
+    const id = payload.slice(colon + 1);
+    if (kind === "key") for (const listener of this.#keys) listener(Buffer.from(id, "hex"));
+    else if (kind === "account") for (const listener of this.#accounts) listener(Number(id));
+    else if (kind === "pin") for (const listener of this.#pins) listener(id);
+    // Other kinds are for other listeners (PIN events): nothing cached here depends on them.
+  }
+}
