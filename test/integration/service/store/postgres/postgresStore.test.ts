@@ -256,7 +256,9 @@ test("two writes that deadlock both commit: PostgreSQL aborts one, and the store
     await tx.apiKeys.update(one, { ...fields, name: "by B" }, NOW);
   });
   await Promise.all([a, b]);
-  assert.equal(runs, 3, "one of the two ran again");
+  // At least one ran again; on a loaded machine a rerun may meet the other write's locks again and
+  // be aborted once more, still within WRITE_RETRIES.
+  assert.ok(runs >= 3 && runs <= 2 * (WRITE_RETRIES + 1), `one of the two ran again (${runs} runs)`);
   // Each write is whole: both keys carry the name of the write that committed last.
   const names = new Set([
     (await replicaA.apiKeys.byId(one.id))?.name,
