@@ -19,8 +19,6 @@ export function checkDatabaseUrl(text: string, origin: string): string {
     throw new DatabaseUrlError(
       `${origin} must be a postgres:// or postgresql:// URL, not ${url.protocol}// (e.g. postgres://keydesk@db.example:5432/keydesk)`,
     );
-  if (url.hostname === "" && !url.searchParams.has("host"))
-    throw new DatabaseUrlError(`${origin} names no database host (postgres://USER@HOST:PORT/DATABASE)`);
   return text.trim();
 }
 

@@ -112,6 +112,8 @@ export interface ServeProcess {
 
 export interface ServeOptions {
   dataDir: string;
+  /** The options naming the store, instead of those of `dataDir` (storeArgs), e.g. a database of the test's own. */
+  storeArgs?: string[];
   env?: NodeJS.ProcessEnv;
   args?: string[];
   /**
@@ -129,7 +131,14 @@ const LISTENING = /^key-service listening on (http:\/\/127\.0\.0\.1:(\d+))$/;
  * against that document.
  */
 export async function startServe(options: ServeOptions): Promise<ServeProcess> {
-  const args = [CLI, "serve", "--port", "0", ...(await storeArgs(options.dataDir)), ...(options.args ?? [])];
+  const args = [
+    CLI,
+    "serve",
+    "--port",
+    "0",
+    ...(options.storeArgs ?? (await storeArgs(options.dataDir))),
+    ...(options.args ?? []),
+  ];
   const limit = options.fileSizeLimit;
   const ready = await spawnUntilReady({
     name: "serve",
