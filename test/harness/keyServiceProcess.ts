@@ -35,7 +35,19 @@ function childEnv(extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
   return { ...env, ...extra };
 }
 
-export function runCli(args: string[], env: NodeJS.ProcessEnv = {}): Promise<CliResult> {
+/**
+ * Runs a key-service command to its end. Under KEYDESK_TEST_STORE=postgres an `account` command's
+ * `--data-dir DIR` names that data dir's database instead (storeArgs), as the service it serves uses.
+ */
+export async function runCli(args: string[], env: NodeJS.ProcessEnv = {}): Promise<CliResult> {
+  const at = args.indexOf("--data-dir");
+  const dir = args[at + 1];
+  if (TEST_STORE === "postgres" && args[0] === "account" && at > 0 && dir !== undefined)
+    args = [...args.slice(0, at), ...(await storeArgs(dir)), ...args.slice(at + 2)];
+  return spawnCli(args, env);
+}
+
+function spawnCli(args: string[], env: NodeJS.ProcessEnv): Promise<CliResult> {
   return new Promise((resolvePromise, reject) => {
     const child = spawn(process.execPath, [CLI, ...args], {
       cwd: REPO_ROOT,
@@ -65,6 +77,14 @@ export function runCli(args: string[], env: NodeJS.ProcessEnv = {}): Promise<Cli
  */
 export const TEST_STORE: "sqlite" | "postgres" =
   process.env.KEYDESK_TEST_STORE === "postgres" ? "postgres" : "sqlite";
+
+/**
+ * A test's skip option where it reads or writes the SQLite data dir itself (its files, an in-process
+ * DataDir): under KEYDESK_TEST_STORE=postgres it is skipped, saying why; PostgreSQL's own tests of
+ * the same behaviour are under test/integration/service/store/.
+ */
+export const SQLITE_ONLY: string | false =
+  TEST_STORE === "postgres" && "works on the SQLite data dir itself (KEYDESK_TEST_STORE=postgres)";
 
 let cluster: Promise<PostgresCluster> | undefined;
 const databases = new Map<string, Promise<string[]>>();
