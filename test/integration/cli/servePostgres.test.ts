@@ -168,6 +168,38 @@ describe("serve on PostgreSQL", () => {
   });
 });
 
+describe("a database that goes away while serve runs", () => {
+  test("requests are 503 SERVICE_UNAVAILABLE without the database's address, and the replica is not ready; it stays live", async (t) => {
+    if (skipWithoutPostgres(t)) return;
+    const own = await startPostgres();
+    let service: ServeProcess | undefined;
+    try {
+      const url = await own.createDatabase();
+      const env = { KEY_SERVICE_DATABASE_URL: url, KEY_SERVICE_DATA_KEY: randomBytes(32).toString("base64") };
+      await addOwner(env);
+      service = await startServe({ dataDir: dir, storeArgs: [], env });
+      const before = await request(service.url, { path: KEYS, authorization: OWNER });
+      assert.equal(before.status, 200, before.text);
+      own.stop();
+      const list = await request(service.url, { path: KEYS, authorization: OWNER });
+      assert.equal(list.status, 503, list.text);
+      const exception = (
+        list.json as { requestError: { serviceException: { messageId: string; text: string } } }
+      ).requestError.serviceException;
+      assert.equal(exception.messageId, "SERVICE_UNAVAILABLE");
+      assert.match(exception.text, /database cannot be reached/);
+      const { hostname, port, password } = new URL(url);
+      for (const secret of [`${hostname}:${port}`, decodeURIComponent(password)])
+        assert.equal(list.text.includes(secret), false, `the answer shows ${secret}`);
+      assert.equal((await request(service.url, { path: "/local/1/health/ready" })).status, 503);
+      assert.equal((await request(service.url, { path: "/local/1/health/live" })).status, 200);
+    } finally {
+      await service?.stop("SIGTERM");
+      own.stop();
+    }
+  });
+});
+
 describe("refusals on PostgreSQL", () => {
   test("another data key on a database is refused at start, saying so; the database keeps its own", async (t) => {
     if (skipWithoutPostgres(t)) return;
