@@ -13,8 +13,8 @@ import { STORAGE_OPTIONS, STORAGE_USAGE, storageOptionsOf } from "./storageArgs.
 import { SYNC_SERVE_OPTIONS, SYNC_SERVE_USAGE, syncServeOptions } from "./syncServeOptions.ts";
 
 export const SERVE_USAGE =
-  `key-service serve [--host 127.0.0.1] [--port 8787] ${STORAGE_USAGE} [--log-level info] [--trusted-proxy ADDR]... " +
-  "[--request-timeout SECONDS] [--max-connections N] [--usage on|off] [--start-check-max-mb N] [--audit-retention DAYS] ` +
+  `key-service serve [--host 127.0.0.1] [--port 8787] ${STORAGE_USAGE} [--log-level info] [--trusted-proxy ADDR]... ` +
+  `[--request-timeout SECONDS] [--max-connections N] [--usage on|off] [--start-check-max-mb N] [--audit-retention DAYS] ` +
   SYNC_SERVE_USAGE;
 
 export async function serveCommand(args: string[], env: NodeJS.ProcessEnv): Promise<void> {
