@@ -72,7 +72,7 @@ export function storageOptionsOf(
 }
 
 /**
- * check, backup and restore read SQLite files: given a database URL (or only
+ * check, backup, restore and keys export read SQLite files: given a database URL (or only
  * KEY_SERVICE_DATABASE_URL, no --data-dir) they refuse and name PostgreSQL's tools.
  */
 export function refuseDatabaseUrl(
@@ -85,11 +85,13 @@ export function refuseDatabaseUrl(
     (values["data-dir"] === undefined && !!env.KEY_SERVICE_DATABASE_URL);
   if (!named) return;
   const tool =
-    command === "restore"
-      ? "restore a pg_dump file with pg_restore (or psql) into an empty database"
-      : command === "backup"
-        ? "back it up with pg_dump (e.g. pg_dump --format=custom --file=keydesk.dump URL); the data key is not in the dump, keep it apart"
-        : "PostgreSQL checks its own data (amcheck, pg_dump to test it reads back)";
+    command === "keys export"
+      ? "on PostgreSQL, read an account's keys through the API (GET /settings/1/accounts/_/api-keys, streamed)"
+      : command === "restore"
+        ? "restore a pg_dump file with pg_restore (or psql) into an empty database"
+        : command === "backup"
+          ? "back it up with pg_dump (e.g. pg_dump --format=custom --file=keydesk.dump URL); the data key is not in the dump, keep it apart"
+          : "PostgreSQL checks its own data (amcheck, pg_dump to test it reads back)";
   throw new UsageError(
     `key-service ${command} works on a SQLite data dir, not on a PostgreSQL database: ${tool}`,
   );

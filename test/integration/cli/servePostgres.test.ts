@@ -276,13 +276,14 @@ describe("refusals on PostgreSQL", () => {
     assert.match(both.stderr, /either --data-dir .* or a database URL/);
   });
 
-  test("check, backup and restore refuse a database URL and point to PostgreSQL's own tools", async () => {
+  test("check, backup, restore and keys export refuse a database URL and point to PostgreSQL's own tools", async () => {
     const url = "postgres://keydesk:hunter2-x@127.0.0.1:1/keydesk";
     const env = { KEY_SERVICE_BACKUP_PASSPHRASE: "a long enough passphrase" };
     const cases: [string[], RegExp][] = [
       [["check", "--database-url", url], /check works on a SQLite data dir/],
       [["backup", "--database-url", url, "--out", join(dir, "b.kdbackup")], /pg_dump/],
       [["restore", "--database-url", url, "--in", join(dir, "b.kdbackup")], /pg_restore/],
+      [["keys", "export", "--database-url", url, "--account", "owner"], /through the API/],
     ];
     for (const [args, expected] of cases) {
       const refused = await runCli(args, env);
