@@ -1,27 +1,27 @@
 import { formatApiDateTime } from "../../shared/datetime.ts";
 import { addAccount, changePassword, listAccounts } from "../service/accountAdmin.ts";
-import { type DataDir, openDataDir } from "../service/dataDir.ts";
-import { parseOptions, requireOption, resolveDataDir, UsageError } from "./cliArgs.ts";
+import { openStorage } from "../service/server.ts";
+import type { ServiceStorage } from "../service/serviceStorage.ts";
+import { parseOptions, requireOption, UsageError } from "./cliArgs.ts";
+import { STORAGE_OPTIONS, storageOptionsOf } from "./storageArgs.ts";
 
 export const ACCOUNT_USAGE = [
-  "key-service account add --data-dir DIR --username NAME [--parent PARENT_USERNAME]   (password from KEY_SERVICE_PASSWORD)",
-  "key-service account list --data-dir DIR [--json]",
-  "key-service account passwd --data-dir DIR --username NAME   (new password from KEY_SERVICE_PASSWORD)",
+  "key-service account add --data-dir DIR|--database-url URL --username NAME [--parent PARENT_USERNAME]   (password from KEY_SERVICE_PASSWORD)",
+  "key-service account list --data-dir DIR|--database-url URL [--json]",
+  "key-service account passwd --data-dir DIR|--database-url URL --username NAME   (new password from KEY_SERVICE_PASSWORD)",
 ].join("\n");
 
-async function withDataDir<T>(
-  dataDirOption: unknown,
+/** Runs `work` on the data dir or database the options name (the data key checked as serve checks it). */
+async function withStorage<T>(
+  values: Record<string, unknown>,
   env: NodeJS.ProcessEnv,
-  work: (data: DataDir) => Promise<T>,
+  work: (data: ServiceStorage) => Promise<T>,
 ) {
-  const data = openDataDir({
-    dataDir: resolveDataDir(dataDirOption as string | undefined, env),
-    dataKeyBase64: env.KEY_SERVICE_DATA_KEY,
-  });
+  const data = await openStorage(storageOptionsOf(values, env));
   try {
     return await work(data);
   } finally {
-    data.close();
+    await data.close();
   }
 }
 
@@ -30,12 +30,12 @@ export async function accountCommand(args: string[], env: NodeJS.ProcessEnv): Pr
   switch (subcommand) {
     case "add": {
       const values = parseOptions(rest, {
-        "data-dir": { type: "string" },
+        ...STORAGE_OPTIONS,
         username: { type: "string" },
         parent: { type: "string" },
       });
       const username = requireOption(values.username as string | undefined, "--username");
-      const account = await withDataDir(values["data-dir"], env, (data) =>
+      const account = await withStorage(values, env, (data) =>
         addAccount(data.store, {
           username,
           password: env.KEY_SERVICE_PASSWORD,
@@ -46,8 +46,8 @@ export async function accountCommand(args: string[], env: NodeJS.ProcessEnv): Pr
       return;
     }
     case "list": {
-      const values = parseOptions(rest, { "data-dir": { type: "string" }, json: { type: "boolean" } });
-      const accounts = await withDataDir(values["data-dir"], env, (data) => listAccounts(data.store));
+      const values = parseOptions(rest, { ...STORAGE_OPTIONS, json: { type: "boolean" } });
+      const accounts = await withStorage(values, env, (data) => listAccounts(data.store));
       if (values.json) {
         process.stdout.write(`${JSON.stringify({ accounts }, null, 2)}\n`);
         return;
@@ -72,9 +72,9 @@ export async function accountCommand(args: string[], env: NodeJS.ProcessEnv): Pr
       return;
     }
     case "passwd": {
-      const values = parseOptions(rest, { "data-dir": { type: "string" }, username: { type: "string" } });
+      const values = parseOptions(rest, { ...STORAGE_OPTIONS, username: { type: "string" } });
       const username = requireOption(values.username as string | undefined, "--username");
-      await withDataDir(values["data-dir"], env, (data) =>
+      await withStorage(values, env, (data) =>
         changePassword(data.store, username, env.KEY_SERVICE_PASSWORD),
       );
       process.stderr.write(`key-service: password of ${username} changed\n`);

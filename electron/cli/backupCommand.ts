@@ -1,6 +1,7 @@
 import { backupDataDir, restoreDataDir } from "../service/backup/backupDataDir.ts";
 import { BackupFileError } from "../service/backup/backupFormat.ts";
 import { parseOptions, requireOption, resolveDataDir, UsageError } from "./cliArgs.ts";
+import { refuseDatabaseUrl } from "./storageArgs.ts";
 
 export const BACKUP_USAGE = [
   "key-service backup [--data-dir DIR] --out FILE   (passphrase from KEY_SERVICE_BACKUP_PASSPHRASE)",
@@ -21,7 +22,12 @@ function passphraseOf(env: NodeJS.ProcessEnv, creating: boolean): string {
 
 /** `key-service backup` (while serve runs, too) and `key-service restore`. */
 export async function backupCommand(args: string[], env: NodeJS.ProcessEnv): Promise<void> {
-  const values = parseOptions(args, { "data-dir": { type: "string" }, out: { type: "string" } });
+  const values = parseOptions(args, {
+    "data-dir": { type: "string" },
+    "database-url": { type: "string" },
+    out: { type: "string" },
+  });
+  refuseDatabaseUrl("backup", values, env);
   const out = requireOption(values.out as string | undefined, "--out");
   const result = await backupDataDir({
     dataDir: resolveDataDir(values["data-dir"] as string | undefined, env),
@@ -38,8 +44,10 @@ export async function restoreCommand(args: string[], env: NodeJS.ProcessEnv): Pr
   const values = parseOptions(args, {
     in: { type: "string" },
     "data-dir": { type: "string" },
+    "database-url": { type: "string" },
     force: { type: "boolean" },
   });
+  refuseDatabaseUrl("restore", values, env);
   const input = requireOption(values.in as string | undefined, "--in");
   try {
     const result = await restoreDataDir({

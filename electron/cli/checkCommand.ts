@@ -6,6 +6,7 @@ import { createSecretBox } from "../service/crypto/secretBox.ts";
 import { DATA_KEY_FILE, DATABASE_FILE, KEY_CHECK } from "../service/dataDir.ts";
 import { checkDatabase, damagedText, isCorruption } from "../service/store/databaseHealth.ts";
 import { parseOptions, resolveDataDir } from "./cliArgs.ts";
+import { refuseDatabaseUrl } from "./storageArgs.ts";
 
 export const CHECK_USAGE =
   "key-service check [--data-dir DIR]   (SQLite's full integrity check, and the data key)";
@@ -23,7 +24,8 @@ interface Finding {
  * only, so it may run beside a running service. Exits 1 when anything is wrong.
  */
 export async function checkCommand(args: string[], env: NodeJS.ProcessEnv): Promise<void> {
-  const values = parseOptions(args, { "data-dir": { type: "string" } });
+  const values = parseOptions(args, { "data-dir": { type: "string" }, "database-url": { type: "string" } });
+  refuseDatabaseUrl("check", values, env);
   const dataDir = resolveDataDir(values["data-dir"] as string | undefined, env);
   const file = join(dataDir, DATABASE_FILE);
   if (!fileExists(file)) throw new Error(`there is no database at ${file}: nothing to check`);

@@ -5,6 +5,7 @@ import { openDataDir } from "../service/dataDir.ts";
 import { apiKeyJson } from "../service/domain/apiKeyRules.ts";
 import { scanKeys } from "../service/keyListing.ts";
 import { parseOptions, requireOption, resolveDataDir, UsageError } from "./cliArgs.ts";
+import { refuseDatabaseUrl } from "./storageArgs.ts";
 
 export const KEYS_USAGE =
   "key-service keys export --data-dir DIR --account NAME [--format csv|json] [--with-public-api-key] [--out FILE]";
@@ -21,11 +22,13 @@ export async function keysCommand(args: string[], env: NodeJS.ProcessEnv): Promi
   }
   const values = parseOptions(rest, {
     "data-dir": { type: "string" },
+    "database-url": { type: "string" },
     account: { type: "string" },
     format: { type: "string" },
     "with-public-api-key": { type: "boolean" },
     out: { type: "string" },
   });
+  refuseDatabaseUrl("keys export", values, env);
   const username = requireOption(values.account as string | undefined, "--account");
   const format = (values.format ?? "csv") as string;
   if (!(EXPORT_FORMATS as readonly string[]).includes(format)) {

@@ -7,20 +7,21 @@ import {
 import { type RunningKeyService, startKeyService } from "../service/server.ts";
 import { DEFAULT_START_CHECK_MAX_MB } from "../service/store/databaseHealth.ts";
 import { attachSync } from "../sync/attachSync.ts";
-import { parseBoundedInteger, parseOptions, parsePort, parseSwitch, resolveDataDir } from "./cliArgs.ts";
+import { parseBoundedInteger, parseOptions, parsePort, parseSwitch } from "./cliArgs.ts";
 import { explainListenError, stopOnSignals } from "./processLifecycle.ts";
+import { STORAGE_OPTIONS, STORAGE_USAGE, storageOptionsOf } from "./storageArgs.ts";
 import { SYNC_SERVE_OPTIONS, SYNC_SERVE_USAGE, syncServeOptions } from "./syncServeOptions.ts";
 
 export const SERVE_USAGE =
-  "key-service serve [--host 127.0.0.1] [--port 8787] [--data-dir DIR] [--log-level info] [--trusted-proxy ADDR]... " +
-  "[--request-timeout SECONDS] [--max-connections N] [--usage on|off] [--start-check-max-mb N] [--audit-retention DAYS] " +
+  `key-service serve [--host 127.0.0.1] [--port 8787] ${STORAGE_USAGE} [--log-level info] [--trusted-proxy ADDR]... ` +
+  `[--request-timeout SECONDS] [--max-connections N] [--usage on|off] [--start-check-max-mb N] [--audit-retention DAYS] ` +
   SYNC_SERVE_USAGE;
 
 export async function serveCommand(args: string[], env: NodeJS.ProcessEnv): Promise<void> {
   const values = parseOptions(args, {
     host: { type: "string" },
     port: { type: "string" },
-    "data-dir": { type: "string" },
+    ...STORAGE_OPTIONS,
     "log-level": { type: "string" },
     "trusted-proxy": { type: "string", multiple: true },
     "request-timeout": { type: "string" },
@@ -53,13 +54,13 @@ export async function serveCommand(args: string[], env: NodeJS.ProcessEnv): Prom
   const host = (values.host as string | undefined) ?? "127.0.0.1";
   const port = parsePort(values.port as string | undefined, 8787);
   const sync = syncServeOptions(values, env);
+  const storage = storageOptionsOf(values, env);
   let service: RunningKeyService;
   try {
     service = await startKeyService({
       host,
       port,
-      dataDir: resolveDataDir(values["data-dir"] as string | undefined, env),
-      dataKeyBase64: env.KEY_SERVICE_DATA_KEY,
+      ...storage,
       logLevel: (values["log-level"] as string | undefined) ?? env.KEY_SERVICE_LOG_LEVEL ?? "info",
       trustedProxies: (values["trusted-proxy"] as string[] | undefined) ?? [],
       connectionLimits,

@@ -3,6 +3,9 @@ import { join } from "node:path";
 import { DataKeyError, decodeDataKey, loadOrCreateKeyFile } from "./crypto/dataKey.ts";
 import { createSecretBox, type SecretBox } from "./crypto/secretBox.ts";
 import type { KeyWriteJournal } from "./domain/keyWriteJournal.ts";
+import { storageFailure } from "./http/errorReplies.ts";
+import { inThreadLister } from "./keyListing.ts";
+import type { ServiceStorage } from "./serviceStorage.ts";
 import { AccountStore } from "./store/accountStore.ts";
 import { ApiKeyStore } from "./store/apiKeyStore.ts";
 import { AuditStore } from "./store/auditStore.ts";
@@ -11,6 +14,7 @@ import { ExternalChanges } from "./store/externalChanges.ts";
 import { GroupCommit } from "./store/groupCommit.ts";
 import { SqliteStore } from "./store/sqliteStore.ts";
 import type { Store } from "./store/store.ts";
+import { workerLister } from "./workerLister.ts";
 
 export const DATABASE_FILE = "keydesk.db";
 export const DATA_KEY_FILE = "data.key";
@@ -27,7 +31,7 @@ export interface DataDirOptions {
   startCheckMaxMb?: number;
 }
 
-export interface DataDir {
+export interface DataDir extends ServiceStorage {
   /**
    * What the service keeps, behind the async store interface (store/README.md). Callers not yet
    * converted (2FA, the key lists, tests and benches that set rows up) still use the synchronous
@@ -96,6 +100,9 @@ export function openDataDir(options: DataDirOptions): DataDir {
       databaseFile,
       dataKey,
       keyJournals: new Set(),
+      keyLister: (worker) =>
+        worker ? workerLister(worker, { databaseFile, dataKey }) : inThreadLister(parts.apiKeys),
+      failure: (error) => storageFailure(error, databaseFile),
       close: () => db.close(),
     };
   } catch (error) {

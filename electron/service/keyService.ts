@@ -13,7 +13,6 @@ import {
   updateApiKeyRequestSchema,
 } from "../../shared/apiKeys.ts";
 import { formatApiDateTime } from "../../shared/datetime.ts";
-import type { DataDir } from "./dataDir.ts";
 import {
   type ApiKeyFields,
   fieldsAfterUpdate,
@@ -26,7 +25,8 @@ import { type AuditOrigin, keyCreatedEntry, keyUpdatedEntry } from "./domain/aud
 import { newKeyId, newPublicApiKey } from "./domain/identifiers.ts";
 import { decodeListCursor, encodeListCursor } from "./domain/listCursor.ts";
 import { badRequest, conflict, INVALID_QUERY, notFound } from "./errors.ts";
-import { inThreadLister, type KeyLister } from "./keyListing.ts";
+import type { KeyLister } from "./keyListing.ts";
+import type { ServiceStorage } from "./serviceStorage.ts";
 import type { Account } from "./store/accountStore.ts";
 import type { ApiKeyFilter, ListExtras } from "./store/apiKeyStore.ts";
 import type { IdempotentRequest } from "./store/idempotencyStore.ts";
@@ -114,7 +114,7 @@ const IDEMPOTENCY_KEY_REUSED =
 
 /** The key-management operations, for an already authenticated caller. */
 export class KeyService {
-  readonly #data: DataDir;
+  readonly #data: Pick<ServiceStorage, "store" | "keyJournals">;
   readonly #store: Store;
   readonly #now: () => number;
 
@@ -123,15 +123,15 @@ export class KeyService {
   readonly #usage: UsageRecorder | undefined;
 
   constructor(
-    data: DataDir,
-    now: () => number = Date.now,
-    lister: KeyLister = inThreadLister(data.apiKeys),
+    data: Pick<ServiceStorage, "store" | "keyJournals">,
+    now: (() => number) | undefined,
+    lister: KeyLister,
     usage?: UsageRecorder,
   ) {
     this.#usage = usage;
     this.#data = data;
     this.#store = data.store;
-    this.#now = now;
+    this.#now = now ?? Date.now;
     this.#lister = lister;
   }
 

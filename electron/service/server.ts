@@ -1,9 +1,19 @@
 import { type DataDirOptions, openDataDir } from "./dataDir.ts";
 import { buildHttpApp, type HttpAppOptions } from "./http/app.ts";
+import { openPostgresService, type PostgresServiceOptions } from "./postgresService.ts";
+import type { ServiceStorage } from "./serviceStorage.ts";
 
-export interface ServeOptions extends DataDirOptions, HttpAppOptions {
-  host: string;
-  port: number;
+/** Where the data lives: a SQLite data directory, or a PostgreSQL database (`databaseUrl`). */
+export type StorageOptions = DataDirOptions | PostgresServiceOptions;
+
+export type ServeOptions = StorageOptions &
+  HttpAppOptions & {
+    host: string;
+    port: number;
+  };
+
+export function openStorage(options: StorageOptions): Promise<ServiceStorage> {
+  return "databaseUrl" in options ? openPostgresService(options) : Promise.resolve(openDataDir(options));
 }
 
 export interface RunningKeyService {
@@ -14,15 +24,15 @@ export interface RunningKeyService {
   close(): Promise<void>;
 }
 
-/** Opens the data directory and serves the key service on host:port (port 0 picks a free one). */
+/** Opens the storage (data directory or database) and serves the key service on host:port (port 0 picks a free one). */
 export async function startKeyService(options: ServeOptions): Promise<RunningKeyService> {
-  const data = openDataDir(options);
+  const data = await openStorage(options);
   const { app } = buildHttpApp(data, options);
   try {
     await app.listen({ host: options.host, port: options.port });
   } catch (error) {
     await app.close();
-    data.close();
+    await data.close();
     throw error;
   }
   const address = app.server.address();

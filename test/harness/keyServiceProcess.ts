@@ -1,8 +1,10 @@
 import { type ChildProcess, spawn } from "node:child_process";
-import { mkdtemp, rm } from "node:fs/promises";
+import { randomBytes } from "node:crypto";
+import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import http from "node:http";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
+import { type PostgresCluster, postgresMissing, startPostgres } from "./postgres.ts";
 import { spawnUntilReady } from "./readyProcess.ts";
 import { assertConformingAnswer, checkAnswersOf, checkerFor } from "./serviceContract.ts";
 
@@ -33,7 +35,19 @@ function childEnv(extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
   return { ...env, ...extra };
 }
 
-export function runCli(args: string[], env: NodeJS.ProcessEnv = {}): Promise<CliResult> {
+/**
+ * Runs a key-service command to its end. Under KEYDESK_TEST_STORE=postgres an `account` command's
+ * `--data-dir DIR` names that data dir's database instead (storeArgs), as the service it serves uses.
+ */
+export async function runCli(args: string[], env: NodeJS.ProcessEnv = {}): Promise<CliResult> {
+  const at = args.indexOf("--data-dir");
+  const dir = args[at + 1];
+  if (TEST_STORE === "postgres" && args[0] === "account" && at > 0 && dir !== undefined)
+    args = [...args.slice(0, at), ...(await storeArgs(dir)), ...args.slice(at + 2)];
+  return spawnCli(args, env);
+}
+
+function spawnCli(args: string[], env: NodeJS.ProcessEnv): Promise<CliResult> {
   return new Promise((resolvePromise, reject) => {
     const child = spawn(process.execPath, [CLI, ...args], {
       cwd: REPO_ROOT,
@@ -54,9 +68,50 @@ export function runCli(args: string[], env: NodeJS.ProcessEnv = {}): Promise<Cli
   });
 }
 
+/**
+ * The store the service runs on in these tests: SQLite (a data dir) unless KEYDESK_TEST_STORE=postgres,
+ * which runs the same tests on PostgreSQL: a private cluster per test file (test/harness/postgres.ts)
+ * and a fresh database per service, each named by its test's data dir. The CLI then gets
+ * `--database-url` and `--data-key-file` (a generated key, mode 0600, in that data dir) instead of
+ * `--data-dir`, exactly as a user would run it.
+ */
+export const TEST_STORE: "sqlite" | "postgres" =
+  process.env.KEYDESK_TEST_STORE === "postgres" ? "postgres" : "sqlite";
+
+/**
+ * A test's skip option where it reads or writes the SQLite data dir itself (its files, an in-process
+ * DataDir): under KEYDESK_TEST_STORE=postgres it is skipped, saying why; PostgreSQL's own tests of
+ * the same behaviour are under test/integration/service/store/.
+ */
+export const SQLITE_ONLY: string | false =
+  TEST_STORE === "postgres" && "works on the SQLite data dir itself (KEYDESK_TEST_STORE=postgres)";
+
+let cluster: Promise<PostgresCluster> | undefined;
+const databases = new Map<string, Promise<string[]>>();
+
+/** The CLI's options that name the store of the service whose data dir is `dataDir`. */
+export function storeArgs(dataDir: string): Promise<string[]> {
+  if (TEST_STORE === "sqlite") return Promise.resolve(["--data-dir", dataDir]);
+  const key = resolve(dataDir);
+  let args = databases.get(key);
+  if (!args) {
+    args = (async () => {
+      if (postgresMissing) throw new Error(`KEYDESK_TEST_STORE=postgres: ${postgresMissing}`);
+      cluster ??= startPostgres();
+      const url = await (await cluster).createDatabase();
+      await mkdir(key, { recursive: true, mode: 0o700 });
+      const keyFile = join(key, "test-data.key");
+      await writeFile(keyFile, randomBytes(32).toString("base64"), { mode: 0o600 });
+      return ["--database-url", url, "--data-key-file", keyFile];
+    })();
+    databases.set(key, args);
+  }
+  return args;
+}
+
 /** Adds an account with the CLI and returns its accountKey. */
 export async function addAccount(dataDir: string, username: string, password: string, parent?: string) {
-  const args = ["account", "add", "--data-dir", dataDir, "--username", username];
+  const args = ["account", "add", ...(await storeArgs(dataDir)), "--username", username];
   if (parent) args.push("--parent", parent);
   const result = await runCli(args, { KEY_SERVICE_PASSWORD: password });
   if (result.code !== 0) throw new Error(`account add failed (${result.code}): ${result.stderr}`);
@@ -77,6 +132,8 @@ export interface ServeProcess {
 
 export interface ServeOptions {
   dataDir: string;
+  /** The options naming the store, instead of those of `dataDir` (storeArgs), e.g. a database of the test's own. */
+  storeArgs?: string[];
   env?: NodeJS.ProcessEnv;
   args?: string[];
   /**
@@ -94,7 +151,14 @@ const LISTENING = /^key-service listening on (http:\/\/127\.0\.0\.1:(\d+))$/;
  * against that document.
  */
 export async function startServe(options: ServeOptions): Promise<ServeProcess> {
-  const args = [CLI, "serve", "--port", "0", "--data-dir", options.dataDir, ...(options.args ?? [])];
+  const args = [
+    CLI,
+    "serve",
+    "--port",
+    "0",
+    ...(options.storeArgs ?? (await storeArgs(options.dataDir))),
+    ...(options.args ?? []),
+  ];
   const limit = options.fileSizeLimit;
   const ready = await spawnUntilReady({
     name: "serve",

@@ -11,11 +11,16 @@ import { DATA_KEY_BYTES } from "./secretBox.ts";
 export class DataKeyError extends Error {}
 
 const BASE64_32_BYTES = /^[A-Za-z0-9+/]{43}=$/;
+const HEX_32_BYTES = /^[0-9A-Fa-f]{64}$/;
 
+/** 32 bytes in base64 (what Keydesk writes) or in hex (what `openssl rand -hex 32` prints). */
 export function decodeDataKey(text: string, origin: string): Buffer {
   const trimmed = text.trim();
+  if (HEX_32_BYTES.test(trimmed)) return Buffer.from(trimmed, "hex");
   if (!BASE64_32_BYTES.test(trimmed)) {
-    throw new DataKeyError(`${origin} must hold exactly ${DATA_KEY_BYTES} bytes in base64 (44 characters)`);
+    throw new DataKeyError(
+      `${origin} must hold exactly ${DATA_KEY_BYTES} bytes in base64 (44 characters) or hex (64 characters)`,
+    );
   }
   return Buffer.from(trimmed, "base64");
 }

@@ -6,13 +6,12 @@ import { AppKeyAuthorizer } from "../auth/appKeyAuthorizer.ts";
 import { BasicAuthenticator } from "../auth/basicAuthenticator.ts";
 import { FailureThrottle, type ThrottleOptions } from "../auth/failureThrottle.ts";
 import { VerifiedCredentials } from "../auth/verifiedCredentials.ts";
-import type { DataDir } from "../dataDir.ts";
 import { ApiError } from "../errors.ts";
-import { inThreadLister } from "../keyListing.ts";
 import { KeyService } from "../keyService.ts";
+import type { ServiceStorage } from "../serviceStorage.ts";
 import { createTfaSimulator, type TfaSimulator } from "../tfa/tfaSimulator.ts";
 import { UsageRecorder } from "../usage/usageRecorder.ts";
-import { keyListWorkerUrl, workerLister } from "../workerLister.ts";
+import { keyListWorkerUrl } from "../workerLister.ts";
 import { type BasicGuard, requireBasicAccount } from "./basicAuthGuard.ts";
 import { type CallerGuard, createCallerGuard } from "./callerGuard.ts";
 import {
@@ -21,7 +20,7 @@ import {
   DEFAULT_CONNECTION_LIMITS,
   requestTimeoutOptions,
 } from "./connectionLimits.ts";
-import { sendApiError, storageFailure, toApiError } from "./errorReplies.ts";
+import { sendApiError, toApiError } from "./errorReplies.ts";
 import { refuseRequestsWithoutHost } from "./hostHeader.ts";
 import { acceptJsonBodiesOnly, BODY_LIMIT_BYTES } from "./jsonBody.ts";
 import { redactUrl, requestLogFields } from "./logRedaction.ts";
@@ -47,7 +46,7 @@ export interface HttpAppOptions {
    * Parts added to the service by their own folders (sync with remote instances: electron/sync's
    * attachSync), called once the service's own routes are registered, before it listens.
    */
-  extensions?: readonly ((service: KeyServiceApp) => void)[];
+  extensions?: readonly ((service: KeyServiceApp<ServiceStorage>) => void)[];
   /** Request timeout and connection cap (connectionLimits.ts); each defaults on its own. */
   connectionLimits?: Partial<ConnectionLimits>;
   /**
@@ -63,21 +62,24 @@ export interface HttpAppOptions {
   auditRetentionDays?: number;
 }
 
-export interface KeyServiceApp {
+export interface KeyServiceApp<S extends ServiceStorage = ServiceStorage> {
   app: FastifyInstance;
   keys: KeyService;
   /** The local 2FA simulator (its event fan-out is what the PIN stream subscribes to). */
   tfa: TfaSimulator;
-  /** The open data directory it serves. */
-  data: DataDir;
+  /** Where its data lives (a SQLite data directory or a PostgreSQL database), open. */
+  data: S;
   /** The Basic-credentials guard of management routes, for routes an extension adds. */
   requireBasic: BasicGuard;
   /** Deletes audit entries past the retention (at start and once a day). */
   auditRetention: AuditRetention;
 }
 
-/** The key service's HTTP application over an open data directory. */
-export function buildHttpApp(data: DataDir, options: HttpAppOptions = {}): KeyServiceApp {
+/** The key service's HTTP application over its open storage (SQLite data directory or PostgreSQL). */
+export function buildHttpApp<S extends ServiceStorage>(
+  data: S,
+  options: HttpAppOptions = {},
+): KeyServiceApp<S> {
   const logger = pino(
     {
       level: options.logLevel ?? "info",
@@ -110,9 +112,7 @@ export function buildHttpApp(data: DataDir, options: HttpAppOptions = {}): KeySe
   });
 
   const workerUrl = options.keyListWorker === undefined ? keyListWorkerUrl() : options.keyListWorker;
-  const lister = workerUrl
-    ? workerLister(workerUrl, { databaseFile: data.databaseFile, dataKey: data.dataKey })
-    : inThreadLister(data.apiKeys);
+  const lister = data.keyLister(workerUrl);
   const usage =
     options.recordUsage === false
       ? undefined
@@ -155,7 +155,7 @@ export function buildHttpApp(data: DataDir, options: HttpAppOptions = {}): KeySe
     done(null, payload);
   });
   app.setErrorHandler((error, request, reply) => {
-    const apiError = storageFailure(error, data.databaseFile) ?? toApiError(error);
+    const apiError = data.failure(error) ?? toApiError(error);
     if (apiError.status >= 500)
       request.log.error({ err: error, url: redactUrl(request.url) }, "request failed");
     return sendApiError(reply, apiError);
@@ -182,7 +182,7 @@ export function buildHttpApp(data: DataDir, options: HttpAppOptions = {}): KeySe
   app.addHook("onClose", () => auditRetention.close());
   registerOpenApiRoute(app);
   registerHealthRoutes(app, { storeAnswers: () => data.store.health.ready(), stopping: () => stopping });
-  const service: KeyServiceApp = { app, keys, tfa, auditRetention, data, requireBasic };
+  const service: KeyServiceApp<S> = { app, keys, tfa, auditRetention, data, requireBasic };
   for (const extend of options.extensions ?? []) extend(service);
   return service;
 }

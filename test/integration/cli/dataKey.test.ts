@@ -144,6 +144,11 @@ describe("data key from the KEY_SERVICE_DATA_KEY environment variable", () => {
     assert.equal(existsSync(join(dir, "data.key")), false);
   });
 
+  test("the same key written in hex (64 digits, as `openssl rand -hex 32` prints) reads the keys back", async () => {
+    const hex = { KEY_SERVICE_DATA_KEY: Buffer.from(dataKey, "base64").toString("hex") };
+    assert.deepEqual(await readPublicApiKeys(dir, hex), original);
+  });
+
   test("a value that is not 32 bytes of base64 is refused with a clear error, exit 1", async () => {
     const dbBefore = await sha256(join(dir, "keydesk.db"));
     const invalid: Record<string, string> = {
@@ -151,14 +156,18 @@ describe("data key from the KEY_SERVICE_DATA_KEY environment variable", () => {
       "16 bytes": randomBytes(16).toString("base64"),
       "33 bytes": randomBytes(33).toString("base64"),
       "44 characters, not base64": `${"!".repeat(43)}=`,
-      "hex instead of base64": randomBytes(32).toString("hex"),
+      "63 hex digits": randomBytes(32).toString("hex").slice(1),
       empty: "",
     };
     const results = await Promise.all(
       Object.values(invalid).map((value) => serveExpectingFailure(dir, { KEY_SERVICE_DATA_KEY: value })),
     );
     Object.keys(invalid).forEach((label, index) => {
-      assertStartupError(results[index] as CliResult, /KEY_SERVICE_DATA_KEY.*32 bytes.*base64/, label);
+      assertStartupError(
+        results[index] as CliResult,
+        /KEY_SERVICE_DATA_KEY.*32 bytes.*base64.*or hex/,
+        label,
+      );
     });
     const list = await runCli(["account", "list", "--data-dir", dir], { KEY_SERVICE_DATA_KEY: "abc" });
     assertStartupError(list, /KEY_SERVICE_DATA_KEY/, "account list with an invalid key");

@@ -11,6 +11,7 @@ import {
   removeDir,
   request,
   type ServeProcess,
+  SQLITE_ONLY,
   startServe,
 } from "../../harness/keyServiceProcess.ts";
 
@@ -58,7 +59,9 @@ test("probes every few seconds do not fill the log: a healthy answer is not logg
   assert.doesNotMatch(serve.stderr(), /health/);
 });
 
-test("a database whose keys table cannot be read: not ready (503, nothing about the file), still live", async () => {
+test("a database whose keys table cannot be read: not ready (503, nothing about the file), still live", {
+  skip: SQLITE_ONLY,
+}, async () => {
   const dir = await makeTempDir("keydesk-health-damaged-");
   dirs.push(dir);
   await addAccount(dir, "admin", PASSWORD);

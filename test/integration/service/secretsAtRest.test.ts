@@ -11,6 +11,7 @@ import {
   removeDir,
   request,
   type ServeProcess,
+  SQLITE_ONLY,
   startServe,
 } from "../../harness/keyServiceProcess.ts";
 
@@ -47,7 +48,7 @@ async function readDbFiles(dir: string): Promise<{ bytes: Buffer; files: string[
   return { bytes: Buffer.concat(contents), files };
 }
 
-describe("secrets at rest and in the log", () => {
+describe("secrets at rest and in the log", { skip: SQLITE_ONLY }, () => {
   let dir: string;
   let server: ServeProcess;
   const admin = basic(ADMIN.username, ADMIN.password);

@@ -7,7 +7,7 @@ import { after, before, describe, test } from "node:test";
 import Database from "better-sqlite3";
 import type { SyncLinkDto, SyncOutboxEntryDto } from "../../../shared/sync.ts";
 import { type ForeignRemote, startForeignRemote } from "../../harness/foreignRemote.ts";
-import { addAccount, makeTempDir, removeDir } from "../../harness/keyServiceProcess.ts";
+import { addAccount, makeTempDir, removeDir, SQLITE_ONLY } from "../../harness/keyServiceProcess.ts";
 import { eventually, outbox, PASSWORD, runLink, Side } from "../sync/syncFixture.ts";
 
 /**
@@ -79,7 +79,9 @@ async function scanFiles(dir: string, secrets: Map<string, string>, after: strin
   return bytes;
 }
 
-describe("no publicApiKey in clear anywhere in the database files, after every write path", () => {
+describe("no publicApiKey in clear anywhere in the database files, after every write path", {
+  skip: SQLITE_ONLY,
+}, () => {
   let local: Side;
   let foreign: ForeignRemote;
   let link: SyncLinkDto;

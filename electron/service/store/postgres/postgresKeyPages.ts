@@ -222,12 +222,17 @@ export class PostgresKeyPages {
   #where(filter: ApiKeyFilter, values: unknown[]): string {
     const param = (value: unknown) => `$${values.push(value)}`;
     const where = ["k.account_id = $1"];
+    // PostgreSQL's text cannot hold NUL (a parameter with one is an error, not a mismatch), and no
+    // stored name has one: such a filter matches nothing, as on SQLite.
+    const text = [filter.name, filter.nameContains];
+    if (text.some((value) => value?.includes("\0"))) where.push("FALSE");
     if (filter.enabled !== undefined) where.push(`k.enabled = ${param(filter.enabled)}`);
-    if (filter.name !== undefined) where.push(`k.name = ${param(filter.name)}`);
+    if (filter.name !== undefined && !filter.name.includes("\0"))
+      where.push(`k.name = ${param(filter.name)}`);
     if (filter.publicApiKey !== undefined) {
       where.push(`k.public_api_key_digest = ${param(publicApiKeyDigest(this.#box, filter.publicApiKey))}`);
     }
-    if (filter.nameContains !== undefined) {
+    if (filter.nameContains !== undefined && !filter.nameContains.includes("\0")) {
       // ICU's root lower case is JavaScript's toLowerCase, which SQLite's list uses (any letter, not ASCII only).
       where.push(
         `strpos(lower(k.name COLLATE "und-x-icu"), ${param(filter.nameContains.toLowerCase())}) > 0`,

@@ -1,5 +1,6 @@
+import type pg from "pg";
 import type { MetaWrites, StoreHealth } from "../store.ts";
-import type { Sql } from "./sql.ts";
+import { type Sql, sqlOn } from "./sql.ts";
 
 /** Named values of the service's own (the data key's check value), one row each. */
 export function postgresMeta(sql: Sql): MetaWrites {
@@ -42,4 +43,20 @@ export function postgresHealth(sql: Sql): StoreHealth {
       }
     },
   };
+}
+
+/**
+ * Writes a meta value unless one is there, and answers the stored one: of two replicas starting
+ * on an empty database at once, the first commit wins and the other reads it (an upsert would let
+ * the second replace the first's, e.g. a data key check made with another key).
+ */
+export async function claimMeta(pool: pg.Pool, name: string, value: string): Promise<string> {
+  const sql = sqlOn(pool);
+  await sql.count("INSERT INTO meta (name, value) VALUES ($1, $2) ON CONFLICT (name) DO NOTHING", [
+    name,
+    value,
+  ]);
+  const stored = await postgresMeta(sql).read(name);
+  if (stored === undefined) throw new Error(`the meta value ${name} vanished right after it was written`);
+  return stored;
 }

@@ -3,6 +3,7 @@ import { join } from "node:path";
 import { after, before, test } from "node:test";
 import Database from "better-sqlite3";
 import { DATABASE_FILE } from "../../../../electron/service/dataDir.ts";
+import { SQLITE_ONLY } from "../../../harness/keyServiceProcess.ts";
 import type { OpenApiDocument } from "../../../harness/openApiConformance.ts";
 import { probeAudit } from "./auditProbes.ts";
 import { ContractCoverage } from "./contractCoverage.ts";
@@ -109,7 +110,9 @@ test("an address out of password attempts is throttled on every operation with c
   await probeThrottle(prober, operations);
 });
 
-test("a write while another process holds the database answers 500, in the documented shape", async () => {
+test("a write while another process holds the database answers 500, in the documented shape", {
+  skip: SQLITE_ONLY,
+}, async () => {
   // The service waits out its busy timeout (5 s) for the lock, then gives up on the write.
   const db = new Database(join(world.service.dataDir, DATABASE_FILE));
   try {

@@ -4,7 +4,13 @@ import type { FastifyInstance } from "fastify";
 import { type DataDir, openDataDir } from "../../../../electron/service/dataDir.ts";
 import { buildHttpApp } from "../../../../electron/service/http/app.ts";
 import type { TfaSimulator } from "../../../../electron/service/tfa/tfaSimulator.ts";
-import { addAccount, basic, makeTempDir, removeDir } from "../../../harness/keyServiceProcess.ts";
+import {
+  addAccount,
+  basic,
+  makeTempDir,
+  removeDir,
+  SQLITE_ONLY,
+} from "../../../harness/keyServiceProcess.ts";
 import { checkAnswersOf } from "../../../harness/serviceContract.ts";
 import { openEventStream } from "./eventStreamClient.ts";
 import { sleep } from "./tfaFixture.ts";
@@ -42,7 +48,7 @@ async function eventually(condition: () => boolean, what: string): Promise<void>
   assert.ok(condition(), what);
 }
 
-test("a client that disconnects releases its subscription", async () => {
+test("a client that disconnects releases its subscription", { skip: SQLITE_ONLY }, async () => {
   assert.equal(tfa.events.listenerCount, 0);
   const first = await openEventStream(baseUrl, "/local/1/pins/stream", auth);
   const second = await openEventStream(baseUrl, "/local/1/pins/stream?to=41793026727", auth);
@@ -53,7 +59,7 @@ test("a client that disconnects releases its subscription", async () => {
   await eventually(() => tfa.events.listenerCount === 0, "the second stream's listener is still subscribed");
 });
 
-test("refused stream requests subscribe nothing", async () => {
+test("refused stream requests subscribe nothing", { skip: SQLITE_ONLY }, async () => {
   const refused = await openEventStream(baseUrl, "/local/1/pins/stream?to=nope", auth);
   assert.equal(refused.status, 400);
   await refused.ended;
@@ -62,7 +68,9 @@ test("refused stream requests subscribe nothing", async () => {
   assert.equal(tfa.events.listenerCount, 0);
 });
 
-test("closing the server ends open streams and releases their subscriptions", async () => {
+test("closing the server ends open streams and releases their subscriptions", {
+  skip: SQLITE_ONLY,
+}, async () => {
   const stream = await openEventStream(baseUrl, "/local/1/pins/stream", auth);
   assert.equal(tfa.events.listenerCount, 1);
   const started = Date.now();
@@ -72,7 +80,9 @@ test("closing the server ends open streams and releases their subscriptions", as
   assert.equal(tfa.events.listenerCount, 0);
 });
 
-test("a stream whose sign-in is still being checked when the server starts closing does not hold the close", async () => {
+test("a stream whose sign-in is still being checked when the server starts closing does not hold the close", {
+  skip: SQLITE_ONLY,
+}, async () => {
   // A fresh app: its credentials are not verified yet, so the stream's sign-in runs scrypt, and
   // the close below begins while that check is under way.
   const fresh = buildHttpApp(data, { logLevel: "silent" });

@@ -1,0 +1,101 @@
+import pg from "pg";
+import { DataKeyError } from "./crypto/dataKey.ts";
+import { createSecretBox } from "./crypto/secretBox.ts";
+import { redactDatabaseUrl } from "./databaseUrl.ts";
+import { KEY_CHECK } from "./dataDir.ts";
+import type { KeyWriteJournal } from "./domain/keyWriteJournal.ts";
+import { ApiError } from "./errors.ts";
+import { pagedLister } from "./keyListing.ts";
+import type { ServiceStorage } from "./serviceStorage.ts";
+import { migratePostgres } from "./store/postgres/migrate.ts";
+import { PostgresKeyPages } from "./store/postgres/postgresKeyPages.ts";
+import { claimMeta } from "./store/postgres/postgresMeta.ts";
+import { PostgresStore } from "./store/postgres/postgresStore.ts";
+
+export interface PostgresServiceOptions {
+  /** postgres:// or postgresql:// (checked by checkDatabaseUrl before). */
+  databaseUrl: string;
+  /** The data key (32 bytes), handed to every replica the same way: there is no data dir to keep one in. */
+  dataKey: Buffer;
+  /** Connections of this process's pool; 10 by default. */
+  poolSize?: number;
+}
+
+/** How long a request waits for a connection before it is answered 503. */
+const CONNECT_TIMEOUT_MS = 5_000;
+
+/**
+ * Opens the service's storage on PostgreSQL: a pool, the schema migrated (safe when replicas start
+ * at once), the data key checked against the value the first replica stored in `meta` (a replica
+ * given another key is refused before it serves anything), the key lists read as keyset pages.
+ */
+export async function openPostgresService(options: PostgresServiceOptions): Promise<ServiceStorage> {
+  const where = redactDatabaseUrl(options.databaseUrl);
+  const pool = new pg.Pool({
+    connectionString: options.databaseUrl,
+    max: options.poolSize ?? 10,
+    connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
+  });
+  // An idle connection the server ends must not end the process (PostgresStore adds one too).
+  pool.on("error", () => {});
+  try {
+    const box = createSecretBox(options.dataKey);
+    try {
+      await migratePostgres(pool);
+    } catch (error) {
+      throw new Error(`cannot open the database ${where}: ${(error as Error).message}`);
+    }
+    const stored = await claimMeta(pool, KEY_CHECK, box.checkValue);
+    if (stored !== box.checkValue)
+      throw new DataKeyError(
+        `the data key given is not the one the database ${where} was created with; use the original key ` +
+          "(its publicApiKey values cannot be read with another one)",
+      );
+    const store = new PostgresStore(pool, box);
+    return {
+      store,
+      keyJournals: new Set<KeyWriteJournal>(),
+      keyLister: () => pagedLister(new PostgresKeyPages(pool, box)),
+      failure: postgresFailure,
+      // The store's LISTEN connection first: it is not one of the pool's.
+      close: async () => {
+        await store.close();
+        await pool.end();
+      },
+    };
+  } catch (error) {
+    await pool.end();
+    throw error;
+  }
+}
+
+/** SQLSTATE classes and codes of a database the service cannot reach or use right now. */
+const UNAVAILABLE_STATES = /^(08|53|57P0[1-3])/;
+const NETWORK_CODES = new Set([
+  "ECONNREFUSED",
+  "ECONNRESET",
+  "ENOTFOUND",
+  "EAI_AGAIN",
+  "ETIMEDOUT",
+  "EPIPE",
+  "EHOSTUNREACH",
+]);
+
+/**
+ * A request that failed because the database is out of reach (down, restarting, too many
+ * connections, the network): 503, so a load balancer or client retries. The text names neither
+ * the host nor the credentials; the log has the details.
+ */
+export function postgresFailure(error: unknown): ApiError | undefined {
+  const code = (error as { code?: unknown } | null)?.code;
+  const message = error instanceof Error ? error.message : "";
+  const unreachable =
+    (typeof code === "string" && (UNAVAILABLE_STATES.test(code) || NETWORK_CODES.has(code))) ||
+    /^Connection terminated|timeout exceeded when trying to connect/i.test(message);
+  if (!unreachable) return undefined;
+  return new ApiError(
+    "SERVICE_UNAVAILABLE",
+    "the service's database cannot be reached right now: this request may not have been carried out; try again shortly " +
+      "(the service's log has the details)",
+  );
+}

@@ -1,0 +1,36 @@
+import assert from "node:assert/strict";
+import { test } from "node:test";
+import { postgresFailure } from "../../../../electron/service/postgresService.ts";
+
+/** What pg rejects with when the database is out of reach, and what it rejects with otherwise. */
+const withCode = (message: string, code: string) => Object.assign(new Error(message), { code });
+
+test("a database out of reach is 503 SERVICE_UNAVAILABLE, naming neither host nor credentials", () => {
+  const unreachable = [
+    withCode("connect ECONNREFUSED 10.1.2.3:5432", "ECONNREFUSED"),
+    withCode("getaddrinfo ENOTFOUND db.internal", "ENOTFOUND"),
+    withCode("terminating connection due to administrator command", "57P01"),
+    withCode("the database system is starting up", "57P03"),
+    withCode("sorry, too many clients already", "53300"),
+    withCode("connection failure", "08006"),
+    new Error("Connection terminated unexpectedly"),
+    new Error("timeout exceeded when trying to connect"),
+  ];
+  for (const error of unreachable) {
+    const answer = postgresFailure(error);
+    assert.equal(answer?.status, 503, error.message);
+    assert.equal(answer?.messageId, "SERVICE_UNAVAILABLE");
+    assert.doesNotMatch(answer?.message ?? "", /10\.1\.2\.3|db\.internal|5432/);
+  }
+});
+
+test("any other failure is not the storage's: the usual 500 handles it", () => {
+  for (const error of [
+    withCode("duplicate key", "23505"),
+    withCode("syntax error", "42601"),
+    new Error("boom"),
+    "text",
+  ]) {
+    assert.equal(postgresFailure(error), undefined);
+  }
+});
