@@ -3,7 +3,7 @@ import { join } from "node:path";
 import { after, before, test } from "node:test";
 import Database from "better-sqlite3";
 import { DATABASE_FILE } from "../../../electron/service/dataDir.ts";
-import { request, startServe } from "../../harness/keyServiceProcess.ts";
+import { request, SQLITE_ONLY, startServe } from "../../harness/keyServiceProcess.ts";
 import {
   type ApiKey,
   assertApiError,
@@ -269,7 +269,9 @@ test("include takes usage and created only, comma-separated; anything else is a 
   }
 });
 
-test("unusedForDays lists and counts keys without an allowed call in N days, never-used ones too, combined with the other filters", async () => {
+test("unusedForDays lists and counts keys without an allowed call in N days, never-used ones too, combined with the other filters", {
+  skip: SQLITE_ONLY,
+}, async () => {
   const [recent, old, , refusedOnly] = await Promise.all(
     ["idle recent", "idle old", "idle never", "idle refused", "other"].map((name) =>
       service.createKey("idle", { name, ...(name === "idle refused" && { allowedIPs: ["10.9.9.9"] }) }),

@@ -3,6 +3,7 @@ import { readFile } from "node:fs/promises";
 import net from "node:net";
 import { after, before, test } from "node:test";
 import { MAX_STREAMS_PER_ACCOUNT } from "../../../../electron/service/http/routes/localPinRoutes.ts";
+import { TEST_STORE } from "../../../harness/keyServiceProcess.ts";
 import { type Service, startService } from "../serviceFixture.ts";
 import { openEventStream } from "./eventStreamClient.ts";
 import { tfaCaller } from "./tfaFixture.ts";
@@ -16,8 +17,12 @@ import { tfaCaller } from "./tfaFixture.ts";
 const STREAM = "/local/1/pins/stream";
 /** PINs sent while the slow clients sit idle; with 4 KiB texts, ~8 MiB of events per client. */
 const PINS = 2000;
-/** Unbounded buffering holds ~250 MB here (31 clients × 8 MiB, less what the kernel holds). */
-const MAX_RSS_GROWTH_MB = 100;
+/**
+ * Unbounded buffering holds ~250 MB here (31 clients × 8 MiB, less what the kernel holds). On
+ * PostgreSQL the service's heap settles ~60 MB higher under this load whatever the streams do (the
+ * pool's connections and the driver's parsing): 2,000 PINs grew it 132 MB, 6,000 grew it 160 MB.
+ */
+const MAX_RSS_GROWTH_MB = TEST_STORE === "postgres" ? 190 : 100;
 
 let service: Service;
 let auth: string;

@@ -9,6 +9,7 @@ import {
   removeDir,
   request,
   type ServeProcess,
+  SQLITE_ONLY,
   startServe,
 } from "../../../harness/keyServiceProcess.ts";
 import { assertOk } from "../serviceFixture.ts";
@@ -32,7 +33,9 @@ after(async () => {
 const call = (method: string, path: string, body?: unknown) =>
   request(serve.url, { method, path, authorization: auth, ...(body !== undefined && { body }) });
 
-test("neither the PIN nor the message text appear in clear in the database files or the log", async () => {
+test("neither the PIN nor the message text appear in clear in the database files or the log", {
+  skip: SQLITE_ONLY,
+}, async () => {
   const app = assertOk<{ applicationId: string }>(
     await call("POST", "/2fa/2/applications", { name: "secrets" }),
   );
