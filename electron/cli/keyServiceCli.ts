@@ -3,11 +3,12 @@ import { BACKUP_USAGE, backupCommand, restoreCommand } from "./backupCommand.ts"
 import { CHECK_USAGE, checkCommand } from "./checkCommand.ts";
 import { UsageError } from "./cliArgs.ts";
 import { KEYS_USAGE, keysCommand } from "./keysCommand.ts";
+import { MIGRATE_USAGE, migrateCommand } from "./migrateCommand.ts";
 import { SERVE_USAGE, serveCommand } from "./serveCommand.ts";
 
 /** The headless key service (its entry is key-service.ts): `key-service serve`, `key-service account ...`, `key-service keys export`. */
 
-const USAGE = `usage:\n  ${SERVE_USAGE}\n  ${ACCOUNT_USAGE.replaceAll("\n", "\n  ")}\n  ${KEYS_USAGE}\n  ${CHECK_USAGE}\n  ${BACKUP_USAGE.replaceAll("\n", "\n  ")}\n`;
+const USAGE = `usage:\n  ${SERVE_USAGE}\n  ${ACCOUNT_USAGE.replaceAll("\n", "\n  ")}\n  ${KEYS_USAGE}\n  ${CHECK_USAGE}\n  ${BACKUP_USAGE.replaceAll("\n", "\n  ")}\n  ${MIGRATE_USAGE}\n`;
 
 async function main(argv: string[]): Promise<void> {
   const [command, ...rest] = argv;
@@ -24,6 +25,8 @@ async function main(argv: string[]): Promise<void> {
       return restoreCommand(rest, process.env);
     case "keys":
       return keysCommand(rest, process.env);
+    case "migrate":
+      return migrateCommand(rest, process.env);
     case "help":
     case "--help":
     case "-h":
