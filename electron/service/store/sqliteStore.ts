@@ -263,6 +263,7 @@ function tfaPinsOf(store: TfaPinStore): TfaPinWrites {
       settle(() => store.nthNewestSendTo(applicationRef, msisdn, n)),
     insertPin: (pin, send) => settle(() => store.insertPin(pin, send)),
     recordResend: (send) => settle(() => store.recordResend(send)),
+    takeVerifyCall: (pin, limit, now) => settle(() => store.takeVerifyCall(pin, limit, now)),
     spendAttempt: (pin) => settle(() => store.spendAttempt(pin)),
     markVerified: (pin, verifiedAt) => settle(() => store.markVerified(pin, verifiedAt)),
   };

@@ -10,6 +10,7 @@ import type {
   StoredTemplate,
   TemplateFields,
 } from "../tfa/applicationRules.ts";
+import type { RateLimit } from "../tfa/limits.ts";
 import type { Account } from "./accountStore.ts";
 import type { KeyChangeListener } from "./apiKeyStore.ts";
 import type { AuditPage, AuditQuery } from "./auditStore.ts";
@@ -24,6 +25,7 @@ import type {
   PinRecord,
   PinStatusRow,
   VerificationRow,
+  VerifyCallDecision,
 } from "./tfaPinStore.ts";
 
 /**
@@ -353,6 +355,16 @@ export interface TfaPinWrites extends TfaPinReads {
   insertPin(pin: NewPin, send: Omit<NewSend, "pinRef" | "pinId">): Promise<number>;
   /** One more message of an existing PIN (a resend). */
   recordResend(send: NewSend): Promise<void>;
+  /**
+   * verifyPinLimit for one verify call of the PIN: the call is counted when the limit allows it,
+   * and is not when refused. Counted in the database, so calls through every replica of a shared
+   * one add up; calls of one PIN take turns (on PostgreSQL the PIN's row stays locked to the commit).
+   */
+  takeVerifyCall(
+    pin: { id: number; pinId: string },
+    limit: RateLimit,
+    now: number,
+  ): Promise<VerifyCallDecision>;
   /** Uses one attempt if one is left: the attempts left after it, or undefined when none was left. */
   spendAttempt(pin: { id: number; pinId: string }): Promise<number | undefined>;
   /**
