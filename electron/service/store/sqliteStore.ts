@@ -82,6 +82,7 @@ export class SqliteStore implements Store {
       tfa: tfaOf(new TfaStore(parts.db)),
       tfaPins: tfaPinsOf(new TfaPinStore(parts.db, parts.box)),
       meta: metaOf(parts.db),
+      tryLock: () => Promise.resolve(true),
     };
     ({
       accounts: this.accounts,

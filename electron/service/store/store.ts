@@ -67,6 +67,13 @@ export interface StoreWrite {
   readonly tfa: TfaWrites;
   readonly tfaPins: TfaPinWrites;
   readonly meta: MetaWrites;
+  /**
+   * Takes the named lock to the end of this write unless another write holds it: false then.
+   * Housekeeping that one replica at a time is enough for (audit retention, the idempotency purge)
+   * skips its round when another replica of a shared database is doing it. SQLite: always true
+   * (a write holds the whole database).
+   */
+  tryLock(name: string): Promise<boolean>;
 }
 
 /**
