@@ -108,6 +108,8 @@ export interface KeyListRequest {
 const USAGE_OFF = "this service does not record the usage of keys (it runs with --usage off)";
 
 const INVALID_BODY = "the request has invalid fields; see validationErrors";
+/** Held by the create purging expired Idempotency-Key records (`tx.tryLock`). */
+export const IDEMPOTENCY_PURGE_LOCK = "idempotency-purge";
 const IDEMPOTENCY_KEY_REUSED =
   "this Idempotency-Key was already used for a different request (another path or body) in the last 24 hours; " +
   "send a new request with a new Idempotency-Key, or repeat the first request exactly to get its answer again";
@@ -193,7 +195,8 @@ export class KeyService {
     const digest = this.#store.idempotency.digestOf(caller.id, request);
     return this.#store.write(async (tx) => {
       const now = this.#now();
-      await tx.idempotency.purgeExpired(now);
+      // One replica of a shared database purges at a time; the others' creates skip it.
+      if (await tx.tryLock(IDEMPOTENCY_PURGE_LOCK)) await tx.idempotency.purgeExpired(now);
       const found = await tx.idempotency.lookup(caller.id, idempotencyKey, digest, now);
       if (found.kind === "conflict") throw conflict(IDEMPOTENCY_KEY_REUSED);
       if (found.kind === "replay") return JSON.parse(found.answer.body) as T;

@@ -7,6 +7,8 @@ export const AUDIT_RETENTION_RANGE = { min: 1, max: 36_500 };
 const DAY_MS = 24 * 60 * 60 * 1000;
 /** Entries deleted per statement: a large backlog never holds the database (or the event loop) for long. */
 const BATCH = 1_000;
+/** Held by the replica pruning (`tx.tryLock`): the others skip their round. */
+export const AUDIT_RETENTION_LOCK = "audit-retention";
 
 export interface AuditRetentionOptions {
   days: number;
@@ -16,7 +18,8 @@ export interface AuditRetentionOptions {
 
 /**
  * Deletes audit entries older than the retention: once at start, then once a day, in batches of
- * 1,000 with a turn of the event loop between them, each batch its own transaction.
+ * 1,000 with a turn of the event loop between them, each batch its own transaction. Replicas of
+ * a shared database take turns: a batch whose lock another replica holds ends this pass.
  */
 export class AuditRetention {
   readonly #store: Store;
@@ -54,7 +57,11 @@ export class AuditRetention {
     try {
       for (;;) {
         if (this.#closed) return deleted;
-        const count = await this.#store.write((tx) => tx.audit.prune(before, BATCH));
+        const count = await this.#store.write(async (tx) =>
+          (await tx.tryLock(AUDIT_RETENTION_LOCK)) ? tx.audit.prune(before, BATCH) : undefined,
+        );
+        // Another replica of a shared database is pruning: this round is its own.
+        if (count === undefined) return deleted;
         deleted += count;
         if (count < BATCH) return deleted;
         await nextTurn();

@@ -198,7 +198,21 @@ const MIGRATIONS: readonly string[] = [
   UPDATE api_keys SET origin_created_at = created_at
     WHERE id NOT IN (SELECT api_key_id FROM sync_keys);
   `,
+  // verifyPinLimit's calls per PIN (TfaPinStore.takeVerifyCall), kept in the database so that every
+  // replica of a shared one counts the same calls. Rows leave once out of every possible window.
+  `
+  CREATE TABLE tfa_verify_calls (
+    id INTEGER PRIMARY KEY,
+    pin_ref INTEGER NOT NULL REFERENCES tfa_pins(id),
+    called_at INTEGER NOT NULL
+  ) STRICT;
+  CREATE INDEX tfa_verify_calls_by_pin ON tfa_verify_calls(pin_ref, called_at);
+  CREATE INDEX tfa_verify_calls_by_time ON tfa_verify_calls(called_at);
+  `,
 ];
+
+/** The schema version whose migration added api_keys.origin_created_at (its test starts just before it). */
+export const ORIGIN_CREATED_AT_VERSION = 7;
 
 export class DatabaseVersionError extends Error {}
 

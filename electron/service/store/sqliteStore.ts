@@ -82,6 +82,7 @@ export class SqliteStore implements Store {
       tfa: tfaOf(new TfaStore(parts.db)),
       tfaPins: tfaPinsOf(new TfaPinStore(parts.db, parts.box)),
       meta: metaOf(parts.db),
+      tryLock: () => Promise.resolve(true),
     };
     ({
       accounts: this.accounts,
@@ -263,6 +264,7 @@ function tfaPinsOf(store: TfaPinStore): TfaPinWrites {
       settle(() => store.nthNewestSendTo(applicationRef, msisdn, n)),
     insertPin: (pin, send) => settle(() => store.insertPin(pin, send)),
     recordResend: (send) => settle(() => store.recordResend(send)),
+    takeVerifyCall: (pin, limit, now) => settle(() => store.takeVerifyCall(pin, limit, now)),
     spendAttempt: (pin) => settle(() => store.spendAttempt(pin)),
     markVerified: (pin, verifiedAt) => settle(() => store.markVerified(pin, verifiedAt)),
   };

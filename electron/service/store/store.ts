@@ -10,6 +10,7 @@ import type {
   StoredTemplate,
   TemplateFields,
 } from "../tfa/applicationRules.ts";
+import type { RateLimit } from "../tfa/limits.ts";
 import type { Account } from "./accountStore.ts";
 import type { KeyChangeListener } from "./apiKeyStore.ts";
 import type { AuditPage, AuditQuery } from "./auditStore.ts";
@@ -24,6 +25,7 @@ import type {
   PinRecord,
   PinStatusRow,
   VerificationRow,
+  VerifyCallDecision,
 } from "./tfaPinStore.ts";
 
 /**
@@ -65,6 +67,13 @@ export interface StoreWrite {
   readonly tfa: TfaWrites;
   readonly tfaPins: TfaPinWrites;
   readonly meta: MetaWrites;
+  /**
+   * Takes the named lock to the end of this write unless another write holds it: false then.
+   * Housekeeping that one replica at a time is enough for (audit retention, the idempotency purge)
+   * skips its round when another replica of a shared database is doing it. SQLite: always true
+   * (a write holds the whole database).
+   */
+  tryLock(name: string): Promise<boolean>;
 }
 
 /**
@@ -353,6 +362,16 @@ export interface TfaPinWrites extends TfaPinReads {
   insertPin(pin: NewPin, send: Omit<NewSend, "pinRef" | "pinId">): Promise<number>;
   /** One more message of an existing PIN (a resend). */
   recordResend(send: NewSend): Promise<void>;
+  /**
+   * verifyPinLimit for one verify call of the PIN: the call is counted when the limit allows it,
+   * and is not when refused. Counted in the database, so calls through every replica of a shared
+   * one add up; calls of one PIN take turns (on PostgreSQL the PIN's row stays locked to the commit).
+   */
+  takeVerifyCall(
+    pin: { id: number; pinId: string },
+    limit: RateLimit,
+    now: number,
+  ): Promise<VerifyCallDecision>;
   /** Uses one attempt if one is left: the attempts left after it, or undefined when none was left. */
   spendAttempt(pin: { id: number; pinId: string }): Promise<number | undefined>;
   /**

@@ -1,6 +1,7 @@
 import type { ApplicationConfigurationDto, Channel } from "../../../shared/tfa.ts";
 import type { SecretBox } from "../crypto/secretBox.ts";
 import type { TemplateFields } from "../tfa/applicationRules.ts";
+import { MAX_DURATION_MS, type RateLimit, windowDecision } from "../tfa/limits.ts";
 import type { Db } from "./database.ts";
 
 /**
@@ -208,6 +209,15 @@ export function capturedOf(box: SecretBox, row: CapturedRowRaw): CapturedRow {
   };
 }
 
+/** verifyPinLimit's answer to one verify call: allowed (and counted), or how long until one fits. */
+export type VerifyCallDecision = { allowed: true } | { allowed: false; retryAfterMs: number };
+
+/**
+ * Verify calls older than any window a limit can have (MAX_DURATION_MS) count for nothing: each
+ * verify call deletes at most this many of them, oldest first, whatever their PIN.
+ */
+export const VERIFY_CALL_PURGE_BATCH = 100;
+
 export class TfaPinStore {
   readonly #db: Db;
   readonly #box: SecretBox;
@@ -219,6 +229,10 @@ export class TfaPinStore {
   readonly #markVerified;
   readonly #nthSendOfApplication;
   readonly #nthSendToNumber;
+  readonly #dropCallsOutOfWindow;
+  readonly #purgeCalls;
+  readonly #nthCall;
+  readonly #insertCall;
 
   constructor(db: Db, box: SecretBox) {
     this.#db = db;
@@ -259,6 +273,37 @@ export class TfaPinStore {
          ORDER BY sent_at DESC LIMIT 1 OFFSET ?`,
       )
       .pluck();
+    this.#dropCallsOutOfWindow = db.prepare<[number, number]>(
+      "DELETE FROM tfa_verify_calls WHERE pin_ref = ? AND called_at <= ?",
+    );
+    this.#purgeCalls = db.prepare<[number, number]>(
+      `DELETE FROM tfa_verify_calls WHERE id IN
+       (SELECT id FROM tfa_verify_calls WHERE called_at <= ? ORDER BY called_at LIMIT ?)`,
+    );
+    this.#nthCall = db
+      .prepare<[number, number]>(
+        "SELECT called_at FROM tfa_verify_calls WHERE pin_ref = ? ORDER BY called_at DESC LIMIT 1 OFFSET ?",
+      )
+      .pluck();
+    this.#insertCall = db.prepare<[number, number]>(
+      "INSERT INTO tfa_verify_calls (pin_ref, called_at) VALUES (?, ?)",
+    );
+  }
+
+  /**
+   * verifyPinLimit for one call of the PIN: counted when the limit allows it (a refused call is
+   * not). Calls out of this limit's window are forgotten first, so a limit changed to a longer
+   * window counts only the calls the previous one still counted.
+   */
+  takeVerifyCall(pin: { id: number }, limit: RateLimit, now: number): VerifyCallDecision {
+    return this.#db.transaction(() => {
+      this.#dropCallsOutOfWindow.run(pin.id, now - limit.windowMs);
+      this.#purgeCalls.run(now - MAX_DURATION_MS, VERIFY_CALL_PURGE_BATCH);
+      const nthNewest = this.#nthCall.get(pin.id, limit.attempts - 1) as number | undefined;
+      const decision = windowDecision(limit, nthNewest, now);
+      if (decision.allowed) this.#insertCall.run(pin.id, now);
+      return decision;
+    })();
   }
 
   /** The hot path of PIN status: one lookup on the unique pinId index (TfaPins caches it). */

@@ -37,7 +37,6 @@ import {
 import { deliveryOutcome } from "./testNumbers.ts";
 import { INVALID_BODY, shownId, TFA_ID_PATTERN, type TfaApplications } from "./tfaApplications.ts";
 import { parseOrBadRequest } from "./validation.ts";
-import type { VerifyRateLimiter } from "./verifyRateLimiter.ts";
 
 function tooManyRequests(text: string, retryAfterMs: number): ApiError {
   const seconds = Math.max(1, Math.ceil(retryAfterMs / 1000));
@@ -91,23 +90,15 @@ export class TfaPins {
    */
   readonly #statusCache: ReadThroughCache<PinStatusRow>;
   readonly #events: PinEvents;
-  readonly #verifyLimiter: VerifyRateLimiter;
   readonly #now: () => number;
   readonly #randomIndex: RandomIndex | undefined;
 
-  constructor(
-    applications: TfaApplications,
-    store: Store,
-    events: PinEvents,
-    verifyLimiter: VerifyRateLimiter,
-    options: TfaPinsOptions = {},
-  ) {
+  constructor(applications: TfaApplications, store: Store, events: PinEvents, options: TfaPinsOptions = {}) {
     this.#applications = applications;
     this.#store = store;
     this.#statusCache = new ReadThroughCache(store.changes, 100_000);
     store.changes.onPinChange((changedPinId) => this.#statusCache.delete(changedPinId));
     this.#events = events;
-    this.#verifyLimiter = verifyLimiter;
     this.#now = options.now ?? Date.now;
     this.#randomIndex = options.randomIndex;
   }
@@ -306,7 +297,7 @@ export class TfaPins {
       const request = parseOrBadRequest(verifyPinSchema, body, INVALID_BODY);
       const now = this.#now();
       const { verifyPinLimit } = limitsOf(read.configuration);
-      const allowed = this.#verifyLimiter.take(read.pinId, verifyPinLimit, now);
+      const allowed = await tx.tfaPins.takeVerifyCall(read, verifyPinLimit, now);
       if (!allowed.allowed) {
         throw tooManyRequests(
           `verifyPinLimit (${read.configuration.verifyPinLimit}) of 2FA application ${read.applicationId} reached for PIN ${read.pinId}`,

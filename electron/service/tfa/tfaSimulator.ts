@@ -3,7 +3,6 @@ import { PinEvents } from "./pinEvents.ts";
 import { PinInbox } from "./pinInbox.ts";
 import { TfaApplications } from "./tfaApplications.ts";
 import { TfaPins } from "./tfaPins.ts";
-import { VerifyRateLimiter } from "./verifyRateLimiter.ts";
 
 /** The local 2FA simulator: the provider's 2FA v2 operations plus the PIN inbox they fill. */
 export interface TfaSimulator {
@@ -18,7 +17,7 @@ export function createTfaSimulator(store: Store, now: () => number = Date.now): 
   const applications = new TfaApplications(store, now);
   return {
     applications,
-    pins: new TfaPins(applications, store, events, new VerifyRateLimiter(), { now }),
+    pins: new TfaPins(applications, store, events, { now }),
     inbox: new PinInbox(store.tfaPins, store.accounts),
     events,
   };

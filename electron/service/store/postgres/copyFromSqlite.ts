@@ -40,6 +40,7 @@ const TABLES: readonly CopiedTable[] = [
   { name: "tfa_templates", order: ["id"] },
   { name: "tfa_pins", order: ["id"] },
   { name: "tfa_sends", order: ["id"] },
+  { name: "tfa_verify_calls", order: ["id"] },
   { name: "idempotent_requests", order: ["id"] },
   { name: "sync_links", order: ["id"] },
   { name: "sync_keys", order: ["api_key_id"] },

@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto";
 import type pg from "pg";
 import type { SecretBox } from "../../crypto/secretBox.ts";
 import type { KeyChangeListener } from "../apiKeyStore.ts";
@@ -35,6 +36,14 @@ import { RETRYABLE, type Sql, sqlOn, sqlState } from "./sql.ts";
 
 /** How many times a write that lost a race (serialization failure, deadlock) runs again. */
 export const WRITE_RETRIES = 3;
+
+/**
+ * The advisory lock key of `tx.tryLock(name)`: a 64-bit hash, the same on every replica, in a
+ * namespace of its own (the schema, idempotency and send locks are others).
+ */
+export function namedLockOf(name: string): string {
+  return createHash("sha256").update(`keydesk/lock/${name}`).digest().readBigInt64BE(0).toString();
+}
 
 /**
  * The Store on PostgreSQL (README.md, "The store interface"): reads on the pool, outside any
@@ -98,6 +107,12 @@ export class PostgresStore implements Store {
       tfa: postgresTfa(sql),
       tfaPins: postgresTfaPins(sql, this.#box, (pinId) => changed(pinChange(pinId))),
       meta: postgresMeta(sql),
+      tryLock: async (name) =>
+        (
+          await sql.rows<{ locked: boolean }>("SELECT pg_try_advisory_xact_lock($1) AS locked", [
+            namedLockOf(name),
+          ])
+        )[0]?.locked === true,
     };
   }
 

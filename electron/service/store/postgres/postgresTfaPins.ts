@@ -1,5 +1,6 @@
 import { createHash } from "node:crypto";
 import type { SecretBox } from "../../crypto/secretBox.ts";
+import { MAX_DURATION_MS, windowDecision } from "../../tfa/limits.ts";
 import type { TfaPinWrites } from "../store.ts";
 import {
   CAPTURED_SELECT,
@@ -13,6 +14,7 @@ import {
   sealPin,
   sealText,
   statusOf,
+  VERIFY_CALL_PURGE_BATCH,
   type VerificationRowRaw,
   verificationOf,
 } from "../tfaPinStore.ts";
@@ -154,6 +156,31 @@ export function postgresTfaPins(sql: Sql, box: SecretBox, changed: (pinId: strin
           send.sentAt,
         ],
       );
+    },
+    async takeVerifyCall(pin, limit, now) {
+      // The PIN's row, locked to the commit: verify calls of one PIN through any replica take
+      // turns here, and each counts the calls committed before it. NO KEY UPDATE: inserts that
+      // only refer to the PIN (a resend's message) do not wait.
+      await sql.rows("SELECT id FROM tfa_pins WHERE id = $1 FOR NO KEY UPDATE", [pin.id]);
+      await sql.count("DELETE FROM tfa_verify_calls WHERE pin_ref = $1 AND called_at <= $2", [
+        pin.id,
+        now - limit.windowMs,
+      ]);
+      // Rows another replica is deleting are left to it (no wait, no deadlock between purges).
+      await sql.count(
+        `DELETE FROM tfa_verify_calls WHERE id IN (SELECT id FROM tfa_verify_calls WHERE called_at <= $1
+           ORDER BY called_at LIMIT $2 FOR UPDATE SKIP LOCKED)`,
+        [now - MAX_DURATION_MS, VERIFY_CALL_PURGE_BATCH],
+      );
+      const [row] = await sql.rows<{ called_at: number }>(
+        "SELECT called_at FROM tfa_verify_calls WHERE pin_ref = $1 ORDER BY called_at DESC LIMIT 1 OFFSET $2",
+        [pin.id, limit.attempts - 1],
+      );
+      const decision = windowDecision(limit, row?.called_at, now);
+      if (decision.allowed) {
+        await sql.count("INSERT INTO tfa_verify_calls (pin_ref, called_at) VALUES ($1, $2)", [pin.id, now]);
+      }
+      return decision;
     },
     async spendAttempt(pin) {
       const [row] = await sql.rows<{ attempts_remaining: number }>(

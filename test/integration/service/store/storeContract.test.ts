@@ -297,6 +297,19 @@ for (const kind of STORE_KINDS) {
       );
     });
 
+    test("a write takes a free named lock, and the next write takes it again once the first ended", async (t) => {
+      const subject = await openStore(kind, t);
+      if (!subject) return;
+      const { store } = subject;
+      assert.equal(await store.write((tx) => tx.tryLock("purge")), true);
+      assert.equal(await store.write((tx) => tx.tryLock("purge")), true);
+      assert.equal(
+        await store.write(async (tx) => (await tx.tryLock("purge")) && tx.tryLock("purge")),
+        true,
+        "the write holding it may ask again",
+      );
+    });
+
     test("audit retention deletes at most a batch of the oldest entries before a time", async (t) => {
       const subject = await openStore(kind, t);
       if (!subject) return;

@@ -3,10 +3,11 @@ import { describe, test } from "node:test";
 import { newAccountKey, newKeyId } from "../../../../electron/service/domain/identifiers.ts";
 import type { Account } from "../../../../electron/service/store/accountStore.ts";
 import type { Store } from "../../../../electron/service/store/store.ts";
+import { VERIFY_CALL_PURGE_BATCH } from "../../../../electron/service/store/tfaPinStore.ts";
 import type { StoredApplication, TemplateFields } from "../../../../electron/service/tfa/applicationRules.ts";
 import type { ApplicationConfigurationDto, Channel } from "../../../../shared/tfa.ts";
-import { DEFAULT_CONFIGURATION } from "../../../../shared/tfaSchemas.ts";
-import { openStore, STORE_KINDS } from "./storeSubjects.ts";
+import { DEFAULT_CONFIGURATION, MAX_DURATION_MS } from "../../../../shared/tfaSchemas.ts";
+import { openStore, STORE_KINDS, storedRows } from "./storeSubjects.ts";
 
 /**
  * The 2FA repositories' contract (store.tfa, store.tfaPins), asserted identically on SQLite and
@@ -300,6 +301,76 @@ for (const kind of STORE_KINDS) {
         "each of the 4 attempts spent by exactly one call",
       );
       assert.equal((await store.tfaPins.status(shared.pinId))?.attemptsRemaining, 0);
+    });
+
+    test("verifyPinLimit: each PIN gets `attempts` calls per sliding window; refused calls are not counted", async (t) => {
+      const subject = await openStore(kind, t);
+      if (!subject) return;
+      const { store } = subject;
+      const setup = await accountWithApplication(store);
+      const a = await sendPin(store, setup, "41790000001", NOW);
+      const b = await sendPin(store, setup, "41790000002", NOW);
+      const limit = { attempts: 2, windowMs: 1000 };
+      const take = (pin: Sent, at: number, by = limit) =>
+        store.write((tx) => tx.tfaPins.takeVerifyCall(pin, by, NOW + at));
+      assert.deepEqual(await take(a, 0), { allowed: true });
+      assert.deepEqual(await take(a, 100), { allowed: true });
+      assert.deepEqual(await take(a, 200), { allowed: false, retryAfterMs: 800 });
+      assert.deepEqual(await take(a, 999), { allowed: false, retryAfterMs: 1 });
+      assert.deepEqual(await take(a, 1000), { allowed: true }, "the first call left the window");
+      assert.deepEqual(await take(a, 1050), { allowed: false, retryAfterMs: 50 });
+      assert.deepEqual(await take(b, 1050), { allowed: true }, "another PIN has its own window");
+      // A changed limit applies to the next call; calls out of the window it replaced count no more.
+      assert.deepEqual(await take(a, 1060, { attempts: 5, windowMs: 1000 }), { allowed: true });
+      assert.deepEqual(await take(a, 1070, { attempts: 1, windowMs: 5 }), { allowed: true });
+      const longer = { attempts: 2, windowMs: 10_000 };
+      assert.deepEqual(await take(a, 1071, longer), { allowed: true }, "1000 and 1060 left the 5 ms window");
+      assert.deepEqual(await take(a, 1072, longer), { allowed: false, retryAfterMs: 9998 });
+    });
+
+    test("verifyPinLimit: calls at once are allowed exactly up to the limit; a rolled-back call is not counted", async (t) => {
+      const subject = await openStore(kind, t);
+      if (!subject) return;
+      const { store } = subject;
+      const setup = await accountWithApplication(store);
+      const pin = await sendPin(store, setup, "41790000001", NOW);
+      const limit = { attempts: 3, windowMs: 60_000 };
+      await assert.rejects(
+        store.write(async (tx) => {
+          await tx.tfaPins.takeVerifyCall(pin, limit, NOW);
+          throw new Error("the verify failed");
+        }),
+        /the verify failed/,
+      );
+      const decisions = await Promise.all(
+        Array.from({ length: 7 }, (_, i) =>
+          store.write((tx) => tx.tfaPins.takeVerifyCall(pin, limit, NOW + i)),
+        ),
+      );
+      assert.equal(decisions.filter((decision) => decision.allowed).length, 3);
+    });
+
+    test("verifyPinLimit: calls older than any limit's window leave the table, a batch per call", async (t) => {
+      const subject = await openStore(kind, t);
+      if (!subject) return;
+      const { store } = subject;
+      const setup = await accountWithApplication(store);
+      const old = await sendPin(store, setup, "41790000001", NOW);
+      const recent = await sendPin(store, setup, "41790000002", NOW);
+      const limit = { attempts: 1000, windowMs: 1000 };
+      for (let i = 0; i < VERIFY_CALL_PURGE_BATCH + 5; i++) {
+        await store.write((tx) => tx.tfaPins.takeVerifyCall(old, limit, NOW + i));
+      }
+      const later = NOW + MAX_DURATION_MS + 10_000;
+      await store.write((tx) => tx.tfaPins.takeVerifyCall(recent, limit, later));
+      assert.equal((await storedRows(subject, "tfa_verify_calls")).length, 5 + 1, "one batch went");
+      await store.write((tx) => tx.tfaPins.takeVerifyCall(recent, limit, later + 1));
+      const left = await storedRows(subject, "tfa_verify_calls");
+      assert.deepEqual(
+        left.map((row) => Number(row.pin_ref)),
+        [recent.id, recent.id],
+        "the rest went with the next call",
+      );
     });
 
     test("a PIN is marked verified once, keeping the first time, and never without an attempt left", async (t) => {

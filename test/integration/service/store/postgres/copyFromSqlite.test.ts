@@ -153,7 +153,9 @@ async function seededDataDir(): Promise<Seeded> {
       const sent = await call("POST", "/2fa/2/pin", appAuth, { ...ids, to });
       pinIds.push(sent.pinId as string);
     }
-    await call("POST", `/2fa/2/pin/${pinIds[0]}/verify`, appAuth, { pin: "000000" });
+    // Two verify calls: verifyPinLimit's table gets two rows.
+    for (const pinId of pinIds.slice(0, 2))
+      await call("POST", `/2fa/2/pin/${pinId}/verify`, appAuth, { pin: "000000" });
   } finally {
     // Writes the usage counted so far.
     await app.close();

@@ -16,7 +16,6 @@ import type { Store } from "../../../../../electron/service/store/store.ts";
 import { PinEvents } from "../../../../../electron/service/tfa/pinEvents.ts";
 import { TfaApplications } from "../../../../../electron/service/tfa/tfaApplications.ts";
 import { TfaPins } from "../../../../../electron/service/tfa/tfaPins.ts";
-import { VerifyRateLimiter } from "../../../../../electron/service/tfa/verifyRateLimiter.ts";
 import { eventually } from "../../../../harness/eventually.ts";
 import { openStore, postgresReplica } from "../storeSubjects.ts";
 
@@ -235,7 +234,7 @@ test("a write that rolls back notifies nothing: B keeps serving its cached entry
 /** The 2FA simulator as one replica runs it on `store`. */
 function tfaOn(store: Store) {
   const applications = new TfaApplications(store);
-  return { applications, pins: new TfaPins(applications, store, new PinEvents(), new VerifyRateLimiter()) };
+  return { applications, pins: new TfaPins(applications, store, new PinEvents()) };
 }
 
 async function pinSentThroughA(a: Store, account: Account) {

@@ -1,6 +1,10 @@
 import assert from "node:assert/strict";
 import { randomBytes } from "node:crypto";
 import { test } from "node:test";
+import {
+  AUDIT_RETENTION_LOCK,
+  AuditRetention,
+} from "../../../../../electron/service/audit/auditRetention.ts";
 import type { ApiKeyFields } from "../../../../../electron/service/domain/apiKeyRules.ts";
 import {
   newAccountKey,
@@ -390,4 +394,77 @@ test("a database that cannot be reached is not ready, and says so", async (t) =>
   // A loopback port nothing listens on: what a load balancer sees when the database is down.
   const gone = postgresReplica("postgres://keydesk@127.0.0.1:9/keydesk", subject.box);
   await assert.rejects(gone.health.ready(), /ECONNREFUSED|connect/);
+});
+
+/** A write on `store` that takes `name` and holds it until `release` is called. */
+async function holdingLock(store: Store, name: string) {
+  let release = () => {};
+  const released = new Promise<void>((resolve) => {
+    release = resolve;
+  });
+  let took: (locked: boolean) => void = () => {};
+  const taken = new Promise<boolean>((resolve) => {
+    took = resolve;
+  });
+  const write = store.write(async (tx) => {
+    took(await tx.tryLock(name));
+    await released;
+  });
+  assert.equal(await taken, true);
+  return async () => {
+    release();
+    await write;
+  };
+}
+
+test("a named lock is held by one replica's write to its end: another replica's tryLock answers false until then", async (t) => {
+  const subject = await openStore("postgres", t);
+  if (!subject) return;
+  const other = postgresReplica(subject.url as string, subject.box);
+  const release = await holdingLock(subject.store, "purge");
+  assert.equal(await other.write((tx) => tx.tryLock("purge")), false);
+  assert.equal(await other.write((tx) => tx.tryLock("another")), true, "another name is another lock");
+  await release();
+  assert.equal(await other.write((tx) => tx.tryLock("purge")), true);
+  assert.equal(await subject.store.write((tx) => tx.tryLock("purge")), true, "released with the write");
+});
+
+test("audit retention on two replicas: one prunes at a time, the other skips its round", async (t) => {
+  const subject = await openStore("postgres", t);
+  if (!subject) return;
+  const other = postgresReplica(subject.url as string, subject.box);
+  const DAY_MS = 24 * 60 * 60 * 1000;
+  const account = await subject.store.write(async (tx) => {
+    const account = await tx.accounts.insert({
+      accountKey: newAccountKey(),
+      username: "ana",
+      passwordHash: "hash",
+      parentId: null,
+      createdAt: NOW,
+    });
+    for (const at of [NOW - 10 * DAY_MS, NOW - 9 * DAY_MS, NOW]) {
+      await tx.audit.append({
+        at,
+        accountId: account.id,
+        actor: "owner",
+        channel: "api",
+        action: "create",
+        reason: null,
+        key: `key-${at}`,
+        changes: {},
+        address: null,
+      });
+    }
+    return account;
+  });
+  const retention = new AuditRetention(other, { days: 5, now: () => NOW });
+  const release = await holdingLock(subject.store, AUDIT_RETENTION_LOCK);
+  assert.equal(await retention.prune(), 0, "replica A holds the lock: B's round is skipped");
+  assert.equal((await other.audit.page({ managerId: account.id, limit: 10 })).entries.length, 3);
+  await release();
+  assert.equal(await retention.prune(), 2);
+  assert.deepEqual(
+    (await other.audit.page({ managerId: account.id, limit: 10 })).entries.map((e) => e.key),
+    [`key-${NOW}`],
+  );
 });

@@ -7,8 +7,7 @@ import type { Store } from "../../../../../electron/service/store/store.ts";
 import { PinEvents } from "../../../../../electron/service/tfa/pinEvents.ts";
 import { TfaApplications } from "../../../../../electron/service/tfa/tfaApplications.ts";
 import { TfaPins } from "../../../../../electron/service/tfa/tfaPins.ts";
-import { VerifyRateLimiter } from "../../../../../electron/service/tfa/verifyRateLimiter.ts";
-import { openStore, poolOn, postgresReplica } from "../storeSubjects.ts";
+import { openStore, poolOn, postgresReplica, storedRows } from "../storeSubjects.ts";
 
 /**
  * The 2FA simulator on two replicas of one PostgreSQL database: the real TfaApplications and
@@ -19,7 +18,7 @@ import { openStore, poolOn, postgresReplica } from "../storeSubjects.ts";
 /** The 2FA simulator as one replica runs it on `store`. */
 function replicaOn(store: Store) {
   const applications = new TfaApplications(store);
-  return { applications, pins: new TfaPins(applications, store, new PinEvents(), new VerifyRateLimiter()) };
+  return { applications, pins: new TfaPins(applications, store, new PinEvents()) };
 }
 
 /** Replicas A and B on one fresh database, an account, and an application with a template made through A. */
@@ -103,6 +102,29 @@ test("the right PIN verified at once through two replicas is verified by one cal
   ]);
   const status = await subject.store.tfaPins.status(pinId);
   assert.deepEqual([status?.verified, status?.attemptsRemaining], [true, 3], "no attempt spent");
+});
+
+test("verify calls at once through two replicas are counted once: the verifyPinLimit stops them all at it", async (t) => {
+  const setup = await twoReplicas(t, { pinAttempts: 100, verifyPinLimit: "4/1h" });
+  if (!setup) return;
+  const { a, b, account, send, subject } = setup;
+  const { pinId } = await send(a, "41790000001");
+  const replicas = { a, b };
+  const verify = (replica: "a" | "b") =>
+    replicas[replica].pins.verify(account, pinId, { pin: "000000000000" });
+  const outcomes = await alternating(10, verify);
+  const refused = outcomes.filter(
+    (outcome) =>
+      outcome.status === "rejected" &&
+      outcome.reason instanceof ApiError &&
+      outcome.reason.status === 429 &&
+      /verifyPinLimit/.test(outcome.reason.message),
+  );
+  assert.equal(outcomes.filter((outcome) => outcome.status === "fulfilled").length, 4);
+  assert.equal(refused.length, 6, "every other call refused with 429");
+  await assert.rejects(verify("b"), (error) => error instanceof ApiError && error.status === 429);
+  await assert.rejects(verify("a"), (error) => error instanceof ApiError && error.status === 429);
+  assert.equal((await storedRows(subject, "tfa_verify_calls")).length, 4, "refused calls are not counted");
 });
 
 test("sends at once through two replicas stop exactly at the application's send limit", async (t) => {

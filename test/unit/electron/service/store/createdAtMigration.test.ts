@@ -2,7 +2,11 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import { after, test } from "node:test";
 import Database from "better-sqlite3";
-import { migrateTo, openDatabase, SCHEMA_VERSION } from "../../../../../electron/service/store/database.ts";
+import {
+  migrateTo,
+  ORIGIN_CREATED_AT_VERSION,
+  openDatabase,
+} from "../../../../../electron/service/store/database.ts";
 import { makeTempDir, removeDir } from "../../../../harness/keyServiceProcess.ts";
 
 /**
@@ -19,7 +23,7 @@ test("the migration keeps the creation time of keys created here and leaves sync
   dirs.push(dir);
   const file = join(dir, "keydesk.db");
   const db = new Database(file);
-  migrateTo(db, SCHEMA_VERSION - 1);
+  migrateTo(db, ORIGIN_CREATED_AT_VERSION - 1);
   db.exec(`INSERT INTO accounts (id, account_key, username, password_hash, created_at)
              VALUES (1, '${"A".repeat(32)}', 'owner', 'x', 0);
            INSERT INTO sync_links (id, account_id, remote_base_url, remote_username, remote_password_sealed,

@@ -9,7 +9,6 @@ import type { PinRecord } from "../../../../../electron/service/store/tfaPinStor
 import { PinEvents } from "../../../../../electron/service/tfa/pinEvents.ts";
 import { TfaApplications } from "../../../../../electron/service/tfa/tfaApplications.ts";
 import { TfaPins } from "../../../../../electron/service/tfa/tfaPins.ts";
-import { VerifyRateLimiter } from "../../../../../electron/service/tfa/verifyRateLimiter.ts";
 import { makeTempDir, removeDir } from "../../../../harness/keyServiceProcess.ts";
 
 /**
@@ -65,7 +64,7 @@ async function sentPin(configuration: Record<string, unknown>, change: Change) {
   // NUMERIC digits 1, 2, 3, 4: the PIN is "1234".
   const options = { randomIndex: () => (digit++ % 4) + 1 };
   const applications = new TfaApplications(data.store);
-  const sender = new TfaPins(applications, data.store, new PinEvents(), new VerifyRateLimiter(), options);
+  const sender = new TfaPins(applications, data.store, new PinEvents(), options);
   const { applicationId } = await applications.create(account, {
     name: "login",
     configuration: { verifyPinLimit: "100/1s", ...configuration },
@@ -76,7 +75,7 @@ async function sentPin(configuration: Record<string, unknown>, change: Change) {
   });
   const { pinId } = await sender.sendSms(account, {}, { applicationId, messageId, to: "41790000000" });
   const raced = changedAfterRead(data.store, change);
-  const verifier = new TfaPins(applications, raced, new PinEvents(), new VerifyRateLimiter());
+  const verifier = new TfaPins(applications, raced, new PinEvents());
   return {
     verify: (pin: string) => verifier.verify(account, pinId, { pin }),
     status: () => verifier.status(account, pinId),
@@ -141,7 +140,7 @@ test("PIN status, served from memory, sees a verification through this process a
     }),
   );
   const applications = new TfaApplications(here.store);
-  const pins = new TfaPins(applications, here.store, new PinEvents(), new VerifyRateLimiter());
+  const pins = new TfaPins(applications, here.store, new PinEvents());
   const { applicationId } = await applications.create(account, {
     name: "login",
     configuration: { verifyPinLimit: "100/1s" },
@@ -157,12 +156,7 @@ test("PIN status, served from memory, sees a verification through this process a
   assert.equal((await pins.status(account, pinId)).attemptsRemaining, 9, "this process's verify");
 
   const elsewhere = openDataDir({ dataDir: dir, dataKey });
-  const otherPins = new TfaPins(
-    new TfaApplications(elsewhere.store),
-    elsewhere.store,
-    new PinEvents(),
-    new VerifyRateLimiter(),
-  );
+  const otherPins = new TfaPins(new TfaApplications(elsewhere.store), elsewhere.store, new PinEvents());
   await otherPins.verify(account, pinId, { pin: "0" });
   elsewhere.close();
   await new Promise((resolve) => setImmediate(resolve));
