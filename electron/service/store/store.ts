@@ -372,8 +372,12 @@ export interface TfaPinWrites extends TfaPinReads {
     limit: RateLimit,
     now: number,
   ): Promise<VerifyCallDecision>;
-  /** Uses one attempt if one is left: the attempts left after it, or undefined when none was left. */
-  spendAttempt(pin: { id: number; pinId: string }): Promise<number | undefined>;
+  /**
+   * Uses one attempt if one is left and, when `verified` is given, the PIN is still in that state
+   * (a wrong PIN decided on an unverified PIN spends nothing once another call verified it): the
+   * attempts left after it, or undefined when it changed meanwhile (read it again and decide again).
+   */
+  spendAttempt(pin: { id: number; pinId: string; verified?: boolean }): Promise<number | undefined>;
   /**
    * Marks the PIN verified (`verifiedAt` only the first time) if it has an attempt left and is not
    * verified yet; false when it changed meanwhile (read it again and decide again).

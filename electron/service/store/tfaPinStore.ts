@@ -253,9 +253,10 @@ export class TfaPinStore {
     );
     // Conditional writes: what they change is decided by the row as it is now, not as it was read.
     this.#spendAttempt = db
-      .prepare<[number]>(
+      .prepare<{ id: number; verified: number | null }>(
         `UPDATE tfa_pins SET attempts_remaining = attempts_remaining - 1
-         WHERE id = ? AND attempts_remaining > 0 RETURNING attempts_remaining`,
+         WHERE id = @id AND attempts_remaining > 0 AND (@verified IS NULL OR verified = @verified)
+         RETURNING attempts_remaining`,
       )
       .pluck();
     this.#markVerified = db.prepare(
@@ -359,8 +360,9 @@ export class TfaPinStore {
   }
 
   /** Uses one attempt if one is left: the attempts left after it, or undefined when none was left. */
-  spendAttempt(pin: { id: number; pinId: string }): number | undefined {
-    return this.#spendAttempt.get(pin.id) as number | undefined;
+  spendAttempt(pin: { id: number; pinId: string; verified?: boolean }): number | undefined {
+    const verified = pin.verified === undefined ? null : Number(pin.verified);
+    return this.#spendAttempt.get({ id: pin.id, verified }) as number | undefined;
   }
 
   /** Marks the PIN verified if it is not yet and has an attempt left; false when it changed meanwhile. */

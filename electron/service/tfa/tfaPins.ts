@@ -357,7 +357,15 @@ export class TfaPins {
       const next = decision.next;
       if (!next) return { record, decision };
       if (next.verified && !record.verified) {
-        if (await pins.markVerified(record, next.verifiedAt ?? now)) return { record, decision };
+        if (await pins.markVerified(record, next.verifiedAt ?? now)) {
+          // Wrong PINs may have spent attempts between the read and this write (another replica):
+          // the answer says what is left now, as it would had they come first on one process.
+          const left = (await pins.status(record.pinId))?.attemptsRemaining ?? next.attemptsRemaining;
+          return {
+            record,
+            decision: { ...decision, attemptsRemaining: left, next: { ...next, attemptsRemaining: left } },
+          };
+        }
       } else {
         // A wrong PIN. Attempts spent elsewhere meanwhile show in what is left after this one.
         const left = await pins.spendAttempt(record);

@@ -185,8 +185,9 @@ export function postgresTfaPins(sql: Sql, box: SecretBox, changed: (pinId: strin
     async spendAttempt(pin) {
       const [row] = await sql.rows<{ attempts_remaining: number }>(
         `UPDATE tfa_pins SET attempts_remaining = attempts_remaining - 1
-         WHERE id = $1 AND attempts_remaining > 0 RETURNING attempts_remaining`,
-        [pin.id],
+         WHERE id = $1 AND attempts_remaining > 0 AND ($2::boolean IS NULL OR verified = $2)
+         RETURNING attempts_remaining`,
+        [pin.id, pin.verified ?? null],
       );
       if (row) changed(pin.pinId);
       return row?.attempts_remaining;
