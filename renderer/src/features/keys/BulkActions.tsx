@@ -67,6 +67,12 @@ function BulkResult(props: { result: BulkResultDto | null; enabled: boolean; onC
 export function useBulkActions(props: {
   accountKey: string;
   query: KeyQueryDto;
+  /**
+   * The filters as the user set them. The selection is cleared when they change, not when the
+   * service's query catches up with them (typing settles a moment later): a row ticked in between
+   * is a row of the filter in view and stays ticked.
+   */
+  filterScope: string;
   rows: readonly ApiKeyView[];
   /** How many keys the filter matches, when counted. */
   matching: number | undefined;
@@ -77,10 +83,9 @@ export function useBulkActions(props: {
   const [progress, setProgress] = useState<{ done: number; total: number } | null>(null);
   const bulk = useBulkSetEnabled();
   const progressId = useId().replace(/[^\w-]/g, "");
-  const queryText = JSON.stringify(props.query);
   // Another account or filter: the selection is of keys no longer in view.
-  // biome-ignore lint/correctness/useExhaustiveDependencies: reset on the account or query changing
-  useEffect(() => setSelection(NOTHING_SELECTED), [props.accountKey, queryText]);
+  // biome-ignore lint/correctness/useExhaustiveDependencies: reset on the account or filters changing
+  useEffect(() => setSelection(NOTHING_SELECTED), [props.accountKey, props.filterScope]);
   useEffect(
     () =>
       getBridge().onEvent((event) => {

@@ -152,6 +152,7 @@ export function KeysView(props: {
   const bulk = useBulkActions({
     accountKey: props.accountKey,
     query,
+    filterScope: JSON.stringify(keyQueryOf(filters)),
     rows: shown,
     matching: filtered ? (current && !keys.hasNextPage ? shown.length : matching.data) : totalCount,
   });
