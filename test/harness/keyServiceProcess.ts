@@ -4,7 +4,7 @@ import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import http from "node:http";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
-import { type PostgresCluster, postgresMissing, startPostgres } from "./postgres.ts";
+import { type PostgresCluster, postgresMissing, testPostgres } from "./postgres.ts";
 import { spawnUntilReady } from "./readyProcess.ts";
 import { assertConformingAnswer, checkAnswersOf, checkerFor } from "./serviceContract.ts";
 
@@ -70,7 +70,7 @@ function spawnCli(args: string[], env: NodeJS.ProcessEnv): Promise<CliResult> {
 
 /**
  * The store the service runs on in these tests: SQLite (a data dir) unless KEYDESK_TEST_STORE=postgres,
- * which runs the same tests on PostgreSQL: a private cluster per test file (test/harness/postgres.ts)
+ * which runs the same tests on PostgreSQL: the test run's private cluster (testPostgres in postgres.ts)
  * and a fresh database per service, each named by its test's data dir. The CLI then gets
  * `--database-url` and `--data-key-file` (a generated key, mode 0600, in that data dir) instead of
  * `--data-dir`, exactly as a user would run it.
@@ -97,7 +97,7 @@ export function storeArgs(dataDir: string): Promise<string[]> {
   if (!args) {
     args = (async () => {
       if (postgresMissing) throw new Error(`KEYDESK_TEST_STORE=postgres: ${postgresMissing}`);
-      cluster ??= startPostgres();
+      cluster ??= testPostgres();
       const url = await (await cluster).createDatabase();
       await mkdir(key, { recursive: true, mode: 0o700 });
       const keyFile = join(key, "test-data.key");

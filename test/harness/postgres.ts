@@ -19,7 +19,7 @@ import pg from "pg";
 /**
  * A private PostgreSQL cluster for the tests: Debian's server binaries, initdb into a fresh temp dir,
  * listening on 127.0.0.1 only (plus a socket inside that dir) on a free port, with a generated password.
- * One cluster per test file (initdb + start take about a second); a fresh database per test or file.
+ * initdb + start take a second or two: a test run shares one (testPostgres); a fresh database per test or file.
  * Stopped and removed by `stop()`, and by the process's exit if a test file dies before that.
  */
 
@@ -190,6 +190,8 @@ export async function startPostgres(): Promise<PostgresCluster> {
         "-c fsync=off",
         "-c synchronous_commit=off",
         "-c full_page_writes=off",
+        // One cluster may serve a whole test run (testPostgres): every file's pools and services at once.
+        "-c max_connections=400",
       ].join(" ");
       try {
         run("pg_ctl", ["start", "-D", data, "-w", "-t", "30", "-l", join(dir, "server.log"), "-o", options]);
@@ -207,18 +209,86 @@ export async function startPostgres(): Promise<PostgresCluster> {
       stop,
       async createDatabase() {
         const name = `test_${process.pid}_${++databases}`;
-        const client = new pg.Client({ connectionString: url() });
-        await client.connect();
-        try {
-          await client.query(`CREATE DATABASE ${name}`);
-        } finally {
-          await client.end();
-        }
+        await createDatabaseOn(url(), name);
         return url(name);
       },
     };
   } catch (error) {
     stop();
     throw error;
+  }
+}
+
+/**
+ * The variable through which the test run's cluster (started once by test/harness/testRunSetup.ts,
+ * node --test's global setup) reaches every test file's process: its superuser's connection string.
+ */
+export const SHARED_CLUSTER_VARIABLE = "KEYDESK_TEST_POSTGRES_URL";
+
+/**
+ * A database server for a test file: the run's shared cluster when there is one (a fresh database per
+ * createDatabase, so files never see each other's rows), else a cluster of the file's own (a file run
+ * alone). Starting a cluster costs a second or two and a few hundred processes' worth of files start
+ * one each otherwise. A test that stops or reconfigures its server needs startPostgres() instead.
+ * On the shared cluster, stop() drops the databases this process made (also at exit).
+ */
+export function testPostgres(): Promise<PostgresCluster> {
+  const shared = process.env[SHARED_CLUSTER_VARIABLE];
+  return shared ? Promise.resolve(sharedCluster(shared)) : startPostgres();
+}
+
+function sharedCluster(serverUrl: string): PostgresCluster {
+  const base = new URL(serverUrl);
+  const url = (database = "postgres") => {
+    const at = new URL(base);
+    at.pathname = `/${database}`;
+    return at.toString();
+  };
+  const made: string[] = [];
+  const dropMade = () => {
+    process.off("exit", dropMade);
+    if (made.length === 0 || typeof located === "string") return;
+    // Sync (psql), so that it also runs from the exit event; FORCE: a service of the test may still hold a connection.
+    spawnSync(
+      join(located.bin, "psql"),
+      [
+        "-X",
+        "-q",
+        ...made.splice(0).flatMap((name) => ["-c", `DROP DATABASE IF EXISTS ${name} WITH (FORCE)`]),
+      ],
+      {
+        stdio: "ignore",
+        env: {
+          PATH: "/usr/bin:/bin",
+          PGHOST: base.hostname,
+          PGPORT: base.port,
+          PGUSER: decodeURIComponent(base.username),
+          PGPASSWORD: decodeURIComponent(base.password),
+          PGDATABASE: "postgres",
+        },
+      },
+    );
+  };
+  return {
+    dir: "",
+    url,
+    stop: dropMade,
+    async createDatabase() {
+      if (made.length === 0) process.on("exit", dropMade);
+      const name = `test_${process.pid}_${made.length + 1}_${randomBytes(3).toString("hex")}`;
+      await createDatabaseOn(url(), name);
+      made.push(name);
+      return url(name);
+    },
+  };
+}
+
+async function createDatabaseOn(serverUrl: string, name: string): Promise<void> {
+  const client = new pg.Client({ connectionString: serverUrl });
+  await client.connect();
+  try {
+    await client.query(`CREATE DATABASE ${name}`);
+  } finally {
+    await client.end();
   }
 }

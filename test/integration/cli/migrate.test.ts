@@ -13,7 +13,7 @@ import {
   type PostgresCluster,
   postgresMissing,
   skipWithoutPostgres,
-  startPostgres,
+  testPostgres,
 } from "../../harness/postgres.ts";
 
 /**
@@ -31,7 +31,7 @@ let dir: string;
 
 before(async () => {
   dir = await makeTempDir("keydesk-migrate-");
-  if (!postgresMissing) cluster = await startPostgres();
+  if (!postgresMissing) cluster = await testPostgres();
 });
 
 after(async () => {

@@ -17,6 +17,7 @@ import {
   postgresMissing,
   skipWithoutPostgres,
   startPostgres,
+  testPostgres,
 } from "../../harness/postgres.ts";
 
 /**
@@ -34,7 +35,7 @@ let dir: string;
 
 before(async () => {
   dir = await makeTempDir("keydesk-pgcli-");
-  if (!postgresMissing) cluster = await startPostgres();
+  if (!postgresMissing) cluster = await testPostgres();
 });
 
 after(async () => {

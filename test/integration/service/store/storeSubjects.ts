@@ -7,7 +7,7 @@ import { migratePostgres } from "../../../../electron/service/store/postgres/mig
 import { PostgresStore } from "../../../../electron/service/store/postgres/postgresStore.ts";
 import type { Store } from "../../../../electron/service/store/store.ts";
 import { makeTempDir, removeDir } from "../../../harness/keyServiceProcess.ts";
-import { type PostgresCluster, skipWithoutPostgres, startPostgres } from "../../../harness/postgres.ts";
+import { type PostgresCluster, skipWithoutPostgres, testPostgres } from "../../../harness/postgres.ts";
 
 /**
  * The two stores under one test: a SqliteStore on a fresh data dir, or a PostgresStore on a fresh
@@ -74,7 +74,7 @@ export async function openStore(
     return { store: data.store, box: data.box, data };
   }
   if (skipWithoutPostgres(t)) return undefined;
-  cluster ??= startPostgres();
+  cluster ??= testPostgres();
   const url = await (await cluster).createDatabase();
   const pool = poolOn(url);
   await migratePostgres(pool);

@@ -22,7 +22,7 @@ import { migratePostgres } from "../../../../../electron/service/store/postgres/
 import { PostgresStore } from "../../../../../electron/service/store/postgres/postgresStore.ts";
 import { createOutboxJournal } from "../../../../../electron/sync/outboxJournal.ts";
 import { basic, makeTempDir, removeDir } from "../../../../harness/keyServiceProcess.ts";
-import { type PostgresCluster, skipWithoutPostgres, startPostgres } from "../../../../harness/postgres.ts";
+import { type PostgresCluster, skipWithoutPostgres, testPostgres } from "../../../../harness/postgres.ts";
 
 /**
  * `migrate --from-sqlite`'s core: a SQLite data dir written by the real service (accounts by the
@@ -51,7 +51,7 @@ async function emptyTarget(t: {
   skip(message: string): void;
 }): Promise<{ pool: pg.Pool; url: string } | undefined> {
   if (skipWithoutPostgres(t)) return undefined;
-  cluster ??= startPostgres();
+  cluster ??= testPostgres();
   const url = await (await cluster).createDatabase();
   const pool = new pg.Pool({ connectionString: url, max: 4 });
   cleanups.push(() => pool.end());

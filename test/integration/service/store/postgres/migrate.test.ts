@@ -18,7 +18,7 @@ import {
   type PostgresCluster,
   postgresMissing,
   skipWithoutPostgres,
-  startPostgres,
+  testPostgres,
 } from "../../../../harness/postgres.ts";
 
 /**
@@ -30,7 +30,7 @@ let cluster: PostgresCluster | undefined;
 const pools: pg.Pool[] = [];
 
 before(async () => {
-  if (!postgresMissing) cluster = await startPostgres();
+  if (!postgresMissing) cluster = await testPostgres();
 });
 after(async () => {
   for (const pool of pools) await pool.end();

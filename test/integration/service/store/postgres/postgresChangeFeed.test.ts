@@ -105,7 +105,7 @@ async function terminateListenConnection(url: string, replicaName: string): Prom
   try {
     const { rows } = await client.query(
       `SELECT pg_terminate_backend(pid) AS ended FROM pg_stat_activity
-       WHERE application_name = $1 AND query = $2`,
+       WHERE datname = current_database() AND application_name = $1 AND query = $2`,
       [replicaName, `LISTEN ${CHANGES_CHANNEL}`],
     );
     assert.deepEqual(

@@ -27,7 +27,7 @@ import {
   type PostgresCluster,
   postgresMissing,
   skipWithoutPostgres,
-  startPostgres,
+  testPostgres,
 } from "../../../../harness/postgres.ts";
 
 /**
@@ -151,7 +151,7 @@ before(async () => {
   const dataKey = randomBytes(32);
   dir = await makeTempDir();
   data = openDataDir({ dataDir: dir, dataKey });
-  cluster = await startPostgres();
+  cluster = await testPostgres();
   pool = new pg.Pool({ connectionString: await cluster.createDatabase(), max: 4 });
   await migratePostgres(pool);
   const box = createSecretBox(dataKey);

@@ -147,7 +147,8 @@ test("an Idempotency-Key retried on another replica waits for the first write's 
     // B's lookup is blocked on the (account, key) lock while A's write is open.
     await eventually("replica B waiting on the idempotency lock", async () => {
       const { rows } = await observer.query(
-        `SELECT 1 FROM pg_locks WHERE locktype = 'advisory' AND NOT granted`,
+        `SELECT 1 FROM pg_locks WHERE locktype = 'advisory' AND NOT granted
+           AND database = (SELECT oid FROM pg_database WHERE datname = current_database())`,
       );
       return rows.length > 0 ? true : undefined;
     });
@@ -185,7 +186,7 @@ test("a key's create queued by two replicas at once is queued once: the second w
     // B's insert of the same linked key waits on A's uncommitted row.
     await eventually("replica B waiting on replica A's linked key", async () => {
       const { rows } = await observer.query(
-        "SELECT 1 FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE 'INSERT INTO sync_keys%'",
+        "SELECT 1 FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock' AND query LIKE 'INSERT INTO sync_keys%'",
       );
       return rows.length > 0 ? true : undefined;
     });
