@@ -14,6 +14,7 @@ import {
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { after, before } from "node:test";
 import pg from "pg";
 
 /**
@@ -221,4 +222,22 @@ export async function startPostgres(): Promise<PostgresCluster> {
     stop();
     throw error;
   }
+}
+
+/**
+ * This test file's private cluster, started before its tests where PostgreSQL is present and
+ * stopped after them: `cluster()` answers it (a test calls skipWithoutPostgres first).
+ */
+export function postgresClusterForFile(): { cluster(): PostgresCluster } {
+  let started: PostgresCluster | undefined;
+  before(async () => {
+    if (!postgresMissing) started = await startPostgres();
+  });
+  after(() => started?.stop());
+  return {
+    cluster() {
+      if (!started) throw new Error(postgresMissing ?? "the cluster did not start");
+      return started;
+    },
+  };
 }
