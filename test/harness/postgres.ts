@@ -14,6 +14,7 @@ import {
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { after, before } from "node:test";
 import pg from "pg";
 
 /**
@@ -291,4 +292,23 @@ async function createDatabaseOn(serverUrl: string, name: string): Promise<void> 
   } finally {
     await client.end();
   }
+}
+
+/**
+ * This test file's server (testPostgres: the run's cluster, or a cluster of the file's own), ready
+ * before its tests where PostgreSQL is present and released after them (the file's databases dropped,
+ * or its own cluster stopped): `cluster()` answers it (a test calls skipWithoutPostgres first).
+ */
+export function postgresClusterForFile(): { cluster(): PostgresCluster } {
+  let started: PostgresCluster | undefined;
+  before(async () => {
+    if (!postgresMissing) started = await testPostgres();
+  });
+  after(() => started?.stop());
+  return {
+    cluster() {
+      if (!started) throw new Error(postgresMissing ?? "the cluster did not start");
+      return started;
+    },
+  };
 }

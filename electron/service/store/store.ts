@@ -96,7 +96,27 @@ export interface ChangeFeed {
   onAccountChange(listener: (accountId: number) => void): () => void;
   /** The pinId of a PIN whose state (attempts, verified) changed. */
   onPinChange(listener: (pinId: string) => void): () => void;
+  /**
+   * The PIN events of the other replicas of a shared database (a message captured, a PIN's state
+   * changed), after their commit, in commit order; absent where one process is the only writer (SQLite).
+   */
+  onPinEvent?(listener: (note: PinEventNote) => void): () => void;
 }
+
+/**
+ * A PIN event as the change feed carries it: ids and counts, never a PIN, a text or a number
+ * (the replica told reads the message from the store, where it is sealed).
+ */
+export type PinEventNote =
+  | { type: "captured"; accountId: number; sendId: number }
+  | {
+      type: "state";
+      accountId: number;
+      pinId: string;
+      applicationId: string;
+      attemptsRemaining: number;
+      verified: boolean;
+    };
 
 export interface AccountReads {
   byUsername(username: string): Promise<Account | undefined>;

@@ -1,6 +1,7 @@
 import type { Store } from "../store/store.ts";
 import { PinEvents } from "./pinEvents.ts";
 import { PinInbox } from "./pinInbox.ts";
+import { relayReplicaPinEvents } from "./replicaPinEvents.ts";
 import { TfaApplications } from "./tfaApplications.ts";
 import { TfaPins } from "./tfaPins.ts";
 
@@ -15,6 +16,7 @@ export interface TfaSimulator {
 export function createTfaSimulator(store: Store, now: () => number = Date.now): TfaSimulator {
   const events = new PinEvents();
   const applications = new TfaApplications(store, now);
+  relayReplicaPinEvents(store.changes, store.tfaPins, events);
   return {
     applications,
     pins: new TfaPins(applications, store, events, { now }),

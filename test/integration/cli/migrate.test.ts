@@ -9,12 +9,7 @@ import {
   runCli,
   startServe,
 } from "../../harness/keyServiceProcess.ts";
-import {
-  type PostgresCluster,
-  postgresMissing,
-  skipWithoutPostgres,
-  testPostgres,
-} from "../../harness/postgres.ts";
+import { postgresClusterForFile, skipWithoutPostgres } from "../../harness/postgres.ts";
 
 /**
  * `key-service migrate --from-sqlite DIR --database-url URL`, run as README shows it: a data dir a
@@ -26,16 +21,14 @@ import {
 const KEYS = "/settings/1/accounts/_/api-keys";
 const OWNER = basic("owner", "owner-password");
 
-let cluster: PostgresCluster | undefined;
+const postgres = postgresClusterForFile();
 let dir: string;
 
 before(async () => {
   dir = await makeTempDir("keydesk-migrate-");
-  if (!postgresMissing) cluster = await testPostgres();
 });
 
 after(async () => {
-  cluster?.stop();
   await removeDir(dir);
 });
 
@@ -75,7 +68,7 @@ test("a data dir moves into PostgreSQL whole, and serve on the database answers 
   assert.equal((await sqlite.stop("SIGTERM")).code, 0);
   const expected = ((await startAndList(dataDir)) as { apiKeys: Key[] }).apiKeys;
 
-  const url = await (cluster as PostgresCluster).createDatabase();
+  const url = await postgres.cluster().createDatabase();
   const migrated = await runCli(["migrate", "--from-sqlite", dataDir, "--database-url", url]);
   assert.equal(migrated.code, 0, migrated.stderr);
   assert.match(migrated.stdout, /api_keys: 3 rows/);
@@ -107,7 +100,7 @@ test("a data dir moves into PostgreSQL whole, and serve on the database answers 
 
 test("a folder without Keydesk data, or no database named, is refused before anything is written", async (t) => {
   if (skipWithoutPostgres(t)) return;
-  const url = await (cluster as PostgresCluster).createDatabase();
+  const url = await postgres.cluster().createDatabase();
   const empty = await makeTempDir("keydesk-migrate-empty-");
   t.after(() => removeDir(empty));
   const nothing = await runCli(["migrate", "--from-sqlite", empty, "--database-url", url]);

@@ -12,13 +12,7 @@ import {
   type ServeProcess,
   startServe,
 } from "../../harness/keyServiceProcess.ts";
-import {
-  type PostgresCluster,
-  postgresMissing,
-  skipWithoutPostgres,
-  startPostgres,
-  testPostgres,
-} from "../../harness/postgres.ts";
+import { postgresClusterForFile, skipWithoutPostgres, startPostgres } from "../../harness/postgres.ts";
 
 /**
  * `key-service serve` and `account` on PostgreSQL, run as a team's admin runs them: a database URL
@@ -30,22 +24,20 @@ import {
 const KEYS = "/settings/1/accounts/_/api-keys";
 const OWNER = basic("owner", "owner-password");
 
-let cluster: PostgresCluster | undefined;
+const postgres = postgresClusterForFile();
 let dir: string;
 
 before(async () => {
   dir = await makeTempDir("keydesk-pgcli-");
-  if (!postgresMissing) cluster = await testPostgres();
 });
 
 after(async () => {
-  cluster?.stop();
   await removeDir(dir);
 });
 
 /** A fresh database, its data key (base64) and the environment naming both, as the README shows. */
 async function freshDatabase() {
-  const url = await (cluster as PostgresCluster).createDatabase();
+  const url = await postgres.cluster().createDatabase();
   const dataKey = randomBytes(32).toString("base64");
   return { url, dataKey, env: { KEY_SERVICE_DATABASE_URL: url, KEY_SERVICE_DATA_KEY: dataKey } };
 }

@@ -1,5 +1,6 @@
+import { randomBytes } from "node:crypto";
 import pg from "pg";
-import type { ChangeFeed } from "../store.ts";
+import type { ChangeFeed, PinEventNote } from "../store.ts";
 
 /** The channel every replica's writes notify and every replica listens on. */
 export const CHANGES_CHANNEL = "keydesk_changes";
@@ -10,6 +11,38 @@ export const RECONNECT_MS = 1000;
 export const keyChange = (digest: Buffer) => `key:${digest.toString("hex")}`;
 export const accountChange = (accountId: number) => `account:${accountId}`;
 export const pinChange = (pinId: string) => `pin:${pinId}`;
+/**
+ * `pin-event:<origin>:captured:<accountId>:<sendId>` or
+ * `pin-event:<origin>:state:<accountId>:<pinId>:<applicationId>:<attemptsRemaining>:<0|1>`; `origin`
+ * is the writing replica's feed (`PostgresChangeFeed.origin`), which skips its own: it told its
+ * streams itself, at once.
+ */
+export function pinEventChange(origin: string, note: PinEventNote): string {
+  return note.type === "captured"
+    ? `pin-event:${origin}:captured:${note.accountId}:${note.sendId}`
+    : `pin-event:${origin}:state:${note.accountId}:${note.pinId}:${note.applicationId}:${note.attemptsRemaining}:${note.verified ? 1 : 0}`;
+}
+
+const WHOLE = /^\d+$/;
+
+/** The note of a `pin-event` payload past its origin; undefined for one this version does not read. */
+export function pinEventNoteOf(fields: readonly string[]): PinEventNote | undefined {
+  const [type, accountId, ...rest] = fields;
+  if (!accountId || !WHOLE.test(accountId)) return undefined;
+  if (type === "captured" && rest.length === 1 && WHOLE.test(rest[0] as string))
+    return { type, accountId: Number(accountId), sendId: Number(rest[0]) };
+  const [pinId, applicationId, attemptsRemaining, verified] = rest;
+  if (type !== "state" || rest.length !== 4 || !pinId || !applicationId) return undefined;
+  if (!WHOLE.test(attemptsRemaining as string) || (verified !== "0" && verified !== "1")) return undefined;
+  return {
+    type,
+    accountId: Number(accountId),
+    pinId,
+    applicationId,
+    attemptsRemaining: Number(attemptsRemaining),
+    verified: verified === "1",
+  };
+}
 
 /** Sends a write's changes inside its transaction: PostgreSQL delivers them at its commit, never for a rollback. */
 export async function notifyChanges(client: pg.ClientBase, changes: ReadonlySet<string>): Promise<void> {
@@ -41,6 +74,9 @@ export class PostgresChangeFeed implements ChangeFeed {
   readonly #keys: Listeners<Buffer> = new Set();
   readonly #accounts: Listeners<number> = new Set();
   readonly #pins: Listeners<string> = new Set();
+  readonly #pinEvents: Listeners<PinEventNote> = new Set();
+  /** Names this replica in its PIN event payloads (random: replicas need no configured name). */
+  readonly origin = randomBytes(8).toString("hex");
   readonly #whenListening: (() => void)[] = [];
   #client: pg.Client | undefined;
   #listening = false;
@@ -73,6 +109,11 @@ export class PostgresChangeFeed implements ChangeFeed {
   onPinChange(listener: (pinId: string) => void): () => void {
     this.#start();
     return subscribe(this.#pins, listener);
+  }
+
+  onPinEvent(listener: (note: PinEventNote) => void): () => void {
+    this.#start();
+    return subscribe(this.#pinEvents, listener);
   }
 
   /** Whether notifications are being received (caches may keep what they load). */
@@ -145,6 +186,10 @@ export class PostgresChangeFeed implements ChangeFeed {
     if (kind === "key") for (const listener of this.#keys) listener(Buffer.from(id, "hex"));
     else if (kind === "account") for (const listener of this.#accounts) listener(Number(id));
     else if (kind === "pin") for (const listener of this.#pins) listener(id);
-    // Other kinds are for other listeners (PIN events): nothing cached here depends on them.
+    else if (kind === "pin-event") {
+      const [origin, ...fields] = id.split(":");
+      const note = origin === this.origin ? undefined : pinEventNoteOf(fields);
+      if (note) for (const listener of this.#pinEvents) listener(note);
+    }
   }
 }

@@ -25,6 +25,7 @@ import {
   notifyChanges,
   PostgresChangeFeed,
   pinChange,
+  pinEventChange,
 } from "./postgresChangeFeed.ts";
 import { postgresIdempotency } from "./postgresIdempotency.ts";
 import { postgresHealth, postgresMeta } from "./postgresMeta.ts";
@@ -105,7 +106,12 @@ export class PostgresStore implements Store {
       usage: postgresUsage(sql),
       sync: postgresSync(sql, this.#box),
       tfa: postgresTfa(sql),
-      tfaPins: postgresTfaPins(sql, this.#box, (pinId) => changed(pinChange(pinId))),
+      tfaPins: postgresTfaPins(
+        sql,
+        this.#box,
+        (pinId) => changed(pinChange(pinId)),
+        (note) => changed(pinEventChange(this.changes.origin, note)),
+      ),
       meta: postgresMeta(sql),
       tryLock: async (name) =>
         (

@@ -1,7 +1,7 @@
 import { createHash } from "node:crypto";
 import type { SecretBox } from "../../crypto/secretBox.ts";
 import { MAX_DURATION_MS, windowDecision } from "../../tfa/limits.ts";
-import type { TfaPinWrites } from "../store.ts";
+import type { PinEventNote, TfaPinWrites } from "../store.ts";
 import {
   CAPTURED_SELECT,
   type CapturedRowRaw,
@@ -40,11 +40,41 @@ export function sendLockOf(applicationRef: number): string {
  *   and its reads (READ COMMITTED: a new snapshot per statement) then count it;
  * - an attempt is spent and a PIN verified by UPDATEs whose WHERE is checked again on the row as
  *   the concurrent writer left it, so each attempt goes to exactly one call.
- * `changed` is told the pinId of every PIN whose state (attempts, verified) a write changed.
+ * `changed` is told the pinId of every PIN whose state (attempts, verified) a write changed, and
+ * `pinEvent` what the PIN inbox's other replicas are told (a message captured, a state changed).
  */
-export function postgresTfaPins(sql: Sql, box: SecretBox, changed: (pinId: string) => void): TfaPinWrites {
+export function postgresTfaPins(
+  sql: Sql,
+  box: SecretBox,
+  changed: (pinId: string) => void,
+  pinEvent: (note: PinEventNote) => void = () => {},
+): TfaPinWrites {
   const lockSends = (applicationRef: number) =>
     sql.rows("SELECT pg_advisory_xact_lock($1)", [sendLockOf(applicationRef)]);
+  // What a state change answers, and its event's ids (the applicationId: the event names it).
+  const STATE_RETURNING = `RETURNING attempts_remaining, verified, account_id,
+    (SELECT application_id FROM tfa_applications a WHERE a.id = tfa_pins.application_ref) AS application_id`;
+  type StateRow = {
+    attempts_remaining: number;
+    verified: boolean;
+    account_id: number;
+    application_id: string;
+  };
+  const stateChanged = (pinId: string, row: StateRow) => {
+    changed(pinId);
+    pinEvent({
+      type: "state",
+      accountId: row.account_id,
+      pinId,
+      applicationId: row.application_id,
+      attemptsRemaining: row.attempts_remaining,
+      verified: row.verified,
+    });
+  };
+  /** A message with a text is a captured one (the failing test numbers' have none). */
+  const sent = (send: { accountId: number; text: string | null }, sendId: number) => {
+    if (send.text !== null) pinEvent({ type: "captured", accountId: send.accountId, sendId });
+  };
   const sentAt = async (text: string, values: unknown[]) =>
     (await sql.rows<{ sent_at: number }>(text, values))[0]?.sent_at;
   return {
@@ -114,13 +144,13 @@ export function postgresTfaPins(sql: Sql, box: SecretBox, changed: (pinId: strin
     },
     async insertPin(pin, send) {
       // The PIN and its first message in one statement.
-      const [row] = await sql.rows<{ pin_ref: number }>(
+      const [row] = await sql.rows<{ pin_ref: number; id: number }>(
         `WITH pin AS (
            INSERT INTO tfa_pins (pin_id, account_id, application_ref, template_ref, msisdn, pin_sealed, sent,
              created_at, expires_at, attempts_remaining, verified, verified_at)
            VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, false, NULL) RETURNING id)
          INSERT INTO tfa_sends (pin_ref, account_id, application_ref, msisdn, channel, text_sealed, sent_at)
-         SELECT pin.id, $11, $12, $13, $14, $15, $16 FROM pin RETURNING pin_ref`,
+         SELECT pin.id, $11, $12, $13, $14, $15, $16 FROM pin RETURNING pin_ref, id`,
         [
           pin.pinId,
           pin.accountId,
@@ -140,12 +170,14 @@ export function postgresTfaPins(sql: Sql, box: SecretBox, changed: (pinId: strin
           send.sentAt,
         ],
       );
-      return (row as { pin_ref: number }).pin_ref;
+      const { pin_ref, id } = row as { pin_ref: number; id: number };
+      sent(send, id);
+      return pin_ref;
     },
     async recordResend(send) {
-      await sql.count(
+      const [row] = await sql.rows<{ id: number }>(
         `INSERT INTO tfa_sends (pin_ref, account_id, application_ref, msisdn, channel, text_sealed, sent_at)
-         VALUES ($1, $2, $3, $4, $5, $6, $7)`,
+         VALUES ($1, $2, $3, $4, $5, $6, $7) RETURNING id`,
         [
           send.pinRef,
           send.accountId,
@@ -156,6 +188,7 @@ export function postgresTfaPins(sql: Sql, box: SecretBox, changed: (pinId: strin
           send.sentAt,
         ],
       );
+      sent(send, (row as { id: number }).id);
     },
     async takeVerifyCall(pin, limit, now) {
       // The PIN's row, locked to the commit: verify calls of one PIN through any replica take
@@ -183,24 +216,23 @@ export function postgresTfaPins(sql: Sql, box: SecretBox, changed: (pinId: strin
       return decision;
     },
     async spendAttempt(pin) {
-      const [row] = await sql.rows<{ attempts_remaining: number }>(
+      const [row] = await sql.rows<StateRow>(
         `UPDATE tfa_pins SET attempts_remaining = attempts_remaining - 1
          WHERE id = $1 AND attempts_remaining > 0 AND ($2::boolean IS NULL OR verified = $2)
-         RETURNING attempts_remaining`,
+         ${STATE_RETURNING}`,
         [pin.id, pin.verified ?? null],
       );
-      if (row) changed(pin.pinId);
+      if (row) stateChanged(pin.pinId, row);
       return row?.attempts_remaining;
     },
     async markVerified(pin, verifiedAt) {
-      const verified =
-        (await sql.count(
-          `UPDATE tfa_pins SET verified = true, verified_at = COALESCE(verified_at, $2)
-           WHERE id = $1 AND NOT verified AND attempts_remaining > 0`,
-          [pin.id, verifiedAt],
-        )) === 1;
-      if (verified) changed(pin.pinId);
-      return verified;
+      const [row] = await sql.rows<StateRow>(
+        `UPDATE tfa_pins SET verified = true, verified_at = COALESCE(verified_at, $2)
+         WHERE id = $1 AND NOT verified AND attempts_remaining > 0 ${STATE_RETURNING}`,
+        [pin.id, verifiedAt],
+      );
+      if (row) stateChanged(pin.pinId, row);
+      return row !== undefined;
     },
   };
 }
