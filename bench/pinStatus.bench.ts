@@ -22,7 +22,7 @@ import { BenchFailure } from "./lib/timedHttp.ts";
 const USERNAME = "bench";
 const PASSWORD = "bench-password-0123456789";
 const CONNECTIONS = 50;
-const ROUNDS = 4;
+const ROUNDS = 6;
 const SECONDS = 5;
 const WARM_UP_SECONDS = 2;
 const LISTENING = /^key-service listening on (http:\/\/127\.0\.0\.1:\d+)$/;
