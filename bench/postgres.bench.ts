@@ -422,7 +422,7 @@ function setupMetrics(setup: Setup["name"], creates: Summary, auth: Summary, sql
 
 export const postgresBenchmark: Benchmark = {
   name: "postgres",
-  description: `SQLite vs 1 and 2 PostgreSQL replicas: creates and App-authorized PIN status, CPU per request (about 3 min)`,
+  description: `SQLite vs 1 and 2 PostgreSQL replicas: creates and App-authorized PIN status, CPU per request (about 4 min)`,
   async run(context) {
     // Like the tests: skipped with a clear line where PostgreSQL is missing (`npm run bench` runs all).
     if (postgresMissing) {
