@@ -1,12 +1,11 @@
-import { execFileSync, spawn } from "node:child_process";
-import { readFileSync } from "node:fs";
+import { spawn } from "node:child_process";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
 import autocannon, { type AutocannonResult } from "autocannon";
 import { request, startServe } from "../test/harness/keyServiceProcess.ts";
-import type { KeyServiceFixture } from "./keyServiceFixture.ts";
 import type { Benchmark } from "./lib/benchmark.ts";
 import { metric } from "./lib/metrics.ts";
+import { cpuSeconds } from "./lib/processCpu.ts";
 import { median, percentile } from "./lib/stats.ts";
 import { BenchFailure, TimedClient } from "./lib/timedHttp.ts";
 
@@ -19,11 +18,17 @@ import { BenchFailure, TimedClient } from "./lib/timedHttp.ts";
 const CONNECTIONS = 50;
 const SECONDS = 10;
 
-async function ok(fixture: KeyServiceFixture, method: string, path: string, body?: unknown) {
-  const response = await request(fixture.server.url, {
+/** A service and the Basic credentials of the account the set-up works in. */
+export interface ServiceAccount {
+  url: string;
+  authorization: string;
+}
+
+async function ok(service: ServiceAccount, method: string, path: string, body?: unknown) {
+  const response = await request(service.url, {
     method,
     path,
-    authorization: fixture.empty.authorization,
+    authorization: service.authorization,
     ...(body !== undefined && { body }),
   });
   if (response.status !== 200)
@@ -32,22 +37,22 @@ async function ok(fixture: KeyServiceFixture, method: string, path: string, body
 }
 
 /** A PIN to ask the status of, a TFA key allowed to ask, and a disabled key that is refused. */
-async function setUp(fixture: KeyServiceFixture) {
-  const application = await ok(fixture, "POST", "/2fa/2/applications", { name: "bench" });
+export async function setUpPinStatus(service: ServiceAccount) {
+  const application = await ok(service, "POST", "/2fa/2/applications", { name: "bench" });
   const applicationId = application.applicationId as string;
-  const template = await ok(fixture, "POST", `/2fa/2/applications/${applicationId}/messages`, {
+  const template = await ok(service, "POST", `/2fa/2/applications/${applicationId}/messages`, {
     messageText: "Your code is {{pin}}",
     pinType: "NUMERIC",
   });
-  const pin = await ok(fixture, "POST", "/2fa/2/pin?ncNeeded=false", {
+  const pin = await ok(service, "POST", "/2fa/2/pin?ncNeeded=false", {
     applicationId,
     messageId: template.messageId,
     to: "41793026727",
   });
   const keysPath = "/settings/1/accounts/_/api-keys";
-  const tfa = await ok(fixture, "POST", keysPath, { name: "bench tfa", permissions: ["TFA"] });
-  const disabled = await ok(fixture, "POST", keysPath, { name: "bench disabled", permissions: ["TFA"] });
-  await ok(fixture, "PUT", `${keysPath}/${disabled.key}`, { enabled: false });
+  const tfa = await ok(service, "POST", keysPath, { name: "bench tfa", permissions: ["TFA"] });
+  const disabled = await ok(service, "POST", keysPath, { name: "bench disabled", permissions: ["TFA"] });
+  await ok(service, "PUT", `${keysPath}/${disabled.key}`, { enabled: false });
   return {
     statusPath: `/2fa/2/pin/${pin.pinId}/status`,
     tfaKey: tfa.publicApiKey as string,
@@ -80,16 +85,6 @@ function load(url: string, authorization?: string, seconds = SECONDS): Promise<A
 
 const COST_ROUNDS = 6;
 const COST_ROUND_SECONDS = 5;
-const CLOCK_TICKS_PER_SECOND =
-  Number(execFileSync("getconf", ["CLK_TCK"], { encoding: "utf8" }).trim()) || 100;
-
-/** CPU seconds a process (all its threads) has used so far, from /proc (Linux). */
-function cpuSeconds(pid: number): number {
-  // Fields after the command's closing parenthesis: utime and stime are the 12th and 13th.
-  const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-  const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-  return (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS_PER_SECOND;
-}
 
 interface RecordingCost {
   /** Percent more server CPU per request with recording, median of the pairs. */
@@ -150,7 +145,7 @@ async function recordingCost(on: Side, off: Side, authorization: string): Promis
   };
 }
 
-function onlyStatus(what: string, result: AutocannonResult, status: string): void {
+export function onlyStatus(what: string, result: AutocannonResult, status: string): void {
   const codes = Object.keys(result.statusCodeStats);
   if (result.errors > 0 || result.timeouts > 0 || codes.length !== 1 || codes[0] !== status) {
     throw new BenchFailure(
@@ -165,7 +160,10 @@ export const appAuthorization: Benchmark = {
   description: `PIN status with an App TFA key vs a bare node:http server (${CONNECTIONS} connections, ${SECONDS} s each)`,
   async run(context) {
     const fixture = await context.keyService();
-    const { statusPath, tfaKey, disabledKey } = await setUp(fixture);
+    const { statusPath, tfaKey, disabledKey } = await setUpPinStatus({
+      url: fixture.server.url,
+      authorization: fixture.empty.authorization,
+    });
     const statusUrl = `${fixture.server.url}${statusPath}`;
     const sample = await request(fixture.server.url, { path: statusPath, authorization: `App ${tfaKey}` });
     if (sample.status !== 200) throw new BenchFailure(`PIN status answered ${sample.status}: ${sample.text}`);

@@ -5,6 +5,8 @@ import { keyServiceBenchmarks } from "./keyService.bench.ts";
 import { type KeyServiceFixture, startKeyServiceFixture } from "./keyServiceFixture.ts";
 import type { BenchContext, Benchmark } from "./lib/benchmark.ts";
 import { formatTable, type Metric, writeResults } from "./lib/metrics.ts";
+import { pinStatusBenchmark } from "./pinStatus.bench.ts";
+import { postgresBenchmark } from "./postgres.bench.ts";
 import { scaleBenchmark } from "./scale.bench.ts";
 import { syncBenchmark } from "./sync.bench.ts";
 import { uiBenchmark } from "./ui.bench.ts";
@@ -23,6 +25,8 @@ export const benchmarks: readonly Benchmark[] = [
   syncBenchmark,
   scaleBenchmark,
   backupBenchmark,
+  postgresBenchmark,
+  pinStatusBenchmark,
 ];
 
 const RESULTS_FILE = join(import.meta.dirname, "results", "key-service.json");
