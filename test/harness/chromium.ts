@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { existsSync } from "node:fs";
 import { type Browser, chromium, type Page } from "playwright-core";
+import { withheld } from "./withheld.ts";
 
 /** Debian's Chromium, driven by playwright-core: never a downloaded browser. */
 
@@ -16,9 +17,9 @@ const CHROMIUM_ARGS = [
 ];
 
 /** Why the browser tests cannot run here, or undefined when they can. */
-export const chromiumMissing = existsSync(CHROMIUM)
-  ? undefined
-  : `no Chromium at ${CHROMIUM} (apt-get install chromium)`;
+export const chromiumMissing =
+  withheld("chromium") ??
+  (existsSync(CHROMIUM) ? undefined : `no Chromium at ${CHROMIUM} (apt-get install chromium)`);
 
 export function launchChromium(): Promise<Browser> {
   return chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });

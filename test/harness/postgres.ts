@@ -16,6 +16,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before } from "node:test";
 import pg from "pg";
+import { withheld } from "./withheld.ts";
 
 /**
  * A private PostgreSQL cluster for the tests: Debian's server binaries, initdb into a fresh temp dir,
@@ -61,6 +62,8 @@ function findRunuser(): string | undefined {
 }
 
 function locate(): Binaries | string {
+  const without = withheld("postgresql");
+  if (without) return without;
   const bin = findBinDir();
   if (!bin)
     return "no PostgreSQL server (initdb, pg_ctl) under /usr/lib/postgresql/*/bin (apt-get install postgresql)";
