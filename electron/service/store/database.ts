@@ -209,6 +209,12 @@ const MIGRATIONS: readonly string[] = [
   CREATE INDEX tfa_verify_calls_by_pin ON tfa_verify_calls(pin_ref, called_at);
   CREATE INDEX tfa_verify_calls_by_time ON tfa_verify_calls(called_at);
   `,
+  // Sync link leases (SyncStore.leaseLink): which replica of a shared database runs the link now,
+  // until when. SQLite (one process) never writes them.
+  `
+  ALTER TABLE sync_links ADD COLUMN lease_owner TEXT;
+  ALTER TABLE sync_links ADD COLUMN lease_until INTEGER;
+  `,
 ];
 
 /** The schema version whose migration added api_keys.origin_created_at (its test starts just before it). */

@@ -218,6 +218,9 @@ function syncOf(store: SyncStore): SyncWrites {
     recordFailure: (linkId, error, nextAttemptAt, failures) =>
       settle(() => store.recordFailure(linkId, error, nextAttemptAt, failures)),
     deleteLink: (linkId) => settle(() => store.deleteLink(linkId)),
+    // One process runs every link of its database file: it always holds the lease.
+    leaseLink: () => Promise.resolve(true),
+    releaseLink: () => Promise.resolve(),
     insertKeyState: (state) => settle(() => store.insertKeyState(state)),
     deleteKeyState: (apiKeyId) => settle(() => store.deleteKeyState(apiKeyId)),
     setRemoteKey: (apiKeyId, remoteKey, base) => settle(() => store.setRemoteKey(apiKeyId, remoteKey, base)),

@@ -249,6 +249,14 @@ export interface SyncWrites extends SyncReads {
   recordFailure(linkId: number, error: string, nextAttemptAt: number | null, failures: number): Promise<void>;
   /** Removes the link and its sync state; the keys themselves stay, as local keys. */
   deleteLink(linkId: number): Promise<void>;
+  /**
+   * Whether `owner` (a process) holds the link's lease, which one replica of a shared database
+   * holds while it runs the link: takes it until `until` when it is free or expired at `now`,
+   * renews it when it is `owner`'s already. SQLite (one process): always true, nothing written.
+   */
+  leaseLink(linkId: number, owner: string, until: number, now: number): Promise<boolean>;
+  /** Gives the lease up if `owner` holds it. */
+  releaseLink(linkId: number, owner: string): Promise<void>;
   insertKeyState(state: {
     apiKeyId: number;
     linkId: number;

@@ -249,6 +249,13 @@ export const POSTGRES_MIGRATIONS: readonly PostgresMigration[] = [
       CREATE INDEX tfa_verify_calls_by_time ON tfa_verify_calls(called_at);
     `,
   },
+  // Sync link leases: one replica runs a given link at a time.
+  {
+    sqliteVersion: 9,
+    sql: `
+      ALTER TABLE sync_links ADD COLUMN lease_owner text, ADD COLUMN lease_until bigint;
+    `,
+  },
 ];
 
 /** The schema version this code writes on PostgreSQL: how many migrations there are. */
