@@ -215,6 +215,17 @@ const MIGRATIONS: readonly string[] = [
   ALTER TABLE sync_links ADD COLUMN lease_owner TEXT;
   ALTER TABLE sync_links ADD COLUMN lease_until INTEGER;
   `,
+  // The failed sign-in throttle's buckets per client address (authFailureStore.ts), kept in the
+  // database when replicas share it (PostgreSQL); a full bucket has no row. SQLite's service keeps
+  // them in memory, so the table stays empty there.
+  `
+  CREATE TABLE auth_failures (
+    address TEXT PRIMARY KEY,
+    tokens REAL NOT NULL,
+    updated_at INTEGER NOT NULL
+  ) STRICT;
+  CREATE INDEX auth_failures_by_time ON auth_failures(updated_at);
+  `,
 ];
 
 /** The schema version whose migration added api_keys.origin_created_at (its test starts just before it). */

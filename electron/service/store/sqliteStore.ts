@@ -2,6 +2,7 @@ import type { SecretBox } from "../crypto/secretBox.ts";
 import type { Account, AccountStore } from "./accountStore.ts";
 import type { ApiKeyStore } from "./apiKeyStore.ts";
 import type { AuditStore } from "./auditStore.ts";
+import { authFailuresOn, sqliteBucketRows } from "./authFailureStore.ts";
 import { type Db, readMeta, writeMeta } from "./database.ts";
 import { answerReadinessQuery } from "./databaseHealth.ts";
 import type { ExternalChanges } from "./externalChanges.ts";
@@ -82,6 +83,7 @@ export class SqliteStore implements Store {
       tfa: tfaOf(new TfaStore(parts.db)),
       tfaPins: tfaPinsOf(new TfaPinStore(parts.db, parts.box)),
       meta: metaOf(parts.db),
+      authFailures: authFailuresOn(sqliteBucketRows(parts.db)),
       tryLock: () => Promise.resolve(true),
     };
     ({

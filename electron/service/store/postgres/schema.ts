@@ -256,6 +256,18 @@ export const POSTGRES_MIGRATIONS: readonly PostgresMigration[] = [
       ALTER TABLE sync_links ADD COLUMN lease_owner text, ADD COLUMN lease_until bigint;
     `,
   },
+  // The failed sign-in throttle's buckets, counted once across replicas.
+  {
+    sqliteVersion: 10,
+    sql: `
+      CREATE TABLE auth_failures (
+        address text PRIMARY KEY,
+        tokens double precision NOT NULL,
+        updated_at bigint NOT NULL
+      );
+      CREATE INDEX auth_failures_by_time ON auth_failures(updated_at);
+    `,
+  },
 ];
 
 /** The schema version this code writes on PostgreSQL: how many migrations there are. */
