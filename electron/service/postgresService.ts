@@ -57,6 +57,7 @@ export async function openPostgresService(options: PostgresServiceOptions): Prom
       keyJournals: new Set<KeyWriteJournal>(),
       keyLister: () => pagedLister(new PostgresKeyPages(pool, box)),
       failure: postgresFailure,
+      shared: true,
       // The store's LISTEN connection first: it is not one of the pool's.
       close: async () => {
         await store.close();

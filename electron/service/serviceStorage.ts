@@ -21,5 +21,7 @@ export interface ServiceStorage {
   keyLister(worker: URL | null | undefined): KeyLister;
   /** A failure of the storage itself as the answer to give (503 with what to do), else undefined. */
   failure(error: unknown): ApiError | undefined;
+  /** Several processes serve this storage (PostgreSQL): limits kept per process are kept in the store. */
+  readonly shared?: boolean;
   close(): void | Promise<void>;
 }

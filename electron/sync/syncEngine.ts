@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import { setImmediate as nextTurn } from "node:timers/promises";
+import { setTimeout as delay, setImmediate as nextTurn } from "node:timers/promises";
 import { formatApiDateTime } from "../../shared/datetime.ts";
 import type {
   CreateSyncLinkRequest,
@@ -52,16 +52,28 @@ export interface SyncEngineOptions {
   pushDelayMs?: number;
   /** Told after every run, with its outcome (the service logs it without secrets). */
   onRun?: (link: SyncLink, outcome: { ok: boolean; text: string }) => void;
+  /**
+   * How long a link's lease lasts unless renewed (60 s; renewed every third of it during a run):
+   * how long a replica that died during a run keeps the others from running its link.
+   */
+  leaseMs?: number;
+  /** How often a replica asks again for a lease another one holds (2 s). */
+  leaseRetryMs?: number;
 }
+
+/** "elsewhere": another replica holds the link's lease; "done": this run is over (or had nothing to do). */
+type RunOutcome = "done" | "elsewhere";
 
 interface Runtime {
   timer?: NodeJS.Timeout;
-  running?: Promise<void>;
+  running?: Promise<RunOutcome>;
   progress?: SyncProgressDto;
   /** A change was queued during the run: run again right after. */
   again?: boolean;
   /** The run "sync now" asked for while another one was under way. */
   rerun?: Promise<void> | undefined;
+  /** The run's lease was taken over (this process stalled past it): the run stops. */
+  leaseLost?: boolean;
   problems: string[];
 }
 
@@ -85,12 +97,18 @@ export class SyncEngine {
   #closed = false;
   /** Aborts the requests of runs under way when the engine closes. */
   readonly #closing = new AbortController();
+  /** Who holds a lease: this process (random, so a restarted process is another owner). */
+  readonly #owner = randomUUID();
+  readonly #leaseMs: number;
+  readonly #leaseRetryMs: number;
 
   constructor(data: Pick<DataDir, "store" | "keyJournals">, options: SyncEngineOptions = {}) {
     this.#store = data.store;
     this.#journals = data.keyJournals;
     this.#options = options;
     this.#now = options.now ?? Date.now;
+    this.#leaseMs = options.leaseMs ?? 60_000;
+    this.#leaseRetryMs = options.leaseRetryMs ?? 2_000;
     this.#journal = createOutboxJournal(this.#now, (linkId) => this.#changeQueued(linkId));
   }
 
@@ -290,20 +308,28 @@ export class SyncEngine {
   /**
    * Runs the link now and answers its state afterwards. With a run under way, waits for it and
    * then runs again: that run may have started before the changes the caller wants synced.
-   * Callers waiting together share the second run.
+   * Callers waiting together share the second run. Another replica running the link (it holds
+   * the lease) is waited for the same way: this one runs it once the lease is free.
    */
   async runNow(link: SyncLink): Promise<SyncLinkDto> {
     const runtime = this.#runtimeOf(link.id);
     if (runtime.running) {
       runtime.rerun ??= runtime.running.then(() => {
         runtime.rerun = undefined;
-        return this.#run(link.id);
+        return this.#runHere(link.id);
       });
       await runtime.rerun;
     } else {
-      await this.#run(link.id);
+      await this.#runHere(link.id);
     }
     return await this.toDto((await this.#store.sync.link(link.id)) as SyncLink);
+  }
+
+  /** Runs the link, waiting for the lease while another replica holds it. */
+  async #runHere(linkId: number): Promise<void> {
+    while ((await this.#run(linkId)) !== "done" && !this.#closed) {
+      await delay(this.#leaseRetryMs, undefined, { ref: false });
+    }
   }
 
   /** Plans a push of a change just queued (told inside the write that queued it). */
@@ -330,44 +356,91 @@ export class SyncEngine {
     clearTimeout(runtime.timer);
     if (link.pausedReason) return;
     const due = link.nextAttemptAt ?? this.#now();
-    this.#arm(link.id, Math.max(0, due - this.#now()));
+    this.#arm(link.id, Math.max(0, due - this.#now()), link.nextAttemptAt);
   }
 
-  #arm(linkId: number, delayMs: number): void {
+  /**
+   * `planned`: the link's nextAttemptAt when this is the run its schedule planned (another replica
+   * may make it first); undefined for a run wanted now (a change to push, "sync now").
+   */
+  #arm(linkId: number, delayMs: number, planned?: number | null): void {
     if (this.#closed) return;
     const runtime = this.#runtimeOf(linkId);
     clearTimeout(runtime.timer);
     // setTimeout's limit is about 24.8 days; intervals are at most a day.
-    runtime.timer = setTimeout(() => void this.#run(linkId), Math.min(delayMs, 2 ** 31 - 1));
+    runtime.timer = setTimeout(() => void this.#run(linkId, planned), Math.min(delayMs, 2 ** 31 - 1));
     runtime.timer.unref();
   }
 
-  #run(linkId: number): Promise<void> {
+  #run(linkId: number, planned?: number | null): Promise<RunOutcome> {
     const runtime = this.#runtimeOf(linkId);
     if (runtime.running) return runtime.running;
     clearTimeout(runtime.timer);
     runtime.again = false;
     runtime.problems = [];
-    runtime.running = this.#runOnce(linkId, runtime).finally(async () => {
-      // Still "running" while the link is read: a change queued meanwhile sets `again`.
-      const link = await this.#store.sync.link(linkId).catch(() => undefined);
-      runtime.running = undefined;
-      runtime.progress = undefined;
-      if (!link || this.#closed) return;
-      if (runtime.again && !link.pausedReason && link.failures === 0) this.#arm(linkId, 0);
-      else this.#schedule(link);
-    });
+    let outcome: RunOutcome = "done";
+    runtime.running = this.#leased(linkId, runtime, planned)
+      .then((result) => {
+        outcome = result;
+        return result;
+      })
+      .finally(async () => {
+        // Still "running" while the link is read: a change queued meanwhile sets `again`.
+        const link = await this.#store.sync.link(linkId).catch(() => undefined);
+        runtime.running = undefined;
+        runtime.progress = undefined;
+        if (!link || this.#closed) return;
+        // Another replica runs it: try again shortly (it may stop, or its lease expire).
+        if (outcome === "elsewhere")
+          this.#arm(linkId, this.#leaseRetryMs, runtime.again ? undefined : planned);
+        else if (runtime.again && !link.pausedReason && link.failures === 0) this.#arm(linkId, 0);
+        else this.#schedule(link);
+      });
     return runtime.running;
   }
 
-  async #runOnce(linkId: number, runtime: Runtime): Promise<void> {
-    const link = await this.#store.sync.link(linkId);
+  /**
+   * Runs the link while this process holds its lease (renewed every third of it during the run,
+   * given up after): of several replicas on one database, one runs a link at a time. A run that
+   * loses its lease (this process stalled past it) stops between operations, as when closing.
+   */
+  async #leased(linkId: number, runtime: Runtime, planned: number | null | undefined): Promise<RunOutcome> {
+    if (this.#closed) return "done";
+    const lease = () =>
+      this.#store.write((tx) =>
+        tx.sync.leaseLink(linkId, this.#owner, this.#now() + this.#leaseMs, this.#now()),
+      );
+    if (!(await lease())) return "elsewhere";
+    runtime.leaseLost = false;
+    const renewal = setInterval(() => {
+      lease().then(
+        (held) => {
+          if (!held) runtime.leaseLost = true;
+        },
+        () => undefined,
+      );
+    }, this.#leaseMs / 3);
+    renewal.unref();
+    try {
+      const link = await this.#store.sync.link(linkId);
+      // Another replica made (or moved) the planned run between this one's timer and its lease.
+      if (planned !== undefined && link && link.nextAttemptAt !== planned) return "done";
+      await this.#runOnce(link, runtime);
+      return "done";
+    } finally {
+      clearInterval(renewal);
+      await this.#store.write((tx) => tx.sync.releaseLink(linkId, this.#owner)).catch(() => undefined);
+    }
+  }
+
+  async #runOnce(link: SyncLink | undefined, runtime: Runtime): Promise<void> {
     if (!link || link.pausedReason || this.#closed) return;
     const account = await this.#store.accounts.byId(link.accountId);
     if (!account) return;
     const started = this.#now();
     await this.#store.write((tx) => tx.sync.recordLinkAttempt(link.id, started));
     const password = await this.#store.sync.remotePassword(link);
+    const stopped = () => this.#closed || runtime.leaseLost === true;
     const context: RunContext = {
       store: this.#store,
       link,
@@ -380,7 +453,7 @@ export class SyncEngine {
       problem: (text) => {
         if (runtime.problems.length < 20) runtime.problems.push(text);
       },
-      stopped: () => this.#closed,
+      stopped,
     };
     try {
       const allow = this.#options.remoteAllow;
@@ -393,6 +466,8 @@ export class SyncEngine {
         remoteKeyPages(context.client, link.remoteAccountKey, this.#options.pullPageSize),
       );
       await pushOutbox(context);
+      // Stopped part way: the link stays due, and is run again (here at the next start, or elsewhere).
+      if (stopped()) return;
       const problems = runtime.problems;
       const text =
         problems.length > 0 ? `synced, with ${problems.length} problem(s): ${problems.join("; ")}` : "synced";
@@ -402,7 +477,7 @@ export class SyncEngine {
       );
       this.#options.onRun?.(link, { ok: true, text });
     } catch (error) {
-      if (this.#closed) return;
+      if (stopped()) return;
       const failure = error instanceof LinkFailure ? error.failure : classifyRemoteFailure(error);
       const failures = link.failures + 1;
       await this.#store.write(async (tx) => {

@@ -4,6 +4,7 @@ import type { Account } from "../store/accountStore.ts";
 import type { AccountReads } from "../store/store.ts";
 import type { FailureThrottle } from "./failureThrottle.ts";
 import { PasswordCheckQueue, PasswordChecksBusy } from "./passwordCheckQueue.ts";
+import type { SharedFailureThrottle } from "./sharedFailureThrottle.ts";
 import type { VerifiedCredentials } from "./verifiedCredentials.ts";
 
 const WRONG_CREDENTIALS = "the username or password is wrong";
@@ -17,12 +18,18 @@ const tooManyRequests = (text: string, retryAfter: number) =>
  * An unknown username costs exactly what a wrong password costs: the same scrypt run (against a
  * decoy hash with the current parameters), awaited, through the same throttle and queue; only
  * then is either answered, with the same 401. Otherwise the answer time tells which usernames exist.
+ *
+ * With a `shared` throttle (replicas of one database) an attempt also takes from the address's
+ * bucket in the store, after this process's own allowed it and once its turn in the check queue
+ * came: the address's burst is counted once across replicas. A refusal there gives this
+ * process's token back (no attempt was made).
  */
 export class BasicAuthenticator {
   readonly #accounts: AccountReads;
   readonly #throttle: FailureThrottle;
   readonly #verified: VerifiedCredentials;
   readonly #checks: PasswordCheckQueue;
+  readonly #shared: SharedFailureThrottle | undefined;
   /** One KDF run per distinct credentials, however many requests carry them at once. */
   readonly #inFlight = new Map<string, Promise<boolean>>();
 
@@ -31,7 +38,9 @@ export class BasicAuthenticator {
     throttle: FailureThrottle,
     verified: VerifiedCredentials,
     checks = new PasswordCheckQueue((address) => throttle.remaining(address)),
+    shared?: SharedFailureThrottle,
   ) {
+    this.#shared = shared;
     this.#accounts = accounts;
     this.#throttle = throttle;
     this.#verified = verified;
@@ -63,6 +72,16 @@ export class BasicAuthenticator {
     throw new ApiError("UNAUTHORIZED", WRONG_CREDENTIALS);
   }
 
+  async #takeShared(clientAddress: string): Promise<void> {
+    const retryAfter = this.#shared ? await this.#shared.take(clientAddress) : 0;
+    if (retryAfter === 0) return;
+    this.#throttle.refund(clientAddress);
+    throw tooManyRequests(
+      `too many failed sign-in attempts from this address; try again in ${retryAfter} s`,
+      retryAfter,
+    );
+  }
+
   async #verify(
     account: Account | undefined,
     password: string,
@@ -73,8 +92,14 @@ export class BasicAuthenticator {
     const tooLong = Buffer.byteLength(password) > MAX_PASSWORD_BYTES;
     let matches = false;
     try {
-      matches =
-        !tooLong && (await this.#checks.run(clientAddress, () => verifyPassword(password, storedHash)));
+      // The shared take waits its turn in the queue like the check itself: a flood of guesses
+      // queued for the database does not hold up another address's sign-in either.
+      matches = tooLong
+        ? await this.#takeShared(clientAddress).then(() => false)
+        : await this.#checks.run(clientAddress, async () => {
+            await this.#takeShared(clientAddress);
+            return verifyPassword(password, storedHash);
+          });
     } catch (error) {
       // The attempt keeps its token: a flooding address that is refused here falls behind in
       // the queue (its standing drops) and soon reaches its own throttle, both at no KDF cost.
@@ -88,6 +113,7 @@ export class BasicAuthenticator {
     }
     if (!account || !matches) return false;
     this.#throttle.refund(clientAddress);
+    await this.#shared?.refund(clientAddress);
     this.#verified.add(digest);
     return true;
   }

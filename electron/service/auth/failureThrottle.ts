@@ -1,3 +1,12 @@
+import {
+  type FailureBucket,
+  type FailureRule,
+  isFull,
+  refilled,
+  refundAttempt,
+  takeAttempt,
+} from "../domain/failureBuckets.ts";
+
 /**
  * Limits password guesses per client address with a token bucket: every attempt that needs
  * the password KDF takes a token, a successful one gives it back. Other addresses are not
@@ -15,31 +24,28 @@ export interface ThrottleOptions {
   now: () => number;
 }
 
-interface Bucket {
-  tokens: number;
-  updatedAt: number;
-}
-
 export class FailureThrottle {
   readonly #options: ThrottleOptions;
-  readonly #buckets = new Map<string, Bucket>();
+  readonly #buckets = new Map<string, FailureBucket>();
 
   constructor(options: Partial<ThrottleOptions> = {}) {
     this.#options = { burst: 10, refillMs: 6_000, maxTracked: 100_000, now: Date.now, ...options };
   }
 
+  /** The burst and refill, for a shared throttle that keeps the same buckets (SharedFailureThrottle). */
+  get rule(): FailureRule {
+    return { burst: this.#options.burst, refillMs: this.#options.refillMs };
+  }
+
   /** The address's bucket, refilled for the time that passed. */
-  #current(address: string): Bucket {
-    const now = this.#options.now();
-    const bucket = this.#buckets.get(address) ?? { tokens: this.#options.burst, updatedAt: now };
-    const refilled = bucket.tokens + (now - bucket.updatedAt) / this.#options.refillMs;
-    return { tokens: Math.min(this.#options.burst, refilled), updatedAt: now };
+  #current(address: string): FailureBucket {
+    return refilled(this.#buckets.get(address), this.#options.now(), this.#options);
   }
 
   /** Stores a bucket as the most recently seen; a full bucket needs no entry at all. */
-  #save(address: string, bucket: Bucket): void {
+  #save(address: string, bucket: FailureBucket): void {
     this.#buckets.delete(address);
-    if (bucket.tokens >= this.#options.burst) return;
+    if (isFull(bucket, this.#options)) return;
     this.#buckets.set(address, bucket);
     if (this.#buckets.size > this.#options.maxTracked) {
       this.#buckets.delete(this.#buckets.keys().next().value as string);
@@ -48,11 +54,9 @@ export class FailureThrottle {
 
   /** Takes one attempt; returns 0 when allowed, otherwise the seconds until one is. */
   take(address: string): number {
-    const bucket = this.#current(address);
-    const allowed = bucket.tokens >= 1;
-    if (allowed) bucket.tokens -= 1;
+    const { bucket, retryAfter } = takeAttempt(this.#current(address), this.#options);
     this.#save(address, bucket);
-    return allowed ? 0 : Math.ceil(((1 - bucket.tokens) * this.#options.refillMs) / 1000);
+    return retryAfter;
   }
 
   /** Attempts the address has left now (fractional while refilling); taking none. */
@@ -62,8 +66,6 @@ export class FailureThrottle {
 
   /** Gives back the attempt a successful sign-in took. */
   refund(address: string): void {
-    const bucket = this.#current(address);
-    bucket.tokens = Math.min(this.#options.burst, bucket.tokens + 1);
-    this.#save(address, bucket);
+    this.#save(address, refundAttempt(this.#current(address), this.#options));
   }
 }

@@ -5,6 +5,7 @@ import { AuditRetention, DEFAULT_AUDIT_RETENTION_DAYS } from "../audit/auditRete
 import { AppKeyAuthorizer } from "../auth/appKeyAuthorizer.ts";
 import { BasicAuthenticator } from "../auth/basicAuthenticator.ts";
 import { FailureThrottle, type ThrottleOptions } from "../auth/failureThrottle.ts";
+import { SharedFailureThrottle } from "../auth/sharedFailureThrottle.ts";
 import { VerifiedCredentials } from "../auth/verifiedCredentials.ts";
 import { ApiError } from "../errors.ts";
 import { KeyService } from "../keyService.ts";
@@ -127,10 +128,15 @@ export function buildHttpApp<S extends ServiceStorage>(
     await keys.close();
     await usage?.close();
   });
+  const throttle = new FailureThrottle(options.throttle);
+  // Replicas of one database count an address's failed sign-ins once (in the store); one process
+  // on SQLite counts them in memory, sparing a database write (a disk sync) per failed attempt.
   const basic = new BasicAuthenticator(
     data.store.accounts,
-    new FailureThrottle(options.throttle),
+    throttle,
     new VerifiedCredentials(),
+    undefined,
+    data.shared ? new SharedFailureThrottle(data.store, throttle.rule, options.throttle?.now) : undefined,
   );
   const appKeys = new AppKeyAuthorizer(data.store.changes, data.store.apiKeys, data.store.accounts, {
     ...(usage && {

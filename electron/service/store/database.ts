@@ -209,6 +209,23 @@ const MIGRATIONS: readonly string[] = [
   CREATE INDEX tfa_verify_calls_by_pin ON tfa_verify_calls(pin_ref, called_at);
   CREATE INDEX tfa_verify_calls_by_time ON tfa_verify_calls(called_at);
   `,
+  // Sync link leases (SyncStore.leaseLink): which replica of a shared database runs the link now,
+  // until when. SQLite (one process) never writes them.
+  `
+  ALTER TABLE sync_links ADD COLUMN lease_owner TEXT;
+  ALTER TABLE sync_links ADD COLUMN lease_until INTEGER;
+  `,
+  // The failed sign-in throttle's buckets per client address (authFailureStore.ts), kept in the
+  // database when replicas share it (PostgreSQL); a full bucket has no row. SQLite's service keeps
+  // them in memory, so the table stays empty there.
+  `
+  CREATE TABLE auth_failures (
+    address TEXT PRIMARY KEY,
+    tokens REAL NOT NULL,
+    updated_at INTEGER NOT NULL
+  ) STRICT;
+  CREATE INDEX auth_failures_by_time ON auth_failures(updated_at);
+  `,
 ];
 
 /** The schema version whose migration added api_keys.origin_created_at (its test starts just before it). */

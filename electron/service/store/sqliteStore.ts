@@ -2,6 +2,7 @@ import type { SecretBox } from "../crypto/secretBox.ts";
 import type { Account, AccountStore } from "./accountStore.ts";
 import type { ApiKeyStore } from "./apiKeyStore.ts";
 import type { AuditStore } from "./auditStore.ts";
+import { authFailuresOn, sqliteBucketRows } from "./authFailureStore.ts";
 import { type Db, readMeta, writeMeta } from "./database.ts";
 import { answerReadinessQuery } from "./databaseHealth.ts";
 import type { ExternalChanges } from "./externalChanges.ts";
@@ -82,6 +83,7 @@ export class SqliteStore implements Store {
       tfa: tfaOf(new TfaStore(parts.db)),
       tfaPins: tfaPinsOf(new TfaPinStore(parts.db, parts.box)),
       meta: metaOf(parts.db),
+      authFailures: authFailuresOn(sqliteBucketRows(parts.db)),
       tryLock: () => Promise.resolve(true),
     };
     ({
@@ -218,6 +220,9 @@ function syncOf(store: SyncStore): SyncWrites {
     recordFailure: (linkId, error, nextAttemptAt, failures) =>
       settle(() => store.recordFailure(linkId, error, nextAttemptAt, failures)),
     deleteLink: (linkId) => settle(() => store.deleteLink(linkId)),
+    // One process runs every link of its database file: it always holds the lease.
+    leaseLink: () => Promise.resolve(true),
+    releaseLink: () => Promise.resolve(),
     insertKeyState: (state) => settle(() => store.insertKeyState(state)),
     deleteKeyState: (apiKeyId) => settle(() => store.deleteKeyState(apiKeyId)),
     setRemoteKey: (apiKeyId, remoteKey, base) => settle(() => store.setRemoteKey(apiKeyId, remoteKey, base)),

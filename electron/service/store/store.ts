@@ -2,6 +2,7 @@ import type { AuditReason } from "../../../shared/audit.ts";
 import type { SyncedField } from "../../../shared/sync.ts";
 import type { ApiKeyFields, StoredApiKey } from "../domain/apiKeyRules.ts";
 import type { NewAuditEntry } from "../domain/auditEntries.ts";
+import type { FailureRule } from "../domain/failureBuckets.ts";
 import type { KeyGrant } from "../domain/keyAuthorization.ts";
 import type { PendingUsage } from "../domain/keyUsage.ts";
 import type {
@@ -67,6 +68,8 @@ export interface StoreWrite {
   readonly tfa: TfaWrites;
   readonly tfaPins: TfaPinWrites;
   readonly meta: MetaWrites;
+  /** The failed sign-in throttle's buckets, where replicas share them (write-only). */
+  readonly authFailures: AuthFailureWrites;
   /**
    * Takes the named lock to the end of this write unless another write holds it: false then.
    * Housekeeping that one replica at a time is enough for (audit retention, the idempotency purge)
@@ -203,6 +206,18 @@ export interface UsageWrites extends UsageReads {
   write(batch: ReadonlyMap<string, PendingUsage>, now: number): Promise<void>;
 }
 
+/**
+ * The failed sign-in throttle (domain/failureBuckets.ts) kept in the database, so that replicas
+ * of a shared one count an address's attempts once: one address's takes and refunds take turns
+ * across replicas (PostgreSQL: an advisory lock on the address to the commit).
+ */
+export interface AuthFailureWrites {
+  /** Takes an attempt of the address: 0 when allowed, otherwise the seconds until one is. */
+  take(address: string, rule: FailureRule, now: number): Promise<number>;
+  /** Gives back the attempt a successful sign-in took. */
+  refund(address: string, rule: FailureRule, now: number): Promise<void>;
+}
+
 /** A write refused because a unique value (a username) is taken. */
 export class DuplicateError extends Error {}
 
@@ -269,6 +284,14 @@ export interface SyncWrites extends SyncReads {
   recordFailure(linkId: number, error: string, nextAttemptAt: number | null, failures: number): Promise<void>;
   /** Removes the link and its sync state; the keys themselves stay, as local keys. */
   deleteLink(linkId: number): Promise<void>;
+  /**
+   * Whether `owner` (a process) holds the link's lease, which one replica of a shared database
+   * holds while it runs the link: takes it until `until` when it is free or expired at `now`,
+   * renews it when it is `owner`'s already. SQLite (one process): always true, nothing written.
+   */
+  leaseLink(linkId: number, owner: string, until: number, now: number): Promise<boolean>;
+  /** Gives the lease up if `owner` holds it. */
+  releaseLink(linkId: number, owner: string): Promise<void>;
   insertKeyState(state: {
     apiKeyId: number;
     linkId: number;

@@ -48,6 +48,7 @@ const TABLES: readonly CopiedTable[] = [
   { name: "key_usage", order: ["api_key_id"] },
   { name: "key_usage_hours", order: ["api_key_id", "hour"] },
   { name: "audit_entries", order: ["id"] },
+  { name: "auth_failures", order: ["address"] },
 ];
 
 /** The tables a copy writes, in its order (tests and the CLI name them). */

@@ -2,6 +2,7 @@ import { createHash } from "node:crypto";
 import type pg from "pg";
 import type { SecretBox } from "../../crypto/secretBox.ts";
 import type { KeyChangeListener } from "../apiKeyStore.ts";
+import { authFailuresOn } from "../authFailureStore.ts";
 import type {
   AccountReads,
   ApiKeyReads,
@@ -19,6 +20,7 @@ import type {
 import { postgresAccounts } from "./postgresAccounts.ts";
 import { postgresApiKeys } from "./postgresApiKeys.ts";
 import { postgresAudit } from "./postgresAudit.ts";
+import { postgresBucketRows } from "./postgresAuthFailures.ts";
 import {
   accountChange,
   keyChange,
@@ -113,6 +115,7 @@ export class PostgresStore implements Store {
         (note) => changed(pinEventChange(this.changes.origin, note)),
       ),
       meta: postgresMeta(sql),
+      authFailures: authFailuresOn(postgresBucketRows(sql)),
       tryLock: async (name) =>
         (
           await sql.rows<{ locked: boolean }>("SELECT pg_try_advisory_xact_lock($1) AS locked", [

@@ -144,6 +144,22 @@ export function postgresSync(sql: Sql, box: SecretBox): SyncWrites {
       await sql.count("DELETE FROM sync_keys WHERE link_id = $1", [linkId]);
       await sql.count("DELETE FROM sync_links WHERE id = $1", [linkId]);
     },
+    // Two replicas at once: the second waits on the row and checks the WHERE again on the row the
+    // first committed, so only one of them takes a free lease.
+    async leaseLink(linkId, owner, until, now) {
+      const taken = await sql.count(
+        `UPDATE sync_links SET lease_owner = $2, lease_until = $3
+         WHERE id = $1 AND (lease_owner IS NULL OR lease_owner = $2 OR lease_until <= $4)`,
+        [linkId, owner, until, now],
+      );
+      return taken > 0;
+    },
+    async releaseLink(linkId, owner) {
+      await sql.count(
+        "UPDATE sync_links SET lease_owner = NULL, lease_until = NULL WHERE id = $1 AND lease_owner = $2",
+        [linkId, owner],
+      );
+    },
 
     // ---- linked keys ---------------------------------------------------------------------
     async keyState(apiKeyId) {

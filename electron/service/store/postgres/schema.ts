@@ -249,6 +249,25 @@ export const POSTGRES_MIGRATIONS: readonly PostgresMigration[] = [
       CREATE INDEX tfa_verify_calls_by_time ON tfa_verify_calls(called_at);
     `,
   },
+  // Sync link leases: one replica runs a given link at a time.
+  {
+    sqliteVersion: 9,
+    sql: `
+      ALTER TABLE sync_links ADD COLUMN lease_owner text, ADD COLUMN lease_until bigint;
+    `,
+  },
+  // The failed sign-in throttle's buckets, counted once across replicas.
+  {
+    sqliteVersion: 10,
+    sql: `
+      CREATE TABLE auth_failures (
+        address text PRIMARY KEY,
+        tokens double precision NOT NULL,
+        updated_at bigint NOT NULL
+      );
+      CREATE INDEX auth_failures_by_time ON auth_failures(updated_at);
+    `,
+  },
 ];
 
 /** The schema version this code writes on PostgreSQL: how many migrations there are. */

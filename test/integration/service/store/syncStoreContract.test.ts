@@ -4,7 +4,7 @@ import type { ApiKeyFields } from "../../../../electron/service/domain/apiKeyRul
 import { newAccountKey, newKeyId, newPublicApiKey } from "../../../../electron/service/domain/identifiers.ts";
 import { DuplicateError, type Store } from "../../../../electron/service/store/store.ts";
 import { SYNCED_FIELDS } from "../../../../shared/sync.ts";
-import { openStore, STORE_KINDS, type StoreSubject, storedRows } from "./storeSubjects.ts";
+import { openStore, postgresReplica, STORE_KINDS, type StoreSubject, storedRows } from "./storeSubjects.ts";
 
 /**
  * The store's sync repository (links, linked keys, the outbox), asserted identically on SQLite
@@ -174,6 +174,47 @@ for (const kind of STORE_KINDS) {
       assert.deepEqual(await read(), [NOW + 1, NOW + 20, null, NOW + 320, 0]);
       await store.write((tx) => tx.sync.setInterval(link.id, 60));
       assert.equal((await store.sync.link(link.id))?.intervalSeconds, 60);
+    });
+
+    test("a link's lease is one owner's until it expires or is given up, and its holder renews it (SQLite: always held)", async (t) => {
+      const subject = await openStore(kind, t);
+      if (!subject) return;
+      const { store } = subject;
+      const { link } = await linkedAccount(store);
+      const lease = (owner: string, until: number, now: number) =>
+        store.write((tx) => tx.sync.leaseLink(link.id, owner, until, now));
+      const release = (owner: string) => store.write((tx) => tx.sync.releaseLink(link.id, owner));
+      // One process runs every link of a SQLite file: another owner is never refused there.
+      const othersRefused = kind === "postgres";
+      assert.equal(await lease("a", NOW + 60_000, NOW), true, "a free lease is taken");
+      assert.equal(await lease("b", NOW + 61_000, NOW + 1), !othersRefused, "held by a");
+      assert.equal(await lease("a", NOW + 90_000, NOW + 30_000), true, "renewed by its holder");
+      assert.equal(
+        await lease("b", NOW + 120_000, NOW + 60_000),
+        !othersRefused,
+        "renewed past its first end",
+      );
+      assert.equal(await lease("b", NOW + 150_000, NOW + 90_000), true, "expired: b takes it");
+      assert.equal(await lease("a", NOW + 150_000, NOW + 90_001), !othersRefused, "held by b now");
+      await release("a");
+      assert.equal(
+        await lease("a", NOW + 150_000, NOW + 90_002),
+        !othersRefused,
+        "only its holder gives it up",
+      );
+      await release("b");
+      assert.equal(await lease("a", NOW + 200_000, NOW + 90_003), true, "given up: free");
+      assert.deepEqual(await store.sync.link(link.id), link, "the link itself is unchanged");
+      if (!subject.url) return;
+      // Two replicas asking for a free lease at once: one gets it.
+      await release("a");
+      const other = postgresReplica(subject.url, subject.box);
+      const answers = await Promise.all(
+        [store, other, store, other].map((replica, index) =>
+          replica.write((tx) => tx.sync.leaseLink(link.id, `replica ${index}`, NOW + 60_000, NOW)),
+        ),
+      );
+      assert.equal(answers.filter(Boolean).length, 1, String(answers));
     });
 
     test("queueing a key's create links it once, with one create entry of every synced field and its Idempotency-Key", async (t) => {

@@ -37,6 +37,7 @@ const ORDER: Record<string, string> = {
   sync_keys: "api_key_id",
   key_usage: "api_key_id",
   key_usage_hours: "api_key_id, hour",
+  auth_failures: "address",
 };
 
 let cluster: Promise<PostgresCluster> | undefined;
@@ -97,6 +98,9 @@ async function seededDataDir(): Promise<Seeded> {
       now: Date.now(),
     }),
   );
+  // A failed sign-in's bucket (the table stays empty under a SQLite service, which counts in memory).
+  for (const address of ["192.0.2.9", "2001:db8::9"])
+    await data.store.write((tx) => tx.authFailures.take(address, { burst: 10, refillMs: 6_000 }, Date.now()));
   // What electron/sync registers: bob's key writes queue outbox entries in their own write.
   data.keyJournals.add(createOutboxJournal(Date.now, () => {}));
   const { app } = buildHttpApp(data, { logLevel: "silent", keyListWorker: null });
