@@ -20,7 +20,7 @@ import { openEventStream } from "../service/tfa/eventStreamClient.ts";
  * Two `key-service serve` processes (replicas A and B) on one PostgreSQL database behave as one
  * service: a key disabled through one is refused by the other, also while the other's LISTEN
  * connection is down; an Idempotency-Key retried on the other answers the first answer; PIN send
- * limits are counted once; a PIN sent through one shows in the other's PIN stream; and a replica
+ * limits and PIN attempts are counted once; a PIN sent through one shows in the other's PIN stream; and a replica
  * killed with SIGKILL in a create burst loses none of the creates it answered.
  *
  * B drops a cached key when it hears the commit's notification, which is not ordered with A's
@@ -194,13 +194,16 @@ describe("two serve replicas on one PostgreSQL database", () => {
   });
 
   describe("2FA", () => {
-    /** An application (sendPinPerPhoneNumberLimit 3/1d) with an ALPHANUMERIC template, made through A. */
+    /** An application (3 sends per number a day, 5 PIN attempts) with an ALPHANUMERIC template, made through A. */
     async function application(a: ServeProcess) {
       const made = await request(a.url, {
         method: "POST",
         path: APPLICATIONS,
         authorization: OWNER,
-        body: { name: "login", configuration: { sendPinPerPhoneNumberLimit: "3/1d", pinAttempts: 5 } },
+        body: {
+          name: "login",
+          configuration: { sendPinPerPhoneNumberLimit: "3/1d", pinAttempts: 5, verifyPinLimit: "1000/1s" },
+        },
       });
       assert.equal(made.status, 200, made.text);
       const { applicationId } = made.json as { applicationId: string };
@@ -234,6 +237,42 @@ describe("two serve replicas on one PostgreSQL database", () => {
       for (const refused of answers.filter((answer) => answer.status === 429))
         assert.match(refused.text, /sendPinPerPhoneNumberLimit \(3\/1d\)/);
       assert.equal((await send(b, "41790000001")).status, 429);
+    });
+
+    test("wrong PINs sent at once through A and B spend each of the PIN's attempts once", async (t) => {
+      if (skipWithoutPostgres(t)) return;
+      const { a, b } = await twoReplicas(t);
+      const { send } = await application(a);
+      const sent = await send(a, "41790000001");
+      assert.equal(sent.status, 200, sent.text);
+      const { pinId } = sent.json as { pinId: string };
+      // Ten characters of a PIN the service draws from 36: a guess that is the PIN is not a worry.
+      const answers = await Promise.all(
+        Array.from({ length: 12 }, (_, index) =>
+          request((index % 2 ? b : a).url, {
+            method: "POST",
+            path: `/2fa/2/pin/${pinId}/verify`,
+            authorization: OWNER,
+            body: { pin: "WRONGPIN00" },
+          }),
+        ),
+      );
+      const bodies = answers.map((answer) => {
+        assert.equal(answer.status, 200, answer.text);
+        return answer.json as { pinError?: string; attemptsRemaining: number };
+      });
+      assert.deepEqual(
+        bodies
+          .filter((body) => body.pinError === "WRONG_PIN")
+          .map((body) => body.attemptsRemaining)
+          .sort(),
+        [0, 1, 2, 3, 4],
+        "each attempt spent by one call, through whichever replica",
+      );
+      assert.equal(bodies.filter((body) => body.pinError === "NO_MORE_PIN_ATTEMPTS").length, 7);
+      const status = await request(b.url, { path: `/2fa/2/pin/${pinId}/status`, authorization: OWNER });
+      assert.equal(status.status, 200, status.text);
+      assert.equal((status.json as { attemptsRemaining: number }).attemptsRemaining, 0);
     });
 
     test("a PIN sent and verified through A shows in B's PIN stream, once and in order", async (t) => {
