@@ -7,6 +7,21 @@ export const CHANGES_CHANNEL = "keydesk_changes";
 /** How long a dropped LISTEN connection waits before it tries again. */
 export const RECONNECT_MS = 1000;
 
+export interface HeartbeatOptions {
+  /** How often the LISTEN connection is asked a `SELECT 1` while listening. */
+  intervalMs: number;
+  /** An answer later than this counts as a dead connection. */
+  timeoutMs: number;
+}
+
+/**
+ * A network that dies silently (a dropped route, a firewall's forgotten state) ends no connection:
+ * TCP keepalive notices it only after minutes, and meanwhile this replica would keep cached keys that
+ * other replicas disabled. So the feed asks its connection every few seconds and treats a late answer
+ * as a drop: within about 10 s the replica reads the database on every call, and listens anew.
+ */
+export const HEARTBEAT: HeartbeatOptions = { intervalMs: 5_000, timeoutMs: 5_000 };
+
 /** The payload of a change: `<kind>:<digest hex | id>` (pg_notify's payload is text, 8,000 bytes at most). */
 export const keyChange = (digest: Buffer) => `key:${digest.toString("hex")}`;
 export const accountChange = (accountId: number) => `account:${accountId}`;
@@ -83,11 +98,14 @@ export class PostgresChangeFeed implements ChangeFeed {
   #started = false;
   #closed = false;
   #retry: NodeJS.Timeout | undefined;
+  #heartbeat: NodeJS.Timeout | undefined;
+  readonly #heartbeatOptions: HeartbeatOptions;
   #generation = 0;
 
   /** `config`: how to reach the database (the store's pool's options). */
-  constructor(config: pg.ClientConfig) {
+  constructor(config: pg.ClientConfig, heartbeat: HeartbeatOptions = HEARTBEAT) {
     this.#config = { ...config, keepAlive: true };
+    this.#heartbeatOptions = heartbeat;
   }
 
   generation(): number {
@@ -132,6 +150,7 @@ export class PostgresChangeFeed implements ChangeFeed {
   async close(): Promise<void> {
     this.#closed = true;
     clearTimeout(this.#retry);
+    clearInterval(this.#heartbeat);
     const client = this.#client;
     this.#client = undefined;
     this.#listening = false;
@@ -168,6 +187,26 @@ export class PostgresChangeFeed implements ChangeFeed {
     this.#listening = true;
     this.#generation++;
     for (const resolve of this.#whenListening.splice(0)) resolve();
+    this.#heartbeat = setInterval(this.#heartbeatOf(client), this.#heartbeatOptions.intervalMs).unref();
+  }
+
+  /** `SELECT 1` on the LISTEN connection (one at a time): a late or failed answer drops the connection. */
+  #heartbeatOf(client: pg.Client): () => void {
+    let beating = false;
+    return () => {
+      if (beating || this.#client !== client) return;
+      beating = true;
+      const late = setTimeout(() => this.#dropped(client), this.#heartbeatOptions.timeoutMs).unref();
+      client
+        .query("SELECT 1")
+        .then(
+          () => clearTimeout(late),
+          () => this.#dropped(client),
+        )
+        .finally(() => {
+          beating = false;
+        });
+    };
   }
 
   #dropped(client: pg.Client | undefined): void {
@@ -175,7 +214,10 @@ export class PostgresChangeFeed implements ChangeFeed {
     this.#client = undefined;
     this.#listening = false;
     this.#generation++;
+    clearInterval(this.#heartbeat);
     client.end().catch(() => {});
+    // A silent network never answers the end: the socket goes now (pg's Client keeps it as `connection.stream`).
+    (client as unknown as { connection?: { stream?: { destroy(): void } } }).connection?.stream?.destroy();
     if (!this.#closed) this.#retry = setTimeout(() => void this.#listen(), RECONNECT_MS).unref();
   }
 

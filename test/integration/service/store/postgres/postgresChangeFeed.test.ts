@@ -11,12 +11,16 @@ import {
 } from "../../../../../electron/service/domain/identifiers.ts";
 import { ApiError } from "../../../../../electron/service/errors.ts";
 import type { Account } from "../../../../../electron/service/store/accountStore.ts";
-import { CHANGES_CHANNEL } from "../../../../../electron/service/store/postgres/postgresChangeFeed.ts";
+import {
+  CHANGES_CHANNEL,
+  PostgresChangeFeed,
+} from "../../../../../electron/service/store/postgres/postgresChangeFeed.ts";
 import type { Store } from "../../../../../electron/service/store/store.ts";
 import { PinEvents } from "../../../../../electron/service/tfa/pinEvents.ts";
 import { TfaApplications } from "../../../../../electron/service/tfa/tfaApplications.ts";
 import { TfaPins } from "../../../../../electron/service/tfa/tfaPins.ts";
 import { eventually } from "../../../../harness/eventually.ts";
+import { startSilentProxy } from "../../../../harness/silentProxy.ts";
 import { openStore, postgresReplica } from "../storeSubjects.ts";
 
 /**
@@ -153,6 +157,33 @@ test("with B's LISTEN connection killed, B reads the store on every call (a key 
     () => authorizer.authorize(publicApiKey, call),
     (error) => error instanceof ApiError && error.status === 403,
   );
+});
+
+test("a LISTEN connection gone silent (never closed, never answering) is dropped by its heartbeat: a key disabled on A meanwhile is refused by B, which listens anew", async (t) => {
+  const setup = await twoReplicas(t);
+  if (!setup) return;
+  const { url, a, b, stored, publicApiKey } = setup;
+  const server = new URL(url);
+  const proxy = await startSilentProxy(server.hostname, Number(server.port));
+  t.after(() => proxy.close());
+  const throughProxy = new URL(url);
+  throughProxy.port = String(proxy.port);
+  // B's feed on a connection through the proxy, with a short heartbeat (the service's: 5 s and 5 s).
+  const feed = new PostgresChangeFeed(
+    { connectionString: throughProxy.toString() },
+    { intervalMs: 100, timeoutMs: 300 },
+  );
+  t.after(() => feed.close());
+  const authorizer = new AppKeyAuthorizer(feed, b.apiKeys, b.accounts);
+  await feed.whenListening();
+  await cachedOnB(authorizer, publicApiKey);
+  proxy.silence();
+  // The notification of this commit never reaches B's silent connection, and TCP reports nothing.
+  await disable(a, stored);
+  await eventually("B's feed to listen anew on another connection", async () =>
+    proxy.connections >= 2 && feed.listening ? true : undefined,
+  );
+  await refusedWith(authorizer.authorize(publicApiKey, call), 403);
 });
 
 test("while B is not listening nothing it loads is kept: every call reads the store", async (t) => {
