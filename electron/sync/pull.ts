@@ -67,7 +67,9 @@ export async function* remoteKeyPages(
   for (let number = 1; ; number++) {
     let page: KeyPage;
     try {
-      page = await client.listPage(accountKey, {}, { limit, cursor });
+      // created: a copy made here keeps the key's creation time on the remote (our own service
+      // says it; a remote that refuses include= is asked again without, and the time is not known).
+      page = await client.listPage(accountKey, { include: ["created"] }, { limit, cursor });
     } catch (error) {
       throw pageFailure(error, number, read);
     }
@@ -348,7 +350,7 @@ async function mirrorNewKey(
     fields,
     context.now(),
     // The copy is made now, the key was created on the remote: its time there when the remote
-    // said it (our own service, include=created), else not known. Never the pull's time.
+    // said it (our own service answers include=created), else not known. Never the pull's time.
     remoteCreatedAt(remote),
   );
   await tx.sync.insertKeyState({
