@@ -79,14 +79,15 @@ test("a PIN sent, resent and verified through replica A reaches replica B's list
   // Not captured (a failing test number), but verifying it changes its state all the same.
   const failing = await send(a, "447700900001");
   await a.pins.verify(account, failing.pinId, { pin: "000000000000" });
-  // B's own send: once A has heard it, B has heard every commit of A before it (commit order).
+  // B tells another replica's events once it has read them from the store, and its own at once:
+  // the two are not ordered with each other, so B sends only after it told A's five.
+  await eventually("B to hear A's last verify", async () => (seen.b.length >= 5 ? true : undefined));
   const own = await send(b, "41790000002");
   await eventually(
     "A to hear B's send",
     async () =>
       seen.a.some((event) => event.type === "captured" && event.pin.pinId === own.pinId) || undefined,
   );
-  await eventually("B to hear A's last verify", async () => (seen.b.length >= 6 ? true : undefined));
 
   const state = (id: string, to: string, attemptsRemaining: number, verified: boolean) => ({
     type: "state",
