@@ -197,7 +197,8 @@ test("a remote that ignores paging (answers its whole list) is read in one reque
   const lists = foreign.seen.filter((line) => /^GET \/settings\/1\/accounts\/_\/api-keys(\?|$)/.test(line));
   // A new link runs at once, and Sync now then runs again: one request per run, the whole list.
   assert.ok(lists.length >= 1);
-  for (const line of lists) assert.equal(line, "GET /settings/1/accounts/_/api-keys?limit=1000&include=created");
+  for (const line of lists)
+    assert.equal(line, "GET /settings/1/accounts/_/api-keys?limit=1000&include=created");
   assert.ok(!foreign.seen.some((line) => line.includes("/count")), "no count asked: the list said it all");
   assert.equal((await other.keys()).length, 1500);
 
