@@ -14,11 +14,7 @@ import {
  * so a misconfigured app on the same machine cannot lock its admin out.
  */
 
-export interface ThrottleOptions {
-  /** Failed attempts allowed in a burst. */
-  burst: number;
-  /** One more attempt is allowed every this many milliseconds. */
-  refillMs: number;
+export interface ThrottleOptions extends FailureRule {
   /** Addresses tracked at most; the least recently seen are forgotten first. */
   maxTracked: number;
   now: () => number;

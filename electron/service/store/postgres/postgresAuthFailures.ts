@@ -1,14 +1,9 @@
-import { createHash } from "node:crypto";
 import { AUTH_FAILURE_PURGE_BATCH, type BucketRows } from "../authFailureStore.ts";
-import type { Sql } from "./sql.ts";
+import { advisoryLockKey, type Sql } from "./sql.ts";
 
 /** The advisory lock key of one address's bucket: a 64-bit hash, the same on every replica. */
 export function authFailureLockOf(address: string): string {
-  return createHash("sha256")
-    .update(`keydesk/auth-failures/${address}`)
-    .digest()
-    .readBigInt64BE(0)
-    .toString();
+  return advisoryLockKey(`keydesk/auth-failures/${address}`);
 }
 
 /**

@@ -1,4 +1,3 @@
-import { createHash } from "node:crypto";
 import type { SecretBox } from "../../crypto/secretBox.ts";
 import {
   IDEMPOTENCY_PURGE_BATCH,
@@ -9,18 +8,14 @@ import {
   sealAnswer,
 } from "../idempotencyStore.ts";
 import type { IdempotencyWrites } from "../store.ts";
-import type { Sql } from "./sql.ts";
+import { advisoryLockKey, type Sql } from "./sql.ts";
 
 /**
  * The advisory lock key of one (account, Idempotency-Key): a 64-bit hash, the same on every
  * replica, in a namespace of its own (the schema's lock is another constant).
  */
 export function idempotencyLockOf(accountId: number, idempotencyKey: string): string {
-  return createHash("sha256")
-    .update(`keydesk/idempotency-lock/${accountId}/${idempotencyKey}`)
-    .digest()
-    .readBigInt64BE(0)
-    .toString();
+  return advisoryLockKey(`keydesk/idempotency-lock/${accountId}/${idempotencyKey}`);
 }
 
 /**

@@ -1,4 +1,3 @@
-import { createHash } from "node:crypto";
 import type pg from "pg";
 import type { SecretBox } from "../../crypto/secretBox.ts";
 import type { KeyChangeListener } from "../apiKeyStore.ts";
@@ -35,7 +34,7 @@ import { postgresSync } from "./postgresSync.ts";
 import { postgresTfa } from "./postgresTfa.ts";
 import { postgresTfaPins } from "./postgresTfaPins.ts";
 import { postgresUsage } from "./postgresUsage.ts";
-import { RETRYABLE, type Sql, sqlOn, sqlState } from "./sql.ts";
+import { advisoryLockKey, RETRYABLE, type Sql, sqlOn, sqlState } from "./sql.ts";
 
 /** How many times a write that lost a race (serialization failure, deadlock) runs again. */
 export const WRITE_RETRIES = 3;
@@ -45,7 +44,7 @@ export const WRITE_RETRIES = 3;
  * namespace of its own (the schema, idempotency and send locks are others).
  */
 export function namedLockOf(name: string): string {
-  return createHash("sha256").update(`keydesk/lock/${name}`).digest().readBigInt64BE(0).toString();
+  return advisoryLockKey(`keydesk/lock/${name}`);
 }
 
 /**

@@ -1,4 +1,3 @@
-import { createHash } from "node:crypto";
 import type { SecretBox } from "../../crypto/secretBox.ts";
 import { MAX_DURATION_MS, windowDecision } from "../../tfa/limits.ts";
 import type { PinEventNote, TfaPinWrites } from "../store.ts";
@@ -18,18 +17,14 @@ import {
   type VerificationRowRaw,
   verificationOf,
 } from "../tfaPinStore.ts";
-import type { Sql } from "./sql.ts";
+import { advisoryLockKey, type Sql } from "./sql.ts";
 
 /**
  * The advisory lock key of one application's sends: a 64-bit hash, the same on every replica, in
  * a namespace of its own (the idempotency and schema locks are others).
  */
 export function sendLockOf(applicationRef: number): string {
-  return createHash("sha256")
-    .update(`keydesk/tfa-sends/${applicationRef}`)
-    .digest()
-    .readBigInt64BE(0)
-    .toString();
+  return advisoryLockKey(`keydesk/tfa-sends/${applicationRef}`);
 }
 
 /**

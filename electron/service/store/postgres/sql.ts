@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto";
 import pg from "pg";
 
 /**
@@ -40,3 +41,11 @@ export function sqlState(error: unknown): string | undefined {
 export const UNIQUE_VIOLATION = "23505";
 /** A write that lost a race PostgreSQL detected: running it again is safe and usually succeeds. */
 export const RETRYABLE = new Set(["40001", "40P01"]);
+
+/**
+ * A PostgreSQL advisory lock key (64 bits) for `name`, the same on every replica. Each kind of lock
+ * names itself with a prefix of its own (`keydesk/<kind>/…`), so kinds never share a key.
+ */
+export function advisoryLockKey(name: string): string {
+  return createHash("sha256").update(name).digest().readBigInt64BE(0).toString();
+}
