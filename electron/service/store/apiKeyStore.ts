@@ -4,6 +4,7 @@ import {
   type KeyStateFilter,
   type Permission,
 } from "../../../shared/apiKeys.ts";
+import type { SealedValue } from "../crypto/gcmBatch.ts";
 import type { SecretBox } from "../crypto/secretBox.ts";
 import type { ApiKeyFields, ListedKey, StoredApiKey } from "../domain/apiKeyRules.ts";
 import type { KeyGrant } from "../domain/keyAuthorization.ts";
@@ -31,7 +32,7 @@ type ListedRow = [
   id: number,
   key: string,
   name: string,
-  sealed: Buffer,
+  sealedHex: string,
   allowedIPs: string | null,
   permissions: string,
   validFrom: number | null,
@@ -60,6 +61,14 @@ export function sealPublicApiKey(box: SecretBox, publicApiKey: string, key: stri
 
 export function unsealPublicApiKey(box: SecretBox, sealed: Buffer, key: string): string {
   return box.decrypt(sealed, key);
+}
+
+/**
+ * The publicApiKeys of a list's rows (each sealed value with its key id), opened together: a
+ * batch costs a fraction of opening them one by one.
+ */
+export function unsealPublicApiKeys(box: SecretBox, sealed: readonly SealedValue[]): string[] {
+  return box.decryptMany(sealed);
 }
 
 /** The lookup index of a publicApiKey (public_api_key_digest). */
@@ -183,7 +192,7 @@ const SELECT = `SELECT k.id, k.key, k.account_id, a.account_key, k.name, k.publi
   k.allowed_ips, k.permissions, k.valid_from, k.valid_to, k.enabled, k.origin_created_at
   FROM api_keys k JOIN accounts a ON a.id = k.account_id`;
 
-const LISTED_COLUMNS = `k.id, k.key, k.name, k.public_api_key_sealed, k.allowed_ips, k.permissions, k.valid_from,
+const LISTED_COLUMNS = `k.id, k.key, k.name, hex(k.public_api_key_sealed), k.allowed_ips, k.permissions, k.valid_from,
   k.valid_to, k.enabled`;
 const USAGE_COUNTS = COUNT_COLUMNS.map((column) => `sum(h.${column})`).join(", ");
 /**
@@ -202,6 +211,20 @@ function listedFrom(extras: ListExtras): { columns: string; from: string } {
     columns: `${LISTED_COLUMNS}${extras.created ? ", k.origin_created_at" : ""}${usage ? `, ${USAGE_COLUMNS}` : ""}`,
     from: `api_keys k${usage ? " LEFT JOIN key_usage u ON u.api_key_id = k.id" : ""}`,
   };
+}
+
+/**
+ * The listed rows' sealed publicApiKeys with the key ids they are bound to. Read as hex and decoded
+ * into one buffer: a Buffer made per row by the driver costs more than all the row's other columns.
+ */
+function listedSealed(rows: readonly ListedRow[]): SealedValue[] {
+  const all = Buffer.from(rows.map((row) => row[3]).join(""), "hex");
+  let at = 0;
+  return rows.map((row) => {
+    const sealed = all.subarray(at, at + row[3].length / 2);
+    at += sealed.length;
+    return { sealed, context: row[1] };
+  });
 }
 
 const extrasKey = (extras: ListExtras) =>
@@ -425,17 +448,18 @@ export class ApiKeyStore {
     );
     // Rows as arrays (raw): no object per row before the one the list needs.
     const rows = statement.all({ ...listParams, after, upTo, limit }) as ListedRow[];
-    const keys = rows.map((row) => this.#listed(row, extras));
+    const publicApiKeys = unsealPublicApiKeys(this.#box, listedSealed(rows));
+    const keys = rows.map((row, index) => this.#listed(row, publicApiKeys[index] as string, extras));
     if (rows.length === limit) return { keys, after: (keys[keys.length - 1] as ListedKey).id };
     return { keys, after: last ? null : upTo };
   }
 
-  #listed(row: ListedRow, extras: ListExtras): ListedKey {
+  #listed(row: ListedRow, publicApiKey: string, extras: ListExtras): ListedKey {
     const key: ListedKey = {
       id: row[0],
       key: row[1],
       name: row[2],
-      publicApiKey: unsealPublicApiKey(this.#box, row[3], row[1]),
+      publicApiKey,
       allowedIPsJson: row[4],
       permissionsJson: row[5],
       validFrom: row[6],
@@ -517,7 +541,8 @@ export class ApiKeyStore {
       limit,
       ...(end && { until: Number(end.id), untilValue: end.v }),
     }) as ListedRow[];
-    const keys = rows.map((row) => this.#listed(row, extras));
+    const publicApiKeys = unsealPublicApiKeys(this.#box, listedSealed(rows));
+    const keys = rows.map((row, index) => this.#listed(row, publicApiKeys[index] as string, extras));
     if (rows.length === limit) return { keys, after: (keys[keys.length - 1] as ListedKey).id };
     return { keys, after: end === undefined ? null : Number(end.id) };
   }

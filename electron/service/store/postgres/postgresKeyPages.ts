@@ -9,7 +9,7 @@ import {
   type KeySort,
   type ListExtras,
   publicApiKeyDigest,
-  unsealPublicApiKey,
+  unsealPublicApiKeys,
 } from "../apiKeyStore.ts";
 import { COUNT_COLUMNS } from "../keyUsageSchema.ts";
 import { countsOf } from "../keyUsageStore.ts";
@@ -184,18 +184,22 @@ export class PostgresKeyPages {
       values,
     );
     const lastRow = rows.at(-1);
+    const publicApiKeys = unsealPublicApiKeys(
+      this.#box,
+      rows.map((row) => ({ sealed: row.public_api_key_sealed, context: row.key })),
+    );
     return {
-      keys: rows.map((row) => this.#listed(row, extras)),
+      keys: rows.map((row, index) => this.#listed(row, publicApiKeys[index] as string, extras)),
       last: lastRow ? { id: lastRow.id, values: sortValues.map((_, index) => lastRow[`s${index}`]) } : null,
     };
   }
 
-  #listed(row: ListedRow, extras: ListExtras): ListedKey {
+  #listed(row: ListedRow, publicApiKey: string, extras: ListExtras): ListedKey {
     const key: ListedKey = {
       id: row.id,
       key: row.key,
       name: row.name,
-      publicApiKey: unsealPublicApiKey(this.#box, row.public_api_key_sealed, row.key),
+      publicApiKey,
       allowedIPsJson: row.allowed_ips,
       permissionsJson: row.permissions,
       validFrom: row.valid_from,
