@@ -5,6 +5,7 @@ import http from "node:http";
 import { availableParallelism, loadavg } from "node:os";
 import { join } from "node:path";
 import { performance } from "node:perf_hooks";
+import { setTimeout as sleep } from "node:timers/promises";
 import type { Browser } from "playwright-core";
 import { addAccount } from "../electron/service/accountAdmin.ts";
 import { openDataDir } from "../electron/service/dataDir.ts";
@@ -43,7 +44,7 @@ const LABELS: Record<Size, string> = { 1000: "1k", 10000: "10k", 100000: "100k",
 const OWNER_SIZE: Size = 1_000_000;
 const PASSWORD = "bench-password-0123456789";
 /** Timed full lists per size (each after the earlier ones; no separate warm-up list). */
-const LIST_RUNS: Record<Size, number> = { 1000: 10, 10000: 10, 100000: 5, 1000000: 2 };
+const LIST_RUNS: Record<Size, number> = { 1000: 10, 10000: 10, 100000: 5, 1000000: 3 };
 const PAGE_LIMIT = 1_000;
 const PAGE_RUNS = 20;
 /** Page size for walking the cursors to the deep page (the service's largest). */
@@ -52,9 +53,13 @@ const WALK_LIMIT = 10_000;
 const DEEP_AT = 0.9;
 /** Sequential probe calls with this pause between the answer and the next call. */
 const PROBE_GAP_MS = 2;
-const IDLE_PROBES = 500;
-/** Full lists run back to back for at least this long while the probe runs (at 1M: one list). */
-const BUSY_WINDOW_MS = 2_000;
+const IDLE_PROBES = 1_500;
+/** Full lists run back to back for at least this long in all while the probe runs. */
+const BUSY_WINDOW_MS = 6_000;
+/** Idle and busy probing alternate this many times (at 1M: one list per round). */
+const PROBE_ROUNDS = 3;
+/** Pause before each idle round. */
+const SETTLE_MS = 1_000;
 const UI_LOADS = 3;
 const ROW_SELECTOR = '[data-testid="key-row"]';
 const ROW_TIMEOUT_MS = 30_000;
@@ -391,35 +396,43 @@ async function measureSize(
       if (run > 0) countTimes.push(response.ms);
     }
 
-    // The probe with nothing else running, then while full lists run back to back.
-    // In a thread of their own: the reading of the lists below is not in the probe's times.
+    // The probe with nothing else running, then while full lists run back to back, in
+    // alternating rounds: a passing disturbance of the machine lands in one round of each, not in
+    // the whole of one. In a thread of their own: the reading of the lists is not in their times.
     const probeTarget = {
       url: `${server.url}${probe.path}`,
       authorization: probe.authorization,
       gapMs: PROBE_GAP_MS,
     };
-    const idle = await startProbeThread({ ...probeTarget, calls: IDLE_PROBES }).done;
+    const idle: number[] = [];
+    const busy: number[] = [];
     let busyLists = 0;
-    const busyStarted = performance.now();
-    const listLoop = (async () => {
-      do {
-        await streamList(agent, server.url, account.authorization);
-        busyLists++;
-      } while (performance.now() - busyStarted < BUSY_WINDOW_MS);
-    })();
-    const busyProbe = startProbeThread(probeTarget);
-    let busy: number[];
-    try {
-      await listLoop;
-    } finally {
-      busy = await busyProbe.stop();
+    for (let round = 0; round < PROBE_ROUNDS; round++) {
+      // The service settles first (its collector works after a list): idle means no list's work.
+      await sleep(SETTLE_MS);
+      idle.push(...(await startProbeThread({ ...probeTarget, calls: IDLE_PROBES / PROBE_ROUNDS }).done));
+      const busyStarted = performance.now();
+      const listLoop = (async () => {
+        do {
+          await streamList(agent, server.url, account.authorization);
+          busyLists++;
+        } while (performance.now() - busyStarted < BUSY_WINDOW_MS / PROBE_ROUNDS);
+      })();
+      const busyProbe = startProbeThread(probeTarget);
+      try {
+        await listLoop;
+      } finally {
+        busy.push(...(await busyProbe.stop()));
+      }
     }
     const end = processMemory(pid).rssMb;
     const idleP99 = percentile(idle, 99);
     const busyP99 = percentile(busy, 99);
     log(
       `scale: ${label}: list ${median(listMs).toFixed(1)} ms, page ${median(firstPage).toFixed(2)} / ` +
-        `${median(deepPage).toFixed(2)} ms, probe p99 ${idleP99.toFixed(2)} idle / ${busyP99.toFixed(2)} ms ` +
+        `${median(deepPage).toFixed(2)} ms, probe p50 ${median(idle).toFixed(2)} idle / ${median(busy).toFixed(2)} ms, ` +
+        `p90 ${percentile(idle, 90).toFixed(2)} / ${percentile(busy, 90).toFixed(2)} ms, ` +
+        `p99 ${idleP99.toFixed(2)} idle / ${busyP99.toFixed(2)} ms ` +
         `during ${busyLists} list(s) (${busy.length} calls)`,
     );
 
@@ -440,6 +453,8 @@ async function measureSize(
       m("page.deep.max", Math.max(...deepPage), "ms"),
       ...(walk.pageMs.length > 0 ? [m("page.10k.median", median(walk.pageMs), "ms")] : []),
       m("count.median", median(countTimes), "ms"),
+      m("probe.idleP50", median(idle), "ms"),
+      m("probe.listP50", median(busy), "ms"),
       m("probe.idleP99", idleP99, "ms"),
       m("probe.listP99", busyP99, "ms"),
       m("probe.listMax", Math.max(...busy), "ms"),

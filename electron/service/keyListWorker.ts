@@ -122,7 +122,7 @@ function answer(request: KeyListRequest): KeyListAnswer {
   }
   if (request.kind === "page") return { id: request.id, kind: "page", texts, ids, next: after };
   const text = texts.length === 0 ? "" : (request.comma ? "," : "") + texts.join(",");
-  return { id: request.id, kind: "chunk", bytes: encoder.encode(text), count: texts.length, next: after };
+  return { id: request.id, kind: "chunk", bytes: encoded(text), count: texts.length, next: after };
 }
 
 const encoder = new TextEncoder();

@@ -98,7 +98,9 @@ function workerSlot(workerUrl: URL, init: KeyListWorkerInit): WorkerSlot {
       pending.delete(message.id);
       if (message.kind === "error") waiter?.reject(listFailure(message.message, message.code));
       else {
-        if (message.kind === "window") filledBy.set(message.bytes.buffer as ArrayBuffer, created);
+        if (message.kind === "window" || message.kind === "chunk") {
+          filledBy.set(message.bytes.buffer as ArrayBuffer, created);
+        }
         waiter?.resolve(message);
       }
     });
@@ -165,8 +167,12 @@ export function workerLister(workerUrl: URL, init: Omit<KeyListWorkerInit, "back
     return first.idle ? background : [first];
   };
 
-  /** The background worker each window's buffer came from, for recycle(). */
-  const windowSlots = new WeakMap<ArrayBuffer, WorkerSlot>();
+  /**
+   * The worker each piece's buffer came from, for recycle(): written pieces go back to be filled
+   * again, so a list leaves no buffers behind for the service's collector (a full collection of
+   * the service's thread, several ms, came every few dozen short lists).
+   */
+  const filledSlots = new WeakMap<ArrayBuffer, WorkerSlot>();
 
   /** The rest of a list after row `from`, in windows read side by side, written in order. */
   async function* windows(
@@ -230,7 +236,7 @@ export function workerLister(workerUrl: URL, init: Omit<KeyListWorkerInit, "back
         const next = inFlight.shift();
         if (!next) return;
         const window = await next.answer;
-        windowSlots.set(window.bytes.buffer as ArrayBuffer, next.worker);
+        filledSlots.set(window.bytes.buffer as ArrayBuffer, next.worker);
         if (window.count > 0) yield window.bytes;
       }
     } finally {
@@ -256,9 +262,12 @@ export function workerLister(workerUrl: URL, init: Omit<KeyListWorkerInit, "back
           },
           signal,
         );
+      const filled = (chunk: Answer<"chunk">) => {
+        filledSlots.set(chunk.bytes.buffer as ArrayBuffer, foreground);
+        return Buffer.from(chunk.bytes.buffer, chunk.bytes.byteOffset, chunk.bytes.byteLength);
+      };
       const first = await piece(0, false);
-      if (first.count > 0)
-        yield Buffer.from(first.bytes.buffer, first.bytes.byteOffset, first.bytes.byteLength);
+      if (first.count > 0) yield filled(first);
       if (first.next === null) return;
       if (!inRowWindows(filter)) {
         // Piece after piece from the foreground worker, the next asked for while one is written.
@@ -269,8 +278,7 @@ export function workerLister(workerUrl: URL, init: Omit<KeyListWorkerInit, "back
             const read: Answer<"chunk"> = await coming;
             comma ||= read.count > 0;
             coming = read.next === null ? undefined : piece(read.next, comma);
-            if (read.count > 0)
-              yield Buffer.from(read.bytes.buffer, read.bytes.byteOffset, read.bytes.byteLength);
+            if (read.count > 0) yield filled(read);
           }
         } finally {
           coming?.catch(() => undefined);
@@ -317,8 +325,8 @@ export function workerLister(workerUrl: URL, init: Omit<KeyListWorkerInit, "back
     },
     recycle(piece) {
       const buffer = piece.buffer as ArrayBuffer;
-      const slot = windowSlots.get(buffer);
-      windowSlots.delete(buffer);
+      const slot = filledSlots.get(buffer);
+      filledSlots.delete(buffer);
       slot?.recycle(buffer);
     },
     async close() {

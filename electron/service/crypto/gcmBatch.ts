@@ -28,32 +28,33 @@ export const UNAUTHENTIC = "Unsupported state or unable to authenticate data";
  * words each: multiplying a block by H is then 16 lookups and XORs, no shifts or reductions.
  */
 function hashKeyTable(h: Buffer): Int32Array {
-  // H·x^k for k = 0..127: in GCM's reflected bit order, multiplying by x shifts right.
-  const powers = new Int32Array(128 * 4);
+  const table = new Int32Array(16 * 256 * 4);
+  // Row i, entry 0x80 >> j is H·x^(8i+j): in GCM's reflected bit order, multiplying by x shifts right.
   let v0 = h.readInt32BE(0);
   let v1 = h.readInt32BE(4);
   let v2 = h.readInt32BE(8);
   let v3 = h.readInt32BE(12);
-  for (let k = 0; k < 128; k++) {
-    powers[k * 4] = v0;
-    powers[k * 4 + 1] = v1;
-    powers[k * 4 + 2] = v2;
-    powers[k * 4 + 3] = v3;
-    const carry = v3 & 1;
-    v3 = (v3 >>> 1) | (v2 << 31);
-    v2 = (v2 >>> 1) | (v1 << 31);
-    v1 = (v1 >>> 1) | (v0 << 31);
-    v0 = (v0 >>> 1) ^ (carry ? R : 0);
-  }
-  const table = new Int32Array(16 * 256 * 4);
   for (let i = 0; i < 16; i++) {
-    for (let b = 0; b < 256; b++) {
+    for (let bit = 0x80; bit > 0; bit >>>= 1) {
+      const at = (i * 256 + bit) * 4;
+      table[at] = v0;
+      table[at + 1] = v1;
+      table[at + 2] = v2;
+      table[at + 3] = v3;
+      const carry = v3 & 1;
+      v3 = (v3 >>> 1) | (v2 << 31);
+      v2 = (v2 >>> 1) | (v1 << 31);
+      v1 = (v1 >>> 1) | (v0 << 31);
+      v0 = (v0 >>> 1) ^ (carry ? R : 0);
+    }
+    // Any other byte is the sum (XOR) of its highest bit's entry and the rest's, both made already.
+    for (let b = 3; b < 256; b++) {
+      const high = 1 << (31 - Math.clz32(b));
+      if (high === b) continue;
       const at = (i * 256 + b) * 4;
-      for (let j = 0; j < 8; j++) {
-        if (((b >>> (7 - j)) & 1) === 0) continue;
-        const power = (i * 8 + j) * 4;
-        for (let w = 0; w < 4; w++) table[at + w] = (table[at + w] as number) ^ (powers[power + w] as number);
-      }
+      const one = (i * 256 + high) * 4;
+      const rest = (i * 256 + (b ^ high)) * 4;
+      for (let w = 0; w < 4; w++) table[at + w] = (table[one + w] as number) ^ (table[rest + w] as number);
     }
   }
   return table;
@@ -157,12 +158,14 @@ export interface GcmBatchOpener {
 
 export function gcmBatchOpener(key: KeyObject): GcmBatchOpener {
   const ecb = () => createCipheriv("aes-256-ecb", key, null).setAutoPadding(false);
-  const table = hashKeyTable(ecb().update(Buffer.alloc(BLOCK)));
+  // Made on the first batch: a service that lists nothing (most CLI commands) never pays for it.
+  let table: Int32Array | undefined;
   const hash = new Int32Array(4);
   let aad = Buffer.alloc(64);
   return {
     open(values) {
       if (values.length === 0) return [];
+      table ??= hashKeyTable(ecb().update(Buffer.alloc(BLOCK)));
       // Counter blocks: J0 = IV ‖ 1 masks the tag, IV ‖ 2, 3, ... encrypt the text.
       let blocks = 0;
       for (const { sealed } of values) {
