@@ -38,6 +38,12 @@ const WINDOWS_AHEAD_PER_WORKER = 2;
 /** Rows a count looks at per request, so that counts and lists take turns in the worker. */
 const COUNT_ROWS = 65_536;
 const MAX_BACKGROUND_WORKERS = 2;
+/**
+ * A young generation of 8 MB per worker: a worker allocates fast and throws it all away, so V8
+ * grew each one's to its default maximum, and the service's memory by up to 180 MB over a few
+ * lists of a million keys. Collections in a worker hold no request up; the list took no longer.
+ */
+const WORKER_LIMITS = { maxYoungGenerationSizeMb: 8 };
 
 let bundledWorkerUrl: URL | undefined;
 
@@ -86,7 +92,7 @@ function workerSlot(workerUrl: URL, init: KeyListWorkerInit): WorkerSlot {
   };
   const started = (): Worker => {
     if (worker) return worker;
-    const created = new Worker(workerUrl, { workerData: init });
+    const created = new Worker(workerUrl, { workerData: init, resourceLimits: WORKER_LIMITS });
     // An idle worker never keeps the process alive; close() ends it on a clean stop.
     created.unref();
     created.on("message", (message: KeyListAnswer | KeyListWorkerReady) => {

@@ -213,20 +213,6 @@ function listedFrom(extras: ListExtras): { columns: string; from: string } {
   };
 }
 
-/**
- * The listed rows' sealed publicApiKeys with the key ids they are bound to. Read as hex and decoded
- * into one buffer: a Buffer made per row by the driver costs more than all the row's other columns.
- */
-function listedSealed(rows: readonly ListedRow[]): SealedValue[] {
-  const all = Buffer.from(rows.map((row) => row[3]).join(""), "hex");
-  let at = 0;
-  return rows.map((row) => {
-    const sealed = all.subarray(at, at + row[3].length / 2);
-    at += sealed.length;
-    return { sealed, context: row[1] };
-  });
-}
-
 const extrasKey = (extras: ListExtras) =>
   `${extras.created ? "c" : ""}${extras.usageAt !== undefined ? "u" : ""}`;
 
@@ -256,6 +242,8 @@ export class ApiKeyStore {
   readonly #windowEnd;
   readonly #counts = new Map<string, ReturnType<Db["prepare"]>>();
   readonly #steps = new Map<string, ReturnType<Db["prepare"]>>();
+  /** Where a step's sealed values are decoded; only read while the step unseals them. */
+  #sealedBytes = Buffer.alloc(0);
 
   constructor(db: Db, box: SecretBox) {
     this.#db = db;
@@ -448,10 +436,29 @@ export class ApiKeyStore {
     );
     // Rows as arrays (raw): no object per row before the one the list needs.
     const rows = statement.all({ ...listParams, after, upTo, limit }) as ListedRow[];
-    const publicApiKeys = unsealPublicApiKeys(this.#box, listedSealed(rows));
+    const publicApiKeys = unsealPublicApiKeys(this.#box, this.#listedSealed(rows));
     const keys = rows.map((row, index) => this.#listed(row, publicApiKeys[index] as string, extras));
     if (rows.length === limit) return { keys, after: (keys[keys.length - 1] as ListedKey).id };
     return { keys, after: last ? null : upTo };
+  }
+
+  /**
+   * The listed rows' sealed publicApiKeys with the key ids they are bound to. Read as hex and
+   * decoded into one buffer kept for the next step: a Buffer made per row by the driver costs more
+   * than all the row's other columns, and a list's steps then leave no buffers behind.
+   */
+  #listedSealed(rows: readonly ListedRow[]): SealedValue[] {
+    let bytes = 0;
+    for (const row of rows) bytes += row[3].length / 2;
+    if (this.#sealedBytes.length < bytes) this.#sealedBytes = Buffer.allocUnsafe(bytes);
+    const all = this.#sealedBytes;
+    let at = 0;
+    return rows.map((row) => {
+      const written = all.write(row[3], at, "hex");
+      const sealed = all.subarray(at, at + written);
+      at += written;
+      return { sealed, context: row[1] };
+    });
   }
 
   #listed(row: ListedRow, publicApiKey: string, extras: ListExtras): ListedKey {
@@ -541,7 +548,7 @@ export class ApiKeyStore {
       limit,
       ...(end && { until: Number(end.id), untilValue: end.v }),
     }) as ListedRow[];
-    const publicApiKeys = unsealPublicApiKeys(this.#box, listedSealed(rows));
+    const publicApiKeys = unsealPublicApiKeys(this.#box, this.#listedSealed(rows));
     const keys = rows.map((row, index) => this.#listed(row, publicApiKeys[index] as string, extras));
     if (rows.length === limit) return { keys, after: (keys[keys.length - 1] as ListedKey).id };
     return { keys, after: end === undefined ? null : Number(end.id) };
