@@ -23,10 +23,12 @@ import {
 } from "../test/harness/keyServiceProcess.ts";
 import { callBridge, startWebHost, type WebHostProcess } from "../test/harness/webHostProcess.ts";
 import type { Benchmark } from "./lib/benchmark.ts";
+import { listsInThread } from "./lib/listThread.ts";
 import { type Metric, metric } from "./lib/metrics.ts";
 import { startProbeThread } from "./lib/probeThread.ts";
 import { processMemory, resetPeakRss, sampleRss } from "./lib/processMemory.ts";
 import { median, percentile } from "./lib/stats.ts";
+import { KEYS_PATH, type StreamedList, streamList } from "./lib/streamList.ts";
 import { BenchFailure, TimedClient } from "./lib/timedHttp.ts";
 
 /**
@@ -64,10 +66,8 @@ const UI_LOADS = 3;
 const ROW_SELECTOR = '[data-testid="key-row"]';
 const ROW_TIMEOUT_MS = 30_000;
 const RENDERER_INDEX = join(REPO_ROOT, "out", "renderer", "index.html");
-const KEYS_PATH = "/settings/1/accounts/_/api-keys";
 const COUNT_PATH = "/local/1/accounts/_/api-keys/count";
 const COUNT_RUNS = 5;
-const PUBLIC_API_KEY_FIELD = Buffer.from('"publicApiKey":"');
 
 interface ScaleAccount {
   size: Size;
@@ -197,82 +197,6 @@ async function seed(dataDir: string, log: (line: string) => void): Promise<Seede
 // ---------------------------------------------------------------------------------------------
 // HTTP measurements
 
-interface StreamedList {
-  /** Sending the request to the last byte. */
-  ms: number;
-  firstByteMs: number;
-  bytes: number;
-  /** `"publicApiKey":"` occurrences: one per key. */
-  keys: number;
-}
-
-/** A full list, read as it streams in: counted, never held in memory. */
-/** How many times the publicApiKey field occurs in `text`. */
-function occurrences(text: Buffer): number {
-  let count = 0;
-  let at = text.indexOf(PUBLIC_API_KEY_FIELD);
-  while (at !== -1) {
-    count++;
-    at = text.indexOf(PUBLIC_API_KEY_FIELD, at + PUBLIC_API_KEY_FIELD.length);
-  }
-  return count;
-}
-
-function streamList(agent: http.Agent, baseUrl: string, authorization: string): Promise<StreamedList> {
-  const url = new URL(baseUrl);
-  return new Promise((resolve, reject) => {
-    const started = performance.now();
-    const req = http.get(
-      {
-        host: url.hostname,
-        port: url.port,
-        path: KEYS_PATH,
-        agent,
-        headers: { accept: "application/json", authorization },
-      },
-      (response) => {
-        const firstByteMs = performance.now() - started;
-        let bytes = 0;
-        let keys = 0;
-        let tail = Buffer.alloc(0);
-        const errorChunks: Buffer[] = [];
-        response.on("data", (chunk: Buffer) => {
-          bytes += chunk.length;
-          if (response.statusCode !== 200) {
-            errorChunks.push(chunk);
-            return;
-          }
-          // The chunk itself, and the seam with the previous one: the list is counted without
-          // copying it, so the client's work is not what the bench measures.
-          const overlap = PUBLIC_API_KEY_FIELD.length - 1;
-          if (chunk.length < overlap) {
-            const text = Buffer.concat([tail, chunk]);
-            keys += occurrences(text);
-            tail = Buffer.from(text.subarray(Math.max(0, text.length - overlap)));
-            return;
-          }
-          keys += occurrences(Buffer.concat([tail, chunk.subarray(0, overlap)])) + occurrences(chunk);
-          tail = Buffer.from(chunk.subarray(chunk.length - overlap));
-        });
-        response.on("end", () => {
-          if (response.statusCode !== 200) {
-            reject(
-              new BenchFailure(
-                `GET ${KEYS_PATH} answered ${response.statusCode}: ${Buffer.concat(errorChunks).toString().slice(0, 300)}`,
-              ),
-            );
-            return;
-          }
-          resolve({ ms: performance.now() - started, firstByteMs, bytes, keys });
-        });
-        response.on("error", reject);
-        response.on("aborted", () => reject(new BenchFailure(`GET ${KEYS_PATH}: the answer was cut short`)));
-      },
-    );
-    req.on("error", reject);
-  });
-}
-
 interface PageAnswer {
   apiKeys: unknown[];
   nextCursor: string | null;
@@ -398,7 +322,7 @@ async function measureSize(
 
     // The probe with nothing else running, then while full lists run back to back, in
     // alternating rounds: a passing disturbance of the machine lands in one round of each, not in
-    // the whole of one. In a thread of their own: the reading of the lists is not in their times.
+    // the whole of one. Probe and lists each in a thread of their own.
     const probeTarget = {
       url: `${server.url}${probe.path}`,
       authorization: probe.authorization,
@@ -411,16 +335,17 @@ async function measureSize(
       // The service settles first (its collector works after a list): idle means no list's work.
       await sleep(SETTLE_MS);
       idle.push(...(await startProbeThread({ ...probeTarget, calls: IDLE_PROBES / PROBE_ROUNDS }).done));
-      const busyStarted = performance.now();
-      const listLoop = (async () => {
-        do {
-          await streamList(agent, server.url, account.authorization);
-          busyLists++;
-        } while (performance.now() - busyStarted < BUSY_WINDOW_MS / PROBE_ROUNDS);
-      })();
+      // The lists' reader runs at the lowest priority (lib/listLoop.ts): what the probe then
+      // competes with is the service's work for the lists, not the bench's reading of them.
+      const lists = listsInThread({
+        url: server.url,
+        authorization: account.authorization,
+        forMs: BUSY_WINDOW_MS / PROBE_ROUNDS,
+        keys: account.size,
+      });
       const busyProbe = startProbeThread(probeTarget);
       try {
-        await listLoop;
+        busyLists += await lists;
       } finally {
         busy.push(...(await busyProbe.stop()));
       }
