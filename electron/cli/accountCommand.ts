@@ -1,15 +1,9 @@
 import { formatApiDateTime } from "../../shared/datetime.ts";
 import { addAccount, changePassword, listAccounts } from "../service/accountAdmin.ts";
-import { openStorage } from "../service/server.ts";
+import { openStorage } from "../service/openStorage.ts";
 import type { ServiceStorage } from "../service/serviceStorage.ts";
 import { parseOptions, requireOption, UsageError } from "./cliArgs.ts";
 import { STORAGE_OPTIONS, storageOptionsOf } from "./storageArgs.ts";
-
-export const ACCOUNT_USAGE = [
-  "key-service account add --data-dir DIR|--database-url URL --username NAME [--parent PARENT_USERNAME]   (password from KEY_SERVICE_PASSWORD)",
-  "key-service account list --data-dir DIR|--database-url URL [--json]",
-  "key-service account passwd --data-dir DIR|--database-url URL --username NAME   (new password from KEY_SERVICE_PASSWORD)",
-].join("\n");
 
 /** Runs `work` on the data dir or database the options name (the data key checked as serve checks it). */
 async function withStorage<T>(

@@ -3,11 +3,6 @@ import { BackupFileError } from "../service/backup/backupFormat.ts";
 import { parseOptions, requireOption, resolveDataDir, UsageError } from "./cliArgs.ts";
 import { refuseDatabaseUrl } from "./storageArgs.ts";
 
-export const BACKUP_USAGE = [
-  "key-service backup [--data-dir DIR] --out FILE   (passphrase from KEY_SERVICE_BACKUP_PASSPHRASE)",
-  "key-service restore --in FILE [--data-dir DIR] [--force]   (passphrase from KEY_SERVICE_BACKUP_PASSPHRASE)",
-].join("\n");
-
 /** Passphrases shorter than this are refused for new backups: the file may travel far. */
 const MIN_PASSPHRASE = 12;
 

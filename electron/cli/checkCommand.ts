@@ -8,9 +8,6 @@ import { checkDatabase, damagedText, isCorruption } from "../service/store/datab
 import { parseOptions, resolveDataDir } from "./cliArgs.ts";
 import { refuseDatabaseUrl } from "./storageArgs.ts";
 
-export const CHECK_USAGE =
-  "key-service check [--data-dir DIR]   (SQLite's full integrity check, and the data key)";
-
 /** What one part of the check found: ok, or the problem in words. */
 interface Finding {
   part: string;

@@ -1,10 +1,5 @@
-import { ACCOUNT_USAGE, accountCommand } from "./accountCommand.ts";
-import { BACKUP_USAGE, backupCommand, restoreCommand } from "./backupCommand.ts";
-import { CHECK_USAGE, checkCommand } from "./checkCommand.ts";
 import { UsageError } from "./cliArgs.ts";
-import { KEYS_USAGE, keysCommand } from "./keysCommand.ts";
-import { MIGRATE_USAGE, migrateCommand } from "./migrateCommand.ts";
-import { SERVE_USAGE, serveCommand } from "./serveCommand.ts";
+import { ACCOUNT_USAGE, BACKUP_USAGE, CHECK_USAGE, KEYS_USAGE, MIGRATE_USAGE, SERVE_USAGE } from "./usage.ts";
 
 /** The headless key service (its entry is key-service.ts): `key-service serve`, `key-service account ...`, `key-service keys export`. */
 
@@ -13,20 +8,22 @@ const USAGE = `usage:\n  ${SERVE_USAGE}\n  ${ACCOUNT_USAGE.replaceAll("\n", "\n 
 async function main(argv: string[]): Promise<void> {
   const [command, ...rest] = argv;
   switch (command) {
+    // Each command's modules are loaded when it runs: an `account list` or a `check` does not
+    // load the HTTP server, the sync engine or the PostgreSQL client, and starts sooner.
     case "serve":
-      return serveCommand(rest, process.env);
+      return (await import("./serveCommand.ts")).serveCommand(rest, process.env);
     case "account":
-      return accountCommand(rest, process.env);
+      return (await import("./accountCommand.ts")).accountCommand(rest, process.env);
     case "check":
-      return checkCommand(rest, process.env);
+      return (await import("./checkCommand.ts")).checkCommand(rest, process.env);
     case "backup":
-      return backupCommand(rest, process.env);
+      return (await import("./backupCommand.ts")).backupCommand(rest, process.env);
     case "restore":
-      return restoreCommand(rest, process.env);
+      return (await import("./backupCommand.ts")).restoreCommand(rest, process.env);
     case "keys":
-      return keysCommand(rest, process.env);
+      return (await import("./keysCommand.ts")).keysCommand(rest, process.env);
     case "migrate":
-      return migrateCommand(rest, process.env);
+      return (await import("./migrateCommand.ts")).migrateCommand(rest, process.env);
     case "help":
     case "--help":
     case "-h":

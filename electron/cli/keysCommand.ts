@@ -7,9 +7,6 @@ import { scanKeys } from "../service/keyListing.ts";
 import { parseOptions, requireOption, resolveDataDir, UsageError } from "./cliArgs.ts";
 import { refuseDatabaseUrl } from "./storageArgs.ts";
 
-export const KEYS_USAGE =
-  "key-service keys export --data-dir DIR --account NAME [--format csv|json] [--with-public-api-key] [--out FILE]";
-
 /**
  * `key-service keys export`: an account's keys (its own, not its sub-accounts') in creation
  * order, with the desktop's writer (shared/keyExport.ts), from the data dir as `account list`

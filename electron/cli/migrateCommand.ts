@@ -7,9 +7,6 @@ import { copySqliteToPostgres } from "../service/store/postgres/copyFromSqlite.t
 import { parseOptions, requireOption, UsageError } from "./cliArgs.ts";
 import { databaseUrlOf } from "./storageArgs.ts";
 
-export const MIGRATE_USAGE =
-  "key-service migrate --from-sqlite DIR --database-url URL   (or KEY_SERVICE_DATABASE_URL; stop serve on DIR first)";
-
 /**
  * Moves a SQLite data dir into an empty PostgreSQL database, in one transaction checked before its
  * commit (counts per table, a sample of keys looked up by their publicApiKey). The sealed values go

@@ -9,13 +9,8 @@ import { DEFAULT_START_CHECK_MAX_MB } from "../service/store/databaseHealth.ts";
 import { attachSync } from "../sync/attachSync.ts";
 import { parseBoundedInteger, parseOptions, parsePort, parseSwitch } from "./cliArgs.ts";
 import { explainListenError, stopOnSignals } from "./processLifecycle.ts";
-import { STORAGE_OPTIONS, STORAGE_USAGE, storageOptionsOf } from "./storageArgs.ts";
-import { SYNC_SERVE_OPTIONS, SYNC_SERVE_USAGE, syncServeOptions } from "./syncServeOptions.ts";
-
-export const SERVE_USAGE =
-  `key-service serve [--host 127.0.0.1] [--port 8787] ${STORAGE_USAGE} [--log-level info] [--trusted-proxy ADDR]... ` +
-  `[--request-timeout SECONDS] [--max-connections N] [--usage on|off] [--start-check-max-mb N] [--audit-retention DAYS] ` +
-  SYNC_SERVE_USAGE;
+import { STORAGE_OPTIONS, storageOptionsOf } from "./storageArgs.ts";
+import { SYNC_SERVE_OPTIONS, syncServeOptions } from "./syncServeOptions.ts";
 
 export async function serveCommand(args: string[], env: NodeJS.ProcessEnv): Promise<void> {
   const values = parseOptions(args, {

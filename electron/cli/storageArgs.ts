@@ -1,6 +1,6 @@
 import { DataKeyError, decodeDataKey, readKeyFile } from "../service/crypto/dataKey.ts";
 import { checkDatabaseUrl, DatabaseUrlError } from "../service/databaseUrl.ts";
-import type { StorageOptions } from "../service/server.ts";
+import type { StorageOptions } from "../service/openStorage.ts";
 import { resolveDataDir, UsageError } from "./cliArgs.ts";
 
 /**
@@ -14,8 +14,6 @@ export const STORAGE_OPTIONS = {
   "database-url": { type: "string" },
   "data-key-file": { type: "string" },
 } as const;
-
-export const STORAGE_USAGE = "[--data-dir DIR | --database-url postgres://… [--data-key-file FILE]]";
 
 /** The database URL from --database-url or KEY_SERVICE_DATABASE_URL (empty counts as unset), checked. */
 export function databaseUrlOf(value: string | undefined, env: NodeJS.ProcessEnv): string | undefined {

@@ -15,9 +15,6 @@ export const SYNC_SERVE_OPTIONS = {
   "sync-request-timeout": { type: "string" },
 } satisfies CliOptions;
 
-export const SYNC_SERVE_USAGE =
-  "[--sync-remote-allow URL]... [--sync-max-answer-mb 256] [--sync-request-timeout 10]";
-
 const MAX_ANSWER_MB = 4096;
 const MAX_TIMEOUT_S = 3600;
 const MEGABYTE = 1024 * 1024;

@@ -1,20 +1,11 @@
-import { type DataDirOptions, openDataDir } from "./dataDir.ts";
 import { buildHttpApp, type HttpAppOptions } from "./http/app.ts";
-import { openPostgresService, type PostgresServiceOptions } from "./postgresService.ts";
-import type { ServiceStorage } from "./serviceStorage.ts";
-
-/** Where the data lives: a SQLite data directory, or a PostgreSQL database (`databaseUrl`). */
-export type StorageOptions = DataDirOptions | PostgresServiceOptions;
+import { openStorage, type StorageOptions } from "./openStorage.ts";
 
 export type ServeOptions = StorageOptions &
   HttpAppOptions & {
     host: string;
     port: number;
   };
-
-export function openStorage(options: StorageOptions): Promise<ServiceStorage> {
-  return "databaseUrl" in options ? openPostgresService(options) : Promise.resolve(openDataDir(options));
-}
 
 export interface RunningKeyService {
   /** Base URL, e.g. http://127.0.0.1:8787 */
