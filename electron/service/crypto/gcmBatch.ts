@@ -179,55 +179,51 @@ export function gcmBatchOpener(key: KeyObject): GcmBatchOpener {
     open(values) {
       if (values.length === 0) return [];
       table ??= hashKeyTable(ecb().update(Buffer.alloc(BLOCK)));
-      // Counter blocks: J0 = IV ‖ 1 masks the tag, IV ‖ 2, 3, ... encrypt the text.
-      let blocks = 0;
-      for (const { sealed } of values) {
+      const t = table;
+      // Counter blocks: J0 = IV ‖ 1 masks the tag, IV ‖ 2, 3, ... encrypt the text. `starts` is
+      // where each value's J0 sits; its text's keystream follows it.
+      const starts: number[] = new Array(values.length + 1);
+      starts[0] = 0;
+      values.forEach(({ sealed }, index) => {
         if (sealed.length < IV_BYTES + TAG_BYTES) throw new Error(UNAUTHENTIC);
-        blocks += 1 + Math.ceil((sealed.length - IV_BYTES - TAG_BYTES) / BLOCK);
-      }
-      if (counters.length < blocks * BLOCK) counters = Buffer.allocUnsafe(blocks * BLOCK);
-      let at = 0;
-      for (const { sealed } of values) {
-        const textBlocks = Math.ceil((sealed.length - IV_BYTES - TAG_BYTES) / BLOCK);
-        for (let counter = 1; counter <= textBlocks + 1; counter++) {
+        starts[index + 1] =
+          (starts[index] as number) + BLOCK * (1 + Math.ceil((sealed.length - IV_BYTES - TAG_BYTES) / BLOCK));
+      });
+      const bytes = starts[values.length] as number;
+      if (counters.length < bytes) counters = Buffer.allocUnsafe(bytes);
+      values.forEach(({ sealed }, index) => {
+        for (
+          let at = starts[index] as number, counter = 1;
+          at < (starts[index + 1] as number);
+          at += BLOCK, counter++
+        ) {
           for (let i = 0; i < IV_BYTES; i++) counters[at + i] = sealed[i] as number;
           counters.writeUInt32BE(counter, at + IV_BYTES);
-          at += BLOCK;
         }
-      }
-      const stream = ecb().update(counters.subarray(0, blocks * BLOCK));
+      });
+      const stream = ecb().update(counters.subarray(0, bytes));
 
       // Every tag first: a batch with one forged value hands out nothing.
-      at = 0;
-      for (const { sealed, context } of values) {
-        const textBytes = sealed.length - IV_BYTES - TAG_BYTES;
+      values.forEach(({ sealed, context }, index) => {
         if (aad.length < context.length * 3) aad = Buffer.alloc(context.length * 3);
         const aadBytes = aad.write(context, 0, "utf8");
-        ghashInto(table, aad, aadBytes, sealed, IV_BYTES + TAG_BYTES, sealed.length, hash);
+        ghashInto(t, aad, aadBytes, sealed, IV_BYTES + TAG_BYTES, sealed.length, hash);
+        const mask = starts[index] as number;
         let difference = 0;
         for (let w = 0; w < 4; w++) {
-          const o = IV_BYTES + w * 4;
-          const given =
-            ((sealed[o] as number) << 24) |
-            ((sealed[o + 1] as number) << 16) |
-            ((sealed[o + 2] as number) << 8) |
-            (sealed[o + 3] as number);
-          difference |= (hash[w] as number) ^ stream.readInt32BE(at + w * 4) ^ given;
+          const given = wordAt(sealed, IV_BYTES + w * 4, IV_BYTES + TAG_BYTES);
+          difference |= (hash[w] as number) ^ stream.readInt32BE(mask + w * 4) ^ given;
         }
         if (difference !== 0) throw new Error(UNAUTHENTIC);
-        at += BLOCK * (1 + Math.ceil(textBytes / BLOCK));
-      }
+      });
 
-      const texts: string[] = new Array(values.length);
-      at = 0;
-      values.forEach(({ sealed }, index) => {
+      const texts = values.map(({ sealed }, index) => {
+        const from = (starts[index] as number) + BLOCK;
         const textBytes = sealed.length - IV_BYTES - TAG_BYTES;
-        const from = at + BLOCK;
         for (let i = 0; i < textBytes; i++) {
           stream[from + i] = (stream[from + i] as number) ^ (sealed[IV_BYTES + TAG_BYTES + i] as number);
         }
-        texts[index] = stream.toString("utf8", from, from + textBytes);
-        at = from + BLOCK * Math.ceil(textBytes / BLOCK);
+        return stream.toString("utf8", from, from + textBytes);
       });
       release(stream);
       return texts;
