@@ -21,9 +21,11 @@ import {
  */
 
 const PASSWORD = "owner-password-1";
-// Long names make the answer (about 20 MB) far larger than what the sockets between a paused
-// reader and the service can hold, so the service must wait for the reader.
-const SIZE = 40_000;
+// Long names make the answer (about 45 MB) larger than what the sockets between a paused
+// reader and the service can hold (Linux lets a loopback socket's buffers grow to 32 MB + 4 MB:
+// an answer of 20 MB could be written whole before the reader resumed), so the service must wait
+// for the reader.
+const SIZE = 100_000;
 const NAME_PAD = "x".repeat(200);
 
 let dataDir: string;
