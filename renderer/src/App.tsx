@@ -1,18 +1,30 @@
-import { AppShell, Group, Stack, Tabs, Title } from "@mantine/core";
+import { AppShell, Center, Group, Loader, Stack, Tabs, Title } from "@mantine/core";
 import { useElementSize, useHotkeys } from "@mantine/hooks";
-import { useMemo, useState } from "react";
+import { lazy, Suspense, useMemo, useState } from "react";
 import { useBridgeEvents } from "./bridgeHooks.ts";
 import { FailingQueriesBanner } from "./FailingQueriesBanner.tsx";
 import { AccountSwitcher } from "./features/accounts/AccountSwitcher.tsx";
-import { KeysView, NAME_SEARCH_ID } from "./features/keys/KeysView.tsx";
-import { PinInboxView } from "./features/pins/PinInboxView.tsx";
-import { ProfilesView } from "./features/profiles/ProfilesView.tsx";
-import { SettingsView } from "./features/settings/SettingsView.tsx";
+import { NAME_SEARCH_ID } from "./features/keys/KeyFilterBar.tsx";
+import { KeysView } from "./features/keys/KeysView.tsx";
 import { useAppliedTheme } from "./features/settings/settingsHooks.ts";
-import { SyncView } from "./features/sync/SyncView.tsx";
-import { TfaView } from "./features/tfa/TfaView.tsx";
+import { FIRST_ACCOUNT_KEY } from "./firstView.ts";
 import { HeaderStatus } from "./HeaderStatus.tsx";
 import { type Navigation, NavigationContext, type View } from "./navigation.ts";
+
+// The Keys view is the first one shown and comes with the page; the others load when first opened,
+// so that the first rows of a large account wait for none of their code (nor for the zod schemas
+// the settings form checks with).
+const ProfilesView = lazy(async () => ({
+  default: (await import("./features/profiles/ProfilesView.tsx")).ProfilesView,
+}));
+const PinInboxView = lazy(async () => ({
+  default: (await import("./features/pins/PinInboxView.tsx")).PinInboxView,
+}));
+const TfaView = lazy(async () => ({ default: (await import("./features/tfa/TfaView.tsx")).TfaView }));
+const SyncView = lazy(async () => ({ default: (await import("./features/sync/SyncView.tsx")).SyncView }));
+const SettingsView = lazy(async () => ({
+  default: (await import("./features/settings/SettingsView.tsx")).SettingsView,
+}));
 
 const VIEW_NAMES: Record<View, string> = {
   keys: "Keys",
@@ -36,7 +48,7 @@ export function App() {
   const { ref: headerContent, height: headerContentHeight } = useElementSize();
   const headerHeight = Math.max(HEADER_MIN_HEIGHT, Math.ceil(headerContentHeight) + 2 * HEADER_PADDING_Y + 1);
   const [view, setView] = useState<View>("keys");
-  const [accountKey, setAccountKey] = useState("_");
+  const [accountKey, setAccountKey] = useState(FIRST_ACCOUNT_KEY);
   const [createOpen, setCreateOpen] = useState(false);
   const [syncKey, setSyncKey] = useState<string | undefined>(undefined);
   const navigation = useMemo<Navigation>(
@@ -113,11 +125,19 @@ export function App() {
                   onCreateOpenChange={setCreateOpen}
                 />
               )}
-              {view === "profiles" && <ProfilesView />}
-              {view === "pins" && <PinInboxView />}
-              {view === "tfa" && <TfaView accountKey={accountKey} />}
-              {view === "sync" && <SyncView onOpenProfiles={() => setView("profiles")} />}
-              {view === "settings" && <SettingsView />}
+              <Suspense
+                fallback={
+                  <Center h={200} aria-busy="true">
+                    <Loader aria-label={`Loading ${VIEW_NAMES[view]}`} />
+                  </Center>
+                }
+              >
+                {view === "profiles" && <ProfilesView />}
+                {view === "pins" && <PinInboxView />}
+                {view === "tfa" && <TfaView accountKey={accountKey} />}
+                {view === "sync" && <SyncView onOpenProfiles={() => setView("profiles")} />}
+                {view === "settings" && <SettingsView />}
+              </Suspense>
             </section>
           </Stack>
         </AppShell.Main>

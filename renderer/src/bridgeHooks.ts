@@ -1,7 +1,7 @@
 // React Query hooks over the bridge: one per operation. A failed call becomes the query's error,
 // a BridgeFailure carrying the typed {messageId, text, validationErrors}.
 
-import { useQuery, useQueryClient } from "@tanstack/react-query";
+import { queryOptions, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useEffect } from "react";
 import type {
   ActiveProfileStatusDto,
@@ -47,11 +47,14 @@ export const queryKeys = {
 };
 
 /** The embedded key service (the Local profile's) and where credentials are kept. */
-export function useServiceStatus() {
-  return useQuery({
+export const serviceStatusQuery = () =>
+  queryOptions({
     queryKey: queryKeys.serviceStatus(),
     queryFn: () => callBridge("service.status", undefined),
   });
+
+export function useServiceStatus() {
+  return useQuery(serviceStatusQuery());
 }
 
 /** How often the header checks a remote active profile's service. */
@@ -70,12 +73,15 @@ export function activeStatusPollMs(status: ActiveProfileStatusDto | undefined): 
 }
 
 /** The active profile and whether its service answers (kept fresh, see activeStatusPollMs). */
-export function useActiveProfileStatus() {
-  return useQuery({
+export const activeProfileStatusQuery = () =>
+  queryOptions({
     queryKey: queryKeys.activeProfileStatus(),
     queryFn: () => callBridge("profiles.checkActive", undefined),
     refetchInterval: (query) => activeStatusPollMs(query.state.data),
   });
+
+export function useActiveProfileStatus() {
+  return useQuery(activeProfileStatusQuery());
 }
 
 /**

@@ -7,7 +7,9 @@ import { Notifications } from "@mantine/notifications";
 import { QueryClient, QueryClientProvider } from "@tanstack/react-query";
 import { StrictMode } from "react";
 import { createRoot } from "react-dom/client";
+import { AfterFirstPaint } from "./AfterFirstPaint.tsx";
 import { App } from "./App.tsx";
+import { prefetchFirstView } from "./firstView.ts";
 import { cssVariablesResolver, theme } from "./theme.ts";
 
 const queryClient = new QueryClient({
@@ -19,13 +21,18 @@ if (container === null) {
   throw new Error('Keydesk: index.html has no element with id "root"');
 }
 
-createRoot(container).render(
-  <StrictMode>
-    <MantineProvider theme={theme} cssVariablesResolver={cssVariablesResolver} defaultColorScheme="auto">
-      <Notifications position="bottom-right" />
-      <QueryClientProvider client={queryClient}>
-        <App />
-      </QueryClientProvider>
-    </MantineProvider>
-  </StrictMode>,
+const root = createRoot(container);
+void prefetchFirstView(queryClient).then(() =>
+  root.render(
+    <StrictMode>
+      <MantineProvider theme={theme} cssVariablesResolver={cssVariablesResolver} defaultColorScheme="auto">
+        <AfterFirstPaint>
+          <Notifications position="bottom-right" />
+        </AfterFirstPaint>
+        <QueryClientProvider client={queryClient}>
+          <App />
+        </QueryClientProvider>
+      </MantineProvider>
+    </StrictMode>,
+  ),
 );

@@ -121,8 +121,7 @@ async function axe(what: string, on: Page = page): Promise<void> {
 
 /** Picks an option of the State filter. */
 async function stateFilter(label: string): Promise<void> {
-  await page.getByRole("combobox", { name: "State", exact: true }).click();
-  await page.getByRole("option", { name: label, exact: true }).click();
+  await page.getByRole("combobox", { name: "State", exact: true }).selectOption({ label });
 }
 
 /** Clicks a Mantine switch's visible track, after checking it is the switch with that name. */
@@ -246,6 +245,47 @@ test("`n` opens the create dialog, which passes axe; an ALL key is created and s
   assert.ok(!(await page.content()).includes(revealed.publicApiKey), "the table shows only the hint");
 });
 
+test("a page load asks the first view's data before it renders, each question once", async (t) => {
+  if (skipWithoutChromium(t)) return;
+  const asked: string[] = [];
+  const onRequest = (request: import("playwright-core").Request) => {
+    const method = /^\/bridge\/([\w.]+)$/.exec(new URL(request.url()).pathname)?.[1];
+    if (method && request.method() === "POST") asked.push(method);
+  };
+  page.on("request", onRequest);
+  t.after(() => page.off("request", onRequest));
+  // What the page had drawn when it asked for its first keys.page.
+  await page.addInitScript(() => {
+    const pageFetch = window.fetch;
+    const state = window as unknown as { __rootWhenKeysAsked?: number };
+    window.fetch = (input, init) => {
+      if (String(input).endsWith("/bridge/keys.page") && state.__rootWhenKeysAsked === undefined) {
+        state.__rootWhenKeysAsked = document.getElementById("root")?.childElementCount ?? -1;
+      }
+      return pageFetch(input, init);
+    };
+  });
+  await page.goto(host.pageUrl);
+  await rows().first().waitFor();
+  assert.equal(
+    await page.evaluate(() => (window as unknown as { __rootWhenKeysAsked?: number }).__rootWhenKeysAsked),
+    0,
+    "the keys were asked for while the page was still empty",
+  );
+  // Past the answers' freshness window (1 s): a view asking again when it mounts would have by now.
+  await page.waitForTimeout(1_500);
+  for (const method of [
+    "keys.page",
+    "accounts.list",
+    "service.status",
+    "profiles.checkActive",
+    "profiles.list",
+    "settings.get",
+  ]) {
+    assert.equal(asked.filter((name) => name === method).length, 1, `${method} once: ${asked.join(", ")}`);
+  }
+});
+
 test("the quick TFA action asks a name (prefilled), creates a TFA key, shows its publicApiKey and copies it", async (t) => {
   if (skipWithoutChromium(t)) return;
   await page.getByRole("button", { name: "New TFA key + copy" }).click();
@@ -318,8 +358,7 @@ test("filters by state, permission and name; `/` focuses the name search; states
   await waitForNames(["Future app"]);
   await stateFilter("All");
 
-  await page.getByRole("combobox", { name: "Permission" }).click();
-  await page.getByRole("option", { name: "TFA" }).click();
+  await page.getByRole("combobox", { name: "Permission", exact: true }).selectOption({ label: "TFA" });
   await waitForNames([tfaName, "Future app"]);
 
   await page.evaluate(() => (document.activeElement as HTMLElement | null)?.blur()); // out of the Select
@@ -330,8 +369,7 @@ test("filters by state, permission and name; `/` focuses the name search; states
   await page.keyboard.press("n"); // typed into the field, not a shortcut
   assert.equal(await page.getByRole("dialog").count(), 0);
   await page.getByRole("textbox", { name: "Search", exact: true }).fill("");
-  await page.getByRole("combobox", { name: "Permission" }).click();
-  await page.getByRole("option", { name: "Any" }).click();
+  await page.getByRole("combobox", { name: "Permission", exact: true }).selectOption({ label: "Any" });
   await stateFilter("All");
   await waitForNames(["Billing backend", tfaName, "Old partner", "Future app", "Past app"]);
   await axe("the keys view with keys");

@@ -79,22 +79,19 @@ test("the heading names the account; Valid to says when in words and warns of ke
   if (skipWithoutChromium(t)) return;
   await page.goto(host.pageUrl);
   await page.getByTestId("keys-heading").getByText("API keys of owner").waitFor();
-  await page.getByRole("combobox", { name: "State", exact: true }).click();
-  await page.getByRole("option", { name: "Expiring soon", exact: true }).click();
+  await page.getByRole("combobox", { name: "State", exact: true }).selectOption({ label: "Expiring soon" });
   await row("Soon gone").waitFor();
   assert.equal(await rows().count(), 1, "only the key expiring within 7 days");
   const validTo = row("Soon gone").getByTestId("key-valid-to");
   assert.match((await validTo.textContent()) ?? "", /expires in 2 days/);
   assert.equal(await validTo.getAttribute("data-expiring-soon"), "true");
-  await page.getByRole("combobox", { name: "State", exact: true }).click();
-  await page.getByRole("option", { name: "Expired", exact: true }).click();
+  await page.getByRole("combobox", { name: "State", exact: true }).selectOption({ label: "Expired" });
   await row("Long gone").waitFor();
   assert.match(
     (await row("Long gone").getByTestId("key-valid-to").textContent()) ?? "",
     /expired 3 days ago/,
   );
-  await page.getByRole("combobox", { name: "State", exact: true }).click();
-  await page.getByRole("option", { name: "All", exact: true }).click();
+  await page.getByRole("combobox", { name: "State", exact: true }).selectOption({ label: "All" });
   await page.getByTestId("key-count").getByText("62 keys", { exact: true }).waitFor();
 });
 
@@ -127,8 +124,7 @@ test("a click on a header sorts by that column in the service, ascending then de
   );
   assert.deepEqual((await names()).slice(0, 2), ["Long gone", "Soon gone"]);
   // Back to creation order from the Sort select.
-  await page.getByRole("combobox", { name: "Sort", exact: true }).click();
-  await page.getByRole("option", { name: "Oldest first", exact: true }).click();
+  await page.getByRole("combobox", { name: "Sort", exact: true }).selectOption({ label: "Oldest first" });
   await page.waitForFunction(
     () => document.querySelector("[data-testid=key-name]")?.textContent === "filler 00",
   );

@@ -64,8 +64,8 @@ export function cutTextWithoutTooltip(page: Page, scope = "body"): Promise<strin
 
 /**
  * Visible text inputs under `scope` whose text is cut with no way to read the rest: an empty field's
- * placeholder wider than the room inside it, or a read-only field's value (a Select's chosen option)
- * wider than that room without an ellipsis and a tooltip (`title` or `data-tooltip`). What a user
+ * placeholder wider than the room inside it, or a read-only field's value (a Select's chosen option,
+ * a native select's chosen option's text) wider than that room without an ellipsis and a tooltip (`title` or `data-tooltip`). What a user
  * types may scroll inside its field, so editable values are not checked. Measured with the input's
  * own font. One line each.
  */
@@ -75,8 +75,18 @@ export function cutInputText(page: Page, scope = "body"): Promise<string[]> {
     if (!context) return ["no canvas to measure inputs with"];
     const found: string[] = [];
     for (const root of document.querySelectorAll(scope)) {
-      for (const input of root.querySelectorAll<HTMLInputElement | HTMLTextAreaElement>("input, textarea")) {
-        const shown = input.value !== "" ? (input.readOnly ? input.value : "") : input.placeholder;
+      for (const input of root.querySelectorAll<HTMLInputElement | HTMLTextAreaElement | HTMLSelectElement>(
+        "input, textarea, select",
+      )) {
+        // A native select shows its chosen option's text, as a read-only field shows its value.
+        const shown =
+          input instanceof HTMLSelectElement
+            ? (input.selectedOptions[0]?.text ?? "")
+            : input.value !== ""
+              ? input.readOnly
+                ? input.value
+                : ""
+              : input.placeholder;
         if (!shown.trim()) continue;
         if (input instanceof HTMLInputElement && !["text", "search", ""].includes(input.type)) continue;
         if (!input.checkVisibility({ visibilityProperty: true })) continue;
@@ -86,7 +96,7 @@ export function cutInputText(page: Page, scope = "body"): Promise<string[]> {
           input.clientWidth - Number.parseFloat(style.paddingLeft) - Number.parseFloat(style.paddingRight);
         const needed = context.measureText(shown).width;
         if (needed <= room + 1) continue;
-        const what = input.value !== "" ? "value" : "placeholder";
+        const what = input.value !== "" || input instanceof HTMLSelectElement ? "value" : "placeholder";
         const readable =
           what === "value" &&
           style.textOverflow === "ellipsis" &&

@@ -4,6 +4,7 @@ import { notifications } from "@mantine/notifications";
 import { useEffect } from "react";
 import type { AccountDto } from "../../../../shared/bridge.ts";
 import { BridgeFailure, useActiveProfileStatus } from "../../bridgeHooks.ts";
+import { OnceOpened } from "../../OnceOpened.tsx";
 import { useActiveProfile } from "../profiles/profileHooks.ts";
 import { AddSubAccountForm } from "./AddSubAccountForm.tsx";
 import { useAccounts } from "./accountHooks.ts";
@@ -63,7 +64,14 @@ export function AccountSwitcher({ accountKey, onChange }: AccountSwitcherProps) 
           // the chosen name within bounds, longer names end in "…" and read whole in the tooltip.
           size="xs"
           data-tooltip
-          comboboxProps={{ withinPortal: true, width: "max-content", position: "bottom-end" }}
+          // The list is made when opened: kept mounted while closed, its positioning ran with the
+          // first render and made the page recompute its styles before the first rows were drawn.
+          comboboxProps={{
+            withinPortal: true,
+            width: "max-content",
+            position: "bottom-end",
+            keepMounted: false,
+          }}
           styles={{
             // Whole names: as wide as the longest, never wider than the window (then wrapped).
             dropdown: { maxWidth: "calc(100vw - 16px)" },
@@ -86,21 +94,23 @@ export function AccountSwitcher({ accountKey, onChange }: AccountSwitcherProps) 
           Add sub-account
         </Button>
       )}
-      <Modal opened={adding} onClose={close} title="Add a sub-account" centered>
-        <AddSubAccountForm
-          onDone={(account) => {
-            close();
-            if (account) {
-              onChange(account.accountKey);
-              notifications.show({
-                color: "green",
-                title: "Sub-account added",
-                message: `${account.username} was added (account ${account.accountKey}) and is now in view.`,
-              });
-            }
-          }}
-        />
-      </Modal>
+      <OnceOpened opened={adding}>
+        <Modal opened={adding} onClose={close} title="Add a sub-account" centered>
+          <AddSubAccountForm
+            onDone={(account) => {
+              close();
+              if (account) {
+                onChange(account.accountKey);
+                notifications.show({
+                  color: "green",
+                  title: "Sub-account added",
+                  message: `${account.username} was added (account ${account.accountKey}) and is now in view.`,
+                });
+              }
+            }}
+          />
+        </Modal>
+      </OnceOpened>
     </Group>
   );
 }

@@ -1,6 +1,6 @@
 // React Query hooks of the accounts of the active profile: one per bridge operation.
 
-import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { queryOptions, useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import type { BridgeArgs } from "../../../../shared/bridge.ts";
 import { callBridge } from "../../bridgeHooks.ts";
 
@@ -9,11 +9,14 @@ export const accountQueryKeys = {
 };
 
 /** The active profile's own account and its sub-accounts. */
-export function useAccounts() {
-  return useQuery({
+export const accountsQuery = () =>
+  queryOptions({
     queryKey: accountQueryKeys.list(),
     queryFn: () => callBridge("accounts.list", undefined),
   });
+
+export function useAccounts() {
+  return useQuery(accountsQuery());
 }
 
 /** Adds a sub-account of the Local profile's own account. */

@@ -4,6 +4,7 @@ import type { ApiKeyView, KeyQueryDto } from "../../../../shared/bridge.ts";
 import type { BulkResultDto } from "../../../../shared/keyLifecycleBridge.ts";
 import { getBridge } from "../../bridge.ts";
 import { errorText } from "../../bridgeHooks.ts";
+import { OnceOpened } from "../../OnceOpened.tsx";
 import type { TableSelection } from "./KeyTable.tsx";
 import { useBulkSetEnabled } from "./keyHooks.ts";
 import {
@@ -179,33 +180,37 @@ export function useBulkActions(props: {
   ) : null;
   const dialogs = (
     <>
-      <Modal
-        opened={confirming !== null}
-        onClose={() => setConfirming(null)}
-        title={`${confirming ? "Enable" : "Disable"} ${countText}?`}
-      >
-        <Stack data-testid="bulk-confirm">
-          <Text size="sm">
-            {confirming
-              ? `Applications using these ${countText} are accepted again (within each key's validity, IPs and permissions).`
-              : `Every application using these ${countText} is refused from now on (403 FORBIDDEN, “the API key … is disabled”) until the keys are enabled again.`}{" "}
-            Keys already {confirming ? "enabled" : "disabled"} are left as they are.
-          </Text>
-          <Group justify="flex-end">
-            <Button variant="default" onClick={() => setConfirming(null)} data-autofocus>
-              Cancel
-            </Button>
-            <Button color={confirming ? "blue" : "red"} onClick={() => apply(confirming === true)}>
-              {confirming ? "Enable" : "Disable"} {countText}
-            </Button>
-          </Group>
-        </Stack>
-      </Modal>
-      <BulkResult
-        result={result?.result ?? null}
-        enabled={result?.enabled ?? false}
-        onClose={() => setResult(null)}
-      />
+      <OnceOpened opened={confirming !== null}>
+        <Modal
+          opened={confirming !== null}
+          onClose={() => setConfirming(null)}
+          title={`${confirming ? "Enable" : "Disable"} ${countText}?`}
+        >
+          <Stack data-testid="bulk-confirm">
+            <Text size="sm">
+              {confirming
+                ? `Applications using these ${countText} are accepted again (within each key's validity, IPs and permissions).`
+                : `Every application using these ${countText} is refused from now on (403 FORBIDDEN, “the API key … is disabled”) until the keys are enabled again.`}{" "}
+              Keys already {confirming ? "enabled" : "disabled"} are left as they are.
+            </Text>
+            <Group justify="flex-end">
+              <Button variant="default" onClick={() => setConfirming(null)} data-autofocus>
+                Cancel
+              </Button>
+              <Button color={confirming ? "blue" : "red"} onClick={() => apply(confirming === true)}>
+                {confirming ? "Enable" : "Disable"} {countText}
+              </Button>
+            </Group>
+          </Stack>
+        </Modal>
+      </OnceOpened>
+      <OnceOpened opened={result !== null}>
+        <BulkResult
+          result={result?.result ?? null}
+          enabled={result?.enabled ?? false}
+          onClose={() => setResult(null)}
+        />
+      </OnceOpened>
     </>
   );
   return { table, bar, dialogs };

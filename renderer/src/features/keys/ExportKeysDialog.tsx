@@ -1,7 +1,7 @@
 import { Alert, Button, Checkbox, Group, Modal, SegmentedControl, Stack, Text } from "@mantine/core";
 import { notifications } from "@mantine/notifications";
 import { useState } from "react";
-import type { KeySort } from "../../../../shared/apiKeys.ts";
+import type { KeySort } from "../../../../shared/apiKeyRules.ts";
 import type { KeyQueryDto } from "../../../../shared/bridge.ts";
 import type { ExportFormat } from "../../../../shared/keyExport.ts";
 import { downloadHref } from "../../bridge.ts";

@@ -3,7 +3,7 @@ import { DateTimePicker } from "@mantine/dates";
 import dayjs from "dayjs";
 import { type FormEvent, useState } from "react";
 import type { ValidationErrors } from "../../../../shared/apiErrors.ts";
-import { nameProblems, type Permission } from "../../../../shared/apiKeys.ts";
+import { nameProblems, type Permission } from "../../../../shared/apiKeyRules.ts";
 import { formatApiDateTime, parseApiDateTime } from "../../../../shared/datetime.ts";
 import { normalizeIpEntry } from "../../../../shared/ip.ts";
 import { BridgeFailure } from "../../bridgeHooks.ts";

@@ -3,7 +3,7 @@ import { Badge, Button, Checkbox, Group, Loader, Switch, Text } from "@mantine/c
 import { useElementSize, useMergedRef } from "@mantine/hooks";
 import { useVirtualizer } from "@tanstack/react-virtual";
 import { memo, useCallback, useEffect, useMemo, useRef, useState } from "react";
-import type { KeySort, KeySortField } from "../../../../shared/apiKeys.ts";
+import type { KeySort, KeySortField } from "../../../../shared/apiKeyRules.ts";
 import type { ApiKeyView } from "../../../../shared/bridge.ts";
 import { parseApiDateTime } from "../../../../shared/datetime.ts";
 import type { SyncKeyState } from "../../../../shared/sync.ts";
@@ -86,7 +86,7 @@ function cellOf(column: ColumnId, key: ApiKeyView, props: RowProps): React.React
       const sync = keySyncLook(props.syncState);
       return (
         <Cell key={column} title={sync ? `${key.name} (${sync.label})` : key.name}>
-          <Group gap={6} wrap="nowrap">
+          <div className="kd-keys-line">
             <Checkbox
               size="xs"
               checked={props.selected}
@@ -110,14 +110,14 @@ function cellOf(column: ColumnId, key: ApiKeyView, props: RowProps): React.React
                 <SyncKeyBadge state={props.syncState} keyId={key.key} />
               </span>
             )}
-          </Group>
+          </div>
         </Cell>
       );
     }
     case "permissions":
       return (
         <Cell key={column} title={key.permissions.join(", ")}>
-          <Group gap={4} wrap="nowrap">
+          <div className="kd-keys-line kd-keys-line-tight">
             {key.permissions.map((permission) => (
               <Badge
                 key={permission}
@@ -129,7 +129,7 @@ function cellOf(column: ColumnId, key: ApiKeyView, props: RowProps): React.React
                 {permission}
               </Badge>
             ))}
-          </Group>
+          </div>
         </Cell>
       );
     case "state":
@@ -152,17 +152,15 @@ function cellOf(column: ColumnId, key: ApiKeyView, props: RowProps): React.React
       const text = validToText(key, props.now, props.retiring);
       return (
         <Cell key={column} title={to === null ? "No end" : `${text} (${localDateTime(to)})`}>
-          <Text
-            size="sm"
-            truncate
+          <span
+            className={soon ? "kd-keys-text kd-keys-soon" : "kd-keys-text"}
             data-testid="key-valid-to"
             data-expiring-soon={soon}
             data-retiring={props.retiring}
-            className={soon ? "kd-keys-soon" : undefined}
           >
             {soon ? "⚠ " : ""}
             {text}
-          </Text>
+          </span>
         </Cell>
       );
     }
@@ -173,14 +171,12 @@ function cellOf(column: ColumnId, key: ApiKeyView, props: RowProps): React.React
       const known = used ? key.usage !== undefined : typeof key.createdAt === "string";
       return (
         <Cell key={column} title={title}>
-          <Text
-            size="sm"
-            truncate
+          <span
+            className={known ? "kd-keys-text" : "kd-keys-text kd-keys-dimmed"}
             data-testid={`key-${used ? "last-used" : "created"}`}
-            c={known ? undefined : "dimmed"}
           >
             {text}
-          </Text>
+          </span>
         </Cell>
       );
     }
@@ -207,7 +203,7 @@ function cellOf(column: ColumnId, key: ApiKeyView, props: RowProps): React.React
     case "actions":
       return (
         <td key={column} className="kd-keys-cell" style={{ overflow: "visible" }}>
-          <Group gap={4} wrap="nowrap">
+          <div className="kd-keys-line kd-keys-line-tight">
             <CopyButton name={key.name} loading={props.copying} onCopy={() => props.onCopy(key)} />
             <RevealButton apiKey={key} accountKey={props.accountKey} />
             <Button
@@ -224,7 +220,7 @@ function cellOf(column: ColumnId, key: ApiKeyView, props: RowProps): React.React
               aria-label={`${key.name} enabled`}
               onChange={(event) => props.onToggle(key, event.currentTarget.checked)}
             />
-          </Group>
+          </div>
         </td>
       );
   }
@@ -287,7 +283,7 @@ export function KeyTable(props: {
     count: props.keys.length + (props.hasMore ? 1 : 0),
     getScrollElement: () => scrollRef.current,
     estimateSize: () => ROW_HEIGHT,
-    overscan: 8,
+    overscan: 4,
   });
   const items = virtualizer.getVirtualItems();
   const lastShown = items.at(-1)?.index ?? -1;

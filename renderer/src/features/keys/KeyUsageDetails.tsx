@@ -1,5 +1,5 @@
 import { Stack, Text } from "@mantine/core";
-import type { UsageCountsDto } from "../../../../shared/apiKeys.ts";
+import type { UsageCountsDto } from "../../../../shared/apiKeyRules.ts";
 import type { ApiKeyView } from "../../../../shared/bridge.ts";
 import { parseApiDateTime } from "../../../../shared/datetime.ts";
 import { localDateTime, relativeTime } from "./keyState.ts";

@@ -1,17 +1,19 @@
-import { Alert, Button, Center, Group, Loader, Select, Stack, Text, TextInput, Title } from "@mantine/core";
+import { Alert, Button, Center, Group, Loader, Stack, Text, Title } from "@mantine/core";
 import { notifications } from "@mantine/notifications";
 import { useQueryClient } from "@tanstack/react-query";
 import { useCallback, useDeferredValue, useMemo, useRef, useState } from "react";
-import { KEY_STATE_FILTERS, type KeySort } from "../../../../shared/apiKeys.ts";
+import type { KeySort } from "../../../../shared/apiKeyRules.ts";
 import type { ApiKeyView, RevealedApiKey } from "../../../../shared/bridge.ts";
 import { errorText } from "../../bridgeHooks.ts";
 import { invalidateKeyLists } from "../../keyListQueries.ts";
+import { OnceOpened } from "../../OnceOpened.tsx";
 import { useAccounts } from "../accounts/accountHooks.ts";
 import { useBulkActions } from "./BulkActions.tsx";
 import { copyNotice } from "./CopyPublicApiKey.tsx";
 import { ExportKeysDialog } from "./ExportKeysDialog.tsx";
 import { KeyDetails } from "./KeyDetails.tsx";
 import { CreateKeyDialog, DisableConfirmDialog, EditKeyDialog, NewKeyDialog } from "./KeyDialogs.tsx";
+import { DEFAULT_SORT, KeyFilterBar, sortValue } from "./KeyFilterBar.tsx";
 import { KeyTable } from "./KeyTable.tsx";
 import {
   useCopyPublicApiKey,
@@ -22,13 +24,11 @@ import {
   useSettledValue,
 } from "./keyHooks.ts";
 import { countLine, isFiltered, keyQueryOf, rowsOf } from "./keyPages.ts";
-import { filterKeys, type KeyFilters, STATE_FILTER_LABELS } from "./keyState.ts";
-import { UNUSED_CHOICES, unusedLabel } from "./keyUsage.ts";
+import { filterKeys, INITIAL_KEY_FILTERS, type KeyFilters } from "./keyState.ts";
 import { RollKeyDialog } from "./RollKeyDialog.tsx";
 import { SearchMatches, useSearchMatches } from "./SearchMatch.tsx";
 import { TfaKeyDialog } from "./TfaKeyDialog.tsx";
 
-export const NAME_SEARCH_ID = "key-name-search";
 /** The name filter goes to the service once typing pauses this long (the rows at hand narrow at once). */
 const NAME_SETTLE_MS = 150;
 
@@ -50,15 +50,17 @@ function useKeyActions(accountKey: string) {
   return {
     request: (key: ApiKeyView, enabled: boolean) => (enabled ? toggle(key, true) : setConfirming(key)),
     confirmDialog: (
-      <DisableConfirmDialog
-        name={confirming?.name ?? ""}
-        opened={confirming !== null}
-        onCancel={() => setConfirming(null)}
-        onConfirm={() => {
-          if (confirming) toggle(confirming, false);
-          setConfirming(null);
-        }}
-      />
+      <OnceOpened opened={confirming !== null}>
+        <DisableConfirmDialog
+          name={confirming?.name ?? ""}
+          opened={confirming !== null}
+          onCancel={() => setConfirming(null)}
+          onConfirm={() => {
+            if (confirming) toggle(confirming, false);
+            setConfirming(null);
+          }}
+        />
+      </OnceOpened>
     ),
   };
 }
@@ -73,29 +75,6 @@ function useAccountName(accountKey: string): string | null {
   return found.parentAccountKey === null ? found.username : `${found.username} (sub-account)`;
 }
 
-const SORT_OPTIONS: { value: string; label: string; sort: KeySort }[] = [
-  { value: "created", label: "Oldest first", sort: { by: "created", desc: false } },
-  { value: "-created", label: "Newest first", sort: { by: "created", desc: true } },
-  { value: "name", label: "Name A–Z", sort: { by: "name", desc: false } },
-  { value: "-name", label: "Name Z–A", sort: { by: "name", desc: true } },
-  { value: "validTo", label: "Expiring first", sort: { by: "validTo", desc: false } },
-  { value: "-validTo", label: "Expiring last", sort: { by: "validTo", desc: true } },
-  { value: "state", label: "State: enabled first", sort: { by: "state", desc: false } },
-  { value: "-state", label: "State: disabled first", sort: { by: "state", desc: true } },
-];
-const sortValue = (sort: KeySort) => `${sort.desc ? "-" : ""}${sort.by}`;
-const DEFAULT_SORT: KeySort = { by: "created", desc: false };
-
-const STATE_OPTIONS = [
-  { value: "all", label: "All" },
-  ...KEY_STATE_FILTERS.map((value) => ({ value, label: STATE_FILTER_LABELS[value] })),
-];
-
-const UNUSED_OPTIONS = [
-  { value: "any", label: "Any" },
-  ...UNUSED_CHOICES.map((days) => ({ value: String(days), label: unusedLabel(days) })),
-];
-
 export function KeysView(props: {
   accountKey: string;
   createOpen: boolean;
@@ -106,7 +85,7 @@ export function KeysView(props: {
   const copy = useCopyPublicApiKey();
   const actions = useKeyActions(props.accountKey);
   const accountName = useAccountName(props.accountKey);
-  const [filters, setFilters] = useState<KeyFilters>({ state: "all", permission: "any", name: "" });
+  const [filters, setFilters] = useState<KeyFilters>(INITIAL_KEY_FILTERS);
   const deferredFilters = useDeferredValue(filters);
   // The service is asked once typing pauses; state and permission changes go at once.
   const settledName = useSettledValue(filters.name, NAME_SETTLE_MS);
@@ -200,72 +179,7 @@ export function KeysView(props: {
           </Button>
         </Group>
       </Group>
-      <Group align="flex-end" gap="sm" role="search" aria-label="Filter keys">
-        <TextInput
-          id={NAME_SEARCH_ID}
-          label="Search"
-          placeholder="Name, key id or publicApiKey (press /)"
-          aria-keyshortcuts="/"
-          value={filters.name}
-          onChange={(event) => {
-            const name = event.currentTarget.value;
-            setFilters((current) => ({ ...current, name }));
-          }}
-          // Lines break on the 300 px basis, not on the narrowest the field may get, so a narrow
-          // window puts the filters that do not fit beside a readable search on the next line
-          // instead of shrinking the search until its placeholder is cut.
-          style={{ flex: "1 1 300px", minWidth: 140 }}
-        />
-        <Select
-          label="State"
-          w={160}
-          allowDeselect={false}
-          value={filters.state}
-          onChange={(value) =>
-            setFilters((current) => ({ ...current, state: (value ?? "all") as KeyFilters["state"] }))
-          }
-          data={STATE_OPTIONS}
-        />
-        <Select
-          label="Not used for"
-          w={110}
-          allowDeselect={false}
-          value={filters.unusedForDays === undefined ? "any" : String(filters.unusedForDays)}
-          onChange={(value) =>
-            setFilters(({ unusedForDays: _, ...current }) =>
-              value === null || value === "any" ? current : { ...current, unusedForDays: Number(value) },
-            )
-          }
-          data={UNUSED_OPTIONS}
-        />
-        <Select
-          label="Sort"
-          w={180}
-          allowDeselect={false}
-          value={sortValue(sort)}
-          onChange={(value) =>
-            setSort(SORT_OPTIONS.find((option) => option.value === value)?.sort ?? DEFAULT_SORT)
-          }
-          data={SORT_OPTIONS.map(({ value, label }) => ({ value, label }))}
-        />
-        <Select
-          label="Permission"
-          w={120}
-          allowDeselect={false}
-          value={filters.permission}
-          onChange={(value) =>
-            setFilters((current) => ({
-              ...current,
-              permission: (value ?? "any") as KeyFilters["permission"],
-            }))
-          }
-          data={[
-            { value: "any", label: "Any" },
-            { value: "ALL", label: "ALL" },
-            { value: "TFA", label: "TFA" },
-          ]}
-        />
-      </Group>
+      <KeyFilterBar filters={filters} onFiltersChange={setFilters} sort={sort} onSortChange={setSort} />
       {matches.target.kind !== "name" && !matches.pending && (
         <SearchMatches kind={matches.target.kind} keys={matches.keys} onDetails={setDetails} />
       )}
@@ -328,57 +242,71 @@ export function KeysView(props: {
       )}
       {actions.confirmDialog}
       {bulk.dialogs}
-      <RollKeyDialog apiKey={rolling} accountKey={props.accountKey} onClose={() => setRolling(null)} />
-      <ExportKeysDialog
-        opened={exportOpen}
-        accountKey={props.accountKey}
-        query={query}
-        sort={sortValue(sort) === "created" ? undefined : sort}
-        onClose={() => setExportOpen(false)}
-      />
-      <CreateKeyDialog
-        opened={props.createOpen}
-        accountKey={props.accountKey}
-        onClose={() => props.onCreateOpenChange(false)}
-        onCreated={(key) => {
-          props.onCreateOpenChange(false);
-          setCreated(key);
-          setHighlighted(key.key);
-        }}
-      />
-      <TfaKeyDialog
-        opened={tfaOpen}
-        pending={createTfa.isPending}
-        error={createTfa.error ? errorText(createTfa.error) : null}
-        onClose={() => {
-          setTfaOpen(false);
-          createTfa.reset();
-        }}
-        onCreate={quickTfa}
-      />
-      <NewKeyDialog
-        apiKey={created}
-        accountKey={props.accountKey}
-        onClose={() => {
-          setCreated(null);
-          // The dialog opened from another dialog: focus goes back to where keys are created.
-          requestAnimationFrame(() => newKeyButton.current?.focus());
-        }}
-      />
-      <EditKeyDialog apiKey={editing} accountKey={props.accountKey} onClose={() => setEditing(null)} />
-      <KeyDetails
-        apiKey={detailsKey}
-        accountKey={props.accountKey}
-        onClose={() => setDetails(null)}
-        onEdit={(key) => {
-          setDetails(null);
-          setEditing(key);
-        }}
-        onRoll={(key) => {
-          setDetails(null);
-          setRolling(key);
-        }}
-      />
+      <OnceOpened opened={rolling !== null}>
+        <RollKeyDialog apiKey={rolling} accountKey={props.accountKey} onClose={() => setRolling(null)} />
+      </OnceOpened>
+      <OnceOpened opened={exportOpen}>
+        <ExportKeysDialog
+          opened={exportOpen}
+          accountKey={props.accountKey}
+          query={query}
+          sort={sortValue(sort) === "created" ? undefined : sort}
+          onClose={() => setExportOpen(false)}
+        />
+      </OnceOpened>
+      <OnceOpened opened={props.createOpen}>
+        <CreateKeyDialog
+          opened={props.createOpen}
+          accountKey={props.accountKey}
+          onClose={() => props.onCreateOpenChange(false)}
+          onCreated={(key) => {
+            props.onCreateOpenChange(false);
+            setCreated(key);
+            setHighlighted(key.key);
+          }}
+        />
+      </OnceOpened>
+      <OnceOpened opened={tfaOpen}>
+        <TfaKeyDialog
+          opened={tfaOpen}
+          pending={createTfa.isPending}
+          error={createTfa.error ? errorText(createTfa.error) : null}
+          onClose={() => {
+            setTfaOpen(false);
+            createTfa.reset();
+          }}
+          onCreate={quickTfa}
+        />
+      </OnceOpened>
+      <OnceOpened opened={created !== null}>
+        <NewKeyDialog
+          apiKey={created}
+          accountKey={props.accountKey}
+          onClose={() => {
+            setCreated(null);
+            // The dialog opened from another dialog: focus goes back to where keys are created.
+            requestAnimationFrame(() => newKeyButton.current?.focus());
+          }}
+        />
+      </OnceOpened>
+      <OnceOpened opened={editing !== null}>
+        <EditKeyDialog apiKey={editing} accountKey={props.accountKey} onClose={() => setEditing(null)} />
+      </OnceOpened>
+      <OnceOpened opened={detailsKey !== null}>
+        <KeyDetails
+          apiKey={detailsKey}
+          accountKey={props.accountKey}
+          onClose={() => setDetails(null)}
+          onEdit={(key) => {
+            setDetails(null);
+            setEditing(key);
+          }}
+          onRoll={(key) => {
+            setDetails(null);
+            setRolling(key);
+          }}
+        />
+      </OnceOpened>
     </Stack>
   );
 }

@@ -1,7 +1,7 @@
 import { Button, Group, Modal, Stack, Text, TextInput } from "@mantine/core";
 import dayjs from "dayjs";
 import { type FormEvent, useState } from "react";
-import { nameProblems } from "../../../../shared/apiKeys.ts";
+import { nameProblems } from "../../../../shared/apiKeyRules.ts";
 
 /** The name a quick TFA key gets unless the admin types another: recognizable by when it was made. */
 export function defaultTfaKeyName(now: number): string {

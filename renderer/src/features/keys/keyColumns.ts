@@ -5,7 +5,7 @@
  * break points can be tested without a browser.
  */
 
-import type { KeySortField } from "../../../../shared/apiKeys.ts";
+import type { KeySortField } from "../../../../shared/apiKeyRules.ts";
 
 export type ColumnId =
   | "name"

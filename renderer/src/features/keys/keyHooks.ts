@@ -1,6 +1,7 @@
 // React Query hooks of the keys feature: one per bridge operation.
 
 import {
+  infiniteQueryOptions,
   keepPreviousData,
   type QueryKey,
   useInfiniteQuery,
@@ -9,7 +10,7 @@ import {
   useQueryClient,
 } from "@tanstack/react-query";
 import { useEffect, useState } from "react";
-import type { KeySort } from "../../../../shared/apiKeys.ts";
+import type { KeySort } from "../../../../shared/apiKeyRules.ts";
 import type { BridgeArgs, KeyQueryDto } from "../../../../shared/bridge.ts";
 import { BridgeFailure, callBridge } from "../../bridgeHooks.ts";
 import { invalidateKeyLists } from "../../keyListQueries.ts";
@@ -30,12 +31,9 @@ function isOfAccount(queryKey: QueryKey | undefined, accountKey: string): boolea
   return (queryKey?.[1] as { accountKey?: string } | undefined)?.accountKey === accountKey;
 }
 
-/**
- * An account's keys, narrowed by the service, a page at a time (fetchNextPage for more). While a
- * new query loads, the rows of the previous one of the same account stay (no flash while typing).
- */
-export function useKeyPages(accountKey: string, query: KeyQueryDto, sort?: KeySort) {
-  return useInfiniteQuery({
+/** The pages of an account's keys for a query and sort: useKeyPages', and the first view's prefetch. */
+export const keyPagesQuery = (accountKey: string, query: KeyQueryDto, sort?: KeySort) =>
+  infiniteQueryOptions({
     queryKey: [...keyPagesPrefix(accountKey), query, sort ?? null] as const,
     queryFn: ({ pageParam }) =>
       callBridge("keys.page", {
@@ -47,6 +45,15 @@ export function useKeyPages(accountKey: string, query: KeyQueryDto, sort?: KeySo
       }),
     initialPageParam: null as string | null,
     getNextPageParam: (last) => last.nextCursor,
+  });
+
+/**
+ * An account's keys, narrowed by the service, a page at a time (fetchNextPage for more). While a
+ * new query loads, the rows of the previous one of the same account stay (no flash while typing).
+ */
+export function useKeyPages(accountKey: string, query: KeyQueryDto, sort?: KeySort) {
+  return useInfiniteQuery({
+    ...keyPagesQuery(accountKey, query, sort),
     // Keys made elsewhere (the API, another process, a sync) show when the admin comes back; a
     // list scrolled far (many pages, each fetched again in turn) waits for Refresh instead.
     refetchOnWindowFocus: (query) => (query.state.data?.pages.length ?? 0) <= FOCUS_REFETCH_MAX_PAGES,

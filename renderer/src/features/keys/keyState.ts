@@ -6,7 +6,7 @@ import {
   keyStateAt,
   matchesStateFilter,
   validityOf,
-} from "../../../../shared/apiKeys.ts";
+} from "../../../../shared/apiKeyRules.ts";
 import type { ApiKeyView } from "../../../../shared/bridge.ts";
 import { parseApiDateTime } from "../../../../shared/datetime.ts";
 import { formatLocal, formatRelative } from "../../time.ts";
@@ -91,6 +91,9 @@ export interface KeyFilters {
   /** "Not used for N days"; absent: any. */
   unusedForDays?: number;
 }
+
+/** The filters the Keys view opens with: every key. */
+export const INITIAL_KEY_FILTERS: KeyFilters = { state: "all", permission: "any", name: "" };
 
 /** What the search text narrows names by: "" for a key id, publicApiKey or hint (looked up instead). */
 export function nameNeedle(text: string): string {

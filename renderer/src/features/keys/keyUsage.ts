@@ -4,7 +4,7 @@
  * shows "—" with a tooltip saying so, never an error). Pure: `now` is a parameter.
  */
 
-import { DAY_MS, type RefusalReasonName, type UsageCountsDto } from "../../../../shared/apiKeys.ts";
+import { DAY_MS, type RefusalReasonName, type UsageCountsDto } from "../../../../shared/apiKeyRules.ts";
 import type { ApiKeyView } from "../../../../shared/bridge.ts";
 import { parseApiDateTime } from "../../../../shared/datetime.ts";
 import { formatLocal as localDateTime, formatRelative as relativeTime } from "../../time.ts";

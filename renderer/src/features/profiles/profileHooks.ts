@@ -1,6 +1,6 @@
 // React Query hooks of the connection profiles: one per bridge operation.
 
-import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { queryOptions, useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import type { BridgeArgs } from "../../../../shared/bridge.ts";
 import { callBridge, queryKeys } from "../../bridgeHooks.ts";
 
@@ -8,11 +8,14 @@ export const profileQueryKeys = {
   list: () => ["profiles.list"] as const,
 };
 
-export function useProfiles() {
-  return useQuery({
+export const profilesQuery = () =>
+  queryOptions({
     queryKey: profileQueryKeys.list(),
     queryFn: () => callBridge("profiles.list", undefined),
   });
+
+export function useProfiles() {
+  return useQuery(profilesQuery());
 }
 
 /** The active profile, or undefined while the list loads. */

@@ -1,7 +1,7 @@
 // React Query hooks of the user's settings: one per bridge operation.
 
 import { useMantineColorScheme } from "@mantine/core";
-import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { queryOptions, useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useEffect } from "react";
 import type { BridgeArgs } from "../../../../shared/bridge.ts";
 import { callBridge } from "../../bridgeHooks.ts";
@@ -10,11 +10,14 @@ export const settingsQueryKeys = {
   get: () => ["settings.get"] as const,
 };
 
-export function useSettings() {
-  return useQuery({
+export const settingsQuery = () =>
+  queryOptions({
     queryKey: settingsQueryKeys.get(),
     queryFn: () => callBridge("settings.get", undefined),
   });
+
+export function useSettings() {
+  return useQuery(settingsQuery());
 }
 
 /** Saves settings; the answer (what main stored) replaces the cached ones, so no refetch is needed. */
