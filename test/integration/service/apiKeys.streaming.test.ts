@@ -33,6 +33,8 @@ let serve: ServeProcess;
 const authorization = basic("owner", PASSWORD);
 
 before(async () => {
+  // The tests below are SQLite's: on PostgreSQL the 100,000 keys (about 17 s) would go unread.
+  if (SQLITE_ONLY) return;
   dataDir = await makeTempDir("keydesk-stream-");
   // The key file the serve process then uses too.
   const data = openDataDir({ dataDir });
@@ -59,7 +61,7 @@ before(async () => {
 });
 after(async () => {
   await serve?.stop("SIGKILL");
-  await removeDir(dataDir);
+  if (dataDir) await removeDir(dataDir);
 });
 
 /** A GET of the whole list whose reader is paused until `resume` is called. */
