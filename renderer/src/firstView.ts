@@ -14,7 +14,7 @@ export const FIRST_ACCOUNT_KEY = "_";
  * How long the first render waits for the first view's data. The bridge answers in a few ms from
  * the embedded service; a remote profile that takes longer gets the page with its loaders instead.
  */
-export const FIRST_VIEW_WAIT_MS = 300;
+const FIRST_VIEW_WAIT_MS = 300;
 
 /**
  * How long the prefetched answers count as fresh: long enough that the hooks of the first render
@@ -22,7 +22,7 @@ export const FIRST_VIEW_WAIT_MS = 300;
  * answer: every later one (Refresh, the window's focus, this app's changes) is stale at once, as
  * React Query's answers are by default.
  */
-export const FIRST_VIEW_FRESH_MS = 1_000;
+const FIRST_VIEW_FRESH_MS = 1_000;
 
 const firstAnswerFresh = (query: Query) => (query.state.dataUpdateCount <= 1 ? FIRST_VIEW_FRESH_MS : 0);
 

@@ -64,10 +64,10 @@ export function cutTextWithoutTooltip(page: Page, scope = "body"): Promise<strin
 
 /**
  * Visible text inputs under `scope` whose text is cut with no way to read the rest: an empty field's
- * placeholder wider than the room inside it, or a read-only field's value (a Select's chosen option,
- * a native select's chosen option's text) wider than that room without an ellipsis and a tooltip (`title` or `data-tooltip`). What a user
- * types may scroll inside its field, so editable values are not checked. Measured with the input's
- * own font. One line each.
+ * placeholder wider than the room inside it, or a read-only field's value (a Select's chosen
+ * option, a native select's chosen option's text) wider than that room without an ellipsis and a
+ * tooltip (`title` or `data-tooltip`). What a user types may scroll inside its field, so editable
+ * values are not checked. Measured with the input's own font. One line each.
  */
 export function cutInputText(page: Page, scope = "body"): Promise<string[]> {
   return page.evaluate((scope) => {
