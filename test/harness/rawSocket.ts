@@ -20,8 +20,13 @@ export interface RawConnection {
   received(): string;
   /** Resolves when the connection has closed (by either side, or failed), with what was received. */
   closed: Promise<string>;
-  /** Resolves once an answer's head and its Content-Length of body have arrived. */
-  answer(): Promise<RawAnswer>;
+  /**
+   * Resolves once an answer's head and its Content-Length of body have arrived (the first one
+   * received after the first `after` characters).
+   */
+  answer(after?: number): Promise<RawAnswer>;
+  /** The error code the connection failed with (ECONNRESET when the server reset it), if it did. */
+  failure(): string | undefined;
 }
 
 /** Connects; resolves once connected (an accepted connection may still be closed right after). */
@@ -41,12 +46,15 @@ export function connectRaw(port: number, host = "127.0.0.1"): Promise<RawConnect
       chunks.push(chunk);
       for (const waiter of waiters) waiter();
     });
-    // A reset by the server is a way of closing too; `closed` reports it.
-    socket.on("error", () => {});
-    const answer = () =>
+    // A reset by the server is a way of closing too; `closed` reports it, `failure` names it.
+    let failure: string | undefined;
+    socket.on("error", (error: NodeJS.ErrnoException) => {
+      failure ??= error.code ?? error.message;
+    });
+    const answer = (after = 0) =>
       new Promise<RawAnswer>((resolveAnswer, rejectAnswer) => {
         const check = () => {
-          const parsed = parseAnswer(received());
+          const parsed = parseAnswer(received().slice(after));
           if (parsed) {
             waiters.delete(check);
             resolveAnswer(parsed);
@@ -60,7 +68,7 @@ export function connectRaw(port: number, host = "127.0.0.1"): Promise<RawConnect
         waiters.add(check);
         check();
       });
-    socket.once("connect", () => resolve({ socket, received, closed, answer }));
+    socket.once("connect", () => resolve({ socket, received, closed, answer, failure: () => failure }));
     socket.once("error", reject);
   });
 }

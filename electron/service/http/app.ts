@@ -33,6 +33,7 @@ import { registerLocalAuditRoutes } from "./routes/localAuditRoutes.ts";
 import { registerLocalPinRoutes } from "./routes/localPinRoutes.ts";
 import { registerOpenApiRoute } from "./routes/openApiRoute.ts";
 import { registerTfaRoutes } from "./routes/tfaRoutes.ts";
+import { drainUnreadBodies } from "./unreadBodies.ts";
 
 export interface HttpAppOptions {
   /** pino level; "silent" turns logging off. Logs go to stderr. */
@@ -149,6 +150,7 @@ export function buildHttpApp<S extends ServiceStorage>(
   capConnections(app.server, limits, app.log);
   refuseRequestsWithoutHost(app);
   acceptJsonBodiesOnly(app);
+  drainUnreadBodies(app);
   // Answers sent while the service stops close their connection: otherwise a keep-alive client
   // whose request was in flight at the stop would hold the stop open until its idle timeout.
   let stopping = false;
