@@ -17,7 +17,8 @@ export const DRAIN_TIME_MS = 3_000;
 export function drainUnreadBodies(app: FastifyInstance): void {
   app.addHook("onSend", (request, reply, payload, done) => {
     const incoming = request.raw;
-    if (incoming.complete || incoming.destroyed) {
+    // readableEnded: a body read to its end where `complete` is not kept (Fastify's inject).
+    if (incoming.complete || incoming.readableEnded || incoming.destroyed) {
       done(null, payload);
       return;
     }
