@@ -24,9 +24,10 @@ const PASSWORD = "owner-password-1";
 // Long names make the answer (about 45 MB) larger than what the sockets between a paused
 // reader and the service can hold (Linux lets a loopback socket's buffers grow to 32 MB + 4 MB:
 // an answer of 20 MB could be written whole before the reader resumed), so the service must wait
-// for the reader.
-const SIZE = 100_000;
-const NAME_PAD = "x".repeat(200);
+// for the reader. A name is at most 255 characters; these take 4 bytes each in UTF-8, so that
+// fewer keys (quicker to seed) make an answer that large.
+const SIZE = 40_000;
+const NAME_PAD = "\u{1D11E}".repeat(248);
 
 let dataDir: string;
 let serve: ServeProcess;
@@ -106,7 +107,10 @@ describe("a full list of a large account", { skip: SQLITE_ONLY }, () => {
       body: { name: "created while a list was being read" },
     });
     assert.equal(created.status, 200, created.text);
-    const body = JSON.parse(await list.body()) as { apiKeys: { key: string; name: string }[] };
+    const text = await list.body();
+    // More than the sockets can hold (above), or the test would not show the service waiting.
+    assert.ok(Buffer.byteLength(text) > 40_000_000, `the answer is ${Buffer.byteLength(text)} bytes`);
+    const body = JSON.parse(text) as { apiKeys: { key: string; name: string }[] };
     assert.deepEqual(Object.keys(body), ["apiKeys"]);
     assert.equal(body.apiKeys.length, SIZE + 1);
     assert.equal(body.apiKeys[0]?.name, `k0 ${NAME_PAD}`);
