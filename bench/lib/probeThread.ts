@@ -1,5 +1,4 @@
-import { Worker } from "node:worker_threads";
-import { BenchFailure } from "./timedHttp.ts";
+import { startBenchThread } from "./benchThread.ts";
 
 /** Sequential App-authorized calls in a thread of their own (probeLoop.ts); their times in ms. */
 export interface ProbeThread {
@@ -15,14 +14,8 @@ export function startProbeThread(options: {
   gapMs: number;
   calls?: number;
 }): ProbeThread {
-  const worker = new Worker(new URL("./probeLoop.ts", import.meta.url), { workerData: options });
-  const done = new Promise<number[]>((resolve, reject) => {
-    worker.once("message", (message: { times?: number[]; error?: string }) => {
-      if (message.error !== undefined) reject(new BenchFailure(message.error));
-      else resolve(message.times ?? []);
-    });
-    worker.once("error", reject);
-  }).finally(() => worker.terminate());
+  const { worker, answer } = startBenchThread<{ times?: number[] }>("./probeLoop.ts", options);
+  const done = answer.then((message) => message.times ?? []);
   return {
     done,
     stop: () => {
