@@ -55,7 +55,6 @@ const WALK_LIMIT = 10_000;
 const DEEP_AT = 0.9;
 /** Sequential probe calls with this pause between the answer and the next call. */
 const PROBE_GAP_MS = 2;
-const IDLE_PROBES = 1_500;
 /** Full lists run back to back for at least this long in all while the probe runs. */
 const BUSY_WINDOW_MS = 6_000;
 /** Idle and busy probing alternate this many times (at 1M: one list per round). */
@@ -320,9 +319,10 @@ async function measureSize(
       if (run > 0) countTimes.push(response.ms);
     }
 
-    // The probe with nothing else running, then while full lists run back to back, in
-    // alternating rounds: a passing disturbance of the machine lands in one round of each, not in
-    // the whole of one. Probe and lists each in a thread of their own.
+    // The probe while full lists run back to back, then as many calls with nothing else running,
+    // in alternating rounds: a passing disturbance of the machine lands in one round of each, not
+    // in the whole of one, and both p99s are of as many calls (the p99 of fewer calls moves more
+    // from run to run). Probe and lists each in a thread of their own.
     const probeTarget = {
       url: `${server.url}${probe.path}`,
       authorization: probe.authorization,
@@ -332,9 +332,7 @@ async function measureSize(
     const busy: number[] = [];
     let busyLists = 0;
     for (let round = 0; round < PROBE_ROUNDS; round++) {
-      // The service settles first (its collector works after a list): idle means no list's work.
       await sleep(SETTLE_MS);
-      idle.push(...(await startProbeThread({ ...probeTarget, calls: IDLE_PROBES / PROBE_ROUNDS }).done));
       // The lists' reader runs at the lowest priority (lib/listLoop.ts): what the probe then
       // competes with is the service's work for the lists, not the bench's reading of them.
       const lists = listsInThread({
@@ -344,11 +342,17 @@ async function measureSize(
         keys: account.size,
       });
       const busyProbe = startProbeThread(probeTarget);
+      let calls: number;
       try {
         busyLists += await lists;
       } finally {
-        busy.push(...(await busyProbe.stop()));
+        const times = await busyProbe.stop();
+        busy.push(...times);
+        calls = times.length;
       }
+      // The service settles first (its collector works after a list): idle means no list's work.
+      await sleep(SETTLE_MS);
+      idle.push(...(await startProbeThread({ ...probeTarget, calls }).done));
     }
     const end = processMemory(pid).rssMb;
     const idleP99 = percentile(idle, 99);

@@ -3,9 +3,6 @@
 // collector) only the copying of finished text to the socket. Each request is one bounded piece
 // of work and carries its position: the worker keeps no state between requests.
 
-import { execFileSync } from "node:child_process";
-import { readlinkSync } from "node:fs";
-import { setPriority } from "node:os";
 import { parentPort, workerData } from "node:worker_threads";
 import Database from "better-sqlite3";
 import { createSecretBox } from "./crypto/secretBox.ts";
@@ -18,6 +15,7 @@ import type {
   KeyListWorkerReady,
 } from "./keyListProtocol.ts";
 import { ApiKeyStore } from "./store/apiKeyStore.ts";
+import { idleThisThread, niceThisThread } from "./threadPriority.ts";
 
 /** Keys per scan step inside the worker (no one waits on the worker between steps). */
 const STEP_KEYS = 1024;
@@ -28,28 +26,13 @@ const init = workerData as KeyListWorkerInit;
 
 /**
  * Requests come first: when both want the CPU, the service's thread runs and the list waits. A
- * background worker (the pieces of full lists) asks Linux for SCHED_IDLE through util-linux's
- * chrt: it then runs only on CPU time nothing else wants, and a request waking the service's
- * thread takes the core at once (at a mere nice 10 it waits for the worker's time slice). Other
- * workers, and a background one chrt cannot help, run at nice 10. Set for this thread alone (its
- * own id on Linux); elsewhere a priority would be the whole process's, so it is left as it is.
+ * background worker (the pieces of full lists) runs in the idle class (threadPriority.ts), so a
+ * request waking the service's thread takes the core at once. Other workers, and a background one
+ * the idle class is not to be had for, run at nice 10.
  */
 function lowerPriority(background: boolean): boolean {
-  if (process.platform !== "linux") return false;
-  if (background) {
-    try {
-      const thread = readlinkSync("/proc/thread-self").split("/").at(-1) as string;
-      execFileSync("chrt", ["--idle", "--pid", "0", thread], { stdio: "ignore", timeout: 5_000 });
-      return true;
-    } catch {
-      // No chrt, or not allowed: nice 10 below.
-    }
-  }
-  try {
-    setPriority(10);
-  } catch {
-    // Not allowed (a sandbox): the list runs at the service's priority.
-  }
+  if (background && idleThisThread()) return true;
+  niceThisThread(10);
   return false;
 }
 
