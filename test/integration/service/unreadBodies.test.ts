@@ -2,15 +2,8 @@ import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
 import { setTimeout as sleep } from "node:timers/promises";
 import { DRAIN_LIMIT_BYTES, DRAIN_TIME_MS } from "../../../electron/service/http/unreadBodies.ts";
-import {
-  addAccount,
-  basic,
-  makeTempDir,
-  removeDir,
-  type ServeProcess,
-  startServe,
-} from "../../harness/keyServiceProcess.ts";
 import { connectRaw, type RawAnswer, type RawConnection, within } from "../../harness/rawSocket.ts";
+import { type Service, startService } from "./serviceFixture.ts";
 
 /**
  * A request refused before its body has arrived (too large by its Content-Length, not JSON)
@@ -22,25 +15,20 @@ import { connectRaw, type RawAnswer, type RawConnection, within } from "../../ha
 const KEYS = "/settings/1/accounts/_/api-keys";
 
 describe("bodies of refused requests", () => {
-  let dir: string;
-  let server: ServeProcess;
-  const auth = basic("admin", "admin-password");
+  let service: Service;
+  let auth: string;
 
   before(async () => {
-    dir = await makeTempDir();
-    await addAccount(dir, "admin", "admin-password");
-    server = await startServe({ dataDir: dir });
+    service = await startService([{ username: "admin", password: "admin-password" }]);
+    auth = service.auth("admin");
   });
-  after(async () => {
-    const exit = await server?.stop();
-    await removeDir(dir);
-    assert.deepEqual(exit, { code: 0, signal: null }, `serve stderr: ${server?.stderr()}`);
-  });
+  after(() => service?.close());
 
   const head = (lines: string[]) => `${lines.join("\r\n")}\r\n\r\n`;
   const postHead = (headers: string[]) =>
     head([`POST ${KEYS} HTTP/1.1`, "Host: 127.0.0.1", `Authorization: ${auth}`, ...headers]);
-  const listRequest = head([`GET ${KEYS}?limit=1 HTTP/1.1`, "Host: 127.0.0.1", `Authorization: ${auth}`]);
+  const listRequest = () =>
+    head([`GET ${KEYS}?limit=1 HTTP/1.1`, "Host: 127.0.0.1", `Authorization: ${auth}`]);
 
   function assertRefusal(answer: RawAnswer, status: number, code: string): void {
     assert.equal(answer.status, status, answer.text);
@@ -66,7 +54,7 @@ describe("bodies of refused requests", () => {
     );
 
   test("a body over 64 KiB sent in parts is read to its end, then answered 413, and the connection ends cleanly", async () => {
-    const connection = await connectRaw(server.port);
+    const connection = await connectRaw(service.serve.port);
     const body = JSON.stringify({ name: "x".repeat(70_000) });
     connection.socket.write(postHead(["Content-Type: application/json", `Content-Length: ${body.length}`]));
     connection.socket.write(body.slice(0, 10_000));
@@ -83,7 +71,7 @@ describe("bodies of refused requests", () => {
   });
 
   test("a chunked body over 64 KiB is read to its end, then answered 413, and the connection ends cleanly", async () => {
-    const connection = await connectRaw(server.port);
+    const connection = await connectRaw(service.serve.port);
     connection.socket.write(postHead(["Content-Type: application/json", "Transfer-Encoding: chunked"]));
     const piece = "y".repeat(16 * 1024);
     const writeErrors = writeAll(connection, Array(8).fill(`${piece.length.toString(16)}\r\n${piece}\r\n`));
@@ -97,7 +85,7 @@ describe("bodies of refused requests", () => {
   });
 
   test("a body that is not JSON is read to its end, then answered 415, and the connection serves the next request", async () => {
-    const connection = await connectRaw(server.port);
+    const connection = await connectRaw(service.serve.port);
     const body = "z".repeat(200_000);
     connection.socket.write(postHead(["Content-Type: text/plain", `Content-Length: ${body.length}`]));
     connection.socket.write(body.slice(0, 1_000));
@@ -108,7 +96,7 @@ describe("bodies of refused requests", () => {
     assertRefusal(answer, 415, "UNSUPPORTED_MEDIA_TYPE");
     assert.notEqual(answer.headers.connection, "close");
     const offset = connection.received().length;
-    connection.socket.write(listRequest);
+    connection.socket.write(listRequest());
     const next = await within(10_000, "the next request's answer", connection.answer(offset));
     assert.equal(next.status, 200, next.text);
     assert.deepEqual(next.json, { apiKeys: [], nextCursor: null });
@@ -118,7 +106,7 @@ describe("bodies of refused requests", () => {
   });
 
   test("a body that is not JSON, with the client's Connection: close: read to its end, answered 415, closed cleanly", async () => {
-    const connection = await connectRaw(server.port);
+    const connection = await connectRaw(service.serve.port);
     const body = "z".repeat(200_000);
     connection.socket.write(
       postHead(["Content-Type: text/plain", `Content-Length: ${body.length}`, "Connection: close"]),
@@ -134,7 +122,7 @@ describe("bodies of refused requests", () => {
   });
 
   test(`a body declared over ${DRAIN_LIMIT_BYTES / 1024 / 1024} MiB is not read: 413 at once, and the connection closes`, async () => {
-    const connection = await connectRaw(server.port);
+    const connection = await connectRaw(service.serve.port);
     connection.socket.write(
       postHead(["Content-Type: application/json", `Content-Length: ${DRAIN_LIMIT_BYTES + 1}`]),
     );
@@ -145,7 +133,7 @@ describe("bodies of refused requests", () => {
   });
 
   test(`a body that stops arriving is waited for ${DRAIN_TIME_MS / 1000} s: then its 413, and the connection closes`, async () => {
-    const connection = await connectRaw(server.port);
+    const connection = await connectRaw(service.serve.port);
     connection.socket.write(postHead(["Content-Type: application/json", "Content-Length: 70000"]));
     connection.socket.write("{");
     const started = Date.now();
