@@ -34,7 +34,7 @@ let serve: ServeProcess;
 const authorization = basic("owner", PASSWORD);
 
 before(async () => {
-  // The tests below are SQLite's: on PostgreSQL the 100,000 keys (about 17 s) would go unread.
+  // The tests below are SQLite's: on PostgreSQL the 40,000 keys (several seconds) would go unread.
   if (SQLITE_ONLY) return;
   dataDir = await makeTempDir("keydesk-stream-");
   // The key file the serve process then uses too.
