@@ -203,7 +203,7 @@ function cellOf(column: ColumnId, key: ApiKeyView, props: RowProps): React.React
     case "actions":
       return (
         <td key={column} className="kd-keys-cell" style={{ overflow: "visible" }}>
-          <div className="kd-keys-line kd-keys-line-tight">
+          <div className="kd-keys-line kd-keys-line-tight kd-keys-actions">
             <CopyButton name={key.name} loading={props.copying} onCopy={() => props.onCopy(key)} />
             <RevealButton apiKey={key} accountKey={props.accountKey} />
             <Button

@@ -189,7 +189,8 @@ function PinRow({ pin, now }: { pin: CapturedPinDto; now: number }) {
           {state.label}
         </Badge>
       </Table.Td>
-      <Table.Td miw={160}>
+      {/* 128 px: with DejaVu Sans (Linux's fallback font) 160 made the table 26 px too wide at 800 px. */}
+      <Table.Td miw={128}>
         <Text size="sm" lineClamp={2} title={pin.text}>
           {pin.text}
         </Text>

@@ -4,6 +4,7 @@ import { useEffect, useRef, useState } from "react";
 import type { LocalOnlyKeyDto, SyncLinkDto } from "../../../../shared/sync.ts";
 import { errorText } from "../../bridgeHooks.ts";
 import { useNavigation } from "../../navigation.ts";
+import { WHOLE_BADGE } from "../../wholeBadge.ts";
 import { failed } from "./failureToast.ts";
 import { useLocalOnlyKeys, usePushLocalOnly } from "./syncHooks.ts";
 
@@ -135,7 +136,7 @@ function LocalOnlyRow(props: { syncKey: LocalOnlyKeyDto; busy: boolean; onPush()
     <Table.Tr data-testid="sync-local-only-key" data-key={key.key} data-opened={opened || undefined}>
       <Table.Td style={{ overflowWrap: "anywhere" }}>{key.name}</Table.Td>
       <Table.Td>
-        <Badge size="sm" variant="dot" color={key.enabled ? "green.9" : "gray.8"}>
+        <Badge size="sm" variant="dot" color={key.enabled ? "green.9" : "gray.8"} styles={WHOLE_BADGE}>
           {key.enabled ? "Enabled" : "Disabled"}
         </Badge>
       </Table.Td>
