@@ -23,7 +23,7 @@ import {
 } from "../test/harness/keyServiceProcess.ts";
 import { callBridge, startWebHost, type WebHostProcess } from "../test/harness/webHostProcess.ts";
 import type { Benchmark } from "./lib/benchmark.ts";
-import { listsInThread } from "./lib/listThread.ts";
+import { listsInProcess } from "./lib/listProcess.ts";
 import { type Metric, metric } from "./lib/metrics.ts";
 import { startProbeThread } from "./lib/probeThread.ts";
 import { processMemory, resetPeakRss, sampleRss } from "./lib/processMemory.ts";
@@ -335,7 +335,7 @@ async function measureSize(
       await sleep(SETTLE_MS);
       // The lists' reader runs at the lowest priority (lib/listLoop.ts): what the probe then
       // competes with is the service's work for the lists, not the bench's reading of them.
-      const lists = listsInThread({
+      const lists = listsInProcess({
         url: server.url,
         authorization: account.authorization,
         forMs: BUSY_WINDOW_MS / PROBE_ROUNDS,

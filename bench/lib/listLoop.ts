@@ -1,14 +1,15 @@
-// Runs in a worker thread of the bench (listThread.ts): full lists back to back, read and counted
-// as they stream in, at the lowest CPU priority (Linux's idle class for this thread alone, else
-// nice 19), so that while the probe measures the service during lists, the bench's own reading of
-// a few hundred MB does not take the cores from the service and the probe. In real use the lists'
-// reader is another machine: an admin's desktop or a sync peer. At nice 19 (before 2026-11-26) a
-// woken probe or service thread still waited for the reader's time slice, up to a 4 ms tick here.
+// Runs as a child process of the bench (listProcess.ts): full lists back to back, read and counted
+// as they stream in, at the lowest CPU priority (Linux's idle class for every thread of this
+// process, else nice 19), so that while the probe measures the service during lists, the bench's
+// own reading of a few hundred MB does not take the cores from the service and the probe. In real
+// use the lists' reader is another machine: an admin's desktop or a sync peer. A process, not a
+// thread of the bench: V8's helper threads (the reader's garbage collection) are shared by a
+// process's threads and ran at normal priority; the probe's calls then waited for them.
 
+import { execFileSync } from "node:child_process";
 import http from "node:http";
+import { setPriority } from "node:os";
 import { performance } from "node:perf_hooks";
-import { parentPort, workerData } from "node:worker_threads";
-import { idleThisThread, niceThisThread } from "../../electron/service/threadPriority.ts";
 import { streamList } from "./streamList.ts";
 
 interface ListLoopInit {
@@ -20,8 +21,12 @@ interface ListLoopInit {
   keys: number;
 }
 
-const init = workerData as ListLoopInit;
-if (!idleThisThread()) niceThisThread(19);
+const init = JSON.parse(process.argv[2] as string) as ListLoopInit;
+try {
+  execFileSync("chrt", ["--idle", "--all-tasks", "--pid", "0", String(process.pid)], { stdio: "ignore" });
+} catch {
+  setPriority(19);
+}
 const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
 const started = performance.now();
 let lists = 0;
@@ -31,9 +36,9 @@ try {
     if (list.keys !== init.keys) throw new Error(`a full list held ${list.keys} keys, expected ${init.keys}`);
     lists++;
   } while (performance.now() - started < init.forMs);
-  parentPort?.postMessage({ lists });
+  process.send?.({ lists });
 } catch (error) {
-  parentPort?.postMessage({ error: (error as Error).message });
+  process.send?.({ error: (error as Error).message });
 } finally {
   agent.destroy();
 }

@@ -1,12 +1,27 @@
-import { startBenchThread } from "./benchThread.ts";
+import { fork } from "node:child_process";
+import { BenchFailure } from "./timedHttp.ts";
 
-/** Full lists back to back for at least `forMs`, read at the lowest priority (listLoop.ts); resolves with their number. */
-export async function listsInThread(options: {
+/**
+ * Full lists back to back for at least `forMs`, read by a process of their own that runs wholly
+ * in the idle class (listLoop.ts); resolves with their number.
+ */
+export function listsInProcess(options: {
   url: string;
   authorization: string;
   forMs: number;
   keys: number;
 }): Promise<number> {
-  const { answer } = startBenchThread<{ lists?: number }>("./listLoop.ts", options);
-  return (await answer).lists ?? 0;
+  const child = fork(new URL("./listLoop.ts", import.meta.url), [JSON.stringify(options)], {
+    stdio: ["ignore", "inherit", "inherit", "ipc"],
+  });
+  return new Promise<number>((resolve, reject) => {
+    child.once("message", (message: { lists?: number; error?: string }) => {
+      if (message.error !== undefined) reject(new BenchFailure(message.error));
+      else resolve(message.lists ?? 0);
+    });
+    child.once("error", reject);
+    child.once("exit", (code, signal) =>
+      reject(new BenchFailure(`the list reader exited before it answered (${code ?? signal})`)),
+    );
+  }).finally(() => child.kill());
 }

@@ -35,7 +35,7 @@ export type KeyListRequest =
   /** Where the next windows of `rows` rows of the account end, up to `count` of them. */
   | { id: number; kind: "bounds"; accountId: number; after: number; rows: number; count: number }
   /**
-   * The matching keys among the account's `rows` rows after `after`, up to row id `upTo`, as one
+   * The matching keys among the account's rows after `after`, up to row id `upTo`, as one
    * piece of a list's UTF-8 text, every key led by a comma (pieces are read side by side, so none
    * knows whether one before it was empty).
    */
@@ -47,7 +47,6 @@ export type KeyListRequest =
       filter: ApiKeyFilter;
       after: number;
       upTo: number;
-      rows: number;
       extras?: ListExtras;
     };
 

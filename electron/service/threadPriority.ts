@@ -1,5 +1,5 @@
 import { execFileSync } from "node:child_process";
-import { readlinkSync } from "node:fs";
+import { readlinkSync, writeFileSync } from "node:fs";
 import { setPriority } from "node:os";
 
 /**
@@ -11,8 +11,7 @@ import { setPriority } from "node:os";
 export function idleThisThread(): boolean {
   if (process.platform !== "linux") return false;
   try {
-    const thread = readlinkSync("/proc/thread-self").split("/").at(-1) as string;
-    execFileSync("chrt", ["--idle", "--pid", "0", thread], { stdio: "ignore", timeout: 5_000 });
+    execFileSync("chrt", ["--idle", "--pid", "0", linuxThreadId()], { stdio: "ignore", timeout: 5_000 });
     return true;
   } catch {
     return false;
@@ -27,4 +26,43 @@ export function niceThisThread(value: number): void {
   } catch {
     // Not allowed (a sandbox): the thread keeps its priority.
   }
+}
+
+/**
+ * Lets the calling thread's short sleeps be short: Linux wakes a sleeping thread up to 50 µs late
+ * by default (its timer slack), which yieldThisThread would pay on top of its sleep. False where that
+ * cannot be set (another OS, not allowed).
+ */
+export function preciseSleepsThisThread(): boolean {
+  if (process.platform !== "linux") return false;
+  try {
+    writeFileSync(`/proc/${linuxThreadId()}/timerslack_ns`, "1");
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+const pauseCell = new Int32Array(new SharedArrayBuffer(4));
+/**
+ * How long a yield sleeps. Measured with lists of a million keys: sleeps of 10 µs left the
+ * probe's p99 during lists at 2.3–2.5 ms, of 30–50 µs at 1.7–1.9 (idle: 1.1–1.3).
+ */
+const YIELD_SLEEP_MS = 0.05;
+
+/**
+ * Gives the core up for a moment, so that a thread waiting for it runs now. Being in the idle
+ * class is not enough under Linux's EEVDF scheduler: a thread woken onto a core that an idle-class
+ * thread is running can wait for the next scheduler tick (up to 4 ms at 250 Hz; traced here: the
+ * service's thread waited 2–5 ms behind a list worker for about one request in a hundred). A
+ * thread that sleeps leaves the core at once. Costs ~75 µs when nothing waits (with
+ * preciseSleepsThisThread; ~140 µs without).
+ */
+export function yieldThisThread(): void {
+  Atomics.wait(pauseCell, 0, 0, YIELD_SLEEP_MS);
+}
+
+/** The calling thread's id in Linux (/proc/thread-self names it). */
+function linuxThreadId(): string {
+  return readlinkSync("/proc/thread-self").split("/").at(-1) as string;
 }

@@ -231,7 +231,6 @@ export function workerLister(workerUrl: URL, init: Omit<KeyListWorkerInit, "back
               filter,
               after,
               upTo,
-              rows: WINDOW_ROWS,
               ...(account.extras && { extras: account.extras }),
             },
             signal,

@@ -147,16 +147,17 @@ test("an aborted list asks for nothing more", async () => {
   await assert.rejects(pieces.next(), /client went away/);
 });
 
-/** The scheduling policies of this process's threads (field 41 of /proc/…/task/…/stat; 5 is SCHED_IDLE). */
-function threadPolicies(): number[] {
-  return readdirSync("/proc/self/task").map((thread) => {
-    const stat = readFileSync(`/proc/self/task/${thread}/stat`, "utf8");
+/** This process's threads and their scheduling policies (field 41 of /proc/…/task/…/stat; 5 is SCHED_IDLE). */
+function threads(): { id: string; policy: number }[] {
+  return readdirSync("/proc/self/task").map((id) => {
+    const stat = readFileSync(`/proc/self/task/${id}/stat`, "utf8");
     // The command name, in parentheses, may hold spaces: count the fields after it.
-    return Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[38]);
+    return { id, policy: Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[38]) };
   });
 }
+const threadPolicies = () => threads().map((thread) => thread.policy);
 
-test("a list longer than one piece is read by workers that run only on CPU time nothing else wants (Linux)", {
+test("a list longer than one piece is read by workers that run only on CPU time nothing else wants and sleep precisely (Linux)", {
   skip: process.platform !== "linux" && "SCHED_IDLE is Linux's",
 }, async () => {
   const lister = workerLister(keyListWorkerUrl() as URL, {
@@ -167,7 +168,11 @@ test("a list longer than one piece is read by workers that run only on CPU time 
     const idleBefore = threadPolicies().filter((policy) => policy === SCHED_IDLE).length;
     const pieces: Buffer[] = [];
     for await (const piece of lister.pieces(owner, {})) pieces.push(Buffer.from(piece));
-    assert.ok(threadPolicies().filter((policy) => policy === SCHED_IDLE).length > idleBefore);
+    const idle = threads().filter((thread) => thread.policy === SCHED_IDLE);
+    assert.ok(idle.length > idleBefore);
+    // Their yields between steps sleep as long as asked (threadPriority.ts: preciseSleepsThisThread).
+    for (const thread of idle)
+      assert.equal(readFileSync(`/proc/${thread.id}/timerslack_ns`, "utf8").trim(), "1");
     assert.equal(`[${Buffer.concat(pieces).toString("utf8")}]`, await whole(inThread, {}));
   } finally {
     await lister.close();

@@ -1,0 +1,27 @@
+import assert from "node:assert/strict";
+import { readFileSync, readlinkSync } from "node:fs";
+import { test } from "node:test";
+import { preciseSleepsThisThread, yieldThisThread } from "../../../../electron/service/threadPriority.ts";
+
+const linux = { skip: process.platform !== "linux" && "reads Linux's /proc" };
+
+/** Times this thread has left its core of its own accord (slept). */
+function voluntarySwitches(): number {
+  const status = readFileSync("/proc/thread-self/status", "utf8");
+  return Number(/^voluntary_ctxt_switches:\s+(\d+)$/m.exec(status)?.[1]);
+}
+
+test("a yield takes the thread off its core: every call is a sleep, not a busy wait (Linux)", linux, () => {
+  const before = voluntarySwitches();
+  for (let call = 0; call < 20; call++) yieldThisThread();
+  assert.ok(voluntarySwitches() - before >= 20, `${voluntarySwitches() - before} sleeps for 20 yields`);
+});
+
+test("precise sleeps set the calling thread's timer slack to 1 ns (Linux)", linux, () => {
+  const thread = readlinkSync("/proc/thread-self").split("/").at(-1) as string;
+  const slackFile = `/proc/${thread}/timerslack_ns`;
+  const before = readFileSync(slackFile, "utf8").trim();
+  assert.notEqual(before, "1", "the thread starts with the default slack");
+  assert.equal(preciseSleepsThisThread(), true);
+  assert.equal(readFileSync(slackFile, "utf8").trim(), "1");
+});
