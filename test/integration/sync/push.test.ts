@@ -54,12 +54,12 @@ test("changes made while the remote is down wait in the outbox, survive a restar
   assert.equal((await outbox(local, linkId)).length, 4, "the outbox survived the restart");
 
   await remote.start();
-  // No "sync now": the backoff retry is what notices the remote is back.
-  const synced = await eventually("the queued changes to go out", async () => {
+  // No "sync now": the backoff retry is what notices the remote is back. Its run is over (idle)
+  // once the pull after the push is done too: the outbox empties before that.
+  await eventually("the queued changes to go out and the run to end", async () => {
     const state = await linkState(local, linkId);
-    return state.pending === 0 && state.lastError === null ? state : undefined;
+    return state.pending === 0 && state.lastError === null && state.state === "idle" ? state : undefined;
   });
-  assert.equal(synced.state, "idle");
 
   const remoteKeys = byName(await remote.keys());
   assert.equal(remoteKeys.get("renamed offline")?.validTo, "2031-01-01T00:00:00.000+0000");
