@@ -157,9 +157,19 @@ function threads(): { id: string; policy: number }[] {
 }
 const threadPolicies = () => threads().map((thread) => thread.policy);
 
+/** A thread's timer slack (ns), or undefined where Linux does not let this process read it. */
+function timerSlack(thread: string): string | undefined {
+  try {
+    return readFileSync(`/proc/${thread}/timerslack_ns`, "utf8").trim();
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "EPERM") return undefined;
+    throw error;
+  }
+}
+
 test("a list longer than one piece is read by workers that run only on CPU time nothing else wants and sleep precisely (Linux)", {
   skip: process.platform !== "linux" && "SCHED_IDLE is Linux's",
-}, async () => {
+}, async (t) => {
   const lister = workerLister(keyListWorkerUrl() as URL, {
     databaseFile: data.databaseFile,
     dataKey: data.dataKey,
@@ -171,8 +181,12 @@ test("a list longer than one piece is read by workers that run only on CPU time 
     const idle = threads().filter((thread) => thread.policy === SCHED_IDLE);
     assert.ok(idle.length > idleBefore);
     // Their yields between steps sleep as long as asked (threadPriority.ts: preciseSleepsThisThread).
-    for (const thread of idle)
-      assert.equal(readFileSync(`/proc/${thread.id}/timerslack_ns`, "utf8").trim(), "1");
+    // Another thread's timer slack can be read only with CAP_SYS_NICE (root, as in CI's job 2).
+    for (const thread of idle) {
+      const slack = timerSlack(thread.id);
+      if (slack === undefined) t.diagnostic("timer slack not checked: reading it needs CAP_SYS_NICE");
+      else assert.equal(slack, "1");
+    }
     assert.equal(`[${Buffer.concat(pieces).toString("utf8")}]`, await whole(inThread, {}));
   } finally {
     await lister.close();
