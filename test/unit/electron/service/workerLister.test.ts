@@ -155,7 +155,6 @@ function threads(): { id: string; policy: number }[] {
     return { id, policy: Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[38]) };
   });
 }
-const threadPolicies = () => threads().map((thread) => thread.policy);
 
 /** A thread's timer slack (ns), or undefined where Linux does not let this process read it. */
 function timerSlack(thread: string): string | undefined {
@@ -175,7 +174,7 @@ test("a list longer than one piece is read by workers that run only on CPU time 
     dataKey: data.dataKey,
   });
   try {
-    const idleBefore = threadPolicies().filter((policy) => policy === SCHED_IDLE).length;
+    const idleBefore = threads().filter((thread) => thread.policy === SCHED_IDLE).length;
     const pieces: Buffer[] = [];
     for await (const piece of lister.pieces(owner, {})) pieces.push(Buffer.from(piece));
     const idle = threads().filter((thread) => thread.policy === SCHED_IDLE);
