@@ -341,10 +341,11 @@ async function measureSize(
         forMs: BUSY_WINDOW_MS / PROBE_ROUNDS,
         keys: account.size,
       });
+      await lists.ready;
       const busyProbe = startProbeThread(probeTarget);
       let calls: number;
       try {
-        busyLists += await lists;
+        busyLists += await lists.done;
       } finally {
         const times = await busyProbe.stop();
         busy.push(...times);
