@@ -25,7 +25,7 @@ import { callBridge, startWebHost, type WebHostProcess } from "../test/harness/w
 import type { Benchmark } from "./lib/benchmark.ts";
 import { listsInProcess } from "./lib/listProcess.ts";
 import { type Metric, metric } from "./lib/metrics.ts";
-import { startProbeThread } from "./lib/probeThread.ts";
+import { startProbe } from "./lib/probe.ts";
 import { processMemory, resetPeakRss, sampleRss } from "./lib/processMemory.ts";
 import { median, percentile } from "./lib/stats.ts";
 import { KEYS_PATH, type StreamedList, streamList } from "./lib/streamList.ts";
@@ -342,7 +342,7 @@ async function measureSize(
         keys: account.size,
       });
       await lists.ready;
-      const busyProbe = startProbeThread(probeTarget);
+      const busyProbe = startProbe(probeTarget);
       let calls: number;
       try {
         busyLists += await lists.done;
@@ -353,7 +353,7 @@ async function measureSize(
       }
       // The service settles first (its collector works after a list): idle means no list's work.
       await sleep(SETTLE_MS);
-      idle.push(...(await startProbeThread({ ...probeTarget, calls }).done));
+      idle.push(...(await startProbe({ ...probeTarget, calls }).done));
     }
     const end = processMemory(pid).rssMb;
     const idleP99 = percentile(idle, 99);
@@ -617,7 +617,7 @@ export const scaleBenchmark: Benchmark = {
       const probeSetup = await probeSetUp(server, seeded.probeAuthorization);
       const probeTarget = { path: probeSetup.path, authorization: probeSetup.appAuthorization };
       // Warm-up: the key's first authorization, and the JIT of the probe's path.
-      await startProbeThread({
+      await startProbe({
         url: `${server.url}${probeTarget.path}`,
         authorization: probeTarget.authorization,
         gapMs: PROBE_GAP_MS,

@@ -1,10 +1,4 @@
-import { fork } from "node:child_process";
-import { BenchFailure } from "./timedHttp.ts";
-
-type ListLoopMessage =
-  | { kind: "ready" }
-  | { kind: "done"; lists: number }
-  | { kind: "error"; message: string };
+import { startBenchProcess } from "./benchProcess.ts";
 
 /** A process reading full lists back to back (listLoop.ts). */
 export interface ListProcess {
@@ -16,7 +10,9 @@ export interface ListProcess {
 
 /**
  * Full lists back to back for at least `forMs`, read by a process of their own that runs wholly
- * in the idle class (listLoop.ts).
+ * in the idle class (listLoop.ts). Its collections run in its own thread (--single-threaded-gc):
+ * V8's helper threads, idle class or not, held a core a woken thread of the service or the probe
+ * then waited for (traced: 3-4 ms).
  */
 export function listsInProcess(options: {
   url: string;
@@ -24,25 +20,8 @@ export function listsInProcess(options: {
   forMs: number;
   keys: number;
 }): ListProcess {
-  const child = fork(new URL("./listLoop.ts", import.meta.url), [JSON.stringify(options)], {
-    stdio: ["ignore", "inherit", "inherit", "ipc"],
-  });
-  let markReady: () => void = () => undefined;
-  const ready = new Promise<void>((resolve) => {
-    markReady = resolve;
-  });
-  const done = new Promise<number>((resolve, reject) => {
-    child.on("message", (message: ListLoopMessage) => {
-      if (message.kind === "ready") markReady();
-      else if (message.kind === "error") reject(new BenchFailure(message.message));
-      else resolve(message.lists);
-    });
-    child.once("error", reject);
-    child.once("exit", (code, signal) =>
-      reject(new BenchFailure(`the list reader exited before it answered (${code ?? signal})`)),
-    );
-  }).finally(() => child.kill());
-  // A reader that failed before it was ready ends the wait for it too (the failure is done's).
-  done.then(markReady, markReady);
-  return { ready, done };
+  const { ready, answer } = startBenchProcess<{ lists: number }>("./listLoop.ts", options, [
+    "--single-threaded-gc",
+  ]);
+  return { ready, done: answer.then((message) => message.lists) };
 }

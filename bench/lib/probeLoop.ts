@@ -1,9 +1,8 @@
-// Runs in a worker thread of the bench (probeThread.ts): sequential GETs, `gapMs` apart, each
-// timed from sending to the last byte, in an event loop of its own, so that what the bench's
-// main thread does meanwhile (reading a list of a million keys) is not in the times.
+// Runs as a child process of the bench (probe.ts): sequential GETs, `gapMs` apart, each timed
+// from sending to the last byte, in a process of its own, so that what the bench does meanwhile
+// (its garbage collection among others) is not in the times.
 
 import http from "node:http";
-import { parentPort, workerData } from "node:worker_threads";
 
 interface ProbeLoopInit {
   url: string;
@@ -13,10 +12,10 @@ interface ProbeLoopInit {
   calls?: number;
 }
 
-const init = workerData as ProbeLoopInit;
+const init = JSON.parse(process.argv[2] as string) as ProbeLoopInit;
 const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
 let stopping = false;
-parentPort?.on("message", (message) => {
+process.on("message", (message) => {
   if (message === "stop") stopping = true;
 });
 
@@ -43,7 +42,7 @@ function call(): Promise<{ status: number; ms: number; body: string }> {
  * Untimed calls first: the thread's first calls open its connection and compile its code, which
  * is the bench's cold start, not the service's latency.
  */
-const WARM_UP_CALLS = 20;
+const WARM_UP_CALLS = 200;
 
 const times: number[] = [];
 try {
@@ -51,17 +50,19 @@ try {
     const answer = await call();
     if (answer.status !== 200) throw new Error(`the probe answered ${answer.status}: ${answer.body}`);
   }
+  // The calls from here on are timed.
+  process.send?.({ kind: "ready" });
   while (!stopping && (init.calls === undefined || times.length < init.calls)) {
     const answer = await call();
     if (answer.status !== 200) throw new Error(`the probe answered ${answer.status}: ${answer.body}`);
     times.push(answer.ms);
     await new Promise((resolve) => setTimeout(resolve, init.gapMs));
   }
-  parentPort?.postMessage({ times });
+  process.send?.({ kind: "done", times });
 } catch (error) {
-  parentPort?.postMessage({ error: (error as Error).message });
+  process.send?.({ kind: "error", message: (error as Error).message });
 } finally {
   agent.destroy();
-  // The stop listener must not keep this thread alive once its times are sent.
-  parentPort?.removeAllListeners("message");
+  // The stop listener must not keep this process alive once its times are sent.
+  process.removeAllListeners("message");
 }
