@@ -1,5 +1,5 @@
-import { backupDataDir, restoreDataDir } from "../service/backup/backupDataDir.ts";
 import { BackupFileError } from "../service/backup/backupFormat.ts";
+import { idleThisProcess } from "../service/threadPriority.ts";
 import { parseOptions, requireOption, resolveDataDir, UsageError } from "./cliArgs.ts";
 import { refuseDatabaseUrl } from "./storageArgs.ts";
 
@@ -15,15 +15,25 @@ function passphraseOf(env: NodeJS.ProcessEnv, creating: boolean): string {
   return passphrase;
 }
 
+const PRIORITIES = ["idle", "normal"] as const;
+
 /** `key-service backup` (while serve runs, too) and `key-service restore`. */
 export async function backupCommand(args: string[], env: NodeJS.ProcessEnv): Promise<void> {
   const values = parseOptions(args, {
     "data-dir": { type: "string" },
     "database-url": { type: "string" },
     out: { type: "string" },
+    priority: { type: "string" },
   });
   refuseDatabaseUrl("backup", values, env);
   const out = requireOption(values.out as string | undefined, "--out");
+  const priority = (values.priority as string | undefined) ?? "idle";
+  if (!(PRIORITIES as readonly string[]).includes(priority))
+    throw new UsageError(`--priority must be ${PRIORITIES.join(" or ")}, not "${priority}"`);
+  // A backup usually runs beside a serving service: it takes only CPU time the service leaves.
+  // Lowered before the backup's modules load (their loading is CPU time too).
+  if (priority === "idle") idleThisProcess();
+  const { backupDataDir } = await import("../service/backup/backupDataDir.ts");
   const result = await backupDataDir({
     dataDir: resolveDataDir(values["data-dir"] as string | undefined, env),
     out,
@@ -45,6 +55,7 @@ export async function restoreCommand(args: string[], env: NodeJS.ProcessEnv): Pr
   refuseDatabaseUrl("restore", values, env);
   const input = requireOption(values.in as string | undefined, "--in");
   try {
+    const { restoreDataDir } = await import("../service/backup/backupDataDir.ts");
     const result = await restoreDataDir({
       input,
       dataDir: resolveDataDir(values["data-dir"] as string | undefined, env),

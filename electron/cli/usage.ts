@@ -18,7 +18,7 @@ export const ACCOUNT_USAGE = [
 ].join("\n");
 
 export const BACKUP_USAGE = [
-  "key-service backup [--data-dir DIR] --out FILE   (passphrase from KEY_SERVICE_BACKUP_PASSPHRASE)",
+  "key-service backup [--data-dir DIR] --out FILE [--priority idle|normal]   (passphrase from KEY_SERVICE_BACKUP_PASSPHRASE)",
   "key-service restore --in FILE [--data-dir DIR] [--force]   (passphrase from KEY_SERVICE_BACKUP_PASSPHRASE)",
 ].join("\n");
 

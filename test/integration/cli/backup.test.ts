@@ -1,4 +1,5 @@
 import assert from "node:assert/strict";
+import { execFileSync } from "node:child_process";
 import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
@@ -7,6 +8,7 @@ import {
   addAccount,
   basic,
   makeTempDir,
+  REPO_ROOT,
   removeDir,
   request,
   runCli,
@@ -243,5 +245,48 @@ describe("restore writes nothing when it cannot restore", () => {
     });
     assert.equal(short.code, 2);
     assert.match(short.stderr, /at least 12 characters/);
+  });
+});
+
+/**
+ * The backup command run in a process of its own, which then reports the scheduling policy of
+ * each of its threads (Linux's /proc: 0 normal, 5 idle).
+ */
+async function backupThreadPolicies(extra: string[]): Promise<number[]> {
+  const out = join(await tempDir(), "priority.backup");
+  const script = `
+    import { readdirSync, readFileSync } from "node:fs";
+    import { backupCommand } from "${join(REPO_ROOT, "electron/cli/backupCommand.ts")}";
+    await backupCommand(${JSON.stringify(["--data-dir", source, "--out", out, ...extra])}, {
+      KEY_SERVICE_BACKUP_PASSPHRASE: ${JSON.stringify(PASSPHRASE)},
+    });
+    const policies = readdirSync("/proc/self/task").map((id) => {
+      const stat = readFileSync("/proc/self/task/" + id + "/stat", "utf8");
+      return Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[38]);
+    });
+    console.log(JSON.stringify(policies));`;
+  const printed = execFileSync(process.execPath, ["--input-type=module", "-e", script], { encoding: "utf8" });
+  return JSON.parse(printed.trim().split("\n").at(-1) as string) as number[];
+}
+
+describe("a backup leaves the CPU to the service", {
+  skip: process.platform !== "linux" && "reads Linux's /proc",
+}, () => {
+  test("by default every thread of the backup's process is in the idle class", async () => {
+    const policies = await backupThreadPolicies([]);
+    assert.ok(policies.length > 1, "the process has its helper threads");
+    assert.deepEqual(new Set(policies), new Set([5]));
+  });
+
+  test("--priority normal keeps the normal class; another value is refused", async () => {
+    assert.deepEqual(new Set(await backupThreadPolicies(["--priority", "normal"])), new Set([0]));
+    const refused = await runCli(
+      ["backup", "--data-dir", source, "--out", join(await tempDir(), "b"), "--priority", "low"],
+      {
+        KEY_SERVICE_BACKUP_PASSPHRASE: PASSPHRASE,
+      },
+    );
+    assert.equal(refused.code, 2);
+    assert.match(refused.stderr, /--priority must be idle or normal, not "low"/);
   });
 });
