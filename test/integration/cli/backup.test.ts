@@ -15,6 +15,7 @@ import {
   type ServeProcess,
   startServe,
 } from "../../harness/keyServiceProcess.ts";
+import { SCHED_IDLE, SCHED_NORMAL, THREAD_POLICIES_MODULE } from "../../harness/threadPolicies.ts";
 
 /**
  * `key-service backup` takes a consistent, passphrase-sealed snapshot while `serve` runs and
@@ -250,21 +251,17 @@ describe("restore writes nothing when it cannot restore", () => {
 
 /**
  * The backup command run in a process of its own, which then reports the scheduling policy of
- * each of its threads (Linux's /proc: 0 normal, 5 idle).
+ * each of its threads.
  */
 async function backupThreadPolicies(extra: string[]): Promise<number[]> {
   const out = join(await tempDir(), "priority.backup");
   const script = `
-    import { readdirSync, readFileSync } from "node:fs";
-    import { backupCommand } from "${join(REPO_ROOT, "electron/cli/backupCommand.ts")}";
+    import { threadPolicies } from ${JSON.stringify(THREAD_POLICIES_MODULE)};
+    import { backupCommand } from ${JSON.stringify(join(REPO_ROOT, "electron/cli/backupCommand.ts"))};
     await backupCommand(${JSON.stringify(["--data-dir", source, "--out", out, ...extra])}, {
       KEY_SERVICE_BACKUP_PASSPHRASE: ${JSON.stringify(PASSPHRASE)},
     });
-    const policies = readdirSync("/proc/self/task").map((id) => {
-      const stat = readFileSync("/proc/self/task/" + id + "/stat", "utf8");
-      return Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[38]);
-    });
-    console.log(JSON.stringify(policies));`;
+    console.log(JSON.stringify(threadPolicies().map((thread) => thread.policy)));`;
   const printed = execFileSync(process.execPath, ["--input-type=module", "-e", script], { encoding: "utf8" });
   return JSON.parse(printed.trim().split("\n").at(-1) as string) as number[];
 }
@@ -275,11 +272,11 @@ describe("a backup leaves the CPU to the service", {
   test("by default every thread of the backup's process is in the idle class", async () => {
     const policies = await backupThreadPolicies([]);
     assert.ok(policies.length > 1, "the process has its helper threads");
-    assert.deepEqual(new Set(policies), new Set([5]));
+    assert.deepEqual(new Set(policies), new Set([SCHED_IDLE]));
   });
 
   test("--priority normal keeps the normal class; another value is refused", async () => {
-    assert.deepEqual(new Set(await backupThreadPolicies(["--priority", "normal"])), new Set([0]));
+    assert.deepEqual(new Set(await backupThreadPolicies(["--priority", "normal"])), new Set([SCHED_NORMAL]));
     const refused = await runCli(
       ["backup", "--data-dir", source, "--out", join(await tempDir(), "b"), "--priority", "low"],
       {

@@ -3,6 +3,7 @@ import { execFileSync } from "node:child_process";
 import { readFileSync, readlinkSync } from "node:fs";
 import { test } from "node:test";
 import { preciseSleepsThisThread, yieldThisThread } from "../../../../electron/service/threadPriority.ts";
+import { SCHED_IDLE, THREAD_POLICIES_MODULE } from "../../../harness/threadPolicies.ts";
 
 const linux = { skip: process.platform !== "linux" && "reads Linux's /proc" };
 
@@ -29,17 +30,13 @@ test("precise sleeps set the calling thread's timer slack to 1 ns (Linux)", linu
 
 test("a process sent to the idle class has every thread there, its helper threads too (Linux)", linux, () => {
   const script = `
-    import { readdirSync, readFileSync } from "node:fs";
+    import { threadPolicies } from ${JSON.stringify(THREAD_POLICIES_MODULE)};
     import { idleThisProcess } from ${JSON.stringify(new URL("../../../../electron/service/threadPriority.ts", import.meta.url).pathname)};
     const got = idleThisProcess();
-    const policies = readdirSync("/proc/self/task").map((id) => {
-      const stat = readFileSync("/proc/self/task/" + id + "/stat", "utf8");
-      return Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[38]);
-    });
-    console.log(JSON.stringify({ got, policies }));`;
+    console.log(JSON.stringify({ got, policies: threadPolicies().map((thread) => thread.policy) }));`;
   const printed = execFileSync(process.execPath, ["--input-type=module", "-e", script], { encoding: "utf8" });
   const { got, policies } = JSON.parse(printed) as { got: string; policies: number[] };
   assert.equal(got, "idle");
   assert.ok(policies.length > 1, "Node's helper threads are there");
-  assert.deepEqual(new Set(policies), new Set([5]), "SCHED_IDLE is policy 5");
+  assert.deepEqual(new Set(policies), new Set([SCHED_IDLE]));
 });

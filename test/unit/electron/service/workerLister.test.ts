@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { randomBytes } from "node:crypto";
-import { readdirSync, readFileSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import { after, before, test } from "node:test";
 import { type DataDir, openDataDir } from "../../../../electron/service/dataDir.ts";
 import { newAccountKey, newKeyId, newPublicApiKey } from "../../../../electron/service/domain/identifiers.ts";
@@ -12,6 +12,7 @@ import {
 import type { ApiKeyFilter } from "../../../../electron/service/store/apiKeyStore.ts";
 import { keyListWorkerUrl, workerLister } from "../../../../electron/service/workerLister.ts";
 import { makeTempDir, removeDir } from "../../../harness/keyServiceProcess.ts";
+import { SCHED_IDLE, threadPolicies } from "../../../harness/threadPolicies.ts";
 
 /** Lists read by the worker thread: the same text as the service's own thread reads, and its failures. */
 
@@ -21,7 +22,6 @@ let owner: ListedAccount;
 let worker: KeyLister;
 let inThread: KeyLister;
 const SIZE = 5_000;
-const SCHED_IDLE = 5;
 
 before(async () => {
   dir = await makeTempDir();
@@ -147,15 +147,6 @@ test("an aborted list asks for nothing more", async () => {
   await assert.rejects(pieces.next(), /client went away/);
 });
 
-/** This process's threads and their scheduling policies (field 41 of /proc/…/task/…/stat; 5 is SCHED_IDLE). */
-function threads(): { id: string; policy: number }[] {
-  return readdirSync("/proc/self/task").map((id) => {
-    const stat = readFileSync(`/proc/self/task/${id}/stat`, "utf8");
-    // The command name, in parentheses, may hold spaces: count the fields after it.
-    return { id, policy: Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[38]) };
-  });
-}
-
 /** A thread's timer slack (ns), or undefined where Linux does not let this process read it. */
 function timerSlack(thread: string): string | undefined {
   try {
@@ -174,10 +165,10 @@ test("a list longer than one piece is read by workers that run only on CPU time 
     dataKey: data.dataKey,
   });
   try {
-    const idleBefore = threads().filter((thread) => thread.policy === SCHED_IDLE).length;
+    const idleBefore = threadPolicies().filter((thread) => thread.policy === SCHED_IDLE).length;
     const pieces: Buffer[] = [];
     for await (const piece of lister.pieces(owner, {})) pieces.push(Buffer.from(piece));
-    const idle = threads().filter((thread) => thread.policy === SCHED_IDLE);
+    const idle = threadPolicies().filter((thread) => thread.policy === SCHED_IDLE);
     assert.ok(idle.length > idleBefore);
     // Their yields between steps sleep as long as asked (threadPriority.ts: preciseSleepsThisThread).
     // Another thread's timer slack can be read only with CAP_SYS_NICE (root, as in CI's job 2).
