@@ -212,6 +212,27 @@ export const appAuthorization: Benchmark = {
     const sample = await request(fixture.server.url, { path: statusPath, authorization: `App ${tfaKey}` });
     if (sample.status !== 200) throw new BenchFailure(`PIN status answered ${sample.status}: ${sample.text}`);
 
+    // What recording the usage of keys costs the hot path, first, while neither service has
+    // answered a refusal (refusals before the pairs made the recording service's authorized calls
+    // cost 5-15 % more CPU, the other service's none): a second serve process over the same data
+    // with usage recording off, loaded in short rounds alternating with this one, so that a
+    // change in the machine's speed during the run (frequent here: ±10 % between 10 s runs) falls
+    // on both sides alike. The cost is the median of the rounds' pairs; their spread is reported.
+    context.log(
+      `app-auth: usage recording on vs --usage off, ${COST_ROUNDS} alternating pairs of ${COST_ROUND_SECONDS} s ...`,
+    );
+    const unrecorded = await startServe({ dataDir: fixture.server.dataDir, args: ["--usage", "off"] });
+    let cost: RecordingCost;
+    try {
+      cost = await recordingCost(
+        { url: statusUrl, pid: fixture.server.child.pid ?? 0 },
+        { url: `${unrecorded.url}${statusPath}`, pid: unrecorded.child.pid ?? 0 },
+        `App ${tfaKey}`,
+      );
+    } finally {
+      await unrecorded.stop("SIGTERM");
+    }
+
     const plain = await startPlainServer(sample.text);
     let loads: Awaited<ReturnType<typeof interleaved>>;
     try {
@@ -230,25 +251,6 @@ export const appAuthorization: Benchmark = {
     const [plainRates, authorizedRates, refusedRates] = loads.rates as [number[], number[], number[]];
     const [plainP99s, authorizedP99s] = loads.p99s as [number[], number[], number[]];
     const plainThroughput = median(plainRates);
-
-    // What recording the usage of keys costs the hot path: a second serve process over the same
-    // data with usage recording off, loaded in short rounds alternating with this one, so that a
-    // change in the machine's speed during the run (frequent here: ±10 % between 10 s runs) falls
-    // on both sides alike. The cost is the median of the rounds' pairs; their spread is reported.
-    context.log(
-      `app-auth: usage recording on vs --usage off, ${COST_ROUNDS} alternating pairs of ${COST_ROUND_SECONDS} s ...`,
-    );
-    const unrecorded = await startServe({ dataDir: fixture.server.dataDir, args: ["--usage", "off"] });
-    let cost: RecordingCost;
-    try {
-      cost = await recordingCost(
-        { url: statusUrl, pid: fixture.server.child.pid ?? 0 },
-        { url: `${unrecorded.url}${statusPath}`, pid: unrecorded.child.pid ?? 0 },
-        `App ${tfaKey}`,
-      );
-    } finally {
-      await unrecorded.stop("SIGTERM");
-    }
 
     // autocannon records latencies of 2xx answers only: time the refusals one by one instead.
     const client = new TimedClient(fixture.server.url, { authorization: `App ${disabledKey}` });
