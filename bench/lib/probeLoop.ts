@@ -39,7 +39,7 @@ function call(): Promise<{ status: number; ms: number; body: string }> {
 }
 
 /**
- * Untimed calls first: the thread's first calls open its connection and compile its code, which
+ * Untimed calls first: the process's first calls open its connection and compile its code, which
  * is the bench's cold start, not the service's latency.
  */
 const WARM_UP_CALLS = 200;
