@@ -6,10 +6,9 @@
 // thread of the bench: V8's helper threads (the reader's garbage collection) are shared by a
 // process's threads and ran at normal priority; the probe's calls then waited for them.
 
-import { execFileSync } from "node:child_process";
 import http from "node:http";
-import { setPriority } from "node:os";
 import { performance } from "node:perf_hooks";
+import { idleThisProcess } from "../../electron/service/threadPriority.ts";
 import { streamList } from "./streamList.ts";
 
 interface ListLoopInit {
@@ -22,11 +21,7 @@ interface ListLoopInit {
 }
 
 const init = JSON.parse(process.argv[2] as string) as ListLoopInit;
-try {
-  execFileSync("chrt", ["--idle", "--all-tasks", "--pid", "0", String(process.pid)], { stdio: "ignore" });
-} catch {
-  setPriority(19);
-}
+idleThisProcess();
 // Until here the process ran at normal priority (Node's start, this module's imports): the bench
 // starts its probe only after this message, so none of that is in the probe's times.
 process.send?.({ kind: "ready" });

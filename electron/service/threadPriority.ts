@@ -4,18 +4,13 @@ import { setPriority } from "node:os";
 
 /**
  * Puts the calling thread alone in Linux's SCHED_IDLE class through util-linux's chrt: it then
- * runs only on CPU time nothing else wants, and a thread that wakes takes the core from it at
- * once. A low nice value is not enough: a woken thread then waits for the niced one's time slice
- * (up to a 4 ms tick here). False where that cannot be had (another OS, no chrt, not allowed).
+ * runs only on CPU time nothing else wants. A low nice value is not enough: a woken thread then
+ * waits for the niced one's time slice (up to a 4 ms tick here). The idle class is not enough
+ * either, under EEVDF: see yieldThisThread. False where that cannot be had (another OS, no chrt,
+ * not allowed).
  */
 export function idleThisThread(): boolean {
-  if (process.platform !== "linux") return false;
-  try {
-    execFileSync("chrt", ["--idle", "--pid", "0", linuxThreadId()], { stdio: "ignore", timeout: 5_000 });
-    return true;
-  } catch {
-    return false;
-  }
+  return process.platform === "linux" && chrtIdle("--pid", "0", linuxThreadId());
 }
 
 /**
@@ -26,22 +21,23 @@ export function idleThisThread(): boolean {
  * nice value (19) instead. Says which it got.
  */
 export function idleThisProcess(): "idle" | "nice" | "unchanged" {
-  if (process.platform === "linux") {
-    try {
-      execFileSync("chrt", ["--idle", "--all-tasks", "--pid", "0", String(process.pid)], {
-        stdio: "ignore",
-        timeout: 5_000,
-      });
-      return "idle";
-    } catch {
-      // Falls back to the nice value.
-    }
-  }
+  if (process.platform === "linux" && chrtIdle("--all-tasks", "--pid", "0", String(process.pid)))
+    return "idle";
   try {
     setPriority(19);
     return "nice";
   } catch {
     return "unchanged";
+  }
+}
+
+/** util-linux's chrt moving a thread (or with --all-tasks a process) to SCHED_IDLE; false where it could not. */
+function chrtIdle(...target: string[]): boolean {
+  try {
+    execFileSync("chrt", ["--idle", ...target], { stdio: "ignore", timeout: 5_000 });
+    return true;
+  } catch {
+    return false;
   }
 }
 
