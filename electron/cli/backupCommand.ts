@@ -1,6 +1,6 @@
 import { BackupFileError } from "../service/backup/backupFormat.ts";
 import { idleThisProcess } from "../service/threadPriority.ts";
-import { parseOptions, requireOption, resolveDataDir, UsageError } from "./cliArgs.ts";
+import { parseChoice, parseOptions, requireOption, resolveDataDir, UsageError } from "./cliArgs.ts";
 import { refuseDatabaseUrl } from "./storageArgs.ts";
 
 /** Passphrases shorter than this are refused for new backups: the file may travel far. */
@@ -27,9 +27,7 @@ export async function backupCommand(args: string[], env: NodeJS.ProcessEnv): Pro
   });
   refuseDatabaseUrl("backup", values, env);
   const out = requireOption(values.out as string | undefined, "--out");
-  const priority = (values.priority as string | undefined) ?? "idle";
-  if (!(PRIORITIES as readonly string[]).includes(priority))
-    throw new UsageError(`--priority must be ${PRIORITIES.join(" or ")}, not "${priority}"`);
+  const priority = parseChoice("--priority", values.priority as string | undefined, PRIORITIES, "idle");
   // A backup usually runs beside a serving service: it takes only CPU time the service leaves.
   // Lowered before the backup's modules load (their loading is CPU time too).
   if (priority === "idle") idleThisProcess();

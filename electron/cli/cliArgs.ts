@@ -75,3 +75,15 @@ export function parseSwitch(
   if (value === "off") return false;
   throw new UsageError(`${source} must be on or off, not "${value}"`);
 }
+
+/** One of a few named values (`--format csv|json`), else the fallback when the option is absent. */
+export function parseChoice<C extends string>(
+  name: string,
+  value: string | undefined,
+  choices: readonly C[],
+  fallback: C,
+): C {
+  if (value === undefined) return fallback;
+  if ((choices as readonly string[]).includes(value)) return value as C;
+  throw new UsageError(`${name} must be ${choices.join(" or ")}, not "${value}"`);
+}

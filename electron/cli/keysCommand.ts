@@ -1,10 +1,10 @@
 import { writeFile } from "node:fs/promises";
 import type { ApiKeyDto } from "../../shared/apiKeys.ts";
-import { EXPORT_FORMATS, type ExportFormat, keyExportWriter } from "../../shared/keyExport.ts";
+import { EXPORT_FORMATS, keyExportWriter } from "../../shared/keyExport.ts";
 import { openDataDir } from "../service/dataDir.ts";
 import { apiKeyJson } from "../service/domain/apiKeyRules.ts";
 import { scanKeys } from "../service/keyListing.ts";
-import { parseOptions, requireOption, resolveDataDir, UsageError } from "./cliArgs.ts";
+import { parseChoice, parseOptions, requireOption, resolveDataDir, UsageError } from "./cliArgs.ts";
 import { refuseDatabaseUrl } from "./storageArgs.ts";
 
 /**
@@ -27,10 +27,7 @@ export async function keysCommand(args: string[], env: NodeJS.ProcessEnv): Promi
   });
   refuseDatabaseUrl("keys export", values, env);
   const username = requireOption(values.account as string | undefined, "--account");
-  const format = (values.format ?? "csv") as string;
-  if (!(EXPORT_FORMATS as readonly string[]).includes(format)) {
-    throw new UsageError(`--format must be csv or json, not "${format}"`);
-  }
+  const format = parseChoice("--format", values.format as string | undefined, EXPORT_FORMATS, "csv");
   const out = values.out as string | undefined;
   if (out !== undefined && out.trim() === "") throw new UsageError("--out must not be empty");
   const withPublicApiKey = values["with-public-api-key"] === true;
@@ -43,7 +40,7 @@ export async function keysCommand(args: string[], env: NodeJS.ProcessEnv): Promi
   try {
     const account = await data.store.accounts.byUsername(username);
     if (!account) throw new Error(`no account named ${username} (see key-service account list)`);
-    const writer = keyExportWriter({ format: format as ExportFormat, withPublicApiKey });
+    const writer = keyExportWriter({ format, withPublicApiKey });
     pieces.push(writer.start());
     for await (const step of scanKeys(data.apiKeys, account.id, {})) {
       const keys = step.keys.map((key) => JSON.parse(apiKeyJson(account.accountKey, key)) as ApiKeyDto);
