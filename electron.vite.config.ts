@@ -7,7 +7,7 @@ const projectRoot = fileURLToPath(new URL(".", import.meta.url));
 const fromRoot = (...parts: string[]): string => resolve(projectRoot, ...parts);
 
 // Native Node-API modules: loaded from node_modules at run time (unpacked from the asar), never bundled.
-const nativeModules = ["better-sqlite3", "keytar"];
+const nativeModules = ["better-sqlite3", "keytar", "sodium-native"];
 
 export default defineConfig({
   main: {

@@ -17,6 +17,9 @@ const REVIEWED = {
   "ipaddr.js": "IPv4/IPv6 and CIDR parsing for allowedIPs",
   pg: "the PostgreSQL store of the team server (issue 15): node-postgres, the maintained standard client",
   pino: "structured logs with redaction (Fastify's logger)",
+  "sodium-native":
+    "libsodium (XChaCha20-Poly1305 for secrets at rest, secretstream for backups): vetted cryptography, " +
+    "Node-API with prebuilt binaries inside the package (no download at install); maintained by Holepunch",
   "secure-json-parse": "JSON bodies without prototype poisoning (Fastify's own parser)",
   zod: "validation schemas shared by the service, the bridge and the forms",
   keytar:
