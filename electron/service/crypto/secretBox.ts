@@ -32,6 +32,8 @@ export interface SecretBox {
   digest(plaintext: string): Buffer;
   /** Stored once per database; equal only for the same data key. */
   readonly checkValue: string;
+  /** HMAC-SHA256 under a key of its own: binds a list's paging cursor to its list (domain/listCursor.ts). */
+  cursorTag(message: string): Buffer;
 }
 
 function derive(dataKey: Buffer, purpose: string): Buffer {
@@ -46,6 +48,7 @@ export function createSecretBox(dataKey: Buffer): SecretBox {
   const digestKey = createSecretKey(derive(dataKey, "public-api-key/digest"));
   const checkValue = derive(dataKey, "key-check").toString("hex");
   const batch = gcmBatchOpener(encryptionKey);
+  const cursorKey = createSecretKey(derive(dataKey, "list-cursor"));
   return {
     checkValue,
     encrypt(plaintext, context) {
@@ -67,6 +70,9 @@ export function createSecretBox(dataKey: Buffer): SecretBox {
     decryptMany: (values) => batch.open(values),
     digest(plaintext) {
       return createHmac("sha256", digestKey).update(plaintext, "utf8").digest();
+    },
+    cursorTag(message) {
+      return createHmac("sha256", cursorKey).update(message, "utf8").digest();
     },
   };
 }

@@ -297,6 +297,10 @@ export class ApiKeyStore {
     return publicApiKeyDigest(this.#box, publicApiKey);
   }
 
+  cursorTag(message: string): Buffer {
+    return this.#box.cursorTag(message);
+  }
+
   /** The authorization rules of the key with this digest, read without decrypting anything. */
   grantByDigest(digest: Buffer): KeyGrant | undefined {
     const row = this.#grantByDigest.get(digest);
