@@ -12,14 +12,15 @@ import { AuditStore } from "./store/auditStore.ts";
 import { type Db, openDatabase, readMeta, writeMeta } from "./store/database.ts";
 import { ExternalChanges } from "./store/externalChanges.ts";
 import { GroupCommit } from "./store/groupCommit.ts";
+import { KEY_CHECK } from "./store/sealedColumns.ts";
+import { upgradeSealedValues } from "./store/sqliteReseal.ts";
 import { SqliteStore } from "./store/sqliteStore.ts";
 import type { Store } from "./store/store.ts";
 import { workerLister } from "./workerLister.ts";
 
 export const DATABASE_FILE = "keydesk.db";
 export const DATA_KEY_FILE = "data.key";
-/** The meta row that tells whether a data key is the one the database was created with. */
-export const KEY_CHECK = "data_key_check";
+export { KEY_CHECK } from "./store/sealedColumns.ts";
 
 export interface DataDirOptions {
   dataDir: string;
@@ -85,6 +86,8 @@ export function openDataDir(options: DataDirOptions): DataDir {
           "use the original key (its publicApiKey values cannot be read with another one)",
       );
     }
+    // Values an earlier Keydesk sealed with AES-256-GCM, once (the schema upgrade kept a copy).
+    upgradeSealedValues(db, dataKey, box);
     const parts = {
       db,
       box,

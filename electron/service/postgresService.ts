@@ -10,6 +10,7 @@ import type { ServiceStorage } from "./serviceStorage.ts";
 import { migratePostgres } from "./store/postgres/migrate.ts";
 import { PostgresKeyPages } from "./store/postgres/postgresKeyPages.ts";
 import { claimMeta } from "./store/postgres/postgresMeta.ts";
+import { upgradePostgresSealedValues } from "./store/postgres/postgresSealedUpgrade.ts";
 import { PostgresStore } from "./store/postgres/postgresStore.ts";
 
 export interface PostgresServiceOptions {
@@ -51,6 +52,8 @@ export async function openPostgresService(options: PostgresServiceOptions): Prom
         `the data key given is not the one the database ${where} was created with; use the original key ` +
           "(its publicApiKey values cannot be read with another one)",
       );
+    // Values an earlier Keydesk sealed with AES-256-GCM, once, by the first replica to start.
+    await upgradePostgresSealedValues(pool, options.dataKey, box);
     const store = new PostgresStore(pool, box);
     return {
       store,

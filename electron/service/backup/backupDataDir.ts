@@ -22,6 +22,7 @@ import { fileExists } from "../crypto/privateFile.ts";
 import { createSecretBox } from "../crypto/secretBox.ts";
 import { DATA_KEY_FILE, DATABASE_FILE, KEY_CHECK } from "../dataDir.ts";
 import { checkDatabase } from "../store/databaseHealth.ts";
+import { resealUnderNewKey } from "../store/sqliteReseal.ts";
 import {
   BackupFileError,
   type BackupManifest,
@@ -36,7 +37,6 @@ import {
   sealer,
   TAG_LENGTH,
 } from "./backupFormat.ts";
-import { resealDatabase } from "./reseal.ts";
 
 /**
  * `key-service backup` and `restore`: a consistent snapshot of a data directory (VACUUM INTO: one
@@ -248,12 +248,12 @@ export async function restoreDataDir(options: {
     }
     if (options.dataKeyBase64 !== undefined) {
       // The target keeps its data key in its environment: everything is sealed under that one.
-      const from = createSecretBox(readKeyFile(join(staging, DATA_KEY_FILE)));
+      const fromKey = readKeyFile(join(staging, DATA_KEY_FILE));
       const to = createSecretBox(decodeDataKey(options.dataKeyBase64, "KEY_SERVICE_DATA_KEY"));
-      if (from.checkValue !== to.checkValue) {
+      if (createSecretBox(fromKey).checkValue !== to.checkValue) {
         const db = new Database(join(staging, DATABASE_FILE), { fileMustExist: true });
         try {
-          resealDatabase(db, from, to);
+          resealUnderNewKey(db, fromKey, to);
           db.pragma("wal_checkpoint(TRUNCATE)");
         } finally {
           db.close();

@@ -1,32 +1,39 @@
-import {
-  createCipheriv,
-  createDecipheriv,
-  createHmac,
-  createSecretKey,
-  hkdfSync,
-  randomBytes,
-} from "node:crypto";
-import { gcmBatchOpener, type SealedValue } from "./gcmBatch.ts";
+import { createHmac, createSecretKey, hkdfSync } from "node:crypto";
+import sodium from "sodium-native";
 
 /**
- * Encryption at rest of publicApiKey values. One 32-byte data key, kept outside the
- * database, derives (HKDF-SHA256) an AES-256-GCM key for the values, an HMAC key for the
- * lookup digest, and a check value stored in the database so that a wrong data key is
- * detected at start-up instead of producing garbage.
+ * Encryption at rest of publicApiKey values (and the other secrets the stores keep). One 32-byte
+ * data key, kept outside the database, derives (HKDF-SHA256) a key for libsodium's
+ * XChaCha20-Poly1305 AEAD, an HMAC key for the lookup digest, and a check value stored in the
+ * database so that a wrong data key is detected at start-up instead of producing garbage.
+ *
+ * A sealed value: SEALED_FORMAT (1 byte) ‖ nonce (24 random bytes) ‖ ciphertext ‖ tag (16 bytes),
+ * the context (the row it belongs to) as additional data. 192-bit random nonces never repeat in
+ * practice, whatever the number of values. Values sealed by earlier versions (AES-256-GCM, no
+ * format byte) are opened only while a database is upgraded (legacySealedValues.ts).
  */
 
 export const DATA_KEY_BYTES = 32;
-const IV_BYTES = 12;
-const TAG_BYTES = 16;
+/** The first byte of every value sealed here. */
+export const SEALED_FORMAT = 0x02;
+const NONCE_BYTES = sodium.crypto_aead_xchacha20poly1305_ietf_NPUBBYTES;
+const TAG_BYTES = sodium.crypto_aead_xchacha20poly1305_ietf_ABYTES;
+const OVERHEAD = 1 + NONCE_BYTES + TAG_BYTES;
+
+/** A sealed value and the context it is bound to (its row). */
+export interface SealedValue {
+  sealed: Uint8Array;
+  context: string;
+}
+
+export class UnsealError extends Error {}
 
 export interface SecretBox {
   /** Ciphertext bound to `context` (the row's key id), so a value cannot be moved between rows. */
   encrypt(plaintext: string, context: string): Buffer;
-  decrypt(sealed: Buffer, context: string): string;
-  /**
-   * Many values at once, as decrypt() would open each (a key list's page): a few native calls
-   * for the whole batch instead of one cipher object per value. Throws if any value fails.
-   */
+  /** Throws UnsealError for anything that is not a value sealed here with this key and context. */
+  decrypt(sealed: Uint8Array, context: string): string;
+  /** Many values in order (a key list's page); throws if any value fails, opening none of the rest. */
   decryptMany(values: readonly SealedValue[]): string[];
   /** Deterministic keyed digest: the index for lookups by value. */
   digest(plaintext: string): Buffer;
@@ -36,38 +43,71 @@ export interface SecretBox {
   cursorTag(message: string): Buffer;
 }
 
-function derive(dataKey: Buffer, purpose: string): Buffer {
+export function deriveKey(dataKey: Buffer, purpose: string): Buffer {
   return Buffer.from(hkdfSync("sha256", dataKey, Buffer.alloc(0), `keydesk/v1/${purpose}`, 32));
+}
+
+/** Whether `sealed` has the layout of a value sealed here (it may still fail to open). */
+export function hasSealedFormat(sealed: Uint8Array): boolean {
+  return sealed.length >= OVERHEAD && sealed[0] === SEALED_FORMAT;
 }
 
 export function createSecretBox(dataKey: Buffer): SecretBox {
   if (dataKey.length !== DATA_KEY_BYTES) throw new Error(`the data key must be ${DATA_KEY_BYTES} bytes`);
-  // KeyObjects, made once: passing raw Buffers makes node:crypto import the key on every call
-  // (about three quarters of the cost of each encrypt, decrypt and digest).
-  const encryptionKey = createSecretKey(derive(dataKey, "public-api-key/encryption"));
-  const digestKey = createSecretKey(derive(dataKey, "public-api-key/digest"));
-  const checkValue = derive(dataKey, "key-check").toString("hex");
-  const batch = gcmBatchOpener(encryptionKey);
-  const cursorKey = createSecretKey(derive(dataKey, "list-cursor"));
+  // libsodium's guarded memory: not swapped out, wiped when freed.
+  const sealingKey = sodium.sodium_malloc(sodium.crypto_aead_xchacha20poly1305_ietf_KEYBYTES);
+  deriveKey(dataKey, "sealed-values/xchacha20poly1305").copy(sealingKey);
+  // A KeyObject, made once: a raw Buffer makes node:crypto import the key on every digest.
+  const digestKey = createSecretKey(deriveKey(dataKey, "public-api-key/digest"));
+  const checkValue = deriveKey(dataKey, "key-check").toString("hex");
+  const cursorKey = createSecretKey(deriveKey(dataKey, "list-cursor"));
+  /** The context's bytes: one buffer reused, the values' contexts are short (ids). */
+  let context = Buffer.alloc(256);
+
+  function contextBytes(text: string): Buffer {
+    if (context.length < text.length * 3) context = Buffer.alloc(text.length * 3);
+    return context.subarray(0, context.write(text, 0, "utf8"));
+  }
+
+  function open(sealed: Uint8Array, text: string): string {
+    if (!hasSealedFormat(sealed)) throw new UnsealError("not a sealed value of this format");
+    const bytes = Buffer.from(sealed.buffer, sealed.byteOffset, sealed.length);
+    const plain = Buffer.allocUnsafe(bytes.length - OVERHEAD);
+    try {
+      sodium.crypto_aead_xchacha20poly1305_ietf_decrypt(
+        plain,
+        null,
+        bytes.subarray(1 + NONCE_BYTES),
+        contextBytes(text),
+        bytes.subarray(1, 1 + NONCE_BYTES),
+        sealingKey,
+      );
+    } catch {
+      throw new UnsealError("the sealed value does not open with this data key and context");
+    }
+    return plain.toString("utf8");
+  }
+
   return {
     checkValue,
-    encrypt(plaintext, context) {
-      const iv = randomBytes(IV_BYTES);
-      const cipher = createCipheriv("aes-256-gcm", encryptionKey, iv);
-      cipher.setAAD(Buffer.from(context, "utf8"));
-      const body = Buffer.concat([cipher.update(plaintext, "utf8"), cipher.final()]);
-      return Buffer.concat([iv, cipher.getAuthTag(), body]);
+    encrypt(plaintext, text) {
+      const message = Buffer.from(plaintext, "utf8");
+      const sealed = Buffer.allocUnsafe(OVERHEAD + message.length);
+      sealed[0] = SEALED_FORMAT;
+      const nonce = sealed.subarray(1, 1 + NONCE_BYTES);
+      sodium.randombytes_buf(nonce);
+      sodium.crypto_aead_xchacha20poly1305_ietf_encrypt(
+        sealed.subarray(1 + NONCE_BYTES),
+        message,
+        contextBytes(text),
+        null,
+        nonce,
+        sealingKey,
+      );
+      return sealed;
     },
-    decrypt(sealed, context) {
-      const decipher = createDecipheriv("aes-256-gcm", encryptionKey, sealed.subarray(0, IV_BYTES));
-      decipher.setAAD(Buffer.from(context, "utf8"));
-      decipher.setAuthTag(sealed.subarray(IV_BYTES, IV_BYTES + TAG_BYTES));
-      return Buffer.concat([
-        decipher.update(sealed.subarray(IV_BYTES + TAG_BYTES)),
-        decipher.final(),
-      ]).toString("utf8");
-    },
-    decryptMany: (values) => batch.open(values),
+    decrypt: open,
+    decryptMany: (values) => values.map(({ sealed, context: text }) => open(sealed, text)),
     digest(plaintext) {
       return createHmac("sha256", digestKey).update(plaintext, "utf8").digest();
     },

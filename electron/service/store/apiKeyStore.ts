@@ -4,8 +4,7 @@ import {
   type KeyStateFilter,
   type Permission,
 } from "../../../shared/apiKeys.ts";
-import type { SealedValue } from "../crypto/gcmBatch.ts";
-import type { SecretBox } from "../crypto/secretBox.ts";
+import type { SealedValue, SecretBox } from "../crypto/secretBox.ts";
 import type { ApiKeyFields, ListedKey, StoredApiKey } from "../domain/apiKeyRules.ts";
 import type { KeyGrant } from "../domain/keyAuthorization.ts";
 import { dayStartHour, noCounts, REFUSAL_REASONS, type UsageCounts } from "../domain/keyUsage.ts";
@@ -63,10 +62,7 @@ export function unsealPublicApiKey(box: SecretBox, sealed: Buffer, key: string):
   return box.decrypt(sealed, key);
 }
 
-/**
- * The publicApiKeys of a list's rows (each sealed value with its key id), opened together: a
- * batch costs a fraction of opening them one by one.
- */
+/** The publicApiKeys of a list's rows (each sealed value with its key id), in order. */
 export function unsealPublicApiKeys(box: SecretBox, sealed: readonly SealedValue[]): string[] {
   return box.decryptMany(sealed);
 }

@@ -10,6 +10,7 @@ import {
   worthCheckingAtStart,
 } from "./databaseHealth.ts";
 import { KEY_USAGE_SCHEMA } from "./keyUsageSchema.ts";
+import { LEGACY_SEALING } from "./sealedColumns.ts";
 
 export type Db = Database.Database;
 
@@ -225,6 +226,14 @@ const MIGRATIONS: readonly string[] = [
     updated_at INTEGER NOT NULL
   ) STRICT;
   CREATE INDEX auth_failures_by_time ON auth_failures(updated_at);
+  `,
+  // Secrets are sealed with libsodium's XChaCha20-Poly1305 from this version on (crypto/secretBox.ts).
+  // Values sealed before with AES-256-GCM are sealed again once the database is opened with its data
+  // key (sqliteReseal.ts upgradeSealedValues), which SQL alone cannot do: the flag says they may be
+  // there. The version itself makes an older Keydesk refuse the database, whose values it cannot read.
+  `
+  INSERT INTO meta (name, value) SELECT '${LEGACY_SEALING}', '1' WHERE EXISTS (SELECT 1 FROM accounts)
+    ON CONFLICT(name) DO UPDATE SET value = excluded.value;
   `,
 ];
 

@@ -6,7 +6,7 @@ import type { Db } from "./database.ts";
 
 /**
  * Sent PINs and every message sent for them, in SQLite. The PIN and each message text are only
- * ever stored sealed (AES-256-GCM bound to the pinId); the PIN status path reads no secret.
+ * ever stored sealed (bound to the pinId, secretBox.ts); the PIN status path reads no secret.
  */
 
 /** What PIN status needs: one lookup by pinId, nothing to decrypt. */

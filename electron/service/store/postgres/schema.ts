@@ -1,3 +1,5 @@
+import { LEGACY_SEALING } from "../sealedColumns.ts";
+
 /**
  * The PostgreSQL schema of the team server's store (issue 15), as versioned migrations: the same
  * tables, columns, keys, indexes and rules as the SQLite schema (database.ts), in PostgreSQL's types.
@@ -266,6 +268,15 @@ export const POSTGRES_MIGRATIONS: readonly PostgresMigration[] = [
         updated_at bigint NOT NULL
       );
       CREATE INDEX auth_failures_by_time ON auth_failures(updated_at);
+    `,
+  },
+  // Secrets sealed with XChaCha20-Poly1305 from here on: values sealed with AES-256-GCM before are
+  // sealed again by the first replica that opens the database (postgresSealedUpgrade.ts).
+  {
+    sqliteVersion: 11,
+    sql: `
+      INSERT INTO meta (name, value) SELECT '${LEGACY_SEALING}', '1' WHERE EXISTS (SELECT 1 FROM accounts)
+        ON CONFLICT (name) DO NOTHING;
     `,
   },
 ];

@@ -1,7 +1,18 @@
 import assert from "node:assert/strict";
 import { randomBytes } from "node:crypto";
 import { test } from "node:test";
-import { createSecretBox } from "../../../../../electron/service/crypto/secretBox.ts";
+import sodium from "sodium-native";
+import {
+  anyFormatOpener,
+  legacyGcmOpener,
+} from "../../../../../electron/service/crypto/legacySealedValues.ts";
+import {
+  createSecretBox,
+  deriveKey,
+  SEALED_FORMAT,
+  UnsealError,
+} from "../../../../../electron/service/crypto/secretBox.ts";
+import { sealLegacy } from "../../../../harness/legacySealing.ts";
 
 const secret = "0123456789abcdef0123456789abcdef-01234567-89ab-4def-8123-456789abcdef";
 
@@ -44,4 +55,79 @@ test("the digest is stable for one data key and differs between keys; so does th
 
 test("refuses a data key of the wrong size", () => {
   assert.throws(() => createSecretBox(randomBytes(16)), /32 bytes/);
+});
+
+test("a sealed value is libsodium's XChaCha20-Poly1305: format byte, 24-byte nonce, ciphertext, 16-byte tag", () => {
+  const key = randomBytes(32);
+  const sealed = createSecretBox(key).encrypt(secret, "KEY1");
+  assert.equal(sealed[0], SEALED_FORMAT);
+  assert.equal(sealed.length, 1 + 24 + Buffer.byteLength(secret) + 16);
+  // Opened with libsodium itself, under the key the box derives for sealing.
+  const plain = Buffer.alloc(sealed.length - 41);
+  sodium.crypto_aead_xchacha20poly1305_ietf_decrypt(
+    plain,
+    null,
+    sealed.subarray(25),
+    Buffer.from("KEY1"),
+    sealed.subarray(1, 25),
+    deriveKey(key, "sealed-values/xchacha20poly1305"),
+  );
+  assert.equal(plain.toString(), secret);
+});
+
+test("a GCM value with a tag shorter than 16 bytes opens nowhere (the box and the legacy opener refuse it)", () => {
+  const key = randomBytes(32);
+  const box = createSecretBox(key);
+  const legacy = legacyGcmOpener(key);
+  for (const tagBytes of [4, 8, 12, 13, 14, 15]) {
+    // An empty plaintext: 12-byte IV and the short tag, 16 to 27 bytes, read as IV ‖ tag before.
+    const sealed = sealLegacy(key, "", "K", tagBytes);
+    assert.throws(() => box.decrypt(sealed, "K"), UnsealError, `${tagBytes}-byte tag, box`);
+    assert.throws(() => legacy(sealed, "K"), UnsealError, `${tagBytes}-byte tag, legacy opener`);
+  }
+});
+
+test("values sealed before libsodium open only through the upgrade's opener, and only untampered", () => {
+  const key = randomBytes(32);
+  const box = createSecretBox(key);
+  const sealed = sealLegacy(key, secret, "K");
+  assert.throws(() => box.decrypt(sealed, "K"), UnsealError, "the box reads its own format only");
+  assert.equal(legacyGcmOpener(key)(sealed, "K"), secret);
+  assert.throws(() => legacyGcmOpener(key)(sealed, "OTHER"), UnsealError);
+  const tampered = Buffer.from(sealed);
+  tampered[20] = (tampered[20] as number) ^ 1;
+  assert.throws(() => legacyGcmOpener(key)(tampered, "K"), UnsealError);
+  const either = anyFormatOpener(box, key);
+  assert.deepEqual(either(sealed, "K"), { plaintext: secret, current: false });
+  assert.deepEqual(either(box.encrypt(secret, "K"), "K"), { plaintext: secret, current: true });
+});
+
+test("a legacy value whose IV begins with the format byte is still read as legacy", () => {
+  const key = randomBytes(32);
+  let sealed = sealLegacy(key, secret, "K");
+  while (sealed[0] !== SEALED_FORMAT) sealed = sealLegacy(key, secret, "K");
+  assert.deepEqual(anyFormatOpener(createSecretBox(key), key)(sealed, "K"), {
+    plaintext: secret,
+    current: false,
+  });
+});
+
+test("a batch with one forged value opens none", () => {
+  const box = createSecretBox(randomBytes(32));
+  const seal = (context: string) => ({ sealed: box.encrypt(`${secret}${context}`, context), context });
+  const [first, second, third] = [seal("A"), seal("B"), seal("C")];
+  assert.deepEqual(box.decryptMany([first, second, third]), [`${secret}A`, `${secret}B`, `${secret}C`]);
+  const forged = Buffer.from(second.sealed);
+  forged[30] = (forged[30] as number) ^ 0x80;
+  assert.throws(() => box.decryptMany([first, { sealed: forged, context: "B" }, third]), UnsealError);
+});
+
+test("a value cut short or of another format is refused, not read past its end", () => {
+  const box = createSecretBox(randomBytes(32));
+  const sealed = box.encrypt(secret, "K");
+  for (const length of [0, 1, 25, 40])
+    assert.throws(() => box.decrypt(sealed.subarray(0, length), "K"), UnsealError);
+  const otherFormat = Buffer.from(sealed);
+  otherFormat[0] = 0x03;
+  assert.throws(() => box.decrypt(otherFormat, "K"), UnsealError);
 });

@@ -1,0 +1,89 @@
+import { anyFormatOpener } from "../crypto/legacySealedValues.ts";
+import { createSecretBox, type SecretBox } from "../crypto/secretBox.ts";
+import { type Db, readMeta, writeMeta } from "./database.ts";
+import { KEY_CHECK, LEGACY_SEALING, openCell, RESEAL_STEP_ROWS, SEALED_COLUMNS } from "./sealedColumns.ts";
+
+/**
+ * Sealing every secret of a SQLite database again: once after the upgrade from AES-256-GCM (same
+ * data key, only values in the old format are rewritten), and on a restore under another data key
+ * (every value, and the keyed digests). Each runs in one transaction: a database is never left
+ * with some values in one state and some in the other.
+ */
+
+type Open = ReturnType<typeof anyFormatOpener>;
+
+interface Row {
+  id: number;
+  context: string | number;
+  sealed: Buffer;
+}
+
+/** Walks every sealed column in steps, rewriting what `rewrite` gives; the number of values rewritten. */
+function resealColumns(db: Db, open: Open, to: SecretBox, newKey: boolean): number {
+  let rewritten = 0;
+  for (const column of SEALED_COLUMNS) {
+    if (newKey && column.droppedOnNewKey) {
+      db.prepare(`DELETE FROM ${column.table}`).run();
+      continue;
+    }
+    const digest = newKey ? column.digestColumn : undefined;
+    const read = db.prepare<{ after: number; limit: number }, Row>(column.select("@after", "@limit"));
+    const update = db.prepare(
+      `UPDATE ${column.table} SET ${column.column} = @sealed${digest ? `, ${digest} = @digest` : ""} WHERE id = @id`,
+    );
+    for (let after = 0; ; ) {
+      const rows = read.all({ after, limit: RESEAL_STEP_ROWS });
+      for (const row of rows) {
+        const context = String(row.context);
+        const { plaintext, current } = openCell(open, column, row.id, row.sealed, context);
+        if (current && !newKey) continue;
+        update.run({
+          id: row.id,
+          sealed: to.encrypt(plaintext, context),
+          ...(digest && { digest: to.digest(plaintext) }),
+        });
+        rewritten += 1;
+      }
+      if (rows.length < RESEAL_STEP_ROWS) break;
+      after = (rows.at(-1) as Row).id;
+    }
+  }
+  return rewritten;
+}
+
+/**
+ * Seals again, with `box`, every value still in the format of an earlier Keydesk, when the
+ * database says some may be (LEGACY_SEALING, set by the migration). Safe with another process
+ * opening the same database at once: the flag is read again inside the write transaction.
+ * Answers how many values were rewritten.
+ */
+export function upgradeSealedValues(db: Db, dataKey: Buffer, box: SecretBox): number {
+  if (readMeta(db, LEGACY_SEALING) === undefined) return 0;
+  return db
+    .transaction(() => {
+      if (readMeta(db, LEGACY_SEALING) === undefined) return 0;
+      const rewritten = resealColumns(db, anyFormatOpener(box, dataKey), box, false);
+      db.prepare("DELETE FROM meta WHERE name = ?").run(LEGACY_SEALING);
+      return rewritten;
+    })
+    .immediate();
+}
+
+/**
+ * Re-seals every secret of a database under another data key (a restore onto a machine that sets
+ * KEY_SERVICE_DATA_KEY): each sealed value is opened with the old key (in either format) and sealed
+ * again, with the same context, under the new one; keyed digests are computed again. Idempotent
+ * creates' records are dropped: their request digests cannot be computed again without the
+ * requests (a retry of a create answered before the backup then creates another key).
+ */
+export function resealUnderNewKey(db: Db, fromKey: Buffer, to: SecretBox): void {
+  // The old ciphertexts are zeroed where they were, not left in freed space.
+  db.pragma("secure_delete = ON");
+  db.transaction(() => {
+    resealColumns(db, anyFormatOpener(createSecretBox(fromKey), fromKey), to, true);
+    writeMeta(db, KEY_CHECK, to.checkValue);
+    // Everything is in the current format now (an older schema's migration may set it again: the
+    // upgrade then finds nothing to rewrite).
+    db.prepare("DELETE FROM meta WHERE name = ?").run(LEGACY_SEALING);
+  })();
+}
