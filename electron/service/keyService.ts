@@ -23,7 +23,7 @@ import {
 } from "./domain/apiKeyRules.ts";
 import { type AuditOrigin, keyCreatedEntry, keyUpdatedEntry } from "./domain/auditEntries.ts";
 import { newKeyId, newPublicApiKey } from "./domain/identifiers.ts";
-import { decodeListCursor, encodeListCursor } from "./domain/listCursor.ts";
+import { CURSOR_REFUSED, cursorBinding, decodeListCursor, encodeListCursor } from "./domain/listCursor.ts";
 import { badRequest, conflict, INVALID_QUERY, notFound } from "./errors.ts";
 import type { KeyLister } from "./keyListing.ts";
 import type { ServiceStorage } from "./serviceStorage.ts";
@@ -101,6 +101,8 @@ export interface KeyListRequest {
   filter: ApiKeyFilter;
   /** null: every key, in one answer. */
   page: { limit: number; after: number } | null;
+  /** The list its pages' cursors are bound to: the account and the query (domain/listCursor.ts). */
+  binding: string;
   /** What the keys carry beyond the spec's fields (include=). */
   extras: ListExtras;
 }
@@ -238,16 +240,11 @@ export class KeyService {
     const { limit, cursor, sort, order, include, ...filters } = parsed.data;
     this.#requireUsage(include?.has("usage") ? "include" : undefined);
     this.#requireUsage(filters.unusedForDays !== undefined ? "unusedForDays" : undefined);
+    const binding = cursorBinding("keys", account.id, { ...filters, sort, order });
     let page: KeyListRequest["page"] = null;
     if (limit !== undefined || cursor !== undefined) {
-      const after = cursor === undefined ? 0 : decodeListCursor(cursor);
-      if (after === null) {
-        throw badRequest(INVALID_QUERY, {
-          cursor: [
-            "is not a cursor this service gave (use the nextCursor of a page, or leave it out to start over)",
-          ],
-        });
-      }
+      const after = cursor === undefined ? 0 : decodeListCursor(cursor, binding, this.#cursorTag);
+      if (after === null) throw badRequest(INVALID_QUERY, { cursor: [CURSOR_REFUSED] });
       page = { limit: limit ?? DEFAULT_PAGE_LIMIT, after };
     }
     return {
@@ -260,12 +257,15 @@ export class KeyService {
         }),
       },
       page,
+      binding,
       extras: {
         ...(include?.has("created") && { created: true }),
         ...(include?.has("usage") && { usageAt: this.#now() }),
       },
     };
   }
+
+  readonly #cursorTag = (message: string): Buffer => this.#store.apiKeys.cursorTag(message);
 
   /** A 400 naming `field` when it asks for usage and this service records none. */
   #requireUsage(field: string | undefined): void {
@@ -290,7 +290,9 @@ export class KeyService {
     await this.#writeUsageFor(request.filter, request.extras);
     const page = await this.#lister.page(listedAccount(request), request.filter, after, limit, signal);
     const nextCursor =
-      page.more && page.lastId !== undefined ? JSON.stringify(encodeListCursor(page.lastId)) : "null";
+      page.more && page.lastId !== undefined
+        ? JSON.stringify(encodeListCursor(page.lastId, request.binding, this.#cursorTag))
+        : "null";
     return `{"apiKeys":[${page.texts.join(",")}],"nextCursor":${nextCursor}}`;
   }
 

@@ -3,11 +3,17 @@ import { KEY_ID_PATTERN } from "../../../shared/apiKeys.ts";
 import type { AuditPageDto } from "../../../shared/audit.ts";
 import { DATETIME_FORMAT_HINT, parseApiDateTime } from "../../../shared/datetime.ts";
 import { validationErrorsOf } from "../domain/apiKeyRules.ts";
-import { decodeListCursor, encodeListCursor } from "../domain/listCursor.ts";
+import {
+  CURSOR_REFUSED,
+  type CursorTag,
+  cursorBinding,
+  decodeListCursor,
+  encodeListCursor,
+} from "../domain/listCursor.ts";
 import { badRequest, INVALID_QUERY } from "../errors.ts";
 import type { KeyService } from "../keyService.ts";
 import type { Account } from "../store/accountStore.ts";
-import type { AuditReads } from "../store/store.ts";
+import type { AuditReads, Store } from "../store/store.ts";
 
 export const MAX_AUDIT_PAGE = 1_000;
 export const DEFAULT_AUDIT_PAGE = 100;
@@ -40,14 +46,17 @@ const auditQuerySchema = z.strictObject({
 /**
  * `GET /local/1/audit`: the audit history of the caller's account and the accounts it manages,
  * newest first, in pages. A cursor is a position (the last entry's row id): entries recorded
- * while a client pages are newer than every page and never shift one.
+ * while a client pages are newer than every page and never shift one. It is bound to the caller
+ * and the filters it came with (domain/listCursor.ts).
  */
 export class AuditHistory {
   readonly #audit: AuditReads;
+  readonly #cursorTag: CursorTag;
   readonly #keys: KeyService;
 
-  constructor(audit: AuditReads, keys: KeyService) {
-    this.#audit = audit;
+  constructor(store: Pick<Store, "audit" | "apiKeys">, keys: KeyService) {
+    this.#audit = store.audit;
+    this.#cursorTag = (message) => store.apiKeys.cursorTag(message);
     this.#keys = keys;
   }
 
@@ -58,20 +67,15 @@ export class AuditHistory {
     if (from !== undefined && to !== undefined && to <= from) {
       throw badRequest(INVALID_QUERY, { to: ["must be after from"] });
     }
-    let before: number | undefined;
-    if (cursor !== undefined) {
-      const position = decodeListCursor(cursor);
-      if (position === null) {
-        throw badRequest(INVALID_QUERY, {
-          cursor: [
-            "is not a cursor this service gave (use the nextCursor of a page, or leave it out to start over)",
-          ],
-        });
-      }
-      before = position;
-    }
     const accountId =
       account === undefined ? undefined : (await this.#keys.resolveAccount(caller, account)).id;
+    const binding = cursorBinding("audit", caller.id, { key, actor, account: accountId, from, to });
+    let before: number | undefined;
+    if (cursor !== undefined) {
+      const position = decodeListCursor(cursor, binding, this.#cursorTag);
+      if (position === null) throw badRequest(INVALID_QUERY, { cursor: [CURSOR_REFUSED] });
+      before = position;
+    }
     const page = await this.#audit.page({
       managerId: caller.id,
       ...(accountId !== undefined && { accountId }),
@@ -84,7 +88,7 @@ export class AuditHistory {
     });
     return {
       entries: page.entries,
-      nextCursor: page.lastId === null ? null : encodeListCursor(page.lastId),
+      nextCursor: page.lastId === null ? null : encodeListCursor(page.lastId, binding, this.#cursorTag),
     };
   }
 }

@@ -39,6 +39,8 @@ export interface SecretBox {
   digest(plaintext: string): Buffer;
   /** Stored once per database; equal only for the same data key. */
   readonly checkValue: string;
+  /** HMAC-SHA256 under a key of its own: binds a list's paging cursor to its list (domain/listCursor.ts). */
+  cursorTag(message: string): Buffer;
 }
 
 export function deriveKey(dataKey: Buffer, purpose: string): Buffer {
@@ -58,6 +60,7 @@ export function createSecretBox(dataKey: Buffer): SecretBox {
   // A KeyObject, made once: a raw Buffer makes node:crypto import the key on every digest.
   const digestKey = createSecretKey(deriveKey(dataKey, "public-api-key/digest"));
   const checkValue = deriveKey(dataKey, "key-check").toString("hex");
+  const cursorKey = createSecretKey(deriveKey(dataKey, "list-cursor"));
   /** The context's bytes: one buffer reused, the values' contexts are short (ids). */
   let context = Buffer.alloc(256);
 
@@ -107,6 +110,9 @@ export function createSecretBox(dataKey: Buffer): SecretBox {
     decryptMany: (values) => values.map(({ sealed, context: text }) => open(sealed, text)),
     digest(plaintext) {
       return createHmac("sha256", digestKey).update(plaintext, "utf8").digest();
+    },
+    cursorTag(message) {
+      return createHmac("sha256", cursorKey).update(message, "utf8").digest();
     },
   };
 }

@@ -179,7 +179,7 @@ export function buildHttpApp<S extends ServiceStorage>(
   registerTfaRoutes(app, tfa, requireCaller);
   registerLocalPinRoutes(app, tfa, requireBasic);
   registerLocalAccountRoutes(app, data.store.accounts, requireBasic);
-  registerLocalAuditRoutes(app, new AuditHistory(data.store.audit, keys), requireBasic);
+  registerLocalAuditRoutes(app, new AuditHistory(data.store, keys), requireBasic);
   const auditRetention = new AuditRetention(data.store, {
     days: options.auditRetentionDays ?? DEFAULT_AUDIT_RETENTION_DAYS,
     ...(options.now && { now: options.now }),

@@ -64,7 +64,8 @@ export const auditSchemas = {
       entries: { type: "array", items: ref("AuditEntry") },
       nextCursor: {
         oneOf: [{ type: "string", minLength: 1 }, { type: "null" }],
-        description: "Pass as `cursor` for older entries; null on the last page",
+        description:
+          "Pass as `cursor`, with the same credentials and filters, for older entries; null on the last page",
       },
     },
   },
@@ -117,7 +118,8 @@ export const auditPaths = {
           name: "cursor",
           in: "query",
           schema: { type: "string", minLength: 1 },
-          description: "The nextCursor of the page before; opaque",
+          description:
+            "The nextCursor of the page before, sent with the same credentials and the same filters (key, actor, account, from, to); opaque. Any other cursor is a 400 naming cursor",
         },
       ],
       responses: {

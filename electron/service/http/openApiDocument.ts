@@ -135,7 +135,8 @@ const pagingParameters = [
     name: "cursor",
     in: "query",
     schema: { type: "string", minLength: 1 },
-    description: "A Keydesk extension: the nextCursor of the page before; opaque",
+    description:
+      "A Keydesk extension: the nextCursor of the page before, sent with the same account and the same filters, sort and order (limit and include may change); opaque. A cursor of another list (another account's, another query's) or one not given by this service is a 400 naming cursor",
   },
   {
     name: "sort",
@@ -276,7 +277,8 @@ export function buildOpenApiDocument() {
             apiKeys: { type: "array", items: ref("ListedApiKey") },
             nextCursor: {
               oneOf: [{ type: "string", minLength: 1 }, { type: "null" }],
-              description: "Pass as `cursor` to get the next page; null on the last page",
+              description:
+                "Pass as `cursor`, with the same account and query, to get the next page; null on the last page",
             },
           },
         },

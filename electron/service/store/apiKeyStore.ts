@@ -293,6 +293,10 @@ export class ApiKeyStore {
     return publicApiKeyDigest(this.#box, publicApiKey);
   }
 
+  cursorTag(message: string): Buffer {
+    return this.#box.cursorTag(message);
+  }
+
   /** The authorization rules of the key with this digest, read without decrypting anything. */
   grantByDigest(digest: Buffer): KeyGrant | undefined {
     const row = this.#grantByDigest.get(digest);
@@ -511,7 +515,9 @@ export class ApiKeyStore {
       after === 0
         ? ""
         : `AND ${value} ${beyond}= @fromValue AND (${value}, k.id) ${beyond} (@fromValue, @after)`;
-    const fromValue = after === 0 ? null : this.#sortValue(sort.by, after);
+    const fromValue = after === 0 ? null : this.#sortValue(sort.by, accountId, after);
+    // A row that is gone, or another account's, ends the list: its values position nothing.
+    if (fromValue === undefined) return { keys: [], after: null };
     // The window's last row in this order; without one, the step reaches the end.
     const windowEnd = this.#statement(
       this.#steps,
@@ -550,17 +556,21 @@ export class ApiKeyStore {
     return { keys, after: end === undefined ? null : Number(end.id) };
   }
 
-  /** The value a row sorts by (a position of the keyset). */
-  #sortValue(by: KeySortField, id: number): unknown {
+  /**
+   * The value a row of the account sorts by (a position of the keyset); undefined when the account
+   * has no such row. Creation order's value is the id itself: no row is read.
+   */
+  #sortValue(by: KeySortField, accountId: number, id: number): unknown {
+    if (by === "created") return id;
     const statement = this.#statement(
       this.#steps,
       `value ${by}`,
-      () => `SELECT ${SORT_EXPRESSIONS[by]} AS v FROM api_keys k WHERE k.id = @id`,
+      () =>
+        `SELECT ${SORT_EXPRESSIONS[by]} AS v FROM api_keys k WHERE k.id = @id AND k.account_id = @accountId`,
     );
     statement.safeIntegers(true);
-    const row = statement.get({ id }) as { v: unknown } | undefined;
-    // A row that is gone (never, keys are not deleted) ends the list rather than restarting it.
-    return row === undefined ? (by === "name" ? "\u{10FFFF}" : 2n ** 62n) : row.v;
+    const row = statement.get({ id, accountId }) as { v: unknown } | undefined;
+    return row?.v;
   }
 
   /** How many keys of the account a filter matches, counting at most `window` rows per step. */

@@ -139,6 +139,7 @@ function accountsOf(store: AccountStore): AccountWrites {
 function apiKeysOf(store: ApiKeyStore): ApiKeyWrites {
   return {
     digestOf: (publicApiKey) => store.digestOf(publicApiKey),
+    cursorTag: (message) => store.cursorTag(message),
     grantByDigest: (digest) => settle(() => store.grantByDigest(digest)),
     byId: (id) => settle(() => store.byId(id)),
     keyIdOf: (id) => settle(() => store.keyIdOf(id)),

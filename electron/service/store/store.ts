@@ -140,6 +140,8 @@ export interface AccountWrites extends AccountReads {
 export interface ApiKeyReads {
   /** The keyed digest a publicApiKey is found by (a pure HMAC: synchronous). */
   digestOf(publicApiKey: string): Buffer;
+  /** The MAC binding a list's paging cursor to its list (domain/listCursor.ts; a pure HMAC: synchronous). */
+  cursorTag(message: string): Buffer;
   /** The authorization rules of the key with this digest, read without decrypting anything. */
   grantByDigest(digest: Buffer): Promise<KeyGrant | undefined>;
   byId(id: number): Promise<StoredApiKey | undefined>;

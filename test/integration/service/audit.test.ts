@@ -326,6 +326,34 @@ test("pages are newest first and neither repeat nor skip an entry while keys are
   assert.ok(after.entries.some((entry) => entry.changes.name?.new === "meanwhile 0"));
 });
 
+test("a page's cursor belongs to its caller and filters: another caller, account or filter is a 400", async () => {
+  const sub = service.accountKeys[SUB.username] as string;
+  const created = await service.createKey(SUB.username, { name: "audit cursor 1" });
+  await service.createKey(SUB.username, { name: "audit cursor 2" });
+  const from = new Date(Date.now() - 3_600_000).toISOString();
+  const query = `?account=${sub}&from=${from}&limit=1`;
+  const { nextCursor } = await audit(OWNER.username, query);
+  assert.ok(nextCursor);
+  const cursor = `&cursor=${encodeURIComponent(nextCursor)}`;
+  const call = (username: string, other: string) =>
+    service.call({ path: `/local/1/audit${other}${cursor}`, authorization: service.auth(username) });
+  // The same caller and query go on to the next page.
+  assert.equal((await audit(OWNER.username, `${query}${cursor}`)).entries.length, 1);
+  for (const other of [
+    "?limit=1",
+    `?account=${sub}&limit=1`,
+    `?from=${from}&limit=1`,
+    `${query}&actor=${SUB.username}`,
+    `${query}&key=${created.key}`,
+    `${query}&to=${new Date(Date.now() + 60_000).toISOString()}`,
+  ]) {
+    assertValidationError(await call(OWNER.username, other), "cursor");
+  }
+  // Another caller with the very same query: the sub-account itself, or an account of its own.
+  assertValidationError(await call(SUB.username, query), "cursor");
+  assertValidationError(await call(STRANGER.username, "?limit=1"), "cursor");
+});
+
 test("the database file holds no publicApiKey or password in the audit (nor anywhere)", async () => {
   const key = await service.createKey(OWNER.username, { name: "secret scan" });
   await service.call({

@@ -45,6 +45,7 @@ export function postgresApiKeys(
   };
   return {
     digestOf: (publicApiKey) => publicApiKeyDigest(box, publicApiKey),
+    cursorTag: (message) => box.cursorTag(message),
     async grantByDigest(digest) {
       const [row] = await sql.rows<GrantRow>(
         `SELECT key, account_id, permissions, allowed_ips, valid_from, valid_to, enabled

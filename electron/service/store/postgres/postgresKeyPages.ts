@@ -103,7 +103,7 @@ export class PostgresKeyPages {
     limit: number,
     extras: ListExtras = {},
   ): Promise<{ keys: ListedKey[]; more: boolean }> {
-    const position = after === 0 ? null : await this.#position(orderOf(filter), after);
+    const position = after === 0 ? null : await this.#position(accountId, orderOf(filter), after);
     if (position === undefined) return { keys: [], more: false };
     const { keys } = await this.#read(accountId, filter, position, limit + 1, extras);
     return keys.length > limit ? { keys: keys.slice(0, limit), more: true } : { keys, more: false };
@@ -135,14 +135,17 @@ export class PostgresKeyPages {
     return row?.n ?? 0;
   }
 
-  /** The sort values of the row a cursor names; undefined when it is gone (the list then ends, as on SQLite). */
-  async #position(order: KeySort, id: number): Promise<Position | undefined> {
+  /**
+   * The sort values of the account's row a cursor names; undefined when the account has no such row
+   * (gone, or another account's: the list then ends, as on SQLite, and nothing of that row is read).
+   */
+  async #position(accountId: number, order: KeySort, id: number): Promise<Position | undefined> {
     const expressions = SORT_VALUES[order.by]("k");
     if (expressions.length === 0) return { id, values: [] };
     const [row] = await this.#sql.rows<Record<string, unknown>>(
       `SELECT ${expressions.map((expression, index) => `${expression} AS s${index}`).join(", ")}
-       FROM api_keys k WHERE k.id = $1`,
-      [id],
+       FROM api_keys k WHERE k.id = $1 AND k.account_id = $2`,
+      [id, accountId],
     );
     return row && { id, values: expressions.map((_, index) => row[`s${index}`]) };
   }

@@ -31,10 +31,11 @@ export async function probeKeyManagement(prober: Prober): Promise<void> {
   await prober.probe(400, { path: `${KEYS}?colour=red` });
   await prober.probe(404, { path: `/settings/1/accounts/${UNKNOWN_ID}/api-keys` });
   await prober.probe(404, { path: `/settings/1/accounts/${world.service.accountKeys[STRANGER]}/api-keys` });
-  const { nextCursor } = await prober.ok<{ nextCursor: string | null }>({
-    path: `${KEYS}?limit=1&permission=ALL&nameContains=ON`,
-  });
-  await prober.ok({ path: `${KEYS}?limit=1&cursor=${encodeURIComponent(String(nextCursor))}` });
+  const paged = `${KEYS}?limit=1&permission=ALL&nameContains=ON`;
+  const { nextCursor } = await prober.ok<{ nextCursor: string | null }>({ path: paged });
+  // A cursor pages the query it came from (another query's is a 400).
+  await prober.ok({ path: `${paged}&cursor=${encodeURIComponent(String(nextCursor))}` });
+  await prober.probe(400, { path: `${KEYS}?limit=1&cursor=${encodeURIComponent(String(nextCursor))}` });
   await prober.ok({ path: `${KEYS}?state=enabled&sort=name&order=desc&limit=2` });
   await prober.ok({ path: `${KEYS}?sort=validTo` });
   await prober.probe(400, { path: `${KEYS}?sort=size` });

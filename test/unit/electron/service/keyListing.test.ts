@@ -19,6 +19,8 @@ import { makeTempDir, removeDir } from "../../../harness/keyServiceProcess.ts";
 let dir: string;
 let data: DataDir;
 let ownerId: number;
+/** The other account's first key row. */
+let otherRow: number;
 /** Key ids of the owner in creation order, with the fields each was given. */
 const owned: { id: number; fields: ApiKeyFields }[] = [];
 // More rows than one step looks at, interleaved with another account's, so windows cross both.
@@ -59,13 +61,14 @@ before(async () => {
       owned.push({ id: stored.id, fields });
       if (index % 4 === 0) {
         const identity = { key: newKeyId(), publicApiKey: newPublicApiKey() };
-        data.apiKeys.insert(
+        const theirs = data.apiKeys.insert(
           other.id,
           other.accountKey,
           identity,
           { ...fields, name: "Rare été other" },
           index,
         );
+        otherRow ??= theirs.id;
       }
     }
   })();
@@ -127,6 +130,18 @@ for (const [what, filter, predicate] of filters) {
     assert.deepEqual(ids, expected(predicate));
   });
 }
+
+test("a sorted page after another account's row, or a row that does not exist, ends the list", async () => {
+  // The position is read in the listed account only: another's row gives its values away to nobody.
+  for (const by of ["name", "state", "validTo"] as const) {
+    for (const desc of [false, true]) {
+      for (const after of [otherRow, 10 ** 9]) {
+        const page = await readPage(data.apiKeys, ownerId, { sort: { by, desc } }, after, 10);
+        assert.deepEqual(page, { keys: [], more: false }, `${by} ${desc ? "desc" : "asc"} after ${after}`);
+      }
+    }
+  }
+});
 
 test("a timer due while a long list is read runs before the list ends: the read yields between steps", async () => {
   let steps = 0;

@@ -264,6 +264,25 @@ test("pages walked by their cursors are SQLite's, in every order", async (t) => 
   );
 });
 
+test("a page after another account's row, or a row that does not exist, ends a sorted list on both stores", async (t) => {
+  if (skipWithoutPostgres(t)) return;
+  // The seeded keys have the same row ids on both stores; index 3 is the other account's.
+  const store = (data as DataDir).store;
+  const other = await store.accounts.byAccountKey("B".repeat(32));
+  const theirs = other && (await store.apiKeys.get(other.id, `key${"3".padStart(28, "0")}`));
+  assert.ok(theirs);
+  const theirRow: number = theirs.id;
+  const ended = { texts: [], lastId: undefined, more: false };
+  for (const sort of SORTS) {
+    if (sort === undefined || sort.by === "created") continue;
+    for (const after of [theirRow, 10 ** 9]) {
+      const label: string = `${JSON.stringify(sort)} after ${after}`;
+      assert.deepEqual(await postgres.page(account, { sort }, after, 10), ended, label);
+      assert.deepEqual(await sqlite.page(account, { sort }, after, 10), ended, label);
+    }
+  }
+});
+
 test("include=created and include=usage carry the same values", async (t) => {
   if (skipWithoutPostgres(t)) return;
   const extras: ListExtras = { created: true, usageAt: NOW };
