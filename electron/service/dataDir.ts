@@ -12,8 +12,8 @@ import { AuditStore } from "./store/auditStore.ts";
 import { type Db, openDatabase, readMeta, writeMeta } from "./store/database.ts";
 import { ExternalChanges } from "./store/externalChanges.ts";
 import { GroupCommit } from "./store/groupCommit.ts";
-import { KEY_CHECK } from "./store/sealedColumns.ts";
-import { upgradeSealedValues } from "./store/sqliteReseal.ts";
+import { KEY_CHECK, opensAny } from "./store/sealedColumns.ts";
+import { firstSealedValue, upgradeSealedValues } from "./store/sqliteReseal.ts";
 import { SqliteStore } from "./store/sqliteStore.ts";
 import type { Store } from "./store/store.ts";
 import { workerLister } from "./workerLister.ts";
@@ -56,36 +56,66 @@ export interface DataDir extends ServiceStorage {
   close(): void;
 }
 
+/** Where the data key comes from; `mayCreate`: a data.key may be made (the database holds no secret). */
+function chooseDataKey(
+  options: DataDirOptions,
+  keyPath: string,
+  mayCreate: boolean,
+): { dataKey: Buffer; origin: string } {
+  if (options.dataKey) return { dataKey: options.dataKey, origin: "the data key given by the application" };
+  if (options.dataKeyBase64 !== undefined)
+    return {
+      dataKey: decodeDataKey(options.dataKeyBase64, "KEY_SERVICE_DATA_KEY"),
+      origin: "KEY_SERVICE_DATA_KEY",
+    };
+  return { dataKey: loadOrCreateKeyFile(keyPath, mayCreate), origin: `the data key file ${keyPath}` };
+}
+
+/**
+ * The data key of a database as it is, before any migration touches it: checked against the value
+ * stored at its first start; a database holding sealed values without that record (altered) is
+ * opened only with a key that opens one of them, and never gets a new key.
+ */
+function checkedDataKey(db: Db, options: DataDirOptions, keyPath: string) {
+  const storedCheck = readMeta(db, KEY_CHECK);
+  const sample = storedCheck === undefined ? firstSealedValue(db) : undefined;
+  const { dataKey, origin } = chooseDataKey(
+    options,
+    keyPath,
+    storedCheck === undefined && sample === undefined,
+  );
+  const box = createSecretBox(dataKey);
+  if (storedCheck !== undefined && storedCheck !== box.checkValue) {
+    throw new DataKeyError(
+      `${origin} is not the data key this database was created with; ` +
+        "use the original key (its publicApiKey values cannot be read with another one)",
+    );
+  }
+  if (sample !== undefined && !opensAny(box, dataKey, sample)) {
+    throw new DataKeyError(
+      `the database holds sealed values but no record of its data key (meta ${KEY_CHECK} is missing: it was ` +
+        `altered), and ${origin} does not open them; use the original key or restore a backup`,
+    );
+  }
+  return { dataKey, box, recordCheck: storedCheck === undefined };
+}
+
 /** Opens the service's data directory: database, data key (checked against the database), stores. */
 export function openDataDir(options: DataDirOptions): DataDir {
   mkdirSync(options.dataDir, { recursive: true, mode: 0o700 });
   const databaseFile = join(options.dataDir, DATABASE_FILE);
+  const keyPath = join(options.dataDir, DATA_KEY_FILE);
+  let keyed: ReturnType<typeof checkedDataKey> | undefined;
   const db = openDatabase(databaseFile, {
     ...(options.startCheckMaxMb !== undefined && { startCheckMaxMb: options.startCheckMaxMb }),
+    // Before the schema is upgraded: a wrong key leaves an older database as it was.
+    beforeMigrating: (raw) => {
+      keyed = checkedDataKey(raw, options, keyPath);
+    },
   });
   try {
-    const storedCheck = readMeta(db, KEY_CHECK);
-    const keyPath = join(options.dataDir, DATA_KEY_FILE);
-    let origin = `the data key file ${keyPath}`;
-    let dataKey: Buffer;
-    if (options.dataKey) {
-      origin = "the data key given by the application";
-      dataKey = options.dataKey;
-    } else if (options.dataKeyBase64 !== undefined) {
-      origin = "KEY_SERVICE_DATA_KEY";
-      dataKey = decodeDataKey(options.dataKeyBase64, origin);
-    } else {
-      dataKey = loadOrCreateKeyFile(keyPath, storedCheck === undefined);
-    }
-    const box = createSecretBox(dataKey);
-    if (storedCheck === undefined) {
-      writeMeta(db, KEY_CHECK, box.checkValue);
-    } else if (storedCheck !== box.checkValue) {
-      throw new DataKeyError(
-        `${origin} is not the data key this database was created with; ` +
-          "use the original key (its publicApiKey values cannot be read with another one)",
-      );
-    }
+    const { dataKey, box, recordCheck } = keyed as NonNullable<typeof keyed>;
+    if (recordCheck) writeMeta(db, KEY_CHECK, box.checkValue);
     // Values an earlier Keydesk sealed with AES-256-GCM, once (the schema upgrade kept a copy).
     upgradeSealedValues(db, dataKey, box);
     const parts = {

@@ -240,7 +240,15 @@ export class KeyService {
     const { limit, cursor, sort, order, include, ...filters } = parsed.data;
     this.#requireUsage(include?.has("usage") ? "include" : undefined);
     this.#requireUsage(filters.unusedForDays !== undefined ? "unusedForDays" : undefined);
-    const binding = cursorBinding("keys", account.id, { ...filters, sort, order });
+    // The query as it selects and orders (a blank nameContains is no filter, created ascending is
+    // the default order): equivalent spellings of one list share its cursors.
+    const binding = cursorBinding("keys", account.id, {
+      ...filters,
+      nameContains: filters.nameContains?.trim() || undefined,
+      name: filters.name?.trim(),
+      sort: sort ?? "created",
+      order: order ?? "asc",
+    });
     let page: KeyListRequest["page"] = null;
     if (limit !== undefined || cursor !== undefined) {
       const after = cursor === undefined ? 0 : decodeListCursor(cursor, binding, this.#cursorTag);

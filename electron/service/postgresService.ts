@@ -10,8 +10,9 @@ import type { ServiceStorage } from "./serviceStorage.ts";
 import { migratePostgres } from "./store/postgres/migrate.ts";
 import { PostgresKeyPages } from "./store/postgres/postgresKeyPages.ts";
 import { claimMeta } from "./store/postgres/postgresMeta.ts";
-import { upgradePostgresSealedValues } from "./store/postgres/postgresSealedUpgrade.ts";
+import { postgresKeyCheck, upgradePostgresSealedValues } from "./store/postgres/postgresSealedUpgrade.ts";
 import { PostgresStore } from "./store/postgres/postgresStore.ts";
+import { opensAny } from "./store/sealedColumns.ts";
 
 export interface PostgresServiceOptions {
   /** postgres:// or postgresql:// (checked by checkDatabaseUrl before). */
@@ -41,17 +42,26 @@ export async function openPostgresService(options: PostgresServiceOptions): Prom
   pool.on("error", () => {});
   try {
     const box = createSecretBox(options.dataKey);
+    // Before the schema is upgraded: a replica given another key leaves an older database as it was.
+    const known = await postgresKeyCheck(pool);
+    const wrongKey = () =>
+      new DataKeyError(
+        `the data key given is not the one the database ${where} was created with; use the original key ` +
+          "(its publicApiKey values cannot be read with another one)",
+      );
+    if (known.check !== undefined && known.check !== box.checkValue) throw wrongKey();
+    if (known.check === undefined && known.sample && !opensAny(box, options.dataKey, known.sample))
+      throw new DataKeyError(
+        `the database ${where} holds sealed values but no record of its data key (meta ${KEY_CHECK} is missing: ` +
+          "it was altered), and the data key given does not open them; use the original key",
+      );
     try {
       await migratePostgres(pool);
     } catch (error) {
       throw new Error(`cannot open the database ${where}: ${(error as Error).message}`);
     }
     const stored = await claimMeta(pool, KEY_CHECK, box.checkValue);
-    if (stored !== box.checkValue)
-      throw new DataKeyError(
-        `the data key given is not the one the database ${where} was created with; use the original key ` +
-          "(its publicApiKey values cannot be read with another one)",
-      );
+    if (stored !== box.checkValue) throw wrongKey();
     // Values an earlier Keydesk sealed with AES-256-GCM, once, by the first replica to start.
     await upgradePostgresSealedValues(pool, options.dataKey, box);
     const store = new PostgresStore(pool, box);

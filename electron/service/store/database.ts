@@ -248,6 +248,11 @@ export interface OpenDatabaseOptions {
    * DEFAULT_START_CHECK_MAX_MB by default. A larger one is checked by `key-service check`.
    */
   startCheckMaxMb?: number;
+  /**
+   * Runs on the database as it is, before any migration: what must refuse to open it (a data key
+   * that is not its own) refuses before the schema is touched.
+   */
+  beforeMigrating?: (db: Db) => void;
 }
 
 /**
@@ -258,7 +263,7 @@ export function openDatabase(file: string, options: OpenDatabaseOptions = {}): D
   const check = worthCheckingAtStart(file, options.startCheckMaxMb ?? DEFAULT_START_CHECK_MAX_MB);
   const db = new Database(file);
   try {
-    return prepare(db, file, check);
+    return prepare(db, file, check, options.beforeMigrating);
   } catch (error) {
     db.close();
     if (isCorruption(error)) throw new DamagedDatabaseError(file, (error as Error).message);
@@ -266,7 +271,7 @@ export function openDatabase(file: string, options: OpenDatabaseOptions = {}): D
   }
 }
 
-function prepare(db: Db, file: string, check: boolean): Db {
+function prepare(db: Db, file: string, check: boolean, beforeMigrating?: (db: Db) => void): Db {
   // Password hashes and sealed keys are nobody else's business; SQLite's -wal/-shm files inherit this mode.
   if (process.platform !== "win32") chmodSync(file, 0o600);
   // First: another process opening the same file at the same moment holds its lock for a moment.
@@ -282,6 +287,7 @@ function prepare(db: Db, file: string, check: boolean): Db {
     const problems = checkDatabase(db, { limit: 3 });
     if (problems.length > 0) throw new DamagedDatabaseError(file, problems.join("; "));
   }
+  beforeMigrating?.(db);
   migrate(db, file);
   scrubFreedSpace(db);
   return db;
@@ -298,7 +304,10 @@ function migrate(db: Db, file: string): void {
     );
   }
   if (current > 0 && current < MIGRATIONS.length) keepCopyBeforeUpgrade(db, file, current);
-  else if (current === MIGRATIONS.length) dropCopiesBeforeUpgrade(file);
+  // Kept while the upgrade's re-sealing of secrets is still to be done (sqliteReseal.ts): until
+  // then the database is not upgraded in full, and the copy is the way back.
+  else if (current === MIGRATIONS.length && readMeta(db, LEGACY_SEALING) === undefined)
+    dropCopiesBeforeUpgrade(file);
   migrateTo(db, MIGRATIONS.length);
 }
 
@@ -372,9 +381,15 @@ function scrubFreedSpace(db: Db): void {
   db.pragma("wal_checkpoint(TRUNCATE)");
 }
 
+/** A meta value; undefined also for a database not created yet (no meta table). */
 export function readMeta(db: Db, name: string): string | undefined {
+  if (!tableExists(db, "meta")) return undefined;
   const row = db.prepare("SELECT value FROM meta WHERE name = ?").get(name) as { value: string } | undefined;
   return row?.value;
+}
+
+export function tableExists(db: Db, name: string): boolean {
+  return db.prepare("SELECT 1 FROM sqlite_schema WHERE type = 'table' AND name = ?").get(name) !== undefined;
 }
 
 export function writeMeta(db: Db, name: string, value: string): void {

@@ -1,3 +1,6 @@
+import { anyFormatOpener } from "../crypto/legacySealedValues.ts";
+import type { SecretBox } from "../crypto/secretBox.ts";
+
 /**
  * Every column that holds a value sealed with the data key, with the context each value is bound
  * to, in SQL both databases run as it is: what an upgrade of the sealing format and a restore
@@ -78,5 +81,19 @@ export function openCell<T>(
       `the value sealed in ${column.table}.${column.column} of row ${id} does not open with this data key: ` +
         "the database is damaged or was sealed with another key; nothing was changed",
     );
+  }
+}
+
+/** Whether a sealed value opens with this data key, in either format. */
+export function opensAny(
+  box: SecretBox,
+  dataKey: Buffer,
+  value: { context: string; sealed: Buffer },
+): boolean {
+  try {
+    anyFormatOpener(box, dataKey)(value.sealed, value.context);
+    return true;
+  } catch {
+    return false;
   }
 }

@@ -1,6 +1,6 @@
 import { anyFormatOpener } from "../crypto/legacySealedValues.ts";
 import { createSecretBox, type SecretBox } from "../crypto/secretBox.ts";
-import { type Db, readMeta, writeMeta } from "./database.ts";
+import { type Db, readMeta, tableExists, writeMeta } from "./database.ts";
 import { KEY_CHECK, LEGACY_SEALING, openCell, RESEAL_STEP_ROWS, SEALED_COLUMNS } from "./sealedColumns.ts";
 
 /**
@@ -86,4 +86,17 @@ export function resealUnderNewKey(db: Db, fromKey: Buffer, to: SecretBox): void 
     // upgrade then finds nothing to rewrite).
     db.prepare("DELETE FROM meta WHERE name = ?").run(LEGACY_SEALING);
   })();
+}
+
+/** One sealed value of the database, of any table (none in a database that holds no secret). */
+export function firstSealedValue(db: Db): { context: string; sealed: Buffer } | undefined {
+  for (const column of SEALED_COLUMNS) {
+    if (!tableExists(db, column.table)) continue;
+    const row = db.prepare<{ after: number; limit: number }, Row>(column.select("@after", "@limit")).get({
+      after: 0,
+      limit: 1,
+    });
+    if (row) return { context: String(row.context), sealed: row.sealed };
+  }
+  return undefined;
 }

@@ -191,6 +191,21 @@ test("a cursor reused with another filter or sort is a 400; another limit or inc
   );
 });
 
+test("equivalent spellings of one query share its cursors: default order and sort, blank nameContains", async () => {
+  const byName = await cursorOf(STRANGER, "sort=name");
+  const named = await listPage(STRANGER, `sort=name&order=asc&nameContains=%20&limit=10&cursor=${byName}`);
+  assert.deepEqual(
+    named.apiKeys.map((key) => key.name),
+    ["kiwi", "pear", "zucchini"],
+  );
+  const created = await cursorOf(STRANGER, "");
+  const same = await listPage(STRANGER, `sort=created&order=asc&limit=10&cursor=${created}`);
+  assert.deepEqual(
+    same.apiKeys.map((key) => key.name),
+    ["kiwi", "pear", "zucchini"],
+  );
+});
+
 test("a cursor changed in any one character, and a k1 cursor of the caller's own row, are 400s", async () => {
   const query = "sort=name&order=asc";
   const cursor = await cursorOf(STRANGER, query);

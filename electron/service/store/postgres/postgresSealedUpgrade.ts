@@ -1,7 +1,14 @@
 import type pg from "pg";
 import { anyFormatOpener } from "../../crypto/legacySealedValues.ts";
 import type { SecretBox } from "../../crypto/secretBox.ts";
-import { LEGACY_SEALING, openCell, RESEAL_STEP_ROWS, SEALED_COLUMNS } from "../sealedColumns.ts";
+import {
+  KEY_CHECK,
+  LEGACY_SEALING,
+  openCell,
+  RESEAL_STEP_ROWS,
+  SEALED_COLUMNS,
+  type SealedColumn,
+} from "../sealedColumns.ts";
 import { advisoryLockKey, sqlOn } from "./sql.ts";
 
 /** Held while one replica seals the values again: the others wait, then find nothing to do. */
@@ -75,4 +82,22 @@ async function upgradeLocked(client: pg.PoolClient, dataKey: Buffer, box: Secret
   }
   await sql.count("DELETE FROM meta WHERE name = $1", [LEGACY_SEALING]);
   return rewritten;
+}
+
+/**
+ * What the database records of its data key, read before any migration: the check value (none on
+ * a database not created yet) and, when there is none, one sealed value to try the key on.
+ */
+export async function postgresKeyCheck(
+  pool: pg.Pool,
+): Promise<{ check: string | undefined; sample: { context: string; sealed: Buffer } | undefined }> {
+  const sql = sqlOn(pool);
+  const [tables] = await sql.rows<{ meta: string | null; keys: string | null }>(
+    "SELECT to_regclass('meta') AS meta, to_regclass('api_keys') AS keys",
+  );
+  if (tables?.meta == null) return { check: undefined, sample: undefined };
+  const [row] = await sql.rows<{ value: string }>("SELECT value FROM meta WHERE name = $1", [KEY_CHECK]);
+  if (row !== undefined || tables.keys == null) return { check: row?.value, sample: undefined };
+  const [sample] = await sql.rows<Row>((SEALED_COLUMNS[0] as SealedColumn).select("$1", "$2"), [0, 1]);
+  return { check: undefined, sample: sample && { context: sample.context, sealed: sample.sealed } };
 }

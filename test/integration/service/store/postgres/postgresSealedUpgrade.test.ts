@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import { randomBytes } from "node:crypto";
 import { after, before, test } from "node:test";
 import pg from "pg";
+import { DataKeyError } from "../../../../../electron/service/crypto/dataKey.ts";
 import { legacyGcmOpener } from "../../../../../electron/service/crypto/legacySealedValues.ts";
 import { createSecretBox, hasSealedFormat } from "../../../../../electron/service/crypto/secretBox.ts";
 import { openPostgresService } from "../../../../../electron/service/postgresService.ts";
@@ -127,4 +128,27 @@ test("a value that does not open stops the upgrade with its place named, and not
   );
   const flag = await pool.query("SELECT 1 FROM meta WHERE name = $1", [LEGACY_SEALING]);
   assert.equal(flag.rowCount, 1, "still to be done");
+});
+
+test("a replica given another data key leaves the older database as it was: no upgrade begun", async (t) => {
+  if (skipWithoutPostgres(t)) return;
+  const { url, pool } = await legacyDatabase(randomBytes(32));
+  await assert.rejects(openPostgresService({ databaseUrl: url, dataKey: randomBytes(32) }), DataKeyError);
+  assert.equal(await postgresSchemaVersion(pool), 4);
+});
+
+test("without its key check, the database takes only a key that opens its values, and records it", async (t) => {
+  if (skipWithoutPostgres(t)) return;
+  const dataKey = randomBytes(32);
+  const { url, pool } = await legacyDatabase(dataKey);
+  await pool.query("DELETE FROM meta WHERE name = $1", [KEY_CHECK]);
+  await assert.rejects(
+    openPostgresService({ databaseUrl: url, dataKey: randomBytes(32) }),
+    /no record of its data key .* does not open them/,
+  );
+  assert.equal((await pool.query("SELECT 1 FROM meta WHERE name = $1", [KEY_CHECK])).rowCount, 0);
+  const service = await openPostgresService({ databaseUrl: url, dataKey });
+  await service.close();
+  const { rows } = await pool.query<{ value: string }>("SELECT value FROM meta WHERE name = $1", [KEY_CHECK]);
+  assert.equal(rows[0]?.value, createSecretBox(dataKey).checkValue);
 });
