@@ -45,6 +45,7 @@ import {
   SEALED_CHUNK_BYTES,
 } from "./backupFormat.ts";
 import { resealDatabase } from "./reseal.ts";
+import { checkRestoredSchema } from "./restoredSchema.ts";
 
 /**
  * `key-service backup` and `restore`: a consistent snapshot of a data directory (VACUUM INTO: one
@@ -477,7 +478,11 @@ class PayloadUnpacker {
   }
 }
 
-/** The restored database is sound and opens with the data key it is restored with. */
+/**
+ * The restored database is sound, holds exactly the schema Keydesk makes for its version
+ * (restoredSchema.ts: checked before anything writes to it, so none of its triggers ever runs)
+ * and opens with the data key it is restored with.
+ */
 function verifyRestored(dir: string, manifest: BackupManifest): { keys: number; accounts: number } {
   let db: Database.Database | undefined;
   try {
@@ -487,6 +492,7 @@ function verifyRestored(dir: string, manifest: BackupManifest): { keys: number; 
       throw new BackupFileError(
         REFUSED.damaged(`its database fails SQLite's check: ${problems.join("; ").replace(/\s+/g, " ")}`),
       );
+    checkRestoredSchema(db, manifest.schemaVersion);
     const check = storedKeyCheck(db);
     if (check !== undefined && check !== createSecretBox(readKeyFile(join(dir, DATA_KEY_FILE))).checkValue)
       throw new BackupFileError(REFUSED.damaged("its data key does not open its database"));

@@ -3,6 +3,7 @@ import { randomBytes } from "node:crypto";
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
+import Database from "better-sqlite3";
 import { backupDataDir, restoreDataDir } from "../../../../electron/service/backup/backupDataDir.ts";
 import {
   CHUNK_BYTES,
@@ -302,6 +303,24 @@ describe("sealed with the passphrase, but not as Keydesk writes", () => {
     payload.writeUInt32BE(0xffffffff, 0);
     const bytes = (await craftStreamBackup({ passphrase: PASSPHRASE, chunks: chunksOf(payload) })).bytes;
     await refused(bytes, damaged("its list of contents is not valid"));
+  });
+
+  test("a database whose schema version is not the manifest's", async () => {
+    const dataDir = await makeDataDir(join(root, "version-0"));
+    const db = new Database(join(dataDir, "keydesk.db"));
+    db.pragma("user_version = 0");
+    db.close();
+    const real = [
+      { name: "keydesk.db", body: readFileSync(join(dataDir, "keydesk.db")) },
+      { name: "data.key", body: readFileSync(join(dataDir, "data.key")) },
+    ];
+    const bytes = (
+      await craftStreamBackup({
+        passphrase: PASSPHRASE,
+        chunks: chunksOf(payloadOf(real, { schemaVersion: 1 })),
+      })
+    ).bytes;
+    await refused(bytes, damaged("the database in it has schema version 0"), { unpacked: true });
   });
 
   test("a database that is no SQLite database", async () => {
