@@ -1,4 +1,4 @@
-import { BackupFileError } from "../service/backup/backupFormat.ts";
+import { BackupFileError } from "../service/backup/backupFileError.ts";
 import { idleThisProcess } from "../service/threadPriority.ts";
 import { parseChoice, parseOptions, requireOption, resolveDataDir, UsageError } from "./cliArgs.ts";
 import { refuseDatabaseUrl } from "./storageArgs.ts";
@@ -68,7 +68,8 @@ export async function restoreCommand(args: string[], env: NodeJS.ProcessEnv): Pr
     );
   } catch (error) {
     if (error instanceof BackupFileError) throw new Error(`cannot restore ${input}: ${error.message}`);
-    if ((error as NodeJS.ErrnoException).code === "ENOENT" && (error as NodeJS.ErrnoException).path === input)
+    const { code, path } = error as NodeJS.ErrnoException;
+    if ((code === "ENOENT" || code === "ENOTDIR") && path === input)
       throw new Error(`cannot restore ${input}: there is no such file`);
     throw error;
   }

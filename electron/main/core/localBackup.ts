@@ -9,7 +9,7 @@ import {
   REMOTE_PROFILES_FILE,
   restoreDataDir,
 } from "../../service/backup/backupDataDir.ts";
-import { BackupFileError, parseHead } from "../../service/backup/backupFormat.ts";
+import { BackupFileError, HEAD_READ_BYTES, parseHead } from "../../service/backup/backupFormat.ts";
 import { fileExists } from "../../service/crypto/privateFile.ts";
 import { DATABASE_FILE } from "../../service/dataDir.ts";
 import { type CredentialVault, vaultAccounts } from "../../vault/credentialVault.ts";
@@ -130,7 +130,7 @@ export function backupHeaderOf(path: string): { createdAt: string; bytes: number
   const bytes = statSync(path).size;
   const fd = openSync(path, "r");
   try {
-    const first = Buffer.alloc(Math.min(bytes, 12 + 64 * 1024));
+    const first = Buffer.alloc(Math.min(bytes, HEAD_READ_BYTES));
     readSync(fd, first, 0, first.length, 0);
     return { createdAt: parseHead(first, bytes).header.createdAt, bytes };
   } finally {

@@ -9,53 +9,68 @@ import {
   openSync,
   readdirSync,
   readFileSync,
-  readSync,
   renameSync,
   rmSync,
   statSync,
 } from "node:fs";
+import { type FileHandle, open } from "node:fs/promises";
 import { basename, dirname, join, resolve } from "node:path";
 import type { Writable } from "node:stream";
 import Database from "better-sqlite3";
-import { decodeDataKey, readKeyFile } from "../crypto/dataKey.ts";
+import { DataKeyError, decodeDataKey, readKeyFile } from "../crypto/dataKey.ts";
 import { fileExists } from "../crypto/privateFile.ts";
 import { createSecretBox } from "../crypto/secretBox.ts";
 import { DATA_KEY_FILE, DATABASE_FILE, KEY_CHECK } from "../dataDir.ts";
+import { SCHEMA_VERSION } from "../store/database.ts";
 import { checkDatabase } from "../store/databaseHealth.ts";
 import { resealUnderNewKey } from "../store/sqliteReseal.ts";
+import { BackupFileError, REFUSED } from "./backupFileError.ts";
 import {
-  BackupFileError,
   type BackupManifest,
+  CHUNK_BYTES,
+  chunkLayout,
   deriveBackupKey,
   FORMAT,
-  FORMAT_WITH_PROFILES,
-  headBytes,
+  FORMAT_GCM,
+  GCM_TAG_BYTES,
+  gcmOpener,
+  HEAD_READ_BYTES,
   manifestBytes,
+  manifestLength,
   newHeader,
-  opener,
+  type ParsedHead,
+  PayloadOpener,
+  PayloadSealer,
   parseHead,
-  sealer,
-  TAG_LENGTH,
+  parseManifest,
+  SEALED_CHUNK_BYTES,
 } from "./backupFormat.ts";
+import { checkRestoredSchema } from "./restoredSchema.ts";
 
 /**
  * `key-service backup` and `restore`: a consistent snapshot of a data directory (VACUUM INTO: one
  * read transaction, so a running service goes on writing and every write it answered before the
- * backup began is in it), sealed with a passphrase (backupFormat.ts); and its restore, staged
- * beside the target and renamed into place only once whole and verified.
+ * backup began is in it), sealed with a passphrase (backupFormat.ts); and its restore, which uses
+ * no byte of the file before it is authenticated, stages beside the target and renames into place
+ * only once whole and verified.
  */
 
 /**
- * The payload's files a reader accepts, by format, each at most once: the database and its data
- * key (always), and in format 2 the desktop's remote profiles with their passwords (only when the
- * admin asked for them; the CLI neither writes nor restores it: a restore hands it back to its
- * caller, never leaves it in the data directory).
+ * The payload's files, in the order written: the database and its data key (always), then the
+ * desktop's remote profiles with their passwords (only when the admin asked for them; formats 2
+ * and 3 only). The CLI neither writes nor restores it: a restore hands it back to its caller,
+ * never leaves it in the data directory.
  */
 export const REMOTE_PROFILES_FILE = "profiles.json";
-const PAYLOAD_FILES: Record<number, Set<string>> = {
-  [FORMAT]: new Set([DATABASE_FILE, DATA_KEY_FILE]),
-  [FORMAT_WITH_PROFILES]: new Set([DATABASE_FILE, DATA_KEY_FILE, REMOTE_PROFILES_FILE]),
-};
+
+/** The payload's file names a format may list, in their order. */
+const payloadNames = (format: number) =>
+  format === FORMAT_GCM
+    ? [DATABASE_FILE, DATA_KEY_FILE]
+    : [DATABASE_FILE, DATA_KEY_FILE, REMOTE_PROFILES_FILE];
+
+/** Bytes read at once: the snapshot to seal, an old (format 1 or 2) file to open. */
+const READ_BYTES = 1024 * 1024;
 
 /** Bytes done of a total, for a progress bar (written for a backup, read for a restore). */
 export type ProgressListener = (done: number, total: number) => void;
@@ -129,26 +144,26 @@ export async function backupDataDir(options: {
       done += bytes;
       options.onProgress?.(done, total);
     };
-    const header = newHeader(
-      options.now ?? new Date(),
-      undefined,
-      extras.length > 0 ? FORMAT_WITH_PROFILES : FORMAT,
-    );
-    const head = headBytes(header);
+    const header = newHeader(options.now ?? new Date());
     const key = await deriveBackupKey(options.passphrase, header.kdf);
-    const cipher = sealer(key, header, head);
+    const sealer = new PayloadSealer(key, header);
+    key.fill(0);
     const partial = join(staging, "backup");
     const output = createWriteStream(partial, { mode: 0o600 });
-    await write(output, head);
-    await write(output, cipher.update(manifestBytes(manifest)));
-    for await (const chunk of createReadStream(snapshot)) {
-      await write(output, cipher.update(chunk as Buffer));
+    const seal = async (bytes: Buffer) => {
+      const sealed = sealer.update(bytes);
+      if (sealed.length > 0) await write(output, sealed);
+    };
+    await write(output, sealer.head);
+    await seal(manifestBytes(manifest));
+    for await (const chunk of createReadStream(snapshot, { highWaterMark: READ_BYTES })) {
+      await seal(chunk as Buffer);
       progressed((chunk as Buffer).length);
     }
-    await write(output, keyText.length > 0 ? cipher.update(keyText) : Buffer.alloc(0));
-    for (const file of extras) await write(output, cipher.update(file.body));
+    await seal(keyText);
+    for (const file of extras) await seal(file.body);
     progressed(keyText.length + extras.reduce((sum, file) => sum + file.body.length, 0));
-    await write(output, Buffer.concat([cipher.final(), cipher.getAuthTag()]));
+    await write(output, sealer.final());
     output.end();
     await once(output, "close");
     syncFile(partial);
@@ -183,12 +198,17 @@ export interface RestoreResult {
   extras: Map<string, Buffer>;
 }
 
-/** Whether the directory holds anything (a missing one holds nothing). */
+/** Whether the directory holds anything (a missing one holds nothing); a file is no directory to restore into. */
 function holdsData(dir: string): boolean {
   try {
     return readdirSync(dir).length > 0;
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === "ENOENT") return false;
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === "ENOENT") return false;
+    if (code === "ENOTDIR")
+      throw new Error(
+        `${dir} is not a directory (a file is there or on its path): restore into an empty or new directory; nothing was written`,
+      );
     throw error;
   }
 }
@@ -207,51 +227,45 @@ export async function restoreDataDir(options: {
     throw new Error(
       `${target} holds data; restore into an empty or new directory, or add --force to restore over it (its data is then kept beside it)`,
     );
-  const size = statSync(options.input).size;
-  const fd = openSync(options.input, "r");
-  let header: ReturnType<typeof parseHead>["header"];
-  let headLength: number;
-  const tag = Buffer.alloc(TAG_LENGTH);
-  let head: Buffer;
-  try {
-    const first = Buffer.alloc(Math.min(size, 12 + 64 * 1024));
-    readSync(fd, first, 0, first.length, 0);
-    ({ header, headLength } = parseHead(first, size));
-    head = first.subarray(0, headLength);
-    readSync(fd, tag, 0, TAG_LENGTH, size - TAG_LENGTH);
-  } finally {
-    closeSync(fd);
-  }
-  const key = await deriveBackupKey(options.passphrase, header.kdf);
-  const staging = mkdtempSync(join(dirname(target), `.${basename(target)}.restoring-`));
-  try {
-    chmodSync(staging, 0o700);
-    const input = createReadStream(options.input, { start: headLength, end: size - TAG_LENGTH - 1 });
-    if (options.onProgress) {
-      let read = headLength + TAG_LENGTH;
-      input.on("data", (chunk) => {
-        read += chunk.length;
-        options.onProgress?.(read, size);
-      });
+  const input = await open(options.input, "r");
+  // Made once the first bytes of the payload are authenticated: a refusal before leaves nothing.
+  let staging: string | undefined;
+  const stagingDir = () => {
+    if (staging === undefined) {
+      staging = mkdtempSync(join(dirname(target), `.${basename(target)}.restoring-`));
+      chmodSync(staging, 0o700);
     }
-    const manifest = await unpack(
-      input.pipe(opener(key, header, head, tag)),
-      staging,
-      PAYLOAD_FILES[header.format] ?? new Set(),
-    );
-    const counts = verifyRestored(staging, manifest);
+    return staging;
+  };
+  try {
+    const stat = await input.stat();
+    if (!stat.isFile()) throw new BackupFileError("it is not a file");
+    const size = stat.size;
+    const first = Buffer.alloc(Math.min(size, HEAD_READ_BYTES));
+    await readFully(input, first, 0);
+    const parsed = parseHead(first, size);
+    const key = await deriveBackupKey(options.passphrase, parsed.header.kdf);
+    let manifest: BackupManifest;
+    try {
+      const source = { input, size, parsed, key, stagingDir, onProgress: options.onProgress };
+      manifest = parsed.header.format === FORMAT ? await unpackStream(source) : await unpackGcm(source);
+    } finally {
+      key.fill(0);
+    }
+    const dir = stagingDir();
+    const counts = verifyRestored(dir, manifest);
     const extras = new Map<string, Buffer>();
     for (const file of manifest.files) {
       if (file.name !== REMOTE_PROFILES_FILE) continue;
-      extras.set(file.name, readFileSync(join(staging, file.name)));
-      rmSync(join(staging, file.name));
+      extras.set(file.name, readFileSync(join(dir, file.name)));
+      rmSync(join(dir, file.name));
     }
     if (options.dataKeyBase64 !== undefined) {
-      // The target keeps its data key in its environment: everything is sealed under that one.
-      const fromKey = readKeyFile(join(staging, DATA_KEY_FILE));
+      // The target keeps its data key in its environment: everything is sealed again under that one.
+      const fromKey = readKeyFile(join(dir, DATA_KEY_FILE));
       const to = createSecretBox(decodeDataKey(options.dataKeyBase64, "KEY_SERVICE_DATA_KEY"));
       if (createSecretBox(fromKey).checkValue !== to.checkValue) {
-        const db = new Database(join(staging, DATABASE_FILE), { fileMustExist: true });
+        const db = new Database(join(dir, DATABASE_FILE), { fileMustExist: true });
         try {
           resealUnderNewKey(db, fromKey, to);
           db.pragma("wal_checkpoint(TRUNCATE)");
@@ -259,7 +273,7 @@ export async function restoreDataDir(options: {
           db.close();
         }
       }
-      rmSync(join(staging, DATA_KEY_FILE));
+      rmSync(join(dir, DATA_KEY_FILE));
     }
     let previous: string | undefined;
     if (holdsData(target)) {
@@ -268,91 +282,229 @@ export async function restoreDataDir(options: {
     } else {
       rmSync(target, { recursive: true, force: true });
     }
-    renameSync(staging, target);
-    return { dataDir: target, previous, ...counts, createdAt: header.createdAt, extras };
+    renameSync(dir, target);
+    staging = undefined;
+    return { dataDir: target, previous, ...counts, createdAt: parsed.header.createdAt, extras };
   } catch (error) {
-    rmSync(staging, { recursive: true, force: true });
-    if ((error as Error).message.includes("unable to authenticate data"))
-      throw new BackupFileError("the passphrase is wrong, or the file is damaged; nothing was written");
+    if (staging !== undefined) rmSync(staging, { recursive: true, force: true });
     throw error;
+  } finally {
+    await input.close();
+  }
+}
+
+/** A backup file being restored: its head, the key it opens with, where its files go. */
+interface Source {
+  input: FileHandle;
+  size: number;
+  parsed: ParsedHead;
+  key: Buffer;
+  stagingDir: () => string;
+  onProgress: ProgressListener | undefined;
+}
+
+/** Chunks read at once after the first (1 MiB). */
+const READ_CHUNKS = 16;
+
+/**
+ * Format 3: chunk by chunk, each authenticated (PayloadOpener) before its bytes reach the
+ * manifest's parser or a file. The first chunk is read alone: with a wrong passphrase, nothing
+ * more is read.
+ */
+async function unpackStream(source: Source): Promise<BackupManifest> {
+  const { input, size, parsed } = source;
+  const { chunks, payloadBytes } = chunkLayout(parsed.head.length, size);
+  const opener = new PayloadOpener(source.key, parsed);
+  const unpacker = new PayloadUnpacker(payloadBytes, payloadNames(parsed.header.format), source.stagingDir);
+  const sealed = Buffer.allocUnsafe(SEALED_CHUNK_BYTES * READ_CHUNKS);
+  const plain = Buffer.allocUnsafe(CHUNK_BYTES);
+  try {
+    let position = parsed.head.length;
+    for (let index = 0; index < chunks; ) {
+      const count = index === 0 ? 1 : Math.min(READ_CHUNKS, chunks - index);
+      const bytes = Math.min(count * SEALED_CHUNK_BYTES, size - position);
+      await readFully(input, sealed.subarray(0, bytes), position);
+      position += bytes;
+      source.onProgress?.(position, size);
+      for (let at = 0; at < bytes; at += SEALED_CHUNK_BYTES, index++) {
+        const chunk = sealed.subarray(at, Math.min(at + SEALED_CHUNK_BYTES, bytes));
+        await unpacker.write(opener.open(chunk, index === chunks - 1, plain));
+      }
+    }
+    return unpacker.end();
+  } finally {
+    plain.fill(0);
+    await unpacker.close();
   }
 }
 
 /**
- * Writes the payload's files into `dir` as they are deciphered. GCM's tag is checked at the end
- * of the stream: nothing written here is used before then (the caller renames only after).
+ * Formats 1 and 2, whose one GCM tag is at the end: the whole file is deciphered once into
+ * nothing to check the tag, and only then again into the staging directory (where the tag is
+ * checked once more: a file changed between the two passes is refused there). Progress counts
+ * both passes.
  */
-async function unpack(
-  plain: AsyncIterable<Buffer>,
-  dir: string,
-  accepted: ReadonlySet<string>,
-): Promise<BackupManifest> {
-  let pending: Buffer = Buffer.alloc(0);
-  let manifest: BackupManifest | undefined;
-  let index = 0;
-  let left = 0;
-  let out: Writable | undefined;
-  const next = async () => {
-    if (out) {
-      out.end();
-      await once(out, "close");
-      out = undefined;
+async function unpackGcm(source: Source): Promise<BackupManifest> {
+  const { input, size, parsed } = source;
+  const tag = Buffer.alloc(GCM_TAG_BYTES);
+  await readFully(input, tag, size - GCM_TAG_BYTES);
+  const start = parsed.head.length;
+  const payloadBytes = size - start - GCM_TAG_BYTES;
+  const buffer = Buffer.allocUnsafe(READ_BYTES);
+  const pass = async (base: number, use: (plain: Buffer) => Promise<void> | undefined) => {
+    const decipher = gcmOpener(source.key, parsed, tag);
+    for (let at = 0; at < payloadBytes; ) {
+      const bytes = Math.min(READ_BYTES, payloadBytes - at);
+      await readFully(input, buffer.subarray(0, bytes), start + at);
+      at += bytes;
+      const plain = decipher.update(buffer.subarray(0, bytes));
+      await use(plain);
+      source.onProgress?.(base + start + at, 2 * size);
     }
-    const file = manifest?.files[index];
-    if (!file) return;
-    if (!accepted.has(file.name) || manifest?.files.findIndex((each) => each.name === file.name) !== index)
-      throw new BackupFileError("the file is damaged (a file name in it is invalid)");
-    out = createWriteStream(join(dir, file.name), { mode: 0o600 });
-    left = file.bytes;
+    try {
+      decipher.final();
+    } catch {
+      throw new BackupFileError(REFUSED.wrongOrDamaged);
+    }
   };
-  for await (const chunk of plain) {
-    pending = pending.length === 0 ? chunk : Buffer.concat([pending, chunk]);
-    if (!manifest) {
-      if (pending.length < 4) continue;
-      const length = pending.readUInt32BE(0);
-      if (pending.length < 4 + length) continue;
-      manifest = JSON.parse(pending.subarray(4, 4 + length).toString("utf8")) as BackupManifest;
-      pending = pending.subarray(4 + length);
-      await next();
-    }
-    while (pending.length > 0 && out) {
-      const part = pending.subarray(0, left);
-      pending = pending.subarray(part.length);
-      left -= part.length;
-      if (!out.write(part)) await once(out, "drain");
-      if (left === 0) {
-        index += 1;
-        await next();
-      }
-    }
-    if (pending.length > 0 && !out)
-      throw new BackupFileError("the file is damaged (more data than its contents list)");
+  await pass(0, () => undefined);
+  const unpacker = new PayloadUnpacker(payloadBytes, payloadNames(parsed.header.format), source.stagingDir);
+  try {
+    await pass(size, (plain) => unpacker.write(plain));
+    source.onProgress?.(2 * size, 2 * size);
+    return unpacker.end();
+  } finally {
+    await unpacker.close();
   }
-  while (out && left === 0) {
-    index += 1;
-    await next();
-  }
-  if (!manifest || out || index < manifest.files.length) throw new BackupFileError("the file is cut short");
-  return manifest;
 }
 
-/** The restored database is sound and opens with the data key it is restored with. */
+/** Reads exactly `into.length` bytes at `position`; a file shorter than it was is cut short. */
+async function readFully(input: FileHandle, into: Buffer, position: number): Promise<void> {
+  for (let done = 0; done < into.length; ) {
+    const { bytesRead } = await input.read(into, done, into.length - done, position + done);
+    if (bytesRead === 0) throw new BackupFileError(REFUSED.cutShort);
+    done += bytesRead;
+  }
+}
+
+/**
+ * Writes an authenticated payload into the staging directory as it comes: first the manifest
+ * (its 4-byte length, at most 64 KiB of JSON, checked against the payload's size before any file
+ * is made), then each file's bytes. Memory: the manifest, nothing else.
+ */
+class PayloadUnpacker {
+  readonly #payloadBytes: number;
+  readonly #names: readonly string[];
+  readonly #dir: () => string;
+  readonly #length = Buffer.alloc(4);
+  #lengthFilled = 0;
+  #json: Buffer | undefined;
+  #jsonFilled = 0;
+  #manifest: BackupManifest | undefined;
+  #index = -1;
+  #left = 0;
+  #out: FileHandle | undefined;
+
+  constructor(payloadBytes: number, names: readonly string[], dir: () => string) {
+    this.#payloadBytes = payloadBytes;
+    this.#names = names;
+    this.#dir = dir;
+  }
+
+  async write(plain: Buffer): Promise<void> {
+    let at = 0;
+    while (at < plain.length) {
+      if (!this.#manifest) {
+        at = this.#takeManifest(plain, at);
+        if (this.#manifest) await this.#next();
+        continue;
+      }
+      const out = this.#out;
+      if (!out) throw new BackupFileError(REFUSED.damaged("it holds more than its list of contents"));
+      const part = plain.subarray(at, at + Math.min(this.#left, plain.length - at));
+      for (let done = 0; done < part.length; )
+        done += (await out.write(part, done, part.length - done)).bytesWritten;
+      at += part.length;
+      this.#left -= part.length;
+      if (this.#left === 0) await this.#next();
+    }
+  }
+
+  /** The manifest, once the whole payload came in. */
+  end(): BackupManifest {
+    if (!this.#manifest || this.#out || this.#index < this.#manifest.files.length)
+      throw new BackupFileError(REFUSED.cutShort);
+    return this.#manifest;
+  }
+
+  async close(): Promise<void> {
+    await this.#out?.close();
+    this.#out = undefined;
+  }
+
+  #takeManifest(plain: Buffer, from: number): number {
+    let at = from;
+    if (this.#lengthFilled < 4) {
+      const copied = plain.copy(this.#length, this.#lengthFilled, at, at + 4 - this.#lengthFilled);
+      this.#lengthFilled += copied;
+      at += copied;
+      if (this.#lengthFilled < 4) return at;
+      this.#json = Buffer.alloc(manifestLength(this.#length, this.#payloadBytes));
+    }
+    const json = this.#json as Buffer;
+    const copied = plain.copy(json, this.#jsonFilled, at, at + json.length - this.#jsonFilled);
+    this.#jsonFilled += copied;
+    if (this.#jsonFilled === json.length) {
+      const manifest = parseManifest(json, this.#names, this.#payloadBytes);
+      if (manifest.schemaVersion > SCHEMA_VERSION)
+        throw new BackupFileError(REFUSED.newerSchema(manifest.schemaVersion, SCHEMA_VERSION));
+      this.#manifest = manifest;
+    }
+    return at + copied;
+  }
+
+  /** Closes the file written, and opens the next one the manifest lists (an empty one is made at once). */
+  async #next(): Promise<void> {
+    const files = (this.#manifest as BackupManifest).files;
+    for (;;) {
+      await this.close();
+      this.#index += 1;
+      const file = files[this.#index];
+      if (!file) return;
+      this.#out = await open(join(this.#dir(), file.name), "wx", 0o600);
+      this.#left = file.bytes;
+      if (file.bytes > 0) return;
+    }
+  }
+}
+
+/**
+ * The restored database is sound, holds exactly the schema Keydesk makes for its version
+ * (restoredSchema.ts: checked before anything writes to it, so none of its triggers ever runs)
+ * and opens with the data key it is restored with.
+ */
 function verifyRestored(dir: string, manifest: BackupManifest): { keys: number; accounts: number } {
-  if (!manifest.files.some((file) => file.name === DATABASE_FILE))
-    throw new BackupFileError("the file holds no database");
-  const db = new Database(join(dir, DATABASE_FILE), { fileMustExist: true });
+  let db: Database.Database | undefined;
   try {
+    db = new Database(join(dir, DATABASE_FILE), { fileMustExist: true });
     const problems = checkDatabase(db, { limit: 3 });
     if (problems.length > 0)
-      throw new BackupFileError(`the database in the backup is damaged (${problems.join("; ")})`);
+      throw new BackupFileError(
+        REFUSED.damaged(`its database fails SQLite's check: ${problems.join("; ").replace(/\s+/g, " ")}`),
+      );
+    checkRestoredSchema(db, manifest.schemaVersion);
     const check = storedKeyCheck(db);
     if (check !== undefined && check !== createSecretBox(readKeyFile(join(dir, DATA_KEY_FILE))).checkValue)
-      throw new BackupFileError("the backup's data key does not open its database: the file is damaged");
+      throw new BackupFileError(REFUSED.damaged("its data key does not open its database"));
     return {
       keys: (db.prepare("SELECT count(*) AS n FROM api_keys").get() as { n: number }).n,
       accounts: (db.prepare("SELECT count(*) AS n FROM accounts").get() as { n: number }).n,
     };
+  } catch (error) {
+    if (!(error instanceof Database.SqliteError || error instanceof DataKeyError)) throw error;
+    // Not an SQLite database, or a data key that is no key: the file was sealed so.
+    throw new BackupFileError(REFUSED.damaged("its database or its data key cannot be read"));
   } finally {
-    db.close();
+    db?.close();
   }
 }

@@ -154,7 +154,7 @@ const SORT_EXPRESSIONS: Record<KeySortField, string> = {
  * writable connection, when missing: they are query plans of this store's, not data, so they need
  * no migration (and a database that has them is still readable by an older Keydesk).
  */
-const SORT_INDEXES = `
+export const SORT_INDEXES = `
   CREATE INDEX IF NOT EXISTS api_keys_by_account_name_nocase ON api_keys(account_id, name COLLATE NOCASE, id);
   CREATE INDEX IF NOT EXISTS api_keys_by_account_valid_to
     ON api_keys(account_id, coalesce(valid_to, 9000000000000000), id);

@@ -15,6 +15,8 @@ import {
   type ServeProcess,
   startServe,
 } from "../../harness/keyServiceProcess.ts";
+import { flipAt } from "../../harness/oldBackupFormat.ts";
+import { firstChunkPlaintext } from "../../harness/streamBackupFormat.ts";
 import { SCHED_IDLE, SCHED_NORMAL, THREAD_POLICIES_MODULE } from "../../harness/threadPolicies.ts";
 
 /**
@@ -207,8 +209,38 @@ describe("restore writes nothing when it cannot restore", () => {
       KEY_SERVICE_BACKUP_PASSPHRASE: PASSPHRASE,
     });
     assert.equal(result.code, 1);
-    assert.match(result.stderr, /the passphrase is wrong, or the file is damaged; nothing was written/);
+    // A byte of a later chunk: the passphrase was right (the first chunk opened), so the file is damaged.
+    assert.equal(
+      result.stderr,
+      `key-service: cannot restore ${damaged}: the file is damaged (a part of it was changed, moved or cut); nothing was written\n`,
+    );
     assert.deepEqual(readdirSync(dir), ["damaged.backup"]);
+  });
+
+  test('a manifest flipped without the passphrase ("bytes":N into "bytes":-5): exit 1, one line, nothing written', async () => {
+    const dir = await tempDir();
+    const bytes = readFileSync(backupFile);
+    const { plain, headLength } = await firstChunkPlaintext(bytes, PASSPHRASE);
+    const manifest = plain.subarray(4, 4 + plain.readUInt32BE(0)).toString("utf8");
+    const from = /"bytes":\d+\}/.exec(manifest)?.[0] as string;
+    // The first chunk's ciphertext: its tag byte, then the payload's (manifest length, manifest).
+    const flipped = flipAt(
+      bytes,
+      headLength + 1 + 4 + manifest.indexOf(from),
+      from,
+      `"bytes":-5}`.padEnd(from.length),
+    );
+    const input = join(dir, "flipped.backup");
+    writeFileSync(input, flipped);
+    const result = await runCli(["restore", "--in", input, "--data-dir", join(dir, "target")], {
+      KEY_SERVICE_BACKUP_PASSPHRASE: PASSPHRASE,
+    });
+    assert.equal(result.code, 1);
+    assert.equal(
+      result.stderr,
+      `key-service: cannot restore ${input}: the passphrase is wrong, or the file is damaged; nothing was written\n`,
+    );
+    assert.deepEqual(readdirSync(dir), ["flipped.backup"]);
   });
 
   test("a file that is no backup says so", async () => {

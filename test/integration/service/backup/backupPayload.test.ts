@@ -8,25 +8,18 @@ import {
   REMOTE_PROFILES_FILE,
   restoreDataDir,
 } from "../../../../electron/service/backup/backupDataDir.ts";
-import {
-  deriveBackupKey,
-  FORMAT,
-  headBytes,
-  manifestBytes,
-  newHeader,
-  sealer,
-} from "../../../../electron/service/backup/backupFormat.ts";
 import { openDataDir } from "../../../../electron/service/dataDir.ts";
 import { makeTempDir, removeDir } from "../../../harness/keyServiceProcess.ts";
+import { writeOldBackup } from "../../../harness/oldBackupFormat.ts";
+import { CHEAP_KDF, chunksOf, craftStreamBackup, payloadOf } from "../../../harness/streamBackupFormat.ts";
 
 /**
- * The backup payload's optional file (the desktop's remote profiles): written as format 2, handed
- * back to the caller of a restore and never left in the data directory; a format 1 file listing
- * it, or any file name the format does not know, is refused as damaged.
+ * The backup payload's optional file (the desktop's remote profiles): listed in the manifest,
+ * handed back to the caller of a restore and never left in the data directory; a format 1 file
+ * listing it, or any file name the format does not know, is refused as damaged.
  */
 
 const PASSPHRASE = "twelve chars or more";
-const LOW_KDF = { N: 2 ** 10, r: 8, p: 1 };
 let root: string;
 let dataDir: string;
 
@@ -37,7 +30,7 @@ before(async () => {
 });
 after(() => removeDir(root));
 
-test("with the remote profiles: format 2, restored beside the data, not into it", async () => {
+test("with the remote profiles: listed in the manifest, restored beside the data, not into it", async () => {
   const profiles = Buffer.from(JSON.stringify({ version: 1, profiles: [] }));
   const out = join(root, "with.kdbackup");
   await backupDataDir({
@@ -58,39 +51,44 @@ test("with the remote profiles: format 2, restored beside the data, not into it"
   assert.equal(progress.at(-1), 1);
 });
 
-/** A file sealed by hand with the given header format and payload files. */
-async function handMade(format: number, files: { name: string; body: Buffer }[]): Promise<string> {
-  const header = { ...newHeader(new Date(), LOW_KDF), format };
-  const head = headBytes(header);
-  const cipher = sealer(await deriveBackupKey(PASSPHRASE, header.kdf), header, head);
-  const manifest = manifestBytes({
-    schemaVersion: 1,
-    files: files.map((file) => ({ name: file.name, bytes: file.body.length })),
-  });
-  const sealed = Buffer.concat([
-    cipher.update(manifest),
-    ...files.map((file) => cipher.update(file.body)),
-    cipher.final(),
-  ]);
+/** An old (format 1 or 2) file sealed by hand with these payload files. */
+async function oldHandMade(format: 1 | 2, files: { name: string; body: Buffer }[]): Promise<string> {
+  const backup = await writeOldBackup({ passphrase: PASSPHRASE, format, files, kdf: CHEAP_KDF });
   const path = join(root, `hand-${randomBytes(4).toString("hex")}.kdbackup`);
-  writeFileSync(path, Buffer.concat([head, sealed, cipher.getAuthTag()]));
+  writeFileSync(path, backup.bytes);
+  return path;
+}
+
+/** A format 3 file sealed by hand with these payload files. */
+async function handMade(files: { name: string; body: Buffer }[]): Promise<string> {
+  const backup = await craftStreamBackup({ passphrase: PASSPHRASE, chunks: chunksOf(payloadOf(files)) });
+  const path = join(root, `hand-${randomBytes(4).toString("hex")}.kdbackup`);
+  writeFileSync(path, backup.bytes);
   return path;
 }
 
 test("a format 1 file listing the profiles, or a name no format knows, is damaged; nothing is written", async () => {
-  for (const [format, name] of [
-    [FORMAT, REMOTE_PROFILES_FILE],
-    [2, "settings.json"],
-  ] as const) {
-    const input = await handMade(format, [
+  const inputs = [
+    await oldHandMade(1, [
       { name: "keydesk.db", body: Buffer.alloc(0) },
-      { name, body: Buffer.from("{}") },
-    ]);
-    const target = join(root, `refused-${format}`);
-    await assert.rejects(
-      restoreDataDir({ input, dataDir: target, passphrase: PASSPHRASE }),
-      /the file is damaged \(a file name in it is invalid\)/,
-    );
+      { name: "data.key", body: Buffer.alloc(0) },
+      { name: REMOTE_PROFILES_FILE, body: Buffer.from("{}") },
+    ]),
+    await oldHandMade(2, [
+      { name: "keydesk.db", body: Buffer.alloc(0) },
+      { name: "settings.json", body: Buffer.from("{}") },
+    ]),
+    await handMade([
+      { name: "keydesk.db", body: Buffer.alloc(0) },
+      { name: "data.key", body: Buffer.alloc(0) },
+      { name: "settings.json", body: Buffer.from("{}") },
+    ]),
+  ];
+  for (const [index, input] of inputs.entries()) {
+    const target = join(root, `refused-${index}`);
+    await assert.rejects(restoreDataDir({ input, dataDir: target, passphrase: PASSPHRASE }), {
+      message: "the file is damaged (a file name in it is invalid); nothing was written",
+    });
     assert.equal(existsSync(target), false);
     assert.deepEqual(
       readdirSync(root).filter((entry) => entry.includes("restoring")),

@@ -11,6 +11,8 @@ import type { BridgeEvent } from "../../../../../shared/bridge.ts";
 import { damageKeysTable } from "../../../../harness/damageDatabase.ts";
 import { makeTempDir, removeDir } from "../../../../harness/keyServiceProcess.ts";
 import { memoryKeychain } from "../../../../harness/memoryKeychain.ts";
+import { flipAt, flipOldPayload, oldBackupOfDataDir } from "../../../../harness/oldBackupFormat.ts";
+import { firstChunkPlaintext } from "../../../../harness/streamBackupFormat.ts";
 import { allKeys, fails, ok } from "../../dispatchAssertions.ts";
 
 /**
@@ -111,6 +113,37 @@ describe("without a keychain (data.key in the service folder)", () => {
       readdirSync(dataDir).filter((name) => name.startsWith("service") || name.startsWith(".service")),
       ["service"],
     );
+  });
+
+  test("a backup changed without the passphrase (format 3 or an old one) is refused in one line; nothing changes", async () => {
+    const { plain, headLength } = await firstChunkPlaintext(backup, PASSPHRASE);
+    const manifest = plain.subarray(4, 4 + plain.readUInt32BE(0)).toString("utf8");
+    const from = /"bytes":\d+\}/.exec(manifest)?.[0] as string;
+    const to = `"bytes":-5}`.padEnd(from.length);
+    const old = await oldBackupOfDataDir({
+      dataDir: join(dataDir, "service"),
+      passphrase: PASSPHRASE,
+      format: 1,
+    });
+    const oldFrom = /"bytes":\d+\}/.exec(old.manifestJson)?.[0] as string;
+    for (const flipped of [
+      flipAt(backup, headLength + 1 + 4 + manifest.indexOf(from), from, to),
+      flipOldPayload(old, oldFrom, `"bytes":-5}`.padEnd(oldFrom.length)),
+    ]) {
+      const uploadId = await core.acceptUpload("mine.kdbackup", chunks(flipped));
+      const error = await fails(core, "backup.restore", { sourceId: uploadId, passphrase: PASSPHRASE });
+      assert.equal(error.messageId, "BAD_REQUEST");
+      assert.equal(
+        error.text,
+        "mine.kdbackup was not restored: the passphrase is wrong, or the file is damaged; nothing was written",
+      );
+      assert.equal((await allKeys(core)).length, 4, "the service answers, with its data as it was");
+      assert.deepEqual(
+        readdirSync(dataDir).filter((name) => name.startsWith("service") || name.startsWith(".service")),
+        ["service"],
+        "no staging directory beside the data",
+      );
+    }
   });
 
   test("a damaged file is refused in words at inspect", async () => {
@@ -277,6 +310,59 @@ describe("with a keychain: to another machine, remote profiles' passwords only w
     assert.equal(off.enabled, false);
     assert.equal(off.backups.length, 1, "the files stay");
     assert.equal(secondVault.entries.has(vaultAccounts.autoBackupPassphrase), false);
+  });
+});
+
+describe("a backup written before format 3 (format 2, with a remote profile)", () => {
+  let firstDir: string;
+  let secondDir: string;
+  let first: KeydeskCore;
+  let second: KeydeskCore;
+  const secondVault = new SessionVault("old format second");
+
+  before(async () => {
+    firstDir = await makeTempDir("keydesk-backup-old-first-");
+    secondDir = await makeTempDir("keydesk-backup-old-second-");
+    first = await startCore(firstDir, new SessionVault("old format first"));
+    second = await startCore(secondDir, secondVault);
+  });
+  after(async () => {
+    await first?.close();
+    await second?.close();
+    await removeDir(firstDir);
+    await removeDir(secondDir);
+  });
+
+  test("restores: the keys with their publicApiKeys, the profile and its password", async () => {
+    for (const name of ["old one", "old two"]) await ok(first, "keys.create", { request: { name } });
+    const keys = await publicApiKeys(first);
+    const profiles = {
+      version: 1,
+      profiles: [
+        {
+          id: "team",
+          name: "Team server",
+          baseUrl: "http://127.0.0.1:9/",
+          username: "bob",
+          password: "bob-secret",
+        },
+      ],
+    };
+    const old = await oldBackupOfDataDir({
+      dataDir: join(firstDir, "service"),
+      passphrase: PASSPHRASE,
+      format: 2,
+      extraFiles: [{ name: "profiles.json", body: Buffer.from(JSON.stringify(profiles)) }],
+    });
+    const uploadId = await second.acceptUpload("old.kdbackup", chunks(old.bytes));
+    await ok(second, "backup.inspect", { source: { kind: "upload", uploadId } });
+    const result = await ok(second, "backup.restore", { sourceId: uploadId, passphrase: PASSPHRASE });
+    assert.equal(result.keys, 2);
+    assert.equal(result.remoteProfiles, 1);
+    assert.deepEqual(await publicApiKeys(second), keys);
+    const profile = (await ok(second, "profiles.list")).find((each) => each.name === "Team server");
+    assert.ok(profile);
+    assert.equal(await secondVault.get(vaultAccounts.profilePassword(profile.id)), "bob-secret");
   });
 });
 
