@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
-import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { randomBytes } from "node:crypto";
+import { chmodSync, cpSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
 import {
@@ -8,8 +9,9 @@ import {
   restoreDataDir,
 } from "../../../../electron/service/backup/backupDataDir.ts";
 import { parseHead } from "../../../../electron/service/backup/backupFormat.ts";
+import { openDataDir } from "../../../../electron/service/dataDir.ts";
 import { createdDuring, entriesOf, makeDataDir, rowsOf } from "../../../harness/backupDataDirs.ts";
-import { makeTempDir, removeDir } from "../../../harness/keyServiceProcess.ts";
+import { makeTempDir, REPO_ROOT, removeDir } from "../../../harness/keyServiceProcess.ts";
 import {
   CHEAP_KDF,
   flipOldPayload,
@@ -241,6 +243,52 @@ describe("an old file's header is checked before any key is derived", () => {
     await refused(
       Buffer.concat([whole.subarray(0, headLength), whole.subarray(-16)]),
       damaged("it is cut short"),
+    );
+  });
+});
+
+describe("a format 1 backup of a data directory an older Keydesk sealed with AES-256-GCM", () => {
+  const fixture = join(REPO_ROOT, "test/fixtures/data-f31ab92");
+  const written = JSON.parse(readFileSync(join(fixture, "written.json"), "utf8")) as {
+    keys: { key: string; publicApiKey: string; accountKey: string }[];
+  };
+
+  async function restoredKeys(options: { dataKeyBase64?: string }): Promise<string[]> {
+    const from = join(root, `f31ab92-${++cases}`);
+    cpSync(fixture, from, { recursive: true });
+    for (const file of ["data.key", "keydesk.db"]) chmodSync(join(from, file), 0o600);
+    const backup = await oldBackupOfDataDir({
+      dataDir: from,
+      passphrase: PASSPHRASE,
+      format: 1,
+      kdf: CHEAP_KDF,
+    });
+    const { input, target } = caseWith(backup.bytes);
+    await restoreDataDir({ input, dataDir: target, passphrase: PASSPHRASE, ...options });
+    const data = openDataDir({ dataDir: target, ...options });
+    try {
+      const keys: string[] = [];
+      for (const key of written.keys) {
+        const account = await data.store.accounts.byAccountKey(key.accountKey);
+        keys.push((await data.store.apiKeys.get(account?.id ?? -1, key.key))?.publicApiKey ?? "missing");
+      }
+      return keys;
+    } finally {
+      data.close();
+    }
+  }
+
+  test("restores, and its keys open once the restored directory is opened (sealed again then)", async () => {
+    assert.deepEqual(
+      await restoredKeys({}),
+      written.keys.map((key) => key.publicApiKey),
+    );
+  });
+
+  test("restores under another data key: every value opened in the old format and sealed under the new key", async () => {
+    assert.deepEqual(
+      await restoredKeys({ dataKeyBase64: randomBytes(32).toString("base64") }),
+      written.keys.map((key) => key.publicApiKey),
     );
   });
 });
