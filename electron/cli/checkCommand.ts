@@ -5,6 +5,7 @@ import { fileExists } from "../service/crypto/privateFile.ts";
 import { createSecretBox } from "../service/crypto/secretBox.ts";
 import { DATA_KEY_FILE, DATABASE_FILE, KEY_CHECK } from "../service/dataDir.ts";
 import { checkDatabase, damagedText, isCorruption } from "../service/store/databaseHealth.ts";
+import { checkSealedValues } from "../service/store/sqliteReseal.ts";
 import { parseOptions, resolveDataDir } from "./cliArgs.ts";
 import { refuseDatabaseUrl } from "./storageArgs.ts";
 
@@ -17,7 +18,8 @@ interface Finding {
 
 /**
  * `key-service check`: SQLite's full integrity check of the data directory's database (every page,
- * b-tree, free list, and every index against its table) and whether the data key opens it. Read
+ * b-tree, free list, and every index against its table) and whether the data key opens it (its
+ * check value, then every sealed value). Read
  * only, so it may run beside a running service. Exits 1 when anything is wrong.
  */
 export async function checkCommand(args: string[], env: NodeJS.ProcessEnv): Promise<void> {
@@ -50,7 +52,9 @@ function checkFile(file: string, dataDir: string, env: NodeJS.ProcessEnv): Findi
     return [{ part: "integrity", ok: false, text: (error as Error).message }];
   }
   try {
-    return [integrity(db), dataKey(db, dataDir, env)];
+    const sound = integrity(db);
+    // A damaged file's values are not read: what is damaged is said once, under integrity.
+    return [sound, dataKey(db, dataDir, env, sound.ok)];
   } finally {
     db.close();
   }
@@ -75,7 +79,12 @@ function integrity(db: Database.Database): Finding {
   }
 }
 
-function dataKey(db: Database.Database, dataDir: string, env: NodeJS.ProcessEnv): Finding {
+function dataKey(
+  db: Database.Database,
+  dataDir: string,
+  env: NodeJS.ProcessEnv,
+  readValues: boolean,
+): Finding {
   const part = "data key";
   try {
     const row = db.prepare("SELECT value FROM meta WHERE name = ?").get(KEY_CHECK) as
@@ -88,10 +97,24 @@ function dataKey(db: Database.Database, dataDir: string, env: NodeJS.ProcessEnv)
       env.KEY_SERVICE_DATA_KEY !== undefined
         ? decodeDataKey(env.KEY_SERVICE_DATA_KEY, origin)
         : readKeyFile(join(dataDir, DATA_KEY_FILE));
-    return createSecretBox(key).checkValue === row.value
-      ? { part, ok: true, text: `ok (${origin} opens this database)` }
-      : { part, ok: false, text: `${origin} is not the data key this database was created with` };
+    if (createSecretBox(key).checkValue !== row.value)
+      return { part, ok: false, text: `${origin} is not the data key this database was created with` };
+    if (!readValues) return { part, ok: true, text: `ok (${origin} is this database's data key)` };
+    return sealedValues(db, key, origin);
   } catch (error) {
     return { part, ok: false, text: (error as Error).message };
   }
+}
+
+/** Every sealed value opened with the data key (nothing is kept or shown of what they hold). */
+function sealedValues(db: Database.Database, key: Buffer, origin: string): Finding {
+  const part = "data key";
+  const { checked, failed, places } = checkSealedValues(db, key, 10);
+  if (failed === 0)
+    return { part, ok: true, text: `ok (${origin} opens all ${checked} sealed values of this database)` };
+  return {
+    part,
+    ok: false,
+    text: `${failed} of ${checked} sealed values do not open with ${origin} (altered):\n    ${places.join("\n    ")}`,
+  };
 }

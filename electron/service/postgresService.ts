@@ -1,6 +1,6 @@
 import pg from "pg";
 import { DataKeyError } from "./crypto/dataKey.ts";
-import { createSecretBox } from "./crypto/secretBox.ts";
+import { createSecretBox, isUnsealable } from "./crypto/secretBox.ts";
 import { redactDatabaseUrl } from "./databaseUrl.ts";
 import { KEY_CHECK } from "./dataDir.ts";
 import type { KeyWriteJournal } from "./domain/keyWriteJournal.ts";
@@ -101,6 +101,12 @@ const NETWORK_CODES = new Set([
  * the host nor the credentials; the log has the details.
  */
 export function postgresFailure(error: unknown): ApiError | undefined {
+  if (isUnsealable(error))
+    return new ApiError(
+      "SERVICE_UNAVAILABLE",
+      "a sealed value in the service's database does not open with the data key: the database was altered or " +
+        "damaged; restore it from a backup (the service's log names the request)",
+    );
   const code = (error as { code?: unknown } | null)?.code;
   const message = error instanceof Error ? error.message : "";
   const unreachable =

@@ -26,7 +26,17 @@ export interface SealedValue {
   context: string;
 }
 
-export class UnsealError extends Error {}
+/** The `code` of a value that does not open (kept when the error crosses from a worker thread). */
+export const UNSEALABLE = "KEYDESK_UNSEALABLE";
+
+export class UnsealError extends Error {
+  readonly code = UNSEALABLE;
+}
+
+/** Whether an error is a sealed value that did not open, here or in a worker thread. */
+export function isUnsealable(error: unknown): boolean {
+  return (error as { code?: unknown } | null)?.code === UNSEALABLE;
+}
 
 export interface SecretBox {
   /** Ciphertext bound to `context` (the row's key id), so a value cannot be moved between rows. */

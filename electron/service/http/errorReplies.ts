@@ -1,5 +1,6 @@
 import type { FastifyReply } from "fastify";
 import type { MessageId } from "../../../shared/apiErrors.ts";
+import { isUnsealable } from "../crypto/secretBox.ts";
 import { ApiError } from "../errors.ts";
 import { damagedText, isCorruption, isDiskFull } from "../store/databaseHealth.ts";
 
@@ -62,6 +63,11 @@ export function sendApiError(reply: FastifyReply, error: ApiError): FastifyReply
 export function storageFailure(error: unknown, databaseFile: string): ApiError | undefined {
   if (isCorruption(error))
     return new ApiError("SERVICE_UNAVAILABLE", damagedText(databaseFile, (error as Error).message));
+  if (isUnsealable(error))
+    return new ApiError(
+      "SERVICE_UNAVAILABLE",
+      damagedText(databaseFile, "a sealed value in it does not open with the data key: it was altered"),
+    );
   if (isDiskFull(error))
     return new ApiError(
       "SERVICE_UNAVAILABLE",

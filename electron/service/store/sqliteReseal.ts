@@ -100,3 +100,36 @@ export function firstSealedValue(db: Db): { context: string; sealed: Buffer } | 
   }
   return undefined;
 }
+
+/**
+ * Tries every sealed value with the data key (in either format), changing nothing: how many were
+ * tried, and where those that do not open are (at most `limit` places named).
+ */
+export function checkSealedValues(
+  db: Db,
+  dataKey: Buffer,
+  limit: number,
+): { checked: number; failed: number; places: string[] } {
+  const open = anyFormatOpener(createSecretBox(dataKey), dataKey);
+  const result = { checked: 0, failed: 0, places: [] as string[] };
+  for (const column of SEALED_COLUMNS) {
+    if (!tableExists(db, column.table)) continue;
+    const read = db.prepare<{ after: number; limit: number }, Row>(column.select("@after", "@limit"));
+    for (let after = 0; ; ) {
+      const rows = read.all({ after, limit: RESEAL_STEP_ROWS });
+      for (const row of rows) {
+        result.checked += 1;
+        try {
+          open(row.sealed, String(row.context));
+        } catch {
+          result.failed += 1;
+          if (result.places.length < limit)
+            result.places.push(`${column.table}.${column.column} of row ${row.id}`);
+        }
+      }
+      if (rows.length < RESEAL_STEP_ROWS) break;
+      after = (rows.at(-1) as Row).id;
+    }
+  }
+  return result;
+}

@@ -139,7 +139,7 @@ describe("key-service check", () => {
     const result = await runCli(["check", "--data-dir", sound]);
     assert.equal(result.code, 0, result.stderr);
     assert.match(result.stdout, /integrity: ok \(\d+ pages checked in [\d.]+ s\)/);
-    assert.match(result.stdout, /data key: ok/);
+    assert.match(result.stdout, /data key: ok \(.* opens all 300 sealed values of this database\)/);
   });
 
   test("reports the damage and exits 1", async () => {
@@ -162,6 +162,28 @@ describe("key-service check", () => {
       result.stdout,
       /data key: KEY_SERVICE_DATA_KEY is not the data key this database was created with/,
     );
+  });
+
+  test("names the sealed values that do not open with the data key, and exits 1", async () => {
+    const dir = await makeTempDir("keydesk-damaged-");
+    dirs.push(dir);
+    cpSync(sound, dir, { recursive: true });
+    const db = new Database(join(dir, "keydesk.db"));
+    const { id, sealed } = db
+      .prepare("SELECT id, public_api_key_sealed AS sealed FROM api_keys LIMIT 1 OFFSET 7")
+      .get() as {
+      id: number;
+      sealed: Buffer;
+    };
+    sealed[20] = (sealed[20] as number) ^ 1;
+    db.prepare("UPDATE api_keys SET public_api_key_sealed = ? WHERE id = ?").run(sealed, id);
+    db.close();
+    const result = await runCli(["check", "--data-dir", dir]);
+    assert.equal(result.code, 1, result.stdout);
+    assert.match(result.stdout, /integrity: ok/);
+    assert.match(result.stdout, /data key: 1 of 300 sealed values do not open with .*data\.key \(altered\):/);
+    assert.match(result.stdout, new RegExp(`api_keys\\.public_api_key_sealed of row ${id}\\b`));
+    assert.match(result.stderr, /is damaged \(data key\)/);
   });
 
   test("a directory without a database is an error, not a report", async () => {
