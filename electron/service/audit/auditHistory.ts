@@ -5,7 +5,7 @@ import { DATETIME_FORMAT_HINT, parseApiDateTime } from "../../../shared/datetime
 import { validationErrorsOf } from "../domain/apiKeyRules.ts";
 import {
   CURSOR_REFUSED,
-  type CursorTag,
+  type CursorSeal,
   cursorBinding,
   decodeListCursor,
   encodeListCursor,
@@ -51,12 +51,15 @@ const auditQuerySchema = z.strictObject({
  */
 export class AuditHistory {
   readonly #audit: AuditReads;
-  readonly #cursorTag: CursorTag;
+  readonly #cursorSeal: CursorSeal;
   readonly #keys: KeyService;
 
   constructor(store: Pick<Store, "audit" | "apiKeys">, keys: KeyService) {
     this.#audit = store.audit;
-    this.#cursorTag = (message) => store.apiKeys.cursorTag(message);
+    this.#cursorSeal = {
+      seal: (text, binding) => store.apiKeys.sealCursor(text, binding),
+      open: (sealed, binding) => store.apiKeys.openCursor(sealed, binding),
+    };
     this.#keys = keys;
   }
 
@@ -72,7 +75,7 @@ export class AuditHistory {
     const binding = cursorBinding("audit", caller.id, { key, actor, account: accountId, from, to });
     let before: number | undefined;
     if (cursor !== undefined) {
-      const position = decodeListCursor(cursor, binding, this.#cursorTag);
+      const position = decodeListCursor(cursor, binding, this.#cursorSeal);
       if (position === null) throw badRequest(INVALID_QUERY, { cursor: [CURSOR_REFUSED] });
       before = position;
     }
@@ -88,7 +91,7 @@ export class AuditHistory {
     });
     return {
       entries: page.entries,
-      nextCursor: page.lastId === null ? null : encodeListCursor(page.lastId, binding, this.#cursorTag),
+      nextCursor: page.lastId === null ? null : encodeListCursor(page.lastId, binding, this.#cursorSeal),
     };
   }
 }

@@ -49,8 +49,13 @@ export interface SecretBox {
   digest(plaintext: string): Buffer;
   /** Stored once per database; equal only for the same data key. */
   readonly checkValue: string;
-  /** HMAC-SHA256 under a key of its own: binds a list's paging cursor to its list (domain/listCursor.ts). */
-  cursorTag(message: string): Buffer;
+  /**
+   * A list cursor's text sealed for its list (`binding`, domain/listCursor.ts) under a key of its
+   * own: clients can neither read nor forge one, nor use it for another list.
+   */
+  sealCursor(text: string, binding: string): Buffer;
+  /** The text of a cursor sealed for `binding`; undefined for anything else. */
+  openCursor(sealed: Uint8Array, binding: string): string | undefined;
 }
 
 export function deriveKey(dataKey: Buffer, purpose: string): Buffer {
@@ -62,15 +67,20 @@ export function hasSealedFormat(sealed: Uint8Array): boolean {
   return sealed.length >= OVERHEAD && sealed[0] === SEALED_FORMAT;
 }
 
+/** A key derived for one purpose, in libsodium's guarded memory (not swapped out, wiped when freed). */
+function guardedKey(dataKey: Buffer, purpose: string): Buffer {
+  const key = sodium.sodium_malloc(sodium.crypto_aead_xchacha20poly1305_ietf_KEYBYTES);
+  deriveKey(dataKey, purpose).copy(key);
+  return key;
+}
+
 export function createSecretBox(dataKey: Buffer): SecretBox {
   if (dataKey.length !== DATA_KEY_BYTES) throw new Error(`the data key must be ${DATA_KEY_BYTES} bytes`);
-  // libsodium's guarded memory: not swapped out, wiped when freed.
-  const sealingKey = sodium.sodium_malloc(sodium.crypto_aead_xchacha20poly1305_ietf_KEYBYTES);
-  deriveKey(dataKey, "sealed-values/xchacha20poly1305").copy(sealingKey);
+  const sealingKey = guardedKey(dataKey, "sealed-values/xchacha20poly1305");
+  const cursorKey = guardedKey(dataKey, "list-cursor/xchacha20poly1305");
   // A KeyObject, made once: a raw Buffer makes node:crypto import the key on every digest.
   const digestKey = createSecretKey(deriveKey(dataKey, "public-api-key/digest"));
   const checkValue = deriveKey(dataKey, "key-check").toString("hex");
-  const cursorKey = createSecretKey(deriveKey(dataKey, "list-cursor"));
   /** The context's bytes: one buffer reused, the values' contexts are short (ids). */
   let context = Buffer.alloc(256);
 
@@ -79,7 +89,7 @@ export function createSecretBox(dataKey: Buffer): SecretBox {
     return context.subarray(0, context.write(text, 0, "utf8"));
   }
 
-  function open(sealed: Uint8Array, text: string): string {
+  function openWith(key: Buffer, sealed: Uint8Array, text: string): string {
     if (!hasSealedFormat(sealed)) throw new UnsealError("not a sealed value of this format");
     const bytes = Buffer.from(sealed.buffer, sealed.byteOffset, sealed.length);
     const plain = Buffer.allocUnsafe(bytes.length - OVERHEAD);
@@ -90,7 +100,7 @@ export function createSecretBox(dataKey: Buffer): SecretBox {
         bytes.subarray(1 + NONCE_BYTES),
         contextBytes(text),
         bytes.subarray(1, 1 + NONCE_BYTES),
-        sealingKey,
+        key,
       );
     } catch {
       throw new UnsealError("the sealed value does not open with this data key and context");
@@ -98,31 +108,39 @@ export function createSecretBox(dataKey: Buffer): SecretBox {
     return plain.toString("utf8");
   }
 
+  function sealWith(key: Buffer, plaintext: string, text: string): Buffer {
+    const message = Buffer.from(plaintext, "utf8");
+    const sealed = Buffer.allocUnsafe(OVERHEAD + message.length);
+    sealed[0] = SEALED_FORMAT;
+    const nonce = sealed.subarray(1, 1 + NONCE_BYTES);
+    sodium.randombytes_buf(nonce);
+    sodium.crypto_aead_xchacha20poly1305_ietf_encrypt(
+      sealed.subarray(1 + NONCE_BYTES),
+      message,
+      contextBytes(text),
+      null,
+      nonce,
+      key,
+    );
+    return sealed;
+  }
+
+  const open = (sealed: Uint8Array, text: string) => openWith(sealingKey, sealed, text);
   return {
     checkValue,
-    encrypt(plaintext, text) {
-      const message = Buffer.from(plaintext, "utf8");
-      const sealed = Buffer.allocUnsafe(OVERHEAD + message.length);
-      sealed[0] = SEALED_FORMAT;
-      const nonce = sealed.subarray(1, 1 + NONCE_BYTES);
-      sodium.randombytes_buf(nonce);
-      sodium.crypto_aead_xchacha20poly1305_ietf_encrypt(
-        sealed.subarray(1 + NONCE_BYTES),
-        message,
-        contextBytes(text),
-        null,
-        nonce,
-        sealingKey,
-      );
-      return sealed;
-    },
+    encrypt: (plaintext, text) => sealWith(sealingKey, plaintext, text),
     decrypt: open,
     decryptMany: (values) => values.map(({ sealed, context: text }) => open(sealed, text)),
     digest(plaintext) {
       return createHmac("sha256", digestKey).update(plaintext, "utf8").digest();
     },
-    cursorTag(message) {
-      return createHmac("sha256", cursorKey).update(message, "utf8").digest();
+    sealCursor: (text, binding) => sealWith(cursorKey, text, binding),
+    openCursor(sealed, binding) {
+      try {
+        return openWith(cursorKey, sealed, binding);
+      } catch {
+        return undefined;
+      }
     },
   };
 }

@@ -1,29 +1,33 @@
-import { timingSafeEqual } from "node:crypto";
-
 /**
  * A list's paging cursor: the position after the last row of a page (its row id), opaque to
  * clients. Positions only grow, so a page read after concurrent inserts neither repeats nor skips
  * a row that existed when the first page was read; new rows appear at the end.
  *
- * A cursor is bound to the list it came from (issue 30): a MAC over its row id and a binding (the
- * list's purpose, the account it lists, and the query that selects and orders it), under a key
- * only the service holds. A cursor of another account's list, of another query, or one written by
- * a client is refused before any row is read: a client cannot make the service position a page at
- * a row of someone else's (a sorted list would otherwise order by that row's values and show them).
- * "k1." cursors (a bare row id, before the binding) are refused like any unknown text.
+ * A cursor is sealed for the list it came from (issue 30): the row id, encrypted and authenticated
+ * (XChaCha20-Poly1305, `SecretBox.sealCursor`) with a binding as additional data (the list's
+ * purpose, the account it lists, and the query that selects and orders it), under a key only the
+ * service holds. So a client can neither read the id (ids count every account's rows: they would
+ * tell how busy the others are) nor write a cursor for another row, and a cursor of another
+ * account's list or of another query is refused before any row is read: a client cannot make the
+ * service position a page at a row of someone else's (a sorted list would otherwise order by that
+ * row's values and show them). Earlier cursors ("k1.<id>", "k2.<id>.<tag>") are refused like any
+ * unknown text.
  */
 
-const PREFIX = "k2.";
-/** The MAC is truncated to its first 16 bytes (128 bits: guessing one takes 2^128 tries). */
-const TAG_BYTES = 16;
-const TEXT_PATTERN = /^k2\.(0|[1-9]\d{0,15})\.([0-9a-f]{32})$/;
+const PREFIX = "c";
+/** Row ids sealed as 16 digits: every cursor has the same length, whatever the row. */
+const ID_DIGITS = 16;
+const ID_PATTERN = /^\d{16}$/;
 
 /** What a refused cursor's 400 says, whatever the reason: it tells nothing of the row it names. */
 export const CURSOR_REFUSED =
   "is not a cursor this service gave for this list (pass the nextCursor of the page before with the same query, or leave it out to start over)";
 
-/** The MAC of a message under the service's cursor key (HMAC-SHA256, `SecretBox.cursorTag`). */
-export type CursorTag = (message: string) => Buffer;
+/** How cursors are sealed for their list (the store's `sealCursor` and `openCursor`). */
+export interface CursorSeal {
+  seal(text: string, binding: string): Buffer;
+  open(sealed: Uint8Array, binding: string): string | undefined;
+}
 
 /** Which list a cursor pages: an account's keys, or the audit history. */
 export type CursorPurpose = "keys" | "audit";
@@ -44,24 +48,18 @@ export function cursorBinding(purpose: CursorPurpose, accountId: number, query: 
   return JSON.stringify([purpose, accountId, fields]);
 }
 
-function tagOf(tag: CursorTag, binding: string, id: number): Buffer {
-  return tag(`${PREFIX}${id}\n${binding}`).subarray(0, TAG_BYTES);
-}
-
-export function encodeListCursor(lastId: number, binding: string, tag: CursorTag): string {
-  const text = `${PREFIX}${lastId}.${tagOf(tag, binding, lastId).toString("hex")}`;
-  return Buffer.from(text, "utf8").toString("base64url");
+export function encodeListCursor(lastId: number, binding: string, seal: CursorSeal): string {
+  return `${PREFIX}${seal.seal(String(lastId).padStart(ID_DIGITS, "0"), binding).toString("base64url")}`;
 }
 
 /** The row id a cursor stands for, or null when it is not one this service gave for this binding. */
-export function decodeListCursor(cursor: string, binding: string, tag: CursorTag): number | null {
-  if (cursor.length === 0 || cursor.length > 128 || !/^[A-Za-z0-9_-]+$/.test(cursor)) return null;
-  const text = Buffer.from(cursor, "base64url").toString("utf8");
+export function decodeListCursor(cursor: string, binding: string, seal: CursorSeal): number | null {
+  if (cursor.length > 128 || !/^c[A-Za-z0-9_-]+$/.test(cursor)) return null;
+  const sealed = Buffer.from(cursor.slice(PREFIX.length), "base64url");
   // Exactly the text the service writes: no second spelling of a cursor (unused trailing bits).
-  if (Buffer.from(text, "utf8").toString("base64url") !== cursor) return null;
-  const match = TEXT_PATTERN.exec(text);
-  if (!match) return null;
-  const id = Number(match[1]);
-  if (!Number.isSafeInteger(id)) return null;
-  return timingSafeEqual(Buffer.from(match[2] as string, "hex"), tagOf(tag, binding, id)) ? id : null;
+  if (sealed.toString("base64url") !== cursor.slice(PREFIX.length)) return null;
+  const text = seal.open(sealed, binding);
+  if (text === undefined || !ID_PATTERN.test(text)) return null;
+  const id = Number(text);
+  return Number.isSafeInteger(id) ? id : null;
 }

@@ -293,8 +293,12 @@ export class ApiKeyStore {
     return publicApiKeyDigest(this.#box, publicApiKey);
   }
 
-  cursorTag(message: string): Buffer {
-    return this.#box.cursorTag(message);
+  sealCursor(text: string, binding: string): Buffer {
+    return this.#box.sealCursor(text, binding);
+  }
+
+  openCursor(sealed: Uint8Array, binding: string): string | undefined {
+    return this.#box.openCursor(sealed, binding);
   }
 
   /** The authorization rules of the key with this digest, read without decrypting anything. */

@@ -139,7 +139,8 @@ function accountsOf(store: AccountStore): AccountWrites {
 function apiKeysOf(store: ApiKeyStore): ApiKeyWrites {
   return {
     digestOf: (publicApiKey) => store.digestOf(publicApiKey),
-    cursorTag: (message) => store.cursorTag(message),
+    sealCursor: (text, binding) => store.sealCursor(text, binding),
+    openCursor: (sealed, binding) => store.openCursor(sealed, binding),
     grantByDigest: (digest) => settle(() => store.grantByDigest(digest)),
     byId: (id) => settle(() => store.byId(id)),
     keyIdOf: (id) => settle(() => store.keyIdOf(id)),

@@ -140,8 +140,10 @@ export interface AccountWrites extends AccountReads {
 export interface ApiKeyReads {
   /** The keyed digest a publicApiKey is found by (a pure HMAC: synchronous). */
   digestOf(publicApiKey: string): Buffer;
-  /** The MAC binding a list's paging cursor to its list (domain/listCursor.ts; a pure HMAC: synchronous). */
-  cursorTag(message: string): Buffer;
+  /** A list cursor sealed for its list (domain/listCursor.ts; synchronous, libsodium). */
+  sealCursor(text: string, binding: string): Buffer;
+  /** A cursor's text when it was sealed for this list; undefined for anything else. */
+  openCursor(sealed: Uint8Array, binding: string): string | undefined;
   /** The authorization rules of the key with this digest, read without decrypting anything. */
   grantByDigest(digest: Buffer): Promise<KeyGrant | undefined>;
   byId(id: number): Promise<StoredApiKey | undefined>;

@@ -45,7 +45,8 @@ export function postgresApiKeys(
   };
   return {
     digestOf: (publicApiKey) => publicApiKeyDigest(box, publicApiKey),
-    cursorTag: (message) => box.cursorTag(message),
+    sealCursor: (text, binding) => box.sealCursor(text, binding),
+    openCursor: (sealed, binding) => box.openCursor(sealed, binding),
     async grantByDigest(digest) {
       const [row] = await sql.rows<GrantRow>(
         `SELECT key, account_id, permissions, allowed_ips, valid_from, valid_to, enabled

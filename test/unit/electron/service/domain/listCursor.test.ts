@@ -1,22 +1,26 @@
 import assert from "node:assert/strict";
 import { randomBytes } from "node:crypto";
 import { test } from "node:test";
-import { createSecretBox } from "../../../../../electron/service/crypto/secretBox.ts";
+import { createSecretBox, type SecretBox } from "../../../../../electron/service/crypto/secretBox.ts";
 import {
+  type CursorSeal,
   cursorBinding,
   decodeListCursor,
   encodeListCursor,
 } from "../../../../../electron/service/domain/listCursor.ts";
 
-/** A list's paging cursor names a row of the list it came from, and of no other list. */
+/** A list's paging cursor names a row of the list it came from, and of no other list; nobody can read it. */
 
-const box = createSecretBox(randomBytes(32));
-const tag = (message: string) => box.cursorTag(message);
+const sealOf = (box: SecretBox): CursorSeal => ({
+  seal: (text, binding) => box.sealCursor(text, binding),
+  open: (sealed, binding) => box.openCursor(sealed, binding),
+});
+const seal = sealOf(createSecretBox(randomBytes(32)));
 const binding = cursorBinding("keys", 7, { sort: "name", order: "asc", nameContains: "pay" });
 
 test("a cursor gives back its row for the list it came from, whatever the order its query was written in", () => {
-  const cursor = encodeListCursor(1234, binding, tag);
-  assert.match(cursor, /^[A-Za-z0-9_-]+$/);
+  const cursor = encodeListCursor(1234, binding, seal);
+  assert.match(cursor, /^c[A-Za-z0-9_-]+$/);
   const same = cursorBinding("keys", 7, {
     nameContains: "pay",
     order: "asc",
@@ -24,11 +28,24 @@ test("a cursor gives back its row for the list it came from, whatever the order 
     state: undefined,
   });
   assert.equal(same, binding);
-  assert.equal(decodeListCursor(cursor, same, tag), 1234);
+  assert.equal(decodeListCursor(cursor, same, seal), 1234);
+});
+
+test("the row id cannot be read from a cursor, nor told from two cursors of the same row", () => {
+  const cursor = encodeListCursor(1234, binding, seal);
+  const bytes = Buffer.from(cursor.slice(1), "base64url");
+  assert.equal(bytes.indexOf(Buffer.from("1234")), -1);
+  assert.notEqual(encodeListCursor(1234, binding, seal), cursor, "a random nonce each time");
+  assert.equal(
+    encodeListCursor(1, binding, seal).length,
+    encodeListCursor(9_000_000_000_000_000, binding, seal).length,
+    "every cursor has the same length",
+  );
+  assert.equal(decodeListCursor(encodeListCursor(0, binding, seal), binding, seal), 0);
 });
 
 test("another account, purpose or query value is another list: its cursors are refused", () => {
-  const cursor = encodeListCursor(1234, binding, tag);
+  const cursor = encodeListCursor(1234, binding, seal);
   for (const other of [
     cursorBinding("keys", 8, { sort: "name", order: "asc", nameContains: "pay" }),
     cursorBinding("audit", 7, { sort: "name", order: "asc", nameContains: "pay" }),
@@ -38,31 +55,29 @@ test("another account, purpose or query value is another list: its cursors are r
     // A value moved to another field is another query.
     cursorBinding("keys", 7, { sort: "name", order: "asc", name: "pay" }),
   ]) {
-    assert.equal(decodeListCursor(cursor, other, tag), null, other);
+    assert.equal(decodeListCursor(cursor, other, seal), null, other);
   }
 });
 
 test("a cursor made under another data key (another service's) is refused", () => {
-  const elsewhere = createSecretBox(randomBytes(32));
-  const cursor = encodeListCursor(1234, binding, (message) => elsewhere.cursorTag(message));
-  assert.equal(decodeListCursor(cursor, binding, tag), null);
+  const cursor = encodeListCursor(1234, binding, sealOf(createSecretBox(randomBytes(32))));
+  assert.equal(decodeListCursor(cursor, binding, seal), null);
 });
 
-test("every one-character change, another row id under the same tag, and k1 cursors are refused", () => {
-  const cursor = encodeListCursor(1234, binding, tag);
+test("every one-character change, earlier cursor formats and junk are refused", () => {
+  const cursor = encodeListCursor(1234, binding, seal);
   const alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
   for (let at = 0; at < cursor.length; at++) {
     for (const next of alphabet) {
       if (next === cursor[at]) continue;
       const changed = `${cursor.slice(0, at)}${next}${cursor.slice(at + 1)}`;
-      assert.equal(decodeListCursor(changed, binding, tag), null, changed);
+      assert.equal(decodeListCursor(changed, binding, seal), null, changed);
     }
   }
-  const text = Buffer.from(cursor, "base64url").toString("utf8");
-  const moved = Buffer.from(text.replace("1234", "1235"), "utf8").toString("base64url");
-  assert.equal(decodeListCursor(moved, binding, tag), null);
-  assert.equal(decodeListCursor(Buffer.from("k1.1234").toString("base64url"), binding, tag), null);
-  for (const junk of ["", "k2", "a".repeat(129), "not a cursor", `${cursor}=`]) {
-    assert.equal(decodeListCursor(junk, binding, tag), null, junk);
+  for (const earlier of ["k1.1234", `k2.1234.${"0".repeat(32)}`]) {
+    assert.equal(decodeListCursor(Buffer.from(earlier).toString("base64url"), binding, seal), null);
+  }
+  for (const junk of ["", "c", "a".repeat(129), `c${"A".repeat(200)}`, "not a cursor", `${cursor}=`]) {
+    assert.equal(decodeListCursor(junk, binding, seal), null, junk);
   }
 });
