@@ -43,7 +43,11 @@ export async function openPostgresService(options: PostgresServiceOptions): Prom
   try {
     const box = createSecretBox(options.dataKey);
     // Before the schema is upgraded: a replica given another key leaves an older database as it was.
-    const known = await postgresKeyCheck(pool);
+    const cannotOpen = (error: unknown) =>
+      new Error(`cannot open the database ${where}: ${(error as Error).message}`);
+    const known = await postgresKeyCheck(pool).catch((error: unknown) => {
+      throw cannotOpen(error);
+    });
     const wrongKey = () =>
       new DataKeyError(
         `the data key given is not the one the database ${where} was created with; use the original key ` +
@@ -55,11 +59,9 @@ export async function openPostgresService(options: PostgresServiceOptions): Prom
         `the database ${where} holds sealed values but no record of its data key (meta ${KEY_CHECK} is missing: ` +
           "it was altered), and the data key given does not open them; use the original key",
       );
-    try {
-      await migratePostgres(pool);
-    } catch (error) {
-      throw new Error(`cannot open the database ${where}: ${(error as Error).message}`);
-    }
+    await migratePostgres(pool).catch((error: unknown) => {
+      throw cannotOpen(error);
+    });
     const stored = await claimMeta(pool, KEY_CHECK, box.checkValue);
     if (stored !== box.checkValue) throw wrongKey();
     // Values an earlier Keydesk sealed with AES-256-GCM, once, by the first replica to start.
