@@ -39,6 +39,8 @@ export function fill(dataDir: string, bytes: number): void {
 export function alter(dataDir: string, sql: string): void {
   const db = new Database(join(dataDir, "keydesk.db"));
   try {
+    // Lets `PRAGMA writable_schema` edit the schema's text, as an attacker's own SQLite would.
+    db.unsafeMode(true);
     db.exec(sql);
     db.pragma("wal_checkpoint(TRUNCATE)");
   } finally {

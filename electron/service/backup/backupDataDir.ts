@@ -13,7 +13,7 @@ import {
   rmSync,
   statSync,
 } from "node:fs";
-import { type FileHandle, open } from "node:fs/promises";
+import { type FileHandle, open, stat } from "node:fs/promises";
 import { basename, dirname, join, resolve } from "node:path";
 import type { Writable } from "node:stream";
 import Database from "better-sqlite3";
@@ -223,10 +223,16 @@ export async function restoreDataDir(options: {
   onProgress?: ProgressListener;
 }): Promise<RestoreResult> {
   const target = resolve(options.dataDir);
-  if (holdsData(target) && !options.force)
-    throw new Error(
-      `${target} holds data; restore into an empty or new directory, or add --force to restore over it (its data is then kept beside it)`,
-    );
+  const refuseHeldData = () => {
+    if (holdsData(target) && !options.force)
+      throw new Error(
+        `${target} holds data; restore into an empty or new directory, or add --force to restore over it (its data is then kept beside it)`,
+      );
+  };
+  refuseHeldData();
+  // A FIFO or a device would block the open itself: only a regular file is opened.
+  const named = await stat(options.input).catch(() => undefined);
+  if (named !== undefined && !named.isFile()) throw new BackupFileError("it is not a file");
   const input = await open(options.input, "r");
   // Made once the first bytes of the payload are authenticated: a refusal before leaves nothing.
   let staging: string | undefined;
@@ -238,9 +244,9 @@ export async function restoreDataDir(options: {
     return staging;
   };
   try {
-    const stat = await input.stat();
-    if (!stat.isFile()) throw new BackupFileError("it is not a file");
-    const size = stat.size;
+    const opened = await input.stat();
+    if (!opened.isFile()) throw new BackupFileError("it is not a file");
+    const size = opened.size;
     const first = Buffer.alloc(Math.min(size, HEAD_READ_BYTES));
     await readFully(input, first, 0);
     const parsed = parseHead(first, size);
@@ -275,6 +281,8 @@ export async function restoreDataDir(options: {
       }
       rmSync(join(dir, DATA_KEY_FILE));
     }
+    // Again at the end: what was written into the target meanwhile is not moved aside without --force.
+    refuseHeldData();
     let previous: string | undefined;
     if (holdsData(target)) {
       previous = `${target}.before-restore-${(options.now ?? new Date()).toISOString().replace(/[:.]/g, "-")}`;

@@ -25,7 +25,8 @@ const signature = (object: SchemaObject) =>
     object.type,
     object.name,
     object.tbl_name,
-    object.sql?.replace(/\s+/g, " ").trim() ?? null,
+    // SQLite's whitespace only: any other character (U+00A0 among them) is part of a token.
+    object.sql?.replace(/[ \t\n\r\f]+/g, " ").replace(/^ | $/g, "") ?? null,
   ]);
 
 function objectsOf(db: Db): Map<string, string> {

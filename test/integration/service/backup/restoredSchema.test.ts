@@ -120,6 +120,16 @@ describe("refused: anything else in the schema", () => {
     await refused("CREATE TABLE notes (text TEXT)", foreign("table notes"));
   });
 
+  test("a table's SQL changed by a character only SQLite reads as part of a word (U+00A0 is no space to it)", async () => {
+    await refused(
+      `PRAGMA writable_schema = ON;
+       UPDATE sqlite_schema SET sql = replace(sql, 'failures INTEGER NOT NULL DEFAULT 0', 'failures INTEGER NOT NULL DEFAULT ' || char(160) || '0')
+         WHERE name = 'sync_links';
+       PRAGMA writable_schema = OFF;`,
+      foreign("table sync_links"),
+    );
+  });
+
   test("one of Keydesk's indexes missing", async () => {
     await refused(
       "DROP INDEX api_keys_by_account_name",
