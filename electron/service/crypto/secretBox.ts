@@ -89,17 +89,26 @@ export function createSecretBox(dataKey: Buffer): SecretBox {
     return context.subarray(0, context.write(text, 0, "utf8"));
   }
 
+  // Scratch buffers reused by every open (a list opens a million values in a row): the nonce is
+  // copied out, the plaintext lands in a buffer of its length, kept for the next value of that length.
+  const nonce = Buffer.alloc(NONCE_BYTES);
+  let plain = Buffer.alloc(0);
+
   function openWith(key: Buffer, sealed: Uint8Array, text: string): string {
     if (!hasSealedFormat(sealed)) throw new UnsealError("not a sealed value of this format");
-    const bytes = Buffer.from(sealed.buffer, sealed.byteOffset, sealed.length);
-    const plain = Buffer.allocUnsafe(bytes.length - OVERHEAD);
+    const bytes = Buffer.isBuffer(sealed)
+      ? sealed
+      : Buffer.from(sealed.buffer, sealed.byteOffset, sealed.length);
+    const length = bytes.length - OVERHEAD;
+    if (plain.length !== length) plain = Buffer.alloc(length);
+    bytes.copy(nonce, 0, 1, 1 + NONCE_BYTES);
     try {
       sodium.crypto_aead_xchacha20poly1305_ietf_decrypt(
         plain,
         null,
         bytes.subarray(1 + NONCE_BYTES),
         contextBytes(text),
-        bytes.subarray(1, 1 + NONCE_BYTES),
+        nonce,
         key,
       );
     } catch {
