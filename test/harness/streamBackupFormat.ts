@@ -1,4 +1,3 @@
-import sodium from "sodium-native";
 import {
   CHUNK_BYTES,
   deriveBackupKey,
@@ -8,6 +7,7 @@ import {
   parseHead,
   SEALED_CHUNK_BYTES,
   type StreamHeader,
+  stream,
 } from "../../electron/service/backup/backupFormat.ts";
 import { CHEAP_KDF } from "./oldBackupFormat.ts";
 
@@ -19,22 +19,6 @@ import { CHEAP_KDF } from "./oldBackupFormat.ts";
 
 export { CHEAP_KDF };
 
-/** sodium-native 5's secretstream (tags are numbers; @types/sodium-native describes an older API). */
-const stream = sodium as unknown as {
-  crypto_secretstream_xchacha20poly1305_STATEBYTES: number;
-  crypto_secretstream_xchacha20poly1305_HEADERBYTES: number;
-  crypto_secretstream_xchacha20poly1305_ABYTES: number;
-  crypto_secretstream_xchacha20poly1305_TAG_MESSAGE: number;
-  crypto_secretstream_xchacha20poly1305_TAG_FINAL: number;
-  crypto_secretstream_xchacha20poly1305_init_push(state: Buffer, header: Buffer, key: Buffer): void;
-  crypto_secretstream_xchacha20poly1305_push(
-    state: Buffer,
-    c: Buffer,
-    m: Buffer,
-    ad: Buffer | null,
-    tag: number,
-  ): number;
-};
 export const TAG_MESSAGE = stream.crypto_secretstream_xchacha20poly1305_TAG_MESSAGE;
 export const TAG_FINAL = stream.crypto_secretstream_xchacha20poly1305_TAG_FINAL;
 

@@ -78,7 +78,8 @@ interface SecretStream {
     ad: Buffer | null,
   ): number;
 }
-const stream = sodium as unknown as SecretStream;
+/** sodium-native's secretstream, typed as version 5 has it (also for the tests' hand-made files). */
+export const stream = sodium as unknown as SecretStream;
 const STATE_BYTES = stream.crypto_secretstream_xchacha20poly1305_STATEBYTES;
 export const STREAM_HEADER_BYTES = stream.crypto_secretstream_xchacha20poly1305_HEADERBYTES;
 /** What a chunk adds to its plaintext: its tag byte and its MAC. */

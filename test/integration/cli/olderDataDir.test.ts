@@ -1,10 +1,11 @@
 import assert from "node:assert/strict";
-import { chmodSync, cpSync, existsSync, readFileSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
 import Database from "better-sqlite3";
 import { openDataDir } from "../../../electron/service/dataDir.ts";
 import { SCHEMA_VERSION } from "../../../electron/service/store/database.ts";
+import { copyF31ab92DataDir, F31AB92_FIXTURE } from "../../harness/fixtureDataDir.ts";
 import {
   basic,
   makeTempDir,
@@ -21,9 +22,8 @@ import {
  * link intact: an upgrade never loses what an earlier version stored.
  */
 
-const FIXTURE = join(REPO_ROOT, "test/fixtures/data-f31ab92");
 type Key = { key: string; name: string; publicApiKey: string; accountKey: string; enabled: boolean };
-const written = JSON.parse(readFileSync(join(FIXTURE, "written.json"), "utf8")) as {
+const written = JSON.parse(readFileSync(join(F31AB92_FIXTURE, "written.json"), "utf8")) as {
   ownerKey: string;
   subKey: string;
   keys: Key[];
@@ -43,9 +43,7 @@ let dataDir: string;
 let serve: ServeProcess;
 before(async () => {
   dataDir = await makeTempDir("keydesk-f31ab92-");
-  cpSync(FIXTURE, dataDir, { recursive: true });
-  // A clone checks files out with the umask's mode; the service refuses a data key others can read.
-  for (const file of ["data.key", "keydesk.db"]) chmodSync(join(dataDir, file), 0o600);
+  copyF31ab92DataDir(dataDir);
   serve = await startServe({ dataDir });
 });
 after(async () => {

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { randomBytes } from "node:crypto";
-import { chmodSync, cpSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
 import {
@@ -11,7 +11,8 @@ import {
 import { parseHead } from "../../../../electron/service/backup/backupFormat.ts";
 import { openDataDir } from "../../../../electron/service/dataDir.ts";
 import { createdDuring, entriesOf, makeDataDir, rowsOf } from "../../../harness/backupDataDirs.ts";
-import { makeTempDir, REPO_ROOT, removeDir } from "../../../harness/keyServiceProcess.ts";
+import { copyF31ab92DataDir, F31AB92_FIXTURE } from "../../../harness/fixtureDataDir.ts";
+import { makeTempDir, removeDir } from "../../../harness/keyServiceProcess.ts";
 import {
   CHEAP_KDF,
   flipOldPayload,
@@ -248,15 +249,13 @@ describe("an old file's header is checked before any key is derived", () => {
 });
 
 describe("a format 1 backup of a data directory an older Keydesk sealed with AES-256-GCM", () => {
-  const fixture = join(REPO_ROOT, "test/fixtures/data-f31ab92");
-  const written = JSON.parse(readFileSync(join(fixture, "written.json"), "utf8")) as {
+  const written = JSON.parse(readFileSync(join(F31AB92_FIXTURE, "written.json"), "utf8")) as {
     keys: { key: string; publicApiKey: string; accountKey: string }[];
   };
 
   async function restoredKeys(options: { dataKeyBase64?: string }): Promise<string[]> {
     const from = join(root, `f31ab92-${++cases}`);
-    cpSync(fixture, from, { recursive: true });
-    for (const file of ["data.key", "keydesk.db"]) chmodSync(join(from, file), 0o600);
+    copyF31ab92DataDir(from);
     const backup = await oldBackupOfDataDir({
       dataDir: from,
       passphrase: PASSPHRASE,

@@ -1,20 +1,20 @@
 import assert from "node:assert/strict";
 import { randomBytes } from "node:crypto";
-import { chmodSync, cpSync, existsSync, readFileSync, rmSync } from "node:fs";
+import { existsSync, readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { after, test } from "node:test";
 import Database from "better-sqlite3";
 import { DataKeyError } from "../../../../electron/service/crypto/dataKey.ts";
 import { KEY_CHECK, openDataDir } from "../../../../electron/service/dataDir.ts";
 import { readMeta } from "../../../../electron/service/store/database.ts";
-import { makeTempDir, REPO_ROOT, removeDir } from "../../../harness/keyServiceProcess.ts";
+import { copyF31ab92DataDir } from "../../../harness/fixtureDataDir.ts";
+import { makeTempDir, removeDir } from "../../../harness/keyServiceProcess.ts";
 
 /**
  * A data directory opens only with its own data key, checked on the database as it is, before any
  * upgrade touches it; an upgrade that could not finish keeps the way back.
  */
 
-const FIXTURE = join(REPO_ROOT, "test/fixtures/data-f31ab92");
 const COPY = "keydesk.db.before-schema-3";
 const dirs: string[] = [];
 after(() => Promise.all(dirs.map(removeDir)));
@@ -23,8 +23,7 @@ after(() => Promise.all(dirs.map(removeDir)));
 async function olderDataDir(): Promise<string> {
   const dir = await makeTempDir("keydesk-datadir-");
   dirs.push(dir);
-  cpSync(FIXTURE, dir, { recursive: true });
-  for (const file of ["data.key", "keydesk.db"]) chmodSync(join(dir, file), 0o600);
+  copyF31ab92DataDir(dir);
   return dir;
 }
 

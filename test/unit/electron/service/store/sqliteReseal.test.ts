@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { chmodSync, cpSync, readFileSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { after, test } from "node:test";
 import Database from "better-sqlite3";
@@ -17,7 +17,8 @@ import {
   resealUnderNewKey,
   upgradeSealedValues,
 } from "../../../../../electron/service/store/sqliteReseal.ts";
-import { makeTempDir, REPO_ROOT, removeDir } from "../../../../harness/keyServiceProcess.ts";
+import { copyF31ab92DataDir, F31AB92_FIXTURE } from "../../../../harness/fixtureDataDir.ts";
+import { makeTempDir, removeDir } from "../../../../harness/keyServiceProcess.ts";
 
 /**
  * A data directory an earlier Keydesk sealed with AES-256-GCM (test/fixtures/data-f31ab92) is
@@ -26,8 +27,7 @@ import { makeTempDir, REPO_ROOT, removeDir } from "../../../../harness/keyServic
  * a database under another data key reads the old format too.
  */
 
-const FIXTURE = join(REPO_ROOT, "test/fixtures/data-f31ab92");
-const written = JSON.parse(readFileSync(join(FIXTURE, "written.json"), "utf8")) as {
+const written = JSON.parse(readFileSync(join(F31AB92_FIXTURE, "written.json"), "utf8")) as {
   keys: { key: string; publicApiKey: string; accountKey: string }[];
 };
 
@@ -37,8 +37,7 @@ after(() => Promise.all(dirs.map(removeDir)));
 async function fixtureCopy(): Promise<string> {
   const dir = await makeTempDir("keydesk-reseal-");
   dirs.push(dir);
-  cpSync(FIXTURE, dir, { recursive: true });
-  for (const file of ["data.key", "keydesk.db"]) chmodSync(join(dir, file), 0o600);
+  copyF31ab92DataDir(dir);
   return dir;
 }
 
