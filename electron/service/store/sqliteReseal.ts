@@ -1,7 +1,14 @@
 import { anyFormatOpener } from "../crypto/legacySealedValues.ts";
 import { createSecretBox, type SecretBox } from "../crypto/secretBox.ts";
 import { type Db, readMeta, tableExists, writeMeta } from "./database.ts";
-import { KEY_CHECK, LEGACY_SEALING, openCell, RESEAL_STEP_ROWS, SEALED_COLUMNS } from "./sealedColumns.ts";
+import {
+  KEY_CHECK,
+  LEGACY_SEALING,
+  openCell,
+  RESEAL_STEP_ROWS,
+  SEALED_COLUMNS,
+  type SealedColumn,
+} from "./sealedColumns.ts";
 
 /**
  * Sealing every secret of a SQLite database again: once after the upgrade from AES-256-GCM (same
@@ -18,7 +25,24 @@ interface Row {
   sealed: Buffer;
 }
 
-/** Walks every sealed column in steps, rewriting what `rewrite` gives; the number of values rewritten. */
+/** A sealed column's values with their contexts, read in steps of RESEAL_STEP_ROWS (bounded memory). */
+function* sealedRows(
+  db: Db,
+  column: SealedColumn,
+): Generator<{ id: number; context: string; sealed: Buffer }> {
+  const read = db.prepare<{ after: number; limit: number }, Row>(column.select("@after", "@limit"));
+  for (let after = 0; ; ) {
+    const rows = read.all({ after, limit: RESEAL_STEP_ROWS });
+    for (const row of rows) yield { id: row.id, context: String(row.context), sealed: row.sealed };
+    if (rows.length < RESEAL_STEP_ROWS) return;
+    after = (rows.at(-1) as Row).id;
+  }
+}
+
+/**
+ * Seals every value again with `to` (under a new key: all of them, with their digests; otherwise
+ * only those not yet in the current format); the number of values rewritten.
+ */
 function resealColumns(db: Db, open: Open, to: SecretBox, newKey: boolean): number {
   let rewritten = 0;
   for (const column of SEALED_COLUMNS) {
@@ -27,25 +51,18 @@ function resealColumns(db: Db, open: Open, to: SecretBox, newKey: boolean): numb
       continue;
     }
     const digest = newKey ? column.digestColumn : undefined;
-    const read = db.prepare<{ after: number; limit: number }, Row>(column.select("@after", "@limit"));
     const update = db.prepare(
       `UPDATE ${column.table} SET ${column.column} = @sealed${digest ? `, ${digest} = @digest` : ""} WHERE id = @id`,
     );
-    for (let after = 0; ; ) {
-      const rows = read.all({ after, limit: RESEAL_STEP_ROWS });
-      for (const row of rows) {
-        const context = String(row.context);
-        const { plaintext, current } = openCell(open, column, row.id, row.sealed, context);
-        if (current && !newKey) continue;
-        update.run({
-          id: row.id,
-          sealed: to.encrypt(plaintext, context),
-          ...(digest && { digest: to.digest(plaintext) }),
-        });
-        rewritten += 1;
-      }
-      if (rows.length < RESEAL_STEP_ROWS) break;
-      after = (rows.at(-1) as Row).id;
+    for (const { id, context, sealed } of sealedRows(db, column)) {
+      const { plaintext, current } = openCell(open, column, id, sealed, context);
+      if (current && !newKey) continue;
+      update.run({
+        id,
+        sealed: to.encrypt(plaintext, context),
+        ...(digest && { digest: to.digest(plaintext) }),
+      });
+      rewritten += 1;
     }
   }
   return rewritten;
@@ -114,21 +131,15 @@ export function checkSealedValues(
   const result = { checked: 0, failed: 0, places: [] as string[] };
   for (const column of SEALED_COLUMNS) {
     if (!tableExists(db, column.table)) continue;
-    const read = db.prepare<{ after: number; limit: number }, Row>(column.select("@after", "@limit"));
-    for (let after = 0; ; ) {
-      const rows = read.all({ after, limit: RESEAL_STEP_ROWS });
-      for (const row of rows) {
-        result.checked += 1;
-        try {
-          open(row.sealed, String(row.context));
-        } catch {
-          result.failed += 1;
-          if (result.places.length < limit)
-            result.places.push(`${column.table}.${column.column} of row ${row.id}`);
-        }
+    for (const row of sealedRows(db, column)) {
+      result.checked += 1;
+      try {
+        open(row.sealed, row.context);
+      } catch {
+        result.failed += 1;
+        if (result.places.length < limit)
+          result.places.push(`${column.table}.${column.column} of row ${row.id}`);
       }
-      if (rows.length < RESEAL_STEP_ROWS) break;
-      after = (rows.at(-1) as Row).id;
     }
   }
   return result;
