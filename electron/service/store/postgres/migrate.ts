@@ -1,5 +1,6 @@
 import type pg from "pg";
 import { POSTGRES_MIGRATIONS } from "./schema.ts";
+import { inTransaction } from "./sql.ts";
 
 /**
  * Brings a PostgreSQL database's schema up to date, safely when several replicas start at once:
@@ -30,20 +31,7 @@ export async function migratePostgres(
   version = POSTGRES_MIGRATIONS.length,
 ): Promise<MigrationResult> {
   const target = Math.min(version, POSTGRES_MIGRATIONS.length);
-  const client = await pool.connect();
-  try {
-    await client.query("BEGIN");
-    try {
-      const result = await migrateLocked(client, target);
-      await client.query("COMMIT");
-      return result;
-    } catch (error) {
-      await client.query("ROLLBACK");
-      throw error;
-    }
-  } finally {
-    client.release();
-  }
+  return inTransaction(pool, (client) => migrateLocked(client, target));
 }
 
 async function migrateLocked(client: pg.PoolClient, target: number): Promise<MigrationResult> {

@@ -9,7 +9,7 @@ import {
   SEALED_COLUMNS,
   type SealedColumn,
 } from "../sealedColumns.ts";
-import { advisoryLockKey, sqlOn } from "./sql.ts";
+import { advisoryLockKey, inTransaction, sqlOn } from "./sql.ts";
 
 /** Held while one replica seals the values again: the others wait, then find nothing to do. */
 const UPGRADE_LOCK = advisoryLockKey("keydesk/sealing-upgrade");
@@ -33,23 +33,7 @@ export async function upgradePostgresSealedValues(
 ): Promise<number> {
   const flagged = await pool.query("SELECT 1 FROM meta WHERE name = $1", [LEGACY_SEALING]);
   if (flagged.rowCount === 0) return 0;
-  const client = await pool.connect();
-  let broken: Error | undefined;
-  try {
-    await client.query("BEGIN");
-    try {
-      const rewritten = await upgradeLocked(client, dataKey, box);
-      await client.query("COMMIT");
-      return rewritten;
-    } catch (error) {
-      await client.query("ROLLBACK").catch((rollbackError: Error) => {
-        broken = rollbackError;
-      });
-      throw error;
-    }
-  } finally {
-    client.release(broken);
-  }
+  return inTransaction(pool, (client) => upgradeLocked(client, dataKey, box));
 }
 
 async function upgradeLocked(client: pg.PoolClient, dataKey: Buffer, box: SecretBox): Promise<number> {

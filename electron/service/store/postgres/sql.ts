@@ -32,6 +32,34 @@ export function sqlOn(target: pg.Pool | pg.PoolClient): Sql {
   };
 }
 
+/**
+ * Runs `work` in one transaction on a client of its own: committed when it resolves, rolled back
+ * when it throws (the error is passed on). A client whose rollback failed has lost its connection:
+ * the pool closes it instead of lending it again.
+ */
+export async function inTransaction<T>(
+  pool: pg.Pool,
+  work: (client: pg.PoolClient) => Promise<T>,
+): Promise<T> {
+  const client = await pool.connect();
+  let broken: Error | undefined;
+  try {
+    await client.query("BEGIN");
+    try {
+      const result = await work(client);
+      await client.query("COMMIT");
+      return result;
+    } catch (error) {
+      await client.query("ROLLBACK").catch((rollbackError: Error) => {
+        broken = rollbackError;
+      });
+      throw error;
+    }
+  } finally {
+    client.release(broken);
+  }
+}
+
 /** PostgreSQL's SQLSTATE of an error, when it is one of the server's. */
 export function sqlState(error: unknown): string | undefined {
   const code = (error as { code?: unknown } | null)?.code;
