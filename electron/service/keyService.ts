@@ -23,13 +23,7 @@ import {
 } from "./domain/apiKeyRules.ts";
 import { type AuditOrigin, keyCreatedEntry, keyUpdatedEntry } from "./domain/auditEntries.ts";
 import { newKeyId, newPublicApiKey } from "./domain/identifiers.ts";
-import {
-  CURSOR_REFUSED,
-  type CursorSeal,
-  cursorBinding,
-  decodeListCursor,
-  encodeListCursor,
-} from "./domain/listCursor.ts";
+import { CURSOR_REFUSED, cursorBinding, decodeListCursor, encodeListCursor } from "./domain/listCursor.ts";
 import { badRequest, conflict, INVALID_QUERY, notFound } from "./errors.ts";
 import type { KeyLister } from "./keyListing.ts";
 import type { ServiceStorage } from "./serviceStorage.ts";
@@ -257,7 +251,7 @@ export class KeyService {
     });
     let page: KeyListRequest["page"] = null;
     if (limit !== undefined || cursor !== undefined) {
-      const after = cursor === undefined ? 0 : decodeListCursor(cursor, binding, this.#cursorSeal);
+      const after = cursor === undefined ? 0 : decodeListCursor(cursor, binding, this.#store.apiKeys);
       if (after === null) throw badRequest(INVALID_QUERY, { cursor: [CURSOR_REFUSED] });
       page = { limit: limit ?? DEFAULT_PAGE_LIMIT, after };
     }
@@ -278,11 +272,6 @@ export class KeyService {
       },
     };
   }
-
-  readonly #cursorSeal: CursorSeal = {
-    seal: (text, binding) => this.#store.apiKeys.sealCursor(text, binding),
-    open: (sealed, binding) => this.#store.apiKeys.openCursor(sealed, binding),
-  };
 
   /** A 400 naming `field` when it asks for usage and this service records none. */
   #requireUsage(field: string | undefined): void {
@@ -308,7 +297,7 @@ export class KeyService {
     const page = await this.#lister.page(listedAccount(request), request.filter, after, limit, signal);
     const nextCursor =
       page.more && page.lastId !== undefined
-        ? JSON.stringify(encodeListCursor(page.lastId, request.binding, this.#cursorSeal))
+        ? JSON.stringify(encodeListCursor(page.lastId, request.binding, this.#store.apiKeys))
         : "null";
     return `{"apiKeys":[${page.texts.join(",")}],"nextCursor":${nextCursor}}`;
   }

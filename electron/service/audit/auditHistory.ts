@@ -56,10 +56,7 @@ export class AuditHistory {
 
   constructor(store: Pick<Store, "audit" | "apiKeys">, keys: KeyService) {
     this.#audit = store.audit;
-    this.#cursorSeal = {
-      seal: (text, binding) => store.apiKeys.sealCursor(text, binding),
-      open: (sealed, binding) => store.apiKeys.openCursor(sealed, binding),
-    };
+    this.#cursorSeal = store.apiKeys;
     this.#keys = keys;
   }
 

@@ -23,10 +23,10 @@ const ID_PATTERN = /^\d{16}$/;
 export const CURSOR_REFUSED =
   "is not a cursor this service gave for this list (pass the nextCursor of the page before with the same query, or leave it out to start over)";
 
-/** How cursors are sealed for their list (the store's `sealCursor` and `openCursor`). */
+/** How cursors are sealed for their list (the store's `apiKeys`, or a SecretBox). */
 export interface CursorSeal {
-  seal(text: string, binding: string): Buffer;
-  open(sealed: Uint8Array, binding: string): string | undefined;
+  sealCursor(text: string, binding: string): Buffer;
+  openCursor(sealed: Uint8Array, binding: string): string | undefined;
 }
 
 /** Which list a cursor pages: an account's keys, or the audit history. */
@@ -49,7 +49,7 @@ export function cursorBinding(purpose: CursorPurpose, accountId: number, query: 
 }
 
 export function encodeListCursor(lastId: number, binding: string, seal: CursorSeal): string {
-  return `${PREFIX}${seal.seal(String(lastId).padStart(ID_DIGITS, "0"), binding).toString("base64url")}`;
+  return `${PREFIX}${seal.sealCursor(String(lastId).padStart(ID_DIGITS, "0"), binding).toString("base64url")}`;
 }
 
 /** The row id a cursor stands for, or null when it is not one this service gave for this binding. */
@@ -58,7 +58,7 @@ export function decodeListCursor(cursor: string, binding: string, seal: CursorSe
   const sealed = Buffer.from(cursor.slice(PREFIX.length), "base64url");
   // Exactly the text the service writes: no second spelling of a cursor (unused trailing bits).
   if (sealed.toString("base64url") !== cursor.slice(PREFIX.length)) return null;
-  const text = seal.open(sealed, binding);
+  const text = seal.openCursor(sealed, binding);
   if (text === undefined || !ID_PATTERN.test(text)) return null;
   const id = Number(text);
   return Number.isSafeInteger(id) ? id : null;

@@ -1,9 +1,8 @@
 import assert from "node:assert/strict";
 import { randomBytes } from "node:crypto";
 import { test } from "node:test";
-import { createSecretBox, type SecretBox } from "../../../../../electron/service/crypto/secretBox.ts";
+import { createSecretBox } from "../../../../../electron/service/crypto/secretBox.ts";
 import {
-  type CursorSeal,
   cursorBinding,
   decodeListCursor,
   encodeListCursor,
@@ -11,11 +10,7 @@ import {
 
 /** A list's paging cursor names a row of the list it came from, and of no other list; nobody can read it. */
 
-const sealOf = (box: SecretBox): CursorSeal => ({
-  seal: (text, binding) => box.sealCursor(text, binding),
-  open: (sealed, binding) => box.openCursor(sealed, binding),
-});
-const seal = sealOf(createSecretBox(randomBytes(32)));
+const seal = createSecretBox(randomBytes(32));
 const binding = cursorBinding("keys", 7, { sort: "name", order: "asc", nameContains: "pay" });
 
 test("a cursor gives back its row for the list it came from, whatever the order its query was written in", () => {
@@ -60,7 +55,7 @@ test("another account, purpose or query value is another list: its cursors are r
 });
 
 test("a cursor made under another data key (another service's) is refused", () => {
-  const cursor = encodeListCursor(1234, binding, sealOf(createSecretBox(randomBytes(32))));
+  const cursor = encodeListCursor(1234, binding, createSecretBox(randomBytes(32)));
   assert.equal(decodeListCursor(cursor, binding, seal), null);
 });
 
