@@ -113,7 +113,9 @@ export function postgresFailure(error: unknown): ApiError | undefined {
   const message = error instanceof Error ? error.message : "";
   const unreachable =
     (typeof code === "string" && (UNAVAILABLE_STATES.test(code) || NETWORK_CODES.has(code))) ||
-    /^Connection terminated|timeout exceeded when trying to connect/i.test(message);
+    /^Connection terminated|timeout exceeded when trying to connect|connection error and is not queryable/i.test(
+      message,
+    );
   if (!unreachable) return undefined;
   return new ApiError(
     "SERVICE_UNAVAILABLE",

@@ -106,6 +106,16 @@ export interface PostgresCluster {
   stop(): void;
 }
 
+/** A cluster of the test's own (startPostgres), which the test may take down and bring back. */
+export interface PrivateCluster extends PostgresCluster {
+  /** Stops the server at once, as a crash would (`pg_ctl stop -m immediate`): every connection drops. */
+  halt(): void;
+  /** Starts the halted server again, on the same port, and answers once it accepts connections. */
+  resume(): void;
+  /** `pg_ctl restart -m immediate`: every connection drops, the server is back when this answers. */
+  restart(): void;
+}
+
 function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const server = createServer();
@@ -117,8 +127,12 @@ function freePort(): Promise<number> {
   });
 }
 
-/** Starts a private cluster (about a second). Throws where PostgreSQL is missing: check postgresMissing first. */
-export async function startPostgres(): Promise<PostgresCluster> {
+/**
+ * Starts a private cluster (about a second). Throws where PostgreSQL is missing: check postgresMissing first.
+ * `durable`: commits are acknowledged once in the server's log (PostgreSQL's default), so they survive a
+ * server crash; otherwise, for speed, the last few may be lost to one (never to a clean stop).
+ */
+export async function startPostgres(options: { durable?: boolean } = {}): Promise<PrivateCluster> {
   if (typeof located === "string") throw new Error(located);
   const { bin, asUser, uid, gid } = located;
   const dir = mkdtempSync(join(tmpdir(), "keydesk-pg-"));
@@ -183,22 +197,37 @@ export async function startPostgres(): Promise<PostgresCluster> {
     ]);
     rmSync(pwfile);
     let port = 0;
+    let serverOptions = "";
+    const start = () =>
+      run("pg_ctl", [
+        "start",
+        "-D",
+        data,
+        "-w",
+        "-t",
+        "30",
+        "-l",
+        join(dir, "server.log"),
+        "-o",
+        serverOptions,
+      ]);
     // The free port may be taken between the probe and the server's bind: try another once.
     for (let attempt = 1; ; attempt++) {
       port = await freePort();
-      const options = [
+      serverOptions = [
         "-c listen_addresses=127.0.0.1",
         `-p ${port}`,
         `-k ${dir}`,
-        // Durability is not under test here: the cluster dies with the test file.
+        // fsync: the cluster dies with the test file, and a server crash (not a machine crash) loses nothing to it.
         "-c fsync=off",
-        "-c synchronous_commit=off",
+        // An acknowledged commit survives a server crash only with this on (a test of that asks for it).
+        `-c synchronous_commit=${options.durable ? "on" : "off"}`,
         "-c full_page_writes=off",
         // One cluster may serve a whole test run (testPostgres): every file's pools and services at once.
         "-c max_connections=400",
       ].join(" ");
       try {
-        run("pg_ctl", ["start", "-D", data, "-w", "-t", "30", "-l", join(dir, "server.log"), "-o", options]);
+        start();
         break;
       } catch (error) {
         if (attempt >= 2) throw new Error(`${(error as Error).message}\n${serverLog()}`);
@@ -211,6 +240,12 @@ export async function startPostgres(): Promise<PostgresCluster> {
       dir,
       url,
       stop,
+      halt: () => run("pg_ctl", ["stop", "-D", data, "-m", "immediate", "-w"]),
+      resume: start,
+      restart: () => {
+        run("pg_ctl", ["stop", "-D", data, "-m", "immediate", "-w"]);
+        start();
+      },
       async createDatabase() {
         const name = `test_${process.pid}_${++databases}`;
         await createDatabaseOn(url(), name);

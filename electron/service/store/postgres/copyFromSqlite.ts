@@ -7,7 +7,7 @@ import { type Db, readMeta, SCHEMA_VERSION, SCRUB_PENDING } from "../database.ts
 import { migratePostgres, postgresSchemaVersion } from "./migrate.ts";
 import { postgresApiKeys } from "./postgresApiKeys.ts";
 import { POSTGRES_MIGRATIONS, POSTGRES_SCHEMA_VERSION } from "./schema.ts";
-import { sqlOn } from "./sql.ts";
+import { inTransaction, sqlOn } from "./sql.ts";
 
 /**
  * `key-service migrate --from-sqlite` (issue 15, slice 6): copies a SQLite data dir's database
@@ -118,24 +118,7 @@ export async function copySqliteToPostgres(
   // One read transaction: every table read from the same snapshot, whatever another process writes.
   sqliteDb.exec("BEGIN");
   try {
-    const client = await pool.connect();
-    let broken: Error | undefined;
-    try {
-      await client.query("BEGIN");
-      const report = await copyInTransaction(sqliteDb, client, options);
-      await client.query("COMMIT");
-      return report;
-    } catch (error) {
-      try {
-        await client.query("ROLLBACK");
-      } catch (rollbackError) {
-        // The connection is unusable (it dropped): the pool closes it instead of lending it again.
-        broken = rollbackError as Error;
-      }
-      throw error;
-    } finally {
-      client.release(broken);
-    }
+    return await inTransaction(pool, (client) => copyInTransaction(sqliteDb, client, options));
   } finally {
     sqliteDb.exec("ROLLBACK");
   }

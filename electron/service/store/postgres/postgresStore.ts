@@ -34,7 +34,7 @@ import { postgresSync } from "./postgresSync.ts";
 import { postgresTfa } from "./postgresTfa.ts";
 import { postgresTfaPins } from "./postgresTfaPins.ts";
 import { postgresUsage } from "./postgresUsage.ts";
-import { advisoryLockKey, RETRYABLE, type Sql, sqlOn, sqlState } from "./sql.ts";
+import { advisoryLockKey, inTransaction, RETRYABLE, type Sql, sqlOn, sqlState } from "./sql.ts";
 
 /** How many times a write that lost a race (serialization failure, deadlock) runs again. */
 export const WRITE_RETRIES = 3;
@@ -134,34 +134,25 @@ export class PostgresStore implements Store {
 
   async write<T>(work: (tx: StoreWrite) => Promise<T>): Promise<T> {
     for (let attempt = 0; ; attempt++) {
-      const client = await this.#pool.connect();
       const changedKeys = new Set<string>();
-      /** The change feed's payloads, sent just before the commit (delivered by it). */
-      const changes = new Set<string>();
-      let broken: Error | undefined;
       try {
-        await client.query("BEGIN");
-        const tx = this.#repositories(sqlOn(client), (change) => {
-          if (typeof change === "string") return void changes.add(change);
-          changedKeys.add(change.publicApiKey);
-          changes.add(keyChange(this.#box.digest(change.publicApiKey)));
-          this.#tellKeyListeners([change.publicApiKey]);
+        return await inTransaction(this.#pool, async (client) => {
+          /** The change feed's payloads, sent just before the commit (delivered by it). */
+          const changes = new Set<string>();
+          const tx = this.#repositories(sqlOn(client), (change) => {
+            if (typeof change === "string") return void changes.add(change);
+            changedKeys.add(change.publicApiKey);
+            changes.add(keyChange(this.#box.digest(change.publicApiKey)));
+            this.#tellKeyListeners([change.publicApiKey]);
+          });
+          const result = await work(tx);
+          await notifyChanges(client, changes);
+          return result;
         });
-        const result = await work(tx);
-        await notifyChanges(client, changes);
-        await client.query("COMMIT");
-        return result;
       } catch (error) {
-        try {
-          await client.query("ROLLBACK");
-        } catch (rollbackError) {
-          // The connection is unusable (it dropped): the pool closes it instead of lending it again.
-          broken = rollbackError as Error;
-        }
         if (attempt < WRITE_RETRIES && RETRYABLE.has(sqlState(error) ?? "")) continue;
         throw error;
       } finally {
-        client.release(broken);
         // Again after the commit (or the rollback): a cache that reloaded a key while the write
         // was open read it as it was before, and must not keep that.
         this.#tellKeyListeners(changedKeys);

@@ -33,31 +33,47 @@ export function sqlOn(target: pg.Pool | pg.PoolClient): Sql {
 }
 
 /**
+ * Lends `work` a pooled client of its own and takes it back. While lent, a client has no listener
+ * for its "error" event (the pool listens only while it is idle), and a connection that drops
+ * under it (a server restart, a terminated backend, the network) emits one: unheard, it would end
+ * the process. Here it is heard, the running query fails as it would anyway, and the client is
+ * given back as broken, so the pool closes it instead of lending it again.
+ */
+export async function withClient<T>(
+  pool: pg.Pool,
+  work: (client: pg.PoolClient, broken: (error: Error) => void) => Promise<T>,
+): Promise<T> {
+  const client = await pool.connect();
+  let lost: Error | undefined;
+  const onError = (error: Error) => {
+    lost ??= error;
+  };
+  client.on("error", onError);
+  try {
+    return await work(client, onError);
+  } finally {
+    client.off("error", onError);
+    client.release(lost);
+  }
+}
+
+/**
  * Runs `work` in one transaction on a client of its own: committed when it resolves, rolled back
  * when it throws (the error is passed on). A client whose rollback failed has lost its connection:
  * the pool closes it instead of lending it again.
  */
-export async function inTransaction<T>(
-  pool: pg.Pool,
-  work: (client: pg.PoolClient) => Promise<T>,
-): Promise<T> {
-  const client = await pool.connect();
-  let broken: Error | undefined;
-  try {
+export function inTransaction<T>(pool: pg.Pool, work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
+  return withClient(pool, async (client, broken) => {
     await client.query("BEGIN");
     try {
       const result = await work(client);
       await client.query("COMMIT");
       return result;
     } catch (error) {
-      await client.query("ROLLBACK").catch((rollbackError: Error) => {
-        broken = rollbackError;
-      });
+      await client.query("ROLLBACK").catch(broken);
       throw error;
     }
-  } finally {
-    client.release(broken);
-  }
+  });
 }
 
 /** PostgreSQL's SQLSTATE of an error, when it is one of the server's. */

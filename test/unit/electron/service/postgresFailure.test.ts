@@ -15,6 +15,9 @@ test("a database out of reach is 503 SERVICE_UNAVAILABLE, naming neither host no
     withCode("connection failure", "08006"),
     new Error("Connection terminated unexpectedly"),
     new Error("timeout exceeded when trying to connect"),
+    // A pooled client whose connection dropped before its next statement.
+    new Error("Client has encountered a connection error and is not queryable"),
+    new Error("Connection terminated due to connection timeout"),
   ];
   for (const error of unreachable) {
     const answer = postgresFailure(error);

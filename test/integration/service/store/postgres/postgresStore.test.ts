@@ -12,6 +12,7 @@ import {
   newPublicApiKey,
 } from "../../../../../electron/service/domain/identifiers.ts";
 import { emptyPending, hourOf } from "../../../../../electron/service/domain/keyUsage.ts";
+import { postgresFailure } from "../../../../../electron/service/postgresService.ts";
 import { WRITE_RETRIES } from "../../../../../electron/service/store/postgres/postgresStore.ts";
 import type { Store } from "../../../../../electron/service/store/store.ts";
 import { eventually } from "../../../../harness/eventually.ts";
@@ -337,6 +338,44 @@ test("idle connections the server ends (a restart, pg_terminate_backend) are dro
     (await store.accounts.list()).map((account) => account.username),
     ["ana"],
   );
+});
+
+test("a write whose connection is terminated mid-transaction rejects as unavailable, keeps nothing, and the next write gets a new connection", async (t) => {
+  const subject = await openStore("postgres", t);
+  if (!subject) return;
+  const { store, url } = subject;
+  const { account } = await accountWithKeys(store, 1);
+  const admin = poolOn(url as string, 1);
+  const failed = await store
+    .write(async (tx) => {
+      await tx.apiKeys.insert(
+        account.id,
+        account.accountKey,
+        { key: newKeyId(), publicApiKey: newPublicApiKey() },
+        { ...fields, name: "never committed" },
+        NOW,
+      );
+      // The write's own backend, ended from outside while its transaction is open: the lent client
+      // emits "error", which, unheard, would end this process.
+      await admin.query(
+        `SELECT pg_terminate_backend(pid) FROM pg_stat_activity
+         WHERE datname = current_database() AND pid <> pg_backend_pid() AND state = 'idle in transaction'`,
+      );
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      return tx.accounts.list();
+    })
+    .then(
+      () => undefined,
+      (error: unknown) => error,
+    );
+  assert.ok(failed, "the write rejected");
+  assert.equal(postgresFailure(failed)?.status, 503, String(failed));
+  const names = await admin.query<{ name: string }>("SELECT name FROM api_keys ORDER BY id");
+  assert.deepEqual(
+    names.rows.map((row) => row.name),
+    ["key 0"],
+  );
+  await store.write((tx) => tx.accounts.list());
 });
 
 test("with the same data key, a key sealed on SQLite opens on PostgreSQL and is found by the same digest", async (t) => {
