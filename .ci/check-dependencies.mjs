@@ -16,6 +16,9 @@ const REVIEWED = {
   fastify: "the HTTP service: schemas, body limits, logging (DESIGN.md)",
   "ipaddr.js": "IPv4/IPv6 and CIDR parsing for allowedIPs",
   pg: "the PostgreSQL store of the team server (issue 15): node-postgres, the maintained standard client",
+  "prom-client":
+    "the team server's /metrics in Prometheus' text format (issue 31): the reference Node client, maintained " +
+    "under siimon/prom-client, no native code",
   pino: "structured logs with redaction (Fastify's logger)",
   "sodium-native":
     "libsodium (XChaCha20-Poly1305 for secrets at rest, secretstream for backups): vetted cryptography, " +
