@@ -275,8 +275,8 @@ function prepare(db: Db, file: string, check: boolean, beforeMigrating?: (db: Db
   // Password hashes and sealed keys are nobody else's business; SQLite's -wal/-shm files inherit this mode.
   if (process.platform !== "win32") chmodSync(file, 0o600);
   // First: another process opening the same file at the same moment holds its lock for a moment.
-  db.pragma("busy_timeout = 5000");
-  db.pragma("journal_mode = WAL");
+  db.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
+  whileBusy(() => db.pragma("journal_mode = WAL"));
   // FULL: a write the service has answered survives a crash of the process and of the machine.
   db.pragma("synchronous = FULL");
   db.pragma("foreign_keys = ON");
@@ -288,9 +288,38 @@ function prepare(db: Db, file: string, check: boolean, beforeMigrating?: (db: Db
     if (problems.length > 0) throw new DamagedDatabaseError(file, problems.join("; "));
   }
   beforeMigrating?.(db);
-  migrate(db, file);
+  whileBusy(() => migrate(db, file));
   scrubFreedSpace(db);
   return db;
+}
+
+/** How long a statement waits for another process's lock (SQLite's busy handler), and a start for its first steps. */
+const BUSY_TIMEOUT_MS = 5_000;
+
+/**
+ * Runs `step` again while another process's lock refuses it, for up to BUSY_TIMEOUT_MS. SQLite's
+ * busy handler does not wait where waiting could deadlock: two processes opening a new file at
+ * the same instant, both switching it to WAL (or both starting the first migration), and one is
+ * answered "database is locked" at once. Each step here is safe to run again: the switch is
+ * idempotent and each migration re-reads the version inside its own write transaction.
+ */
+function whileBusy<T>(step: () => T): T {
+  const deadline = Date.now() + BUSY_TIMEOUT_MS;
+  for (;;) {
+    try {
+      return step();
+    } catch (error) {
+      if (!isBusy(error) || Date.now() >= deadline) throw error;
+      // A few milliseconds, varied, so two processes that collided do not collide again in step.
+      Atomics.wait(PAUSE, 0, 0, 5 + Math.random() * 20);
+    }
+  }
+}
+
+const PAUSE = new Int32Array(new SharedArrayBuffer(4));
+
+function isBusy(error: unknown): boolean {
+  return /^SQLITE_(BUSY|LOCKED)/.test((error as { code?: unknown } | null)?.code?.toString() ?? "");
 }
 
 /** The schema version this code writes: how many migrations there are. */
@@ -371,7 +400,7 @@ function scrubFreedSpace(db: Db): void {
     db.exec("VACUUM");
   } catch (error) {
     // Another process kept the database busy past busy_timeout: opening matters more; retried next open.
-    if (/^SQLITE_(BUSY|LOCKED)/.test((error as { code?: string }).code ?? "")) return;
+    if (isBusy(error)) return;
     throw error;
   }
   const checkpoint = db.pragma("wal_checkpoint(TRUNCATE)") as { busy: number }[];
