@@ -24,7 +24,8 @@ export async function migrateCommand(args: string[], env: NodeJS.ProcessEnv): Pr
   // Opening a dir without a database would make an empty one (and a new data key): nothing to move.
   if (!existsSync(join(dir, DATABASE_FILE)))
     throw new Error(`${dir} holds no Keydesk data (no ${DATABASE_FILE}): nothing to migrate`);
-  const data = openDataDir({ dataDir: dir, dataKeyBase64: env.KEY_SERVICE_DATA_KEY });
+  // Alone: a service still writing the dir would write what the copy then misses.
+  const data = openDataDir({ dataDir: dir, dataKeyBase64: env.KEY_SERVICE_DATA_KEY, claim: "alone" });
   const pool = new pg.Pool({ connectionString: databaseUrl, max: 2, connectionTimeoutMillis: 5_000 });
   pool.on("error", () => {});
   const where = redactDatabaseUrl(databaseUrl);

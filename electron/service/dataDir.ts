@@ -2,6 +2,7 @@ import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { DataKeyError, decodeDataKey, loadOrCreateKeyFile } from "./crypto/dataKey.ts";
 import { createSecretBox, type SecretBox } from "./crypto/secretBox.ts";
+import { type ClaimMode, claimDataDir, type DataDirClaim } from "./dataDirClaim.ts";
 import type { KeyWriteJournal } from "./domain/keyWriteJournal.ts";
 import { storageFailure } from "./http/errorReplies.ts";
 import { inThreadLister } from "./keyListing.ts";
@@ -30,6 +31,11 @@ export interface DataDirOptions {
   dataKeyBase64?: string;
   /** Files up to this many MiB get SQLite's quick check when opened (see databaseHealth.ts). */
   startCheckMaxMb?: number;
+  /**
+   * How this process claims the dir while it is open (dataDirClaim.ts): `shared` by default, as a
+   * service; `alone` for a command that moves all of its data (it refuses while a service runs).
+   */
+  claim?: ClaimMode;
 }
 
 export interface DataDir extends ServiceStorage {
@@ -103,6 +109,16 @@ function checkedDataKey(db: Db, options: DataDirOptions, keyPath: string) {
 /** Opens the service's data directory: database, data key (checked against the database), stores. */
 export function openDataDir(options: DataDirOptions): DataDir {
   mkdirSync(options.dataDir, { recursive: true, mode: 0o700 });
+  const claim = claimDataDir(options.dataDir, options.claim ?? "shared");
+  try {
+    return openClaimedDataDir(options, claim);
+  } catch (error) {
+    claim.release();
+    throw error;
+  }
+}
+
+function openClaimedDataDir(options: DataDirOptions, claim: DataDirClaim): DataDir {
   const databaseFile = join(options.dataDir, DATABASE_FILE);
   const keyPath = join(options.dataDir, DATA_KEY_FILE);
   let keyed: ReturnType<typeof checkedDataKey> | undefined;
@@ -136,7 +152,10 @@ export function openDataDir(options: DataDirOptions): DataDir {
       keyLister: (worker) =>
         worker ? workerLister(worker, { databaseFile, dataKey }) : inThreadLister(parts.apiKeys),
       failure: (error) => storageFailure(error, databaseFile),
-      close: () => db.close(),
+      close: () => {
+        db.close();
+        claim.release();
+      },
     };
   } catch (error) {
     db.close();

@@ -4,6 +4,7 @@ import {
   closeSync,
   createReadStream,
   createWriteStream,
+  existsSync,
   fsyncSync,
   mkdtempSync,
   openSync,
@@ -21,6 +22,7 @@ import { DataKeyError, decodeDataKey, readKeyFile } from "../crypto/dataKey.ts";
 import { fileExists } from "../crypto/privateFile.ts";
 import { createSecretBox } from "../crypto/secretBox.ts";
 import { DATA_KEY_FILE, DATABASE_FILE, KEY_CHECK } from "../dataDir.ts";
+import { CLAIM_FILE, claimDataDir, type DataDirClaim } from "../dataDirClaim.ts";
 import { SCHEMA_VERSION } from "../store/database.ts";
 import { checkDatabase } from "../store/databaseHealth.ts";
 import { resealUnderNewKey } from "../store/sqliteReseal.ts";
@@ -201,7 +203,8 @@ export interface RestoreResult {
 /** Whether the directory holds anything (a missing one holds nothing); a file is no directory to restore into. */
 function holdsData(dir: string): boolean {
   try {
-    return readdirSync(dir).length > 0;
+    // The claim file alone is no data: a restore's own claim on the dir makes it.
+    return readdirSync(dir).some((name) => name !== CLAIM_FILE);
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     if (code === "ENOENT") return false;
@@ -234,6 +237,7 @@ export async function restoreDataDir(options: {
   const named = await stat(options.input).catch(() => undefined);
   if (named !== undefined && !named.isFile()) throw new BackupFileError("it is not a file");
   const input = await open(options.input, "r");
+  let claim: DataDirClaim | undefined;
   // Made once the first bytes of the payload are authenticated: a refusal before leaves nothing.
   let staging: string | undefined;
   const stagingDir = () => {
@@ -244,6 +248,8 @@ export async function restoreDataDir(options: {
     return staging;
   };
   try {
+    // A service running on the target would go on writing the data moved aside: refused, and none starts meanwhile.
+    if (existsSync(target)) claim = claimDataDir(target, "alone");
     const opened = await input.stat();
     if (!opened.isFile()) throw new BackupFileError("it is not a file");
     const size = opened.size;
@@ -283,6 +289,8 @@ export async function restoreDataDir(options: {
     }
     // Again at the end: what was written into the target meanwhile is not moved aside without --force.
     refuseHeldData();
+    // Before the renames: an open file would keep a directory from being renamed on Windows.
+    claim?.release();
     let previous: string | undefined;
     if (holdsData(target)) {
       previous = `${target}.before-restore-${(options.now ?? new Date()).toISOString().replace(/[:.]/g, "-")}`;
@@ -297,6 +305,7 @@ export async function restoreDataDir(options: {
     if (staging !== undefined) rmSync(staging, { recursive: true, force: true });
     throw error;
   } finally {
+    claim?.release();
     await input.close();
   }
 }

@@ -269,6 +269,28 @@ describe("restore writes nothing when it cannot restore", () => {
     assert.ok(existsSync(join(parent, kept, "keydesk.db")));
   });
 
+  test("with --force, a directory a serve is running on is refused and left as it is", async () => {
+    const parent = await tempDir();
+    const target = join(parent, "live");
+    await addAccount(target, "someone", "someone password long");
+    const running = await startServe({ dataDir: target });
+    try {
+      const refused = await restore(target, {}, ["--force"]);
+      assert.equal(refused.code, 1, refused.stdout);
+      assert.equal(
+        refused.stderr,
+        `key-service: ${target} is in use by a running key service (key-service serve, the Keydesk app, or another key-service command): stop it first\n`,
+      );
+      assert.deepEqual(readdirSync(parent), ["live"], "nothing moved aside, no staging dir");
+      const still = await request(running.url, { path: "/local/1/health/ready" });
+      assert.equal(still.status, 200);
+    } finally {
+      await running.stop("SIGTERM");
+    }
+    const forced = await restore(target, {}, ["--force"]);
+    assert.equal(forced.code, 0, forced.stderr);
+  });
+
   test("the passphrase comes from the environment only, and a new backup's must be long enough", async () => {
     const none = await runCli(["restore", "--in", backupFile, "--data-dir", join(await tempDir(), "x")]);
     assert.equal(none.code, 2);

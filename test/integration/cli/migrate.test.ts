@@ -111,6 +111,31 @@ test("a folder without Keydesk data, or no database named, is refused before any
   assert.match(unnamed.stderr, /name the PostgreSQL database/);
 });
 
+test("a data dir a serve is running on is refused, the database left empty; once the serve stopped, it moves", async (t) => {
+  if (skipWithoutPostgres(t)) return;
+  const dataDir = join(dir, "live");
+  const added = await runCli(["account", "add", "--data-dir", dataDir, "--username", "owner"], {
+    KEY_SERVICE_PASSWORD: "owner-password",
+  });
+  assert.equal(added.code, 0, added.stderr);
+  const url = await postgres.cluster().createDatabase();
+  const running = await startServe({ dataDir });
+  let refused: Awaited<ReturnType<typeof runCli>>;
+  try {
+    refused = await runCli(["migrate", "--from-sqlite", dataDir, "--database-url", url]);
+  } finally {
+    assert.equal((await running.stop("SIGTERM")).code, 0);
+  }
+  assert.equal(refused.code, 1, refused.stdout);
+  assert.equal(
+    refused.stderr,
+    `key-service: ${dataDir} is in use by a running key service (key-service serve, the Keydesk app, or another key-service command): stop it first\n`,
+  );
+  const moved = await runCli(["migrate", "--from-sqlite", dataDir, "--database-url", url]);
+  assert.equal(moved.code, 0, moved.stderr);
+  assert.match(moved.stdout, /accounts: 1 rows/);
+});
+
 async function startAndList(dataDir: string): Promise<unknown> {
   const service = await startServe({ dataDir });
   try {

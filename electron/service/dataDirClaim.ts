@@ -1,0 +1,58 @@
+import { chmodSync } from "node:fs";
+import { join } from "node:path";
+import Database from "better-sqlite3";
+
+/** The file in a data dir whose lock says who uses the dir (it holds nothing else). */
+export const CLAIM_FILE = "keydesk.lock";
+
+/**
+ * - `shared`: the dir's database is in use (a `serve`, the desktop app's service, a CLI command):
+ *   any number of processes at once.
+ * - `alone`: a command that moves the dir's data as a whole (`migrate --from-sqlite`, a restore over
+ *   it) and must not run beside anything that writes it.
+ */
+export type ClaimMode = "shared" | "alone";
+
+/** The dir is claimed the other way: the message says by what and what to do. */
+export class DataDirBusyError extends Error {}
+
+export interface DataDirClaim {
+  release(): void;
+}
+
+/**
+ * Claims a data dir for this process until `release()` (or the process's end, however it ends: the
+ * claim is an OS file lock, which a killed process does not leave behind). Made of SQLite's own
+ * locks on CLAIM_FILE, held for good in its exclusive locking mode: a shared lock by a read, an
+ * exclusive one by an exclusive transaction. Refused at once, without waiting, when the dir is
+ * claimed the other way.
+ */
+export function claimDataDir(dir: string, mode: ClaimMode): DataDirClaim {
+  const file = join(dir, CLAIM_FILE);
+  const db = new Database(file);
+  try {
+    if (process.platform !== "win32") chmodSync(file, 0o600);
+    db.pragma("busy_timeout = 0");
+    db.pragma("locking_mode = EXCLUSIVE");
+    if (mode === "shared") db.prepare("SELECT count(*) FROM sqlite_master").get();
+    else db.exec("BEGIN EXCLUSIVE; COMMIT");
+  } catch (error) {
+    db.close();
+    if (!/^SQLITE_BUSY/.test((error as { code?: string }).code ?? "")) throw error;
+    throw new DataDirBusyError(
+      mode === "shared"
+        ? `${dir} is being moved by another command (key-service migrate --from-sqlite, or a restore over it); ` +
+            "start this once it has finished"
+        : `${dir} is in use by a running key service (key-service serve, the Keydesk app, or another key-service ` +
+            "command): stop it first",
+    );
+  }
+  let released = false;
+  return {
+    release() {
+      if (released) return;
+      released = true;
+      db.close();
+    },
+  };
+}
