@@ -1,26 +1,45 @@
+import type { NewAuditEntry } from "../../domain/auditEntries.ts";
 import { type EntryRow, toDto } from "../auditStore.ts";
 import type { AuditWrites } from "../store.ts";
 import type { Sql } from "./sql.ts";
 
-/** The append-only audit history on PostgreSQL (the table refuses UPDATE and TRUNCATE itself). */
-export function postgresAudit(sql: Sql): AuditWrites {
+/**
+ * A statement that appends `entries` in one round trip, in their order (one array per column,
+ * unnested), as a data-modifying WITH clause: the caller's own statement follows it (`WITH … <select>`).
+ */
+export function appendedAuditEntries(
+  entries: readonly NewAuditEntry[],
+  firstParameter: number,
+): { clause: string; values: unknown[] } {
+  const $ = (offset: number) => `$${firstParameter + offset}`;
+  return {
+    clause: `appended AS (
+      INSERT INTO audit_entries (at, account_id, actor, channel, action, reason, key, changes, address)
+      SELECT * FROM unnest(${$(0)}::bigint[], ${$(1)}::bigint[], ${$(2)}::text[], ${$(3)}::text[], ${$(4)}::text[],
+        ${$(5)}::text[], ${$(6)}::text[], ${$(7)}::text[], ${$(8)}::text[]))`,
+    values: [
+      entries.map((entry) => entry.at),
+      entries.map((entry) => entry.accountId),
+      entries.map((entry) => entry.actor),
+      entries.map((entry) => entry.channel),
+      entries.map((entry) => entry.action),
+      entries.map((entry) => entry.reason),
+      entries.map((entry) => entry.key),
+      entries.map((entry) => JSON.stringify(entry.changes)),
+      entries.map((entry) => entry.address),
+    ],
+  };
+}
+
+/**
+ * The append-only audit history on PostgreSQL (the table refuses UPDATE and TRUNCATE itself).
+ * Appends go to `appended`, which the write sends in one statement with its notifications just
+ * before its commit (nothing in a write reads the history back).
+ */
+export function postgresAudit(sql: Sql, appended: NewAuditEntry[]): AuditWrites {
   return {
     async append(entry) {
-      await sql.count(
-        `INSERT INTO audit_entries (at, account_id, actor, channel, action, reason, key, changes, address)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
-        [
-          entry.at,
-          entry.accountId,
-          entry.actor,
-          entry.channel,
-          entry.action,
-          entry.reason,
-          entry.key,
-          JSON.stringify(entry.changes),
-          entry.address,
-        ],
-      );
+      appended.push(entry);
     },
     /** Newest first; one row further is read to know whether more follow (as auditStore.ts). */
     async page(query) {

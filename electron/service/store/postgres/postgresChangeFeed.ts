@@ -59,15 +59,6 @@ export function pinEventNoteOf(fields: readonly string[]): PinEventNote | undefi
   };
 }
 
-/** Sends a write's changes inside its transaction: PostgreSQL delivers them at its commit, never for a rollback. */
-export async function notifyChanges(client: pg.ClientBase, changes: ReadonlySet<string>): Promise<void> {
-  if (changes.size === 0) return;
-  await client.query("SELECT pg_notify($1, change) FROM unnest($2::text[]) AS change", [
-    CHANGES_CHANNEL,
-    [...changes],
-  ]);
-}
-
 type Listeners<T> = Set<(value: T) => void>;
 
 function subscribe<T>(listeners: Listeners<T>, listener: (value: T) => void): () => void {

@@ -1,5 +1,6 @@
 import type pg from "pg";
 import type { SecretBox } from "../../crypto/secretBox.ts";
+import type { NewAuditEntry } from "../../domain/auditEntries.ts";
 import type { KeyChangeListener } from "../apiKeyStore.ts";
 import { authFailuresOn } from "../authFailureStore.ts";
 import type {
@@ -18,12 +19,12 @@ import type {
 } from "../store.ts";
 import { postgresAccounts } from "./postgresAccounts.ts";
 import { postgresApiKeys } from "./postgresApiKeys.ts";
-import { postgresAudit } from "./postgresAudit.ts";
+import { appendedAuditEntries, postgresAudit } from "./postgresAudit.ts";
 import { postgresBucketRows } from "./postgresAuthFailures.ts";
 import {
   accountChange,
+  CHANGES_CHANNEL,
   keyChange,
-  notifyChanges,
   PostgresChangeFeed,
   pinChange,
   pinEventChange,
@@ -38,6 +39,44 @@ import { advisoryLockKey, inTransaction, RETRYABLE, type Sql, sqlOn, sqlState } 
 
 /** How many times a write that lost a race (serialization failure, deadlock) runs again. */
 export const WRITE_RETRIES = 3;
+/** Transactions of writes open at once (each on a pooled client); more writes wait and go together. */
+export const MAX_OPEN_BATCHES = 2;
+/** Writes in one transaction at most. */
+export const MAX_BATCH = 32;
+
+type Work = (tx: StoreWrite) => Promise<unknown>;
+
+interface QueuedWrite {
+  work: Work;
+  resolve(value: unknown): void;
+  reject(error: unknown): void;
+}
+
+/** The end of a transaction failed: it may or may not have committed. `cause`: the driver's error. */
+class CommitFailure extends Error {
+  constructor(cause: unknown) {
+    super("the commit of a write failed", { cause });
+  }
+}
+
+/**
+ * Sends a write's audit entries and its changes for the change feed in one statement, inside its
+ * transaction: the entries are kept and the notifications delivered by its commit, never for a rollback.
+ */
+async function sendBeforeCommit(
+  client: pg.PoolClient,
+  appended: readonly NewAuditEntry[],
+  changes: ReadonlySet<string>,
+): Promise<void> {
+  if (appended.length === 0 && changes.size === 0) return;
+  const audit = appendedAuditEntries(appended, 3);
+  const notify = "SELECT pg_notify($1, change) FROM unnest($2::text[]) AS change";
+  await client.query(appended.length === 0 ? notify : `WITH ${audit.clause} ${notify}`, [
+    CHANGES_CHANNEL,
+    [...changes],
+    ...(appended.length === 0 ? [] : audit.values),
+  ]);
+}
 
 /**
  * The advisory lock key of `tx.tryLock(name)`: a 64-bit hash, the same on every replica, in a
@@ -69,6 +108,8 @@ export class PostgresStore implements Store {
   readonly #pool: pg.Pool;
   readonly #box: SecretBox;
   readonly #keyListeners = new Set<KeyChangeListener>();
+  readonly #queued: QueuedWrite[] = [];
+  #openBatches = 0;
 
   constructor(pool: pg.Pool, box: SecretBox) {
     this.#pool = pool;
@@ -78,7 +119,7 @@ export class PostgresStore implements Store {
     // request's failure: the pool discards it, the next request gets a new one. Without a listener
     // its "error" event would end the process.
     pool.on("error", () => {});
-    const reads = this.#repositories(sqlOn(pool), () => {
+    const reads = this.#repositories(sqlOn(pool), [], () => {
       throw new Error("rows are written only inside store.write");
     });
     ({
@@ -96,13 +137,17 @@ export class PostgresStore implements Store {
   }
 
   /** `changed`: told each changed key's publicApiKey, or another row's change-feed payload. */
-  #repositories(sql: Sql, changed: (change: { publicApiKey: string } | string) => void): StoreWrite {
+  #repositories(
+    sql: Sql,
+    appended: NewAuditEntry[],
+    changed: (change: { publicApiKey: string } | string) => void,
+  ): StoreWrite {
     return {
       accounts: postgresAccounts(sql, (id) => changed(accountChange(id))),
       apiKeys: postgresApiKeys(sql, this.#box, this.#keyListeners, (publicApiKey) =>
         changed({ publicApiKey }),
       ),
-      audit: postgresAudit(sql),
+      audit: postgresAudit(sql, appended),
       idempotency: postgresIdempotency(sql, this.#box),
       usage: postgresUsage(sql),
       sync: postgresSync(sql, this.#box),
@@ -132,31 +177,104 @@ export class PostgresStore implements Store {
     }
   }
 
-  async write<T>(work: (tx: StoreWrite) => Promise<T>): Promise<T> {
+  /**
+   * Concurrent writes share transactions, as SQLite's group commit does (README.md, "Writes at
+   * PostgreSQL's pace"): a write that finds fewer than MAX_OPEN_BATCHES transactions open starts
+   * one; the writes that come meanwhile wait and go together in the next, run one after another on
+   * its client, with one statement for all their audit entries and notifications and one commit
+   * (one flush, and one turn of the cluster-wide lock a notifying commit takes). Each write is
+   * answered once that commit is done.
+   */
+  write<T>(work: (tx: StoreWrite) => Promise<T>): Promise<T> {
+    return new Promise<T>((resolve, reject) => {
+      this.#queued.push({ work, resolve: resolve as (value: unknown) => void, reject });
+      this.#startBatches();
+    });
+  }
+
+  #startBatches(): void {
+    while (this.#openBatches < MAX_OPEN_BATCHES && this.#queued.length > 0) {
+      const batch = this.#queued.splice(0, MAX_BATCH);
+      this.#openBatches++;
+      void this.#run(batch).finally(() => {
+        this.#openBatches--;
+        this.#startBatches();
+      });
+    }
+  }
+
+  async #run(batch: QueuedWrite[]): Promise<void> {
+    if (batch.length > 1) {
+      const outcome = await this.#transaction(batch.map((queued) => queued.work)).then(
+        (results) => ({ results }),
+        (error: unknown) => ({ error }),
+      );
+      if ("results" in outcome) {
+        batch.forEach((queued, index) => queued.resolve(outcome.results[index]));
+        return;
+      }
+      // A failure at the commit may have committed: then the batch's writes are not run again.
+      if (outcome.error instanceof CommitFailure) {
+        for (const queued of batch) queued.reject(outcome.error.cause);
+        return;
+      }
+      // One write failed (its answer: a key not found, a conflict) or the batch lost a race, and
+      // nothing was committed: each runs again alone, so a write's failure is its own.
+    }
+    await Promise.all(
+      batch.map(async (queued) => {
+        try {
+          queued.resolve(await this.#alone(queued.work));
+        } catch (error) {
+          queued.reject(error);
+        }
+      }),
+    );
+  }
+
+  /** One write in a transaction of its own, run again when it lost a race PostgreSQL detected. */
+  async #alone(work: Work): Promise<unknown> {
     for (let attempt = 0; ; attempt++) {
-      const changedKeys = new Set<string>();
       try {
-        return await inTransaction(this.#pool, async (client) => {
-          /** The change feed's payloads, sent just before the commit (delivered by it). */
-          const changes = new Set<string>();
-          const tx = this.#repositories(sqlOn(client), (change) => {
-            if (typeof change === "string") return void changes.add(change);
-            changedKeys.add(change.publicApiKey);
-            changes.add(keyChange(this.#box.digest(change.publicApiKey)));
-            this.#tellKeyListeners([change.publicApiKey]);
-          });
-          const result = await work(tx);
-          await notifyChanges(client, changes);
-          return result;
-        });
-      } catch (error) {
+        return (await this.#transaction([work]))[0];
+      } catch (failure) {
+        const error = failure instanceof CommitFailure ? failure.cause : failure;
         if (attempt < WRITE_RETRIES && RETRYABLE.has(sqlState(error) ?? "")) continue;
         throw error;
-      } finally {
-        // Again after the commit (or the rollback): a cache that reloaded a key while the write
-        // was open read it as it was before, and must not keep that.
-        this.#tellKeyListeners(changedKeys);
       }
+    }
+  }
+
+  /**
+   * Runs `works` one after another in one transaction and commits it; a failure of the statement
+   * that ends it (audit entries, notifications, COMMIT) rejects as a CommitFailure.
+   */
+  async #transaction(works: readonly Work[]): Promise<unknown[]> {
+    const changedKeys = new Set<string>();
+    let ending = false;
+    try {
+      return await inTransaction(this.#pool, async (client) => {
+        /** The change feed's payloads, sent just before the commit (delivered by it). */
+        const changes = new Set<string>();
+        const appended: NewAuditEntry[] = [];
+        const tx = this.#repositories(sqlOn(client), appended, (change) => {
+          if (typeof change === "string") return void changes.add(change);
+          changedKeys.add(change.publicApiKey);
+          changes.add(keyChange(this.#box.digest(change.publicApiKey)));
+          this.#tellKeyListeners([change.publicApiKey]);
+        });
+        const results: unknown[] = [];
+        for (const work of works) results.push(await work(tx));
+        ending = true;
+        await sendBeforeCommit(client, appended, changes);
+        return results;
+      });
+    } catch (error) {
+      throw ending ? new CommitFailure(error) : error;
+    } finally {
+      // Again after the commit (or the rollback): a cache that reloaded a key while the write
+      // was open read it as it was before, and must not keep that.
+      this.#tellKeyListeners(changedKeys);
     }
   }
 
