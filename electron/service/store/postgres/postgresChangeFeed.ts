@@ -59,12 +59,18 @@ export function pinEventNoteOf(fields: readonly string[]): PinEventNote | undefi
   };
 }
 
+/**
+ * `sent:<ms>`, last of a write's changes: when its replica sent them (its clock), so a replica hearing
+ * them knows how late it is (the metrics). Replicas of versions before it ignore the kind.
+ */
+export const sentChange = (at: number) => `sent:${at}`;
+
 /** Sends a write's changes inside its transaction: PostgreSQL delivers them at its commit, never for a rollback. */
 export async function notifyChanges(client: pg.ClientBase, changes: ReadonlySet<string>): Promise<void> {
   if (changes.size === 0) return;
   await client.query("SELECT pg_notify($1, change) FROM unnest($2::text[]) AS change", [
     CHANGES_CHANNEL,
-    [...changes],
+    [...changes, sentChange(Date.now())],
   ]);
 }
 
@@ -90,6 +96,7 @@ export class PostgresChangeFeed implements ChangeFeed {
   readonly #accounts: Listeners<number> = new Set();
   readonly #pins: Listeners<string> = new Set();
   readonly #pinEvents: Listeners<PinEventNote> = new Set();
+  readonly #heard: Listeners<number> = new Set();
   /** Names this replica in its PIN event payloads (random: replicas need no configured name). */
   readonly origin = randomBytes(8).toString("hex");
   readonly #whenListening: (() => void)[] = [];
@@ -132,6 +139,11 @@ export class PostgresChangeFeed implements ChangeFeed {
   onPinEvent(listener: (note: PinEventNote) => void): () => void {
     this.#start();
     return subscribe(this.#pinEvents, listener);
+  }
+
+  onChangesHeard(listener: (sentAt: number) => void): () => void {
+    this.#start();
+    return subscribe(this.#heard, listener);
   }
 
   /** Whether notifications are being received (caches may keep what they load). */
@@ -232,6 +244,6 @@ export class PostgresChangeFeed implements ChangeFeed {
       const [origin, ...fields] = id.split(":");
       const note = origin === this.origin ? undefined : pinEventNoteOf(fields);
       if (note) for (const listener of this.#pinEvents) listener(note);
-    }
+    } else if (kind === "sent" && WHOLE.test(id)) for (const listener of this.#heard) listener(Number(id));
   }
 }
