@@ -1,0 +1,25 @@
+import type { FastifyInstance, onResponseHookHandler, RouteOptions } from "fastify";
+import { type ServiceMetrics, UNMATCHED_ROUTE } from "../metrics/serviceMetrics.ts";
+
+/**
+ * Counts and times every answered request by its route template, method and status. Each route
+ * gets a hook of its own, bound to its template as it is registered: a hook shared by all routes
+ * would have to ask Fastify for the template (`request.routeOptions` builds an object per request).
+ * Requests no route matched count under one label value, whatever their URL. Register before the
+ * routes.
+ */
+export function recordRequests(app: FastifyInstance, metrics: ServiceMetrics): void {
+  app.addHook("onRoute", (route: RouteOptions) => {
+    const record = metrics.route(route.url);
+    const hook: onResponseHookHandler = (request, reply, done) => {
+      record(request.method, reply.statusCode, reply.elapsedTime / 1000);
+      done();
+    };
+    route.onResponse = [...[route.onResponse ?? []].flat(), hook];
+  });
+  const unmatched = metrics.route(UNMATCHED_ROUTE);
+  app.addHook("onResponse", (request, reply, done) => {
+    if (request.is404) unmatched(request.method, reply.statusCode, reply.elapsedTime / 1000);
+    done();
+  });
+}
