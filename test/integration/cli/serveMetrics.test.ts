@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
+import { startForeignRemote } from "../../harness/foreignRemote.ts";
 import {
   addAccount,
   basic,
@@ -208,6 +209,34 @@ describe("serve --metrics --metrics-allow 127.0.0.1", () => {
       "phone number": [NUMBER],
       "a raw URL": [unmatchedPath],
     });
+  });
+
+  test("sync runs by outcome and reason, with their durations", async () => {
+    const remote = await startForeignRemote();
+    try {
+      const before = (await scrape(server)).samples;
+      const link = await ok<{ id: number }>(server, "/local/1/sync/links", OWNER, {
+        accountKey: "_",
+        remote: { baseUrl: remote.url, username: remote.username, password: remote.password },
+        intervalSeconds: 3600,
+      });
+      const run = `/local/1/sync/links/${link.id}/run`;
+      await ok(server, run, OWNER, {});
+      remote.fail({ method: "GET", status: 503, times: 10 });
+      await ok(server, run, OWNER, {});
+      const now = (await scrape(server)).samples;
+      const moved = (name: string, labels: Record<string, string>) =>
+        (sampleValue(now, name, labels) ?? 0) - (sampleValue(before, name, labels) ?? 0);
+      assert.ok(moved("keydesk_sync_runs_total", { outcome: "success" }) >= 1, "a run that synced");
+      assert.ok(
+        moved("keydesk_sync_runs_total", { outcome: "failure", reason: "unavailable" }) >= 1,
+        "a run the remote answered 503",
+      );
+      assert.ok(moved("keydesk_sync_run_duration_seconds_count", { outcome: "success" }) >= 1);
+      assert.ok(moved("keydesk_sync_run_duration_seconds_count", { outcome: "failure" }) >= 1);
+    } finally {
+      await remote.close();
+    }
   });
 });
 
