@@ -52,7 +52,12 @@ export async function serveCommand(args: string[], env: NodeJS.ProcessEnv): Prom
   const port = parsePort(values.port as string | undefined, 8787);
   const sync = syncServeOptions(values, env);
   const storage = storageOptionsOf(values, env);
-  const metrics = metricsServeOptions(values, env);
+  const metricsAllow = metricsServeOptions(values, env);
+  // prom-client takes about 0.1 s to load: a service without metrics never loads it.
+  const metrics = metricsAllow && {
+    ...metricsAllow,
+    collector: new (await import("../service/metrics/serviceMetrics.ts")).ServiceMetrics(),
+  };
   let service: RunningKeyService;
   try {
     service = await startKeyService({

@@ -10,7 +10,7 @@ import { VerifiedCredentials } from "../auth/verifiedCredentials.ts";
 import { ApiError } from "../errors.ts";
 import { KeyService } from "../keyService.ts";
 import type { MetricsAllowList } from "../metrics/metricsAllowList.ts";
-import { ServiceMetrics } from "../metrics/serviceMetrics.ts";
+import type { ServiceMetrics } from "../metrics/serviceMetrics.ts";
 import type { ServiceStorage } from "../serviceStorage.ts";
 import { createTfaSimulator, type TfaSimulator } from "../tfa/tfaSimulator.ts";
 import { UsageRecorder } from "../usage/usageRecorder.ts";
@@ -66,8 +66,12 @@ export interface HttpAppOptions {
   usageIntervalMs?: number;
   /** Days the audit history keeps an entry; 365 by default. */
   auditRetentionDays?: number;
-  /** Serves Prometheus metrics at /metrics to the addresses of `allow` (serve --metrics); off when absent. */
-  metrics?: { allow: MetricsAllowList };
+  /**
+   * Serves Prometheus metrics at /metrics to the addresses of `allow` (serve --metrics); off when
+   * absent. `collector` is this service's own ServiceMetrics, made by the caller, which loads
+   * prom-client only when metrics are on.
+   */
+  metrics?: { collector: ServiceMetrics; allow: MetricsAllowList };
 }
 
 export interface KeyServiceApp<S extends ServiceStorage = ServiceStorage> {
@@ -123,8 +127,8 @@ export function buildHttpApp<S extends ServiceStorage>(
 
   const workerUrl = options.keyListWorker === undefined ? keyListWorkerUrl() : options.keyListWorker;
   const lister = data.keyLister(workerUrl);
-  const metrics =
-    options.metrics && new ServiceMetrics({ pool: data.pool, changes: data.store.changes, lister });
+  const metrics = options.metrics?.collector;
+  metrics?.watch({ pool: data.pool, changes: data.store.changes, lister });
   // Before any route is registered: each route's requests are counted by a hook of its own.
   if (metrics) recordRequests(app, metrics);
   const usage =

@@ -1,5 +1,8 @@
 import type { FastifyInstance, onResponseHookHandler, RouteOptions } from "fastify";
-import { type ServiceMetrics, UNMATCHED_ROUTE } from "../metrics/serviceMetrics.ts";
+import type { ServiceMetrics } from "../metrics/serviceMetrics.ts";
+
+/** The route of requests no route matched (404s of unknown paths): one label value, never the raw URL. */
+export const UNMATCHED_ROUTE = "unmatched";
 
 /**
  * Counts and times every answered request by its route template, method and status. Each route

@@ -20,13 +20,11 @@ import {
  * The key service's Prometheus metrics (README.md, "Metrics"): one Registry per running service,
  * never prom-client's global one (tests run many services in one process). Labels name routes,
  * methods, statuses, outcomes and rules, never a key, a publicApiKey, an account or a username.
+ * This module loads prom-client (about 0.1 s): only a service that serves metrics imports it.
  */
 
 /** How an App-authorized call ended: allowed, refused by a rule, or refused because the key is not known. */
 export type AuthorizationOutcome = "allowed" | RefusalReason | "unknown-key";
-
-/** A route no route matched (404s of unknown paths): one label value, never the raw URL. */
-export const UNMATCHED_ROUTE = "unmatched";
 
 /** From half a millisecond (an App-authorized call from memory) to the request timeout. */
 const REQUEST_SECONDS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30];
@@ -58,9 +56,9 @@ export class ServiceMetrics {
   readonly #pinsSent: Counter<"channel" | "kind">;
   readonly #syncRuns: Counter<"outcome" | "reason">;
   readonly #syncSeconds: Histogram<"outcome">;
-  readonly #stopHearing: (() => void) | undefined;
+  #stopHearing: (() => void) | undefined;
 
-  constructor(sources: MetricsSources) {
+  constructor() {
     const registers = [this.registry];
     // Event-loop delay, CPU, memory, heap, handles: Node's standard names, which dashboards know.
     collectDefaultMetrics({ register: this.registry });
@@ -143,7 +141,11 @@ export class ServiceMetrics {
     });
     for (const outcome of ["success", "failure"]) this.#syncSeconds.zero({ outcome });
     this.#syncRuns.inc({ outcome: "success" }, 0);
+  }
 
+  /** Reads, when scraped, what its service's parts measure; once, by the service the metrics are of. */
+  watch(sources: MetricsSources): void {
+    const registers = [this.registry];
     const { lister, pool, changes } = sources;
     const workers = lister.workerCounts?.bind(lister);
     if (workers) {

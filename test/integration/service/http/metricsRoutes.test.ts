@@ -1,4 +1,5 @@
 import assert from "node:assert/strict";
+import { spawnSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { after, test } from "node:test";
 import type { HTTPMethods } from "fastify";
@@ -9,7 +10,8 @@ import {
   DEFAULT_METRICS_ALLOW,
   metricsAllowList,
 } from "../../../../electron/service/metrics/metricsAllowList.ts";
-import { makeTempDir, removeDir } from "../../../harness/keyServiceProcess.ts";
+import { ServiceMetrics } from "../../../../electron/service/metrics/serviceMetrics.ts";
+import { makeTempDir, REPO_ROOT, removeDir } from "../../../harness/keyServiceProcess.ts";
 import { parseSamples, sampleValue } from "../../../harness/prometheusText.ts";
 
 /**
@@ -28,7 +30,7 @@ async function appWith(allow: readonly string[], options: HttpAppOptions = {}) {
   const service = buildHttpApp(data, {
     logLevel: "silent",
     keyListWorker: null,
-    metrics: { allow: metricsAllowList(allow) },
+    metrics: { collector: new ServiceMetrics(), allow: metricsAllowList(allow) },
     ...options,
   });
   const { app } = service;
@@ -163,4 +165,20 @@ test("without metrics nothing is counted and /metrics is no route", async () => 
     await app.close();
     data.close();
   }
+});
+
+test("the service's modules load no prom-client (about 0.1 s): only turning metrics on does", () => {
+  const code = `
+    import { createRequire } from "node:module";
+    await import("./electron/service/http/app.ts");
+    await import("./electron/sync/attachSync.ts");
+    const cached = Object.keys(createRequire(import.meta.url).cache);
+    process.stdout.write(String(cached.filter((path) => path.includes("prom-client")).length));
+  `;
+  const run = spawnSync(process.execPath, ["--input-type=module", "-e", code], {
+    cwd: REPO_ROOT,
+    encoding: "utf8",
+  });
+  assert.equal(run.status, 0, run.stderr);
+  assert.equal(run.stdout, "0");
 });

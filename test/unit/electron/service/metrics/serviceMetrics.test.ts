@@ -1,7 +1,11 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
+import { UNMATCHED_ROUTE } from "../../../../../electron/service/http/requestMetrics.ts";
 import type { KeyLister } from "../../../../../electron/service/keyListing.ts";
-import { ServiceMetrics, UNMATCHED_ROUTE } from "../../../../../electron/service/metrics/serviceMetrics.ts";
+import {
+  type MetricsSources,
+  ServiceMetrics,
+} from "../../../../../electron/service/metrics/serviceMetrics.ts";
 import type { ChangeFeed } from "../../../../../electron/service/store/store.ts";
 import { declaredMetrics, parseSamples, sampleValue } from "../../../../harness/prometheusText.ts";
 
@@ -15,6 +19,13 @@ const sqliteFeed: ChangeFeed = {
 };
 const lister = { workerCounts: () => ({ running: 2, busy: 1 }) } as unknown as KeyLister;
 
+/** Metrics watching `sources`, as buildHttpApp makes them. */
+function metricsOf(sources: MetricsSources): ServiceMetrics {
+  const metrics = new ServiceMetrics();
+  metrics.watch(sources);
+  return metrics;
+}
+
 async function scrape(metrics: ServiceMetrics) {
   const { contentType, text } = await metrics.scrape();
   assert.match(contentType, /^text\/plain; version=0\.0\.4/);
@@ -22,7 +33,7 @@ async function scrape(metrics: ServiceMetrics) {
 }
 
 test("every metric of a SQLite service is declared, and the process's own (CPU, memory, event loop) too", async () => {
-  const { declared } = await scrape(new ServiceMetrics({ changes: sqliteFeed, lister }));
+  const { declared } = await scrape(metricsOf({ changes: sqliteFeed, lister }));
   for (const [name, type] of [
     ["keydesk_http_requests_total", "counter"],
     ["keydesk_http_request_duration_seconds", "histogram"],
@@ -44,8 +55,8 @@ test("every metric of a SQLite service is declared, and the process's own (CPU, 
 });
 
 test("two services in one process keep apart registries", async () => {
-  const one = new ServiceMetrics({ changes: sqliteFeed, lister });
-  const two = new ServiceMetrics({ changes: sqliteFeed, lister });
+  const one = metricsOf({ changes: sqliteFeed, lister });
+  const two = metricsOf({ changes: sqliteFeed, lister });
   one.appAuthorization("allowed");
   const first = (await scrape(one)).samples;
   const second = (await scrape(two)).samples;
@@ -54,7 +65,7 @@ test("two services in one process keep apart registries", async () => {
 });
 
 test("requests count by route template, method and status; unknown paths under one value", async () => {
-  const metrics = new ServiceMetrics({ changes: sqliteFeed, lister });
+  const metrics = metricsOf({ changes: sqliteFeed, lister });
   const keys = metrics.route("/settings/1/accounts/:accountKey/api-keys");
   keys("POST", 200, 0.002);
   keys("POST", 200, 0.004);
@@ -80,7 +91,7 @@ test("requests count by route template, method and status; unknown paths under o
 });
 
 test("App authorizations by outcome and refusing rule, every rule shown from the start", async () => {
-  const metrics = new ServiceMetrics({ changes: sqliteFeed, lister });
+  const metrics = metricsOf({ changes: sqliteFeed, lister });
   metrics.appAuthorization("allowed");
   metrics.appAuthorization("allowed");
   metrics.appAuthorization("expired");
@@ -96,7 +107,7 @@ test("App authorizations by outcome and refusing rule, every rule shown from the
 });
 
 test("cache lookups, PINs, storage failures, sync runs and list workers", async () => {
-  const metrics = new ServiceMetrics({ changes: sqliteFeed, lister });
+  const metrics = metricsOf({ changes: sqliteFeed, lister });
   metrics.appKeyLookups.hits += 5;
   metrics.appKeyLookups.misses += 1;
   metrics.pinStatusLookups.misses += 2;
@@ -134,7 +145,7 @@ test("on PostgreSQL: the pool read when scraped, the LISTEN state, and how late 
       return () => heard.delete(listener);
     },
   };
-  const metrics = new ServiceMetrics({ changes: feed, lister, pool });
+  const metrics = metricsOf({ changes: feed, lister, pool });
   for (const listener of heard) {
     listener(Date.now() - 30);
     // A clock a little behind the writer's is no negative lag.
