@@ -28,7 +28,7 @@ import { refuseRequestsWithoutHost } from "./hostHeader.ts";
 import { acceptJsonBodiesOnly, BODY_LIMIT_BYTES } from "./jsonBody.ts";
 import { redactUrl, requestLogFields } from "./logRedaction.ts";
 import { writeClientError } from "./parserRefusals.ts";
-import { recordRequests } from "./requestMetrics.ts";
+import { recordRequests, recordUnrouted } from "./requestMetrics.ts";
 import { registerApiKeyRoutes } from "./routes/apiKeyRoutes.ts";
 import { registerHealthRoutes } from "./routes/healthRoutes.ts";
 import { registerLocalAccountRoutes } from "./routes/localAccountRoutes.ts";
@@ -120,8 +120,9 @@ export function buildHttpApp<S extends ServiceStorage>(
     // Provider SDKs call paths such as `/2fa/2/pin/?ncNeeded=true`: a trailing slash names the same route.
     routerOptions: { maxParamLength: 500, ignoreTrailingSlash: true },
     clientErrorHandler: writeClientError,
-    frameworkErrors: (error, _request, reply) => {
+    frameworkErrors: (error, request, reply) => {
       sendApiError(reply, toApiError(error));
+      if (options.metrics) recordUnrouted(options.metrics.collector, request, reply);
     },
   });
 

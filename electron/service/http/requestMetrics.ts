@@ -1,4 +1,10 @@
-import type { FastifyInstance, onResponseHookHandler, RouteOptions } from "fastify";
+import type {
+  FastifyInstance,
+  FastifyReply,
+  FastifyRequest,
+  onResponseHookHandler,
+  RouteOptions,
+} from "fastify";
 import type { ServiceMetrics } from "../metrics/serviceMetrics.ts";
 
 /** The route of requests no route matched (404s of unknown paths): one label value, never the raw URL. */
@@ -20,9 +26,16 @@ export function recordRequests(app: FastifyInstance, metrics: ServiceMetrics): v
     };
     route.onResponse = [...[route.onResponse ?? []].flat(), hook];
   });
-  const unmatched = metrics.route(UNMATCHED_ROUTE);
   app.addHook("onResponse", (request, reply, done) => {
-    if (request.is404) unmatched(request.method, reply.statusCode, reply.elapsedTime / 1000);
+    if (request.is404) recordUnrouted(metrics, request, reply);
     done();
   });
+}
+
+/**
+ * Counts a request no route took: a 404 of an unknown path, or the router's own refusal (a path
+ * that is not valid percent-encoding, a segment too long for any id), which no hook hears.
+ */
+export function recordUnrouted(metrics: ServiceMetrics, request: FastifyRequest, reply: FastifyReply): void {
+  metrics.route(UNMATCHED_ROUTE)(request.method, reply.statusCode, reply.elapsedTime / 1000);
 }

@@ -51,6 +51,7 @@ export class ServiceMetrics {
   readonly appKeyLookups: CacheLookups = { hits: 0, misses: 0 };
   readonly pinStatusLookups: CacheLookups = { hits: 0, misses: 0 };
   readonly #requestCells: HistogramCell<RequestLabel>[] = [];
+  readonly #routes = new Map<string, RouteRecorder>();
   readonly #authorizations: Record<AuthorizationOutcome, CounterCell<"outcome" | "rule">>;
   readonly #storageFailures: Counter;
   readonly #pinsSent: Counter<"channel" | "kind">;
@@ -219,8 +220,20 @@ export class ServiceMetrics {
       lag && changes.onChangesHeard?.((sentAt) => lag.observe(Math.max(0, Date.now() - sentAt) / 1000));
   }
 
-  /** The recorder of one route template's requests; its series appear as requests come. */
+  /**
+   * The recorder of one route template's requests (the same one for every route registered with
+   * that template: a path's methods may be several routes); its series appear as requests come.
+   */
   route(route: string): RouteRecorder {
+    let recorder = this.#routes.get(route);
+    if (!recorder) {
+      recorder = this.#recorderOf(route);
+      this.#routes.set(route, recorder);
+    }
+    return recorder;
+  }
+
+  #recorderOf(route: string): RouteRecorder {
     const byMethod = new Map<string, Map<number, HistogramCell<RequestLabel>>>();
     const cells = this.#requestCells;
     return (method, status, seconds) => {

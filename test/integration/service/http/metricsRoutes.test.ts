@@ -104,6 +104,9 @@ test("each request counts once, under its route template: HEAD, 405s and unknown
     );
     await call("GET", "/nothing/here");
     await call("DELETE", "/nothing/at/all");
+    // The router's own refusals: not valid percent-encoding, a segment longer than any id.
+    await call("GET", "/local/1/pins%");
+    await call("GET", `/settings/1/accounts/${"A".repeat(600)}/api-keys`);
     const now = await scrape();
     const moved = (labels: Record<string, string>) =>
       (sampleValue(now, "keydesk_http_requests_total", labels) ?? 0) -
@@ -112,8 +115,9 @@ test("each request counts once, under its route template: HEAD, 405s and unknown
     assert.equal(moved(requests("/local/1/health/live", "GET", "200")), 1);
     assert.equal(moved(requests("/settings/1/accounts/:accountKey/api-keys", "PATCH", "405")), 1);
     assert.equal(moved(requests("/settings/1/accounts/:accountKey/api-keys/:key", "GET", "401")), 1);
-    assert.equal(moved(requests("unmatched", "GET", "404")), 1);
     assert.equal(moved(requests("unmatched", "DELETE", "404")), 1);
+    assert.equal(moved(requests("unmatched", "GET", "400")), 1);
+    assert.equal(moved(requests("unmatched", "GET", "404")), 2);
     // One GET /metrics before (the first scrape), counted once it was answered.
     assert.equal(moved(requests("/metrics", "GET", "200")), 1);
     const routes = new Set(
