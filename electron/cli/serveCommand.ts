@@ -8,6 +8,7 @@ import { type RunningKeyService, startKeyService } from "../service/server.ts";
 import { DEFAULT_START_CHECK_MAX_MB } from "../service/store/databaseHealth.ts";
 import { attachSync } from "../sync/attachSync.ts";
 import { parseBoundedInteger, parseOptions, parsePort, parseSwitch } from "./cliArgs.ts";
+import { METRICS_SERVE_OPTIONS, metricsServeOptions } from "./metricsServeOptions.ts";
 import { explainListenError, stopOnSignals } from "./processLifecycle.ts";
 import { STORAGE_OPTIONS, storageOptionsOf } from "./storageArgs.ts";
 import { SYNC_SERVE_OPTIONS, syncServeOptions } from "./syncServeOptions.ts";
@@ -25,6 +26,7 @@ export async function serveCommand(args: string[], env: NodeJS.ProcessEnv): Prom
     "start-check-max-mb": { type: "string" },
     "audit-retention": { type: "string" },
     ...SYNC_SERVE_OPTIONS,
+    ...METRICS_SERVE_OPTIONS,
   });
   const connectionLimits: ConnectionLimits = {
     requestTimeoutSeconds: parseBoundedInteger(
@@ -50,6 +52,12 @@ export async function serveCommand(args: string[], env: NodeJS.ProcessEnv): Prom
   const port = parsePort(values.port as string | undefined, 8787);
   const sync = syncServeOptions(values, env);
   const storage = storageOptionsOf(values, env);
+  const metricsAllow = metricsServeOptions(values, env);
+  // prom-client takes about 0.1 s to load: a service without metrics never loads it.
+  const metrics = metricsAllow && {
+    ...metricsAllow,
+    collector: new (await import("../service/metrics/serviceMetrics.ts")).ServiceMetrics(),
+  };
   let service: RunningKeyService;
   try {
     service = await startKeyService({
@@ -66,6 +74,7 @@ export async function serveCommand(args: string[], env: NodeJS.ProcessEnv): Prom
       ),
       auditRetentionDays,
       extensions: [(service) => void attachSync(service, sync)],
+      ...(metrics && { metrics }),
       startCheckMaxMb: parseBoundedInteger(
         { name: "--start-check-max-mb", value: values["start-check-max-mb"] as string | undefined },
         { name: "KEY_SERVICE_START_CHECK_MAX_MB", value: env.KEY_SERVICE_START_CHECK_MAX_MB },

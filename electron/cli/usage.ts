@@ -9,7 +9,7 @@ export const SYNC_SERVE_USAGE =
 export const SERVE_USAGE =
   `key-service serve [--host 127.0.0.1] [--port 8787] ${STORAGE_USAGE} [--log-level info] [--trusted-proxy ADDR]... ` +
   `[--request-timeout SECONDS] [--max-connections N] [--usage on|off] [--start-check-max-mb N] [--audit-retention DAYS] ` +
-  SYNC_SERVE_USAGE;
+  `${SYNC_SERVE_USAGE} [--metrics] [--metrics-allow ADDR|CIDR,...]...`;
 
 export const ACCOUNT_USAGE = [
   "key-service account add --data-dir DIR|--database-url URL --username NAME [--parent PARENT_USERNAME]   (password from KEY_SERVICE_PASSWORD)",

@@ -118,6 +118,8 @@ export interface KeyLister {
    * may be used again (a no-op for pieces the lister does not reuse).
    */
   recycle?(piece: Uint8Array): void;
+  /** The worker threads started and those with a request now (the metrics); absent without workers. */
+  workerCounts?(): { running: number; busy: number };
   close(): Promise<void>;
 }
 

@@ -73,6 +73,7 @@ export async function openPostgresService(options: PostgresServiceOptions): Prom
       keyLister: () => pagedLister(new PostgresKeyPages(pool, box)),
       failure: postgresFailure,
       shared: true,
+      pool,
       // The store's LISTEN connection first: it is not one of the pool's.
       close: async () => {
         await store.close();

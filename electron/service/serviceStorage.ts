@@ -23,5 +23,16 @@ export interface ServiceStorage {
   failure(error: unknown): ApiError | undefined;
   /** Several processes serve this storage (PostgreSQL): limits kept per process are kept in the store. */
   readonly shared?: boolean;
+  /** The connection pool (PostgreSQL's pg.Pool), read by the metrics when scraped; absent on SQLite. */
+  readonly pool?: PoolCounts;
   close(): void | Promise<void>;
+}
+
+/** What a connection pool tells about its connections (pg.Pool's counts). */
+export interface PoolCounts {
+  readonly totalCount: number;
+  readonly idleCount: number;
+  /** Requests waiting for a connection. */
+  readonly waitingCount: number;
+  readonly options: { readonly max?: number | undefined };
 }

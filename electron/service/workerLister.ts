@@ -68,6 +68,9 @@ interface WorkerSlot {
   recycle(buffer: ArrayBuffer): void;
   /** Whether the running worker reported the idle priority (false until it reported). */
   readonly idle: boolean;
+  /** Whether a worker thread runs, and whether it has requests not yet answered. */
+  readonly running: boolean;
+  readonly busy: boolean;
   close(error: Error): Promise<void>;
 }
 
@@ -125,6 +128,12 @@ function workerSlot(workerUrl: URL, init: KeyListWorkerInit): WorkerSlot {
   return {
     get idle() {
       return idle;
+    },
+    get running() {
+      return worker !== undefined;
+    },
+    get busy() {
+      return pending.size > 0;
     },
     recycle(buffer) {
       if (worker === undefined || filledBy.get(buffer) !== worker || buffer.byteLength === 0) return;
@@ -327,6 +336,15 @@ export function workerLister(workerUrl: URL, init: Omit<KeyListWorkerInit, "back
         after = step.next;
       }
       return total;
+    },
+    workerCounts() {
+      let running = 0;
+      let busy = 0;
+      for (const slot of [foreground, ...background]) {
+        if (slot.running) running++;
+        if (slot.busy) busy++;
+      }
+      return { running, busy };
     },
     recycle(piece) {
       const buffer = piece.buffer as ArrayBuffer;

@@ -8,13 +8,15 @@ import { registerSyncRoutes } from "./syncRoutes.ts";
  * nothing of sync; sync builds on the service.
  */
 export function attachSync(service: KeyServiceApp, options: SyncEngineOptions = {}): SyncEngine {
-  const { app } = service;
+  const { app, metrics } = service;
   const sync = new SyncEngine(service.data, {
-    onRun: (link, outcome) =>
+    onRun: (link, outcome) => {
       app.log[outcome.ok ? "info" : "warn"](
         { syncLink: link.id, remote: link.remoteBaseUrl },
         `sync: ${outcome.text}`,
-      ),
+      );
+      metrics?.syncRun(outcome);
+    },
     ...options,
   });
   // Before the server listens (so before any request writes a key): the outbox journal is

@@ -50,8 +50,8 @@ export interface SyncEngineOptions {
   pullPageSize?: number;
   /** A local change is pushed this long after it was made (changes in between go together). */
   pushDelayMs?: number;
-  /** Told after every run, with its outcome (the service logs it without secrets). */
-  onRun?: (link: SyncLink, outcome: { ok: boolean; text: string }) => void;
+  /** Told after every run, with its outcome (the service logs it without secrets, and counts it). */
+  onRun?: (link: SyncLink, outcome: RunReport) => void;
   /**
    * How long a link's lease lasts unless renewed (60 s; renewed every third of it during a run):
    * how long a replica that died during a run keeps the others from running its link.
@@ -59,6 +59,16 @@ export interface SyncEngineOptions {
   leaseMs?: number;
   /** How often a replica asks again for a lease another one holds (2 s). */
   leaseRetryMs?: number;
+}
+
+/** How a run that finished went (a stopped run is not reported). */
+export interface RunReport {
+  ok: boolean;
+  text: string;
+  /** What kind of failure, when it failed (remoteFailure.ts). */
+  failure?: LinkFailure["failure"]["kind"];
+  /** From the run's start (the lease held) to its outcome recorded. */
+  durationMs: number;
 }
 
 /** "elsewhere": another replica holds the link's lease; "done": this run is over (or had nothing to do). */
@@ -438,6 +448,9 @@ export class SyncEngine {
     const account = await this.#store.accounts.byId(link.accountId);
     if (!account) return;
     const started = this.#now();
+    // Durations by the monotonic clock: `now` may be a test's, and a wall clock may be set back.
+    const startedAt = performance.now();
+    const durationMs = () => performance.now() - startedAt;
     await this.#store.write((tx) => tx.sync.recordLinkAttempt(link.id, started));
     const password = await this.#store.sync.remotePassword(link);
     const stopped = () => this.#closed || runtime.leaseLost === true;
@@ -475,7 +488,7 @@ export class SyncEngine {
       await this.#store.write((tx) =>
         tx.sync.recordSuccess(link.id, this.#now(), next, problems.length > 0 ? text : null),
       );
-      this.#options.onRun?.(link, { ok: true, text });
+      this.#options.onRun?.(link, { ok: true, text, durationMs: durationMs() });
     } catch (error) {
       if (stopped()) return;
       const failure = error instanceof LinkFailure ? error.failure : classifyRemoteFailure(error);
@@ -495,7 +508,12 @@ export class SyncEngine {
         const wait = failure.kind === "throttled" ? Math.max(failure.retryAfterMs ?? 0, backoff) : backoff;
         await tx.sync.recordFailure(link.id, failure.text, this.#now() + wait, failures);
       });
-      this.#options.onRun?.(link, { ok: false, text: failure.text });
+      this.#options.onRun?.(link, {
+        ok: false,
+        text: failure.text,
+        failure: failure.kind,
+        durationMs: durationMs(),
+      });
     }
   }
 

@@ -2,7 +2,7 @@ import type { CallContext, KeyGrant, RefusalReason } from "../domain/keyAuthoriz
 import { refusalOf } from "../domain/keyAuthorization.ts";
 import { ApiError } from "../errors.ts";
 import type { Account } from "../store/accountStore.ts";
-import { ReadThroughCache } from "../store/readThroughCache.ts";
+import { type CacheLookups, ReadThroughCache } from "../store/readThroughCache.ts";
 import type { AccountReads, ApiKeyReads, ChangeFeed } from "../store/store.ts";
 
 /** Told of every App-authorized call of a known key and how it ended (the UsageRecorder). */
@@ -44,17 +44,28 @@ export class AppKeyAuthorizer {
   readonly #lastOnConnection = new WeakMap<object, { publicApiKey: string; digest: Buffer; id: string }>();
 
   readonly #onOutcome: CallOutcomeListener | undefined;
+  readonly #onUnknownKey: (() => void) | undefined;
 
+  /**
+   * `onOutcome`: told of every call of a known key; `onUnknownKey`: of every call with a key no
+   * account has; `lookups`: the key cache's hits and misses are counted there (the metrics).
+   */
   constructor(
     changes: ChangeFeed,
     keys: ApiKeyReads,
     accounts: AccountReads,
-    options: { capacity?: number; onOutcome?: CallOutcomeListener } = {},
+    options: {
+      capacity?: number;
+      onOutcome?: CallOutcomeListener;
+      onUnknownKey?: () => void;
+      lookups?: CacheLookups;
+    } = {},
   ) {
     this.#onOutcome = options.onOutcome;
+    this.#onUnknownKey = options.onUnknownKey;
     this.#keys = keys;
     this.#accounts = accounts;
-    this.#entries = new ReadThroughCache(changes, options.capacity ?? 100_000);
+    this.#entries = new ReadThroughCache(changes, options.capacity ?? 100_000, options.lookups);
     const drop = (digest: Buffer) => this.#entries.delete(digest.toString("base64"));
     keys.onChange(drop);
     // Another replica's writes (PostgreSQL), named one row at a time.
@@ -101,8 +112,10 @@ export class AppKeyAuthorizer {
   }
 
   #decide(entry: Entry | undefined, call: CallContext): AuthorizedCall {
-    if (!entry)
+    if (!entry) {
+      this.#onUnknownKey?.();
       throw new ApiError("UNAUTHORIZED", "the API key is not known; check the Authorization header");
+    }
     const refusal = refusalOf(entry.grant, call);
     this.#onOutcome?.(entry.grant.key, refusal ? refusal.reason : "allowed", call);
     if (refusal) {

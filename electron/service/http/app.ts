@@ -9,6 +9,8 @@ import { SharedFailureThrottle } from "../auth/sharedFailureThrottle.ts";
 import { VerifiedCredentials } from "../auth/verifiedCredentials.ts";
 import { ApiError } from "../errors.ts";
 import { KeyService } from "../keyService.ts";
+import type { MetricsAllowList } from "../metrics/metricsAllowList.ts";
+import type { ServiceMetrics } from "../metrics/serviceMetrics.ts";
 import type { ServiceStorage } from "../serviceStorage.ts";
 import { createTfaSimulator, type TfaSimulator } from "../tfa/tfaSimulator.ts";
 import { UsageRecorder } from "../usage/usageRecorder.ts";
@@ -26,11 +28,13 @@ import { refuseRequestsWithoutHost } from "./hostHeader.ts";
 import { acceptJsonBodiesOnly, BODY_LIMIT_BYTES } from "./jsonBody.ts";
 import { redactUrl, requestLogFields } from "./logRedaction.ts";
 import { writeClientError } from "./parserRefusals.ts";
+import { recordRequests, recordUnrouted } from "./requestMetrics.ts";
 import { registerApiKeyRoutes } from "./routes/apiKeyRoutes.ts";
 import { registerHealthRoutes } from "./routes/healthRoutes.ts";
 import { registerLocalAccountRoutes } from "./routes/localAccountRoutes.ts";
 import { registerLocalAuditRoutes } from "./routes/localAuditRoutes.ts";
 import { registerLocalPinRoutes } from "./routes/localPinRoutes.ts";
+import { registerMetricsRoute } from "./routes/metricsRoutes.ts";
 import { registerOpenApiRoute } from "./routes/openApiRoute.ts";
 import { registerTfaRoutes } from "./routes/tfaRoutes.ts";
 import { drainUnreadBodies } from "./unreadBodies.ts";
@@ -62,6 +66,12 @@ export interface HttpAppOptions {
   usageIntervalMs?: number;
   /** Days the audit history keeps an entry; 365 by default. */
   auditRetentionDays?: number;
+  /**
+   * Serves Prometheus metrics at /metrics to the addresses of `allow` (serve --metrics); off when
+   * absent. `collector` is this service's own ServiceMetrics, made by the caller, which loads
+   * prom-client only when metrics are on.
+   */
+  metrics?: { collector: ServiceMetrics; allow: MetricsAllowList };
 }
 
 export interface KeyServiceApp<S extends ServiceStorage = ServiceStorage> {
@@ -75,6 +85,8 @@ export interface KeyServiceApp<S extends ServiceStorage = ServiceStorage> {
   requireBasic: BasicGuard;
   /** Deletes audit entries past the retention (at start and once a day). */
   auditRetention: AuditRetention;
+  /** The service's metrics, when it serves them (an extension counts its own work there). */
+  metrics: ServiceMetrics | undefined;
 }
 
 /** The key service's HTTP application over its open storage (SQLite data directory or PostgreSQL). */
@@ -108,13 +120,18 @@ export function buildHttpApp<S extends ServiceStorage>(
     // Provider SDKs call paths such as `/2fa/2/pin/?ncNeeded=true`: a trailing slash names the same route.
     routerOptions: { maxParamLength: 500, ignoreTrailingSlash: true },
     clientErrorHandler: writeClientError,
-    frameworkErrors: (error, _request, reply) => {
+    frameworkErrors: (error, request, reply) => {
       sendApiError(reply, toApiError(error));
+      if (options.metrics) recordUnrouted(options.metrics.collector, request, reply);
     },
   });
 
   const workerUrl = options.keyListWorker === undefined ? keyListWorkerUrl() : options.keyListWorker;
   const lister = data.keyLister(workerUrl);
+  const metrics = options.metrics?.collector;
+  metrics?.watch({ pool: data.pool, changes: data.store.changes, lister });
+  // Before any route is registered: each route's requests are counted by a hook of its own.
+  if (metrics) recordRequests(app, metrics);
   const usage =
     options.recordUsage === false
       ? undefined
@@ -128,6 +145,7 @@ export function buildHttpApp<S extends ServiceStorage>(
   app.addHook("onClose", async () => {
     await keys.close();
     await usage?.close();
+    metrics?.close();
   });
   const throttle = new FailureThrottle(options.throttle);
   // Replicas of one database count an address's failed sign-ins once (in the store); one process
@@ -140,8 +158,15 @@ export function buildHttpApp<S extends ServiceStorage>(
     data.shared ? new SharedFailureThrottle(data.store, throttle.rule, options.throttle?.now) : undefined,
   );
   const appKeys = new AppKeyAuthorizer(data.store.changes, data.store.apiKeys, data.store.accounts, {
-    ...(usage && {
-      onOutcome: (key, outcome, call) => usage.record(key, outcome, call.now, call.clientAddress),
+    ...((usage || metrics) && {
+      onOutcome: (key, outcome, call) => {
+        usage?.record(key, outcome, call.now, call.clientAddress);
+        metrics?.appAuthorization(outcome);
+      },
+    }),
+    ...(metrics && {
+      onUnknownKey: () => metrics.appAuthorization("unknown-key"),
+      lookups: metrics.appKeyLookups,
     }),
   });
   const requireBasic: BasicGuard = (request) => requireBasicAccount(request, basic, appKeys);
@@ -163,7 +188,9 @@ export function buildHttpApp<S extends ServiceStorage>(
     done(null, payload);
   });
   app.setErrorHandler((error, request, reply) => {
-    const apiError = data.failure(error) ?? toApiError(error);
+    const failure = data.failure(error);
+    if (failure) metrics?.storageFailure();
+    const apiError = failure ?? toApiError(error);
     if (apiError.status >= 500)
       request.log.error({ err: error, url: redactUrl(request.url) }, "request failed");
     return sendApiError(reply, apiError);
@@ -175,7 +202,14 @@ export function buildHttpApp<S extends ServiceStorage>(
 
   if (options.onRoute) app.addHook("onRoute", options.onRoute);
   registerApiKeyRoutes(app, keys, requireBasic);
-  const tfa = createTfaSimulator(data.store, options.now);
+  const tfa = createTfaSimulator(
+    data.store,
+    options.now,
+    metrics && {
+      onPinSent: (channel, kind) => metrics.pinSent(channel, kind),
+      statusLookups: metrics.pinStatusLookups,
+    },
+  );
   registerTfaRoutes(app, tfa, requireCaller);
   registerLocalPinRoutes(app, tfa, requireBasic);
   registerLocalAccountRoutes(app, data.store.accounts, requireBasic);
@@ -188,9 +222,10 @@ export function buildHttpApp<S extends ServiceStorage>(
   });
   auditRetention.start();
   app.addHook("onClose", () => auditRetention.close());
-  registerOpenApiRoute(app);
+  registerOpenApiRoute(app, { metrics: metrics !== undefined });
+  if (metrics && options.metrics) registerMetricsRoute(app, metrics, options.metrics.allow);
   registerHealthRoutes(app, { storeAnswers: () => data.store.health.ready(), stopping: () => stopping });
-  const service: KeyServiceApp<S> = { app, keys, tfa, auditRetention, data, requireBasic };
+  const service: KeyServiceApp<S> = { app, keys, tfa, auditRetention, data, requireBasic, metrics };
   for (const extend of options.extensions ?? []) extend(service);
   return service;
 }

@@ -19,6 +19,7 @@ import {
   unroutedAnswers,
 } from "./openApiErrors.ts";
 import { healthPaths, healthSchemas } from "./openApiHealth.ts";
+import { metricsPaths } from "./openApiMetrics.ts";
 import { API_DATETIME, json, jsonSchemaOf, ref } from "./openApiParts.ts";
 import { syncPaths, syncSchemas } from "./openApiSync.ts";
 import { tfaPaths, tfaSchemas } from "./openApiTfa.ts";
@@ -227,7 +228,8 @@ const keyUsageSchema = {
   },
 };
 
-export function buildOpenApiDocument() {
+/** `metrics`: whether the service serves /metrics (serve --metrics), which is then documented. */
+export function buildOpenApiDocument(options: { metrics?: boolean } = {}) {
   return withStorageFailures({
     openapi: "3.1.0",
     ...unroutedAnswers,
@@ -400,6 +402,7 @@ export function buildOpenApiDocument() {
       ...syncPaths,
       ...auditPaths,
       ...healthPaths,
+      ...(options.metrics && metricsPaths),
       "/local/1/accounts/{accountKey}/api-keys/count": {
         parameters: [accountKeyParameter],
         get: {

@@ -1,5 +1,11 @@
 import type { ChangeFeed } from "./store.ts";
 
+/** How often a cache had the value asked for (hits) and how often it did not (misses: a load follows). */
+export interface CacheLookups {
+  hits: number;
+  misses: number;
+}
+
 /**
  * Rows kept in memory for hot read paths. Whoever writes a cached row through this process
  * deletes its entry, and so do the change feed's listeners for a row another replica changed;
@@ -14,11 +20,14 @@ export class ReadThroughCache<V> {
   #generation: number;
   /** Moves with every delete: a load that started before one does not keep what it read. */
   #deletes = 0;
+  readonly #lookups: CacheLookups;
 
-  constructor(changes: ChangeFeed, capacity: number) {
+  /** `lookups`: counted at every lookup (the service's metrics read them); a private count otherwise. */
+  constructor(changes: ChangeFeed, capacity: number, lookups: CacheLookups = { hits: 0, misses: 0 }) {
     this.#changes = changes;
     this.#capacity = capacity;
     this.#generation = changes.generation();
+    this.#lookups = lookups;
   }
 
   /** The cached value, or the loaded one (kept when it exists). */
@@ -37,7 +46,10 @@ export class ReadThroughCache<V> {
       this.#entries.clear();
       this.#generation = generation;
     }
-    return this.#entries.get(key);
+    const value = this.#entries.get(key);
+    if (value === undefined) this.#lookups.misses++;
+    else this.#lookups.hits++;
+    return value;
   }
 
   /**

@@ -104,6 +104,16 @@ export interface ChangeFeed {
    * changed), after their commit, in commit order; absent where one process is the only writer (SQLite).
    */
   onPinEvent?(listener: (note: PinEventNote) => void): () => void;
+  /**
+   * Whether changes of other replicas are heard now (PostgreSQL's LISTEN connection); absent where
+   * one process is the only writer (SQLite).
+   */
+  readonly listening?: boolean;
+  /**
+   * Told, for each write heard from the change feed, when its replica sent its changes (that
+   * replica's clock, ms; just before its commit): how late caches learn of changes. Absent on SQLite.
+   */
+  onChangesHeard?(listener: (sentAt: number) => void): () => void;
 }
 
 /**

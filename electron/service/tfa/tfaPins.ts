@@ -11,7 +11,7 @@ import type {
 import { newKeyId } from "../domain/identifiers.ts";
 import { ApiError, badRequest, forbidden, INVALID_QUERY, notFound } from "../errors.ts";
 import type { Account } from "../store/accountStore.ts";
-import { ReadThroughCache } from "../store/readThroughCache.ts";
+import { type CacheLookups, ReadThroughCache } from "../store/readThroughCache.ts";
 import type { Store, TfaPinReads, TfaPinWrites, TfaReads } from "../store/store.ts";
 import type { PinRecord, PinStatusRow } from "../store/tfaPinStore.ts";
 import { limitsOf, type StoredApplication } from "./applicationRules.ts";
@@ -77,6 +77,10 @@ interface SendResult {
 export interface TfaPinsOptions {
   now?: () => number;
   randomIndex?: RandomIndex;
+  /** Told of every message sent (and captured), once its write committed (the metrics). */
+  onPinSent?: (channel: Channel, kind: "send" | "resend") => void;
+  /** Where the PIN status cache counts its hits and misses (the metrics). */
+  statusLookups?: CacheLookups;
 }
 
 /** Sending, resending and verifying PINs, for a caller acting in its own account. */
@@ -92,15 +96,17 @@ export class TfaPins {
   readonly #events: PinEvents;
   readonly #now: () => number;
   readonly #randomIndex: RandomIndex | undefined;
+  readonly #onPinSent: TfaPinsOptions["onPinSent"];
 
   constructor(applications: TfaApplications, store: Store, events: PinEvents, options: TfaPinsOptions = {}) {
     this.#applications = applications;
     this.#store = store;
-    this.#statusCache = new ReadThroughCache(store.changes, 100_000);
+    this.#statusCache = new ReadThroughCache(store.changes, 100_000, options.statusLookups);
     store.changes.onPinChange((changedPinId) => this.#statusCache.delete(changedPinId));
     this.#events = events;
     this.#now = options.now ?? Date.now;
     this.#randomIndex = options.randomIndex;
+    this.#onPinSent = options.onPinSent;
   }
 
   async #record(pins: TfaPinReads, account: Account, pinId: string): Promise<PinRecord> {
@@ -148,15 +154,20 @@ export class TfaPins {
    * Runs a send or resend as one durable write (the send limits' reads and the new send in the
    * same write), then tells the inbox what was captured.
    */
-  async #committed(work: (tx: { tfa: TfaReads; tfaPins: TfaPinWrites }) => Promise<SendResult>) {
+  async #committed(
+    channel: Channel,
+    kind: "send" | "resend",
+    work: (tx: { tfa: TfaReads; tfaPins: TfaPinWrites }) => Promise<SendResult>,
+  ) {
     const result = await this.#store.write(work);
     if (result.event) this.#events.emit(result.event);
+    if (result.outcome.delivered) this.#onPinSent?.(channel, kind);
     return result;
   }
 
   #send(account: Account, channel: Channel, body: unknown): Promise<SendResult> {
     const request = parseOrBadRequest(sendPinSchema, body, INVALID_BODY);
-    return this.#committed(async (tx) => {
+    return this.#committed(channel, "send", async (tx) => {
       const application: StoredApplication = await this.#applications.storedApplication(
         account,
         request.applicationId,
@@ -216,7 +227,7 @@ export class TfaPins {
   }
 
   #resend(account: Account, pinId: string, channel: Channel, body: unknown): Promise<SendResult> {
-    return this.#committed(async (tx) => {
+    return this.#committed(channel, "resend", async (tx) => {
       const record = await this.#record(tx.tfaPins, account, pinId);
       const request = parseOrBadRequest(resendPinSchema, body ?? {}, INVALID_BODY);
       if (!record.applicationEnabled) throw disabledError(record.applicationId);

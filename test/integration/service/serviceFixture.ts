@@ -171,8 +171,8 @@ export interface Service {
   close(): Promise<void>;
 }
 
-/** Makes the accounts with the CLI (in the order given), then starts `serve`. */
-export async function startService(accounts: AccountSpec[]): Promise<Service> {
+/** Makes the accounts with the CLI (in the order given), then starts `serve` (with `args`, at every start). */
+export async function startService(accounts: AccountSpec[], args: string[] = []): Promise<Service> {
   const dataDir = await makeTempDir("keydesk-api-");
   const passwords: Record<string, string> = {};
   const accountKeys: Record<string, string> = {};
@@ -188,7 +188,7 @@ export async function startService(accounts: AccountSpec[]): Promise<Service> {
       );
       passwords[account.username] = account.password;
     }
-    serve = await startServe({ dataDir });
+    serve = await startServe({ dataDir, args });
   } catch (error) {
     await removeDir(dataDir);
     throw error;
@@ -250,11 +250,11 @@ export async function startService(accounts: AccountSpec[]): Promise<Service> {
     },
     async restart() {
       await stop();
-      serve = await startServe({ dataDir });
+      serve = await startServe({ dataDir, args });
     },
     async crashAndRestart() {
       await serve.stop("SIGKILL");
-      serve = await startServe({ dataDir });
+      serve = await startServe({ dataDir, args });
     },
     async close() {
       try {

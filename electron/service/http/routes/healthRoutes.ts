@@ -29,7 +29,7 @@ function sendOk(reply: FastifyReply): FastifyReply {
 const SEVERITY: Record<string, number> = { trace: 10, debug: 20, info: 30, warn: 40, error: 50, fatal: 60 };
 
 /** warn, or the service's own level where that is quieter (a route's level replaces the service's). */
-function quieterOf(level: string): LogLevel {
+export function quieterOf(level: string): LogLevel {
   return (SEVERITY[level] ?? Number.POSITIVE_INFINITY) > (SEVERITY.warn as number)
     ? (level as LogLevel)
     : "warn";

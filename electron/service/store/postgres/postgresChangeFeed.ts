@@ -59,6 +59,12 @@ export function pinEventNoteOf(fields: readonly string[]): PinEventNote | undefi
   };
 }
 
+/**
+ * `sent:<ms>`, last of a write's changes: when its replica sent them (its clock), so a replica hearing
+ * them knows how late it is (the metrics). Replicas of versions before it ignore the kind.
+ */
+export const sentChange = (at: number) => `sent:${at}`;
+
 type Listeners<T> = Set<(value: T) => void>;
 
 function subscribe<T>(listeners: Listeners<T>, listener: (value: T) => void): () => void {
@@ -81,6 +87,7 @@ export class PostgresChangeFeed implements ChangeFeed {
   readonly #accounts: Listeners<number> = new Set();
   readonly #pins: Listeners<string> = new Set();
   readonly #pinEvents: Listeners<PinEventNote> = new Set();
+  readonly #heard: Listeners<number> = new Set();
   /** Names this replica in its PIN event payloads (random: replicas need no configured name). */
   readonly origin = randomBytes(8).toString("hex");
   readonly #whenListening: (() => void)[] = [];
@@ -123,6 +130,11 @@ export class PostgresChangeFeed implements ChangeFeed {
   onPinEvent(listener: (note: PinEventNote) => void): () => void {
     this.#start();
     return subscribe(this.#pinEvents, listener);
+  }
+
+  onChangesHeard(listener: (sentAt: number) => void): () => void {
+    this.#start();
+    return subscribe(this.#heard, listener);
   }
 
   /** Whether notifications are being received (caches may keep what they load). */
@@ -223,6 +235,6 @@ export class PostgresChangeFeed implements ChangeFeed {
       const [origin, ...fields] = id.split(":");
       const note = origin === this.origin ? undefined : pinEventNoteOf(fields);
       if (note) for (const listener of this.#pinEvents) listener(note);
-    }
+    } else if (kind === "sent" && WHOLE.test(id)) for (const listener of this.#heard) listener(Number(id));
   }
 }

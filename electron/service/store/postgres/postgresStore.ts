@@ -28,6 +28,7 @@ import {
   PostgresChangeFeed,
   pinChange,
   pinEventChange,
+  sentChange,
 } from "./postgresChangeFeed.ts";
 import { postgresIdempotency } from "./postgresIdempotency.ts";
 import { postgresHealth, postgresMeta } from "./postgresMeta.ts";
@@ -73,7 +74,7 @@ async function sendBeforeCommit(
   const notify = "SELECT pg_notify($1, change) FROM unnest($2::text[]) AS change";
   await client.query(appended.length === 0 ? notify : `WITH ${audit.clause} ${notify}`, [
     CHANGES_CHANNEL,
-    [...changes],
+    changes.size === 0 ? [] : [...changes, sentChange(Date.now())],
     ...(appended.length === 0 ? [] : audit.values),
   ]);
 }
@@ -210,7 +211,7 @@ export class PostgresStore implements Store {
         (error: unknown) => ({ error }),
       );
       if ("results" in outcome) {
-        batch.forEach((queued, index) => queued.resolve(outcome.results[index]));
+        for (const [index, queued] of batch.entries()) queued.resolve(outcome.results[index]);
         return;
       }
       // A failure at the commit may have committed: then the batch's writes are not run again.

@@ -7,7 +7,7 @@ import { SQLITE_ONLY } from "../../../harness/keyServiceProcess.ts";
 import type { OpenApiDocument } from "../../../harness/openApiConformance.ts";
 import { probeAudit } from "./auditProbes.ts";
 import { ContractCoverage } from "./contractCoverage.ts";
-import { type ContractWorld, startContractWorld } from "./contractWorld.ts";
+import { type ContractWorld, METRICS_READER, startContractWorld } from "./contractWorld.ts";
 import {
   type Operation,
   operationsOf,
@@ -95,6 +95,15 @@ test("liveness and readiness, without credentials (and with any: they are not ch
     assert.deepEqual(await prober.ok({ path, authorization: "" }), { status: "ok" });
     assert.deepEqual(await prober.ok({ path, authorization: wrongPassword() }), { status: "ok" });
   }
+});
+
+test("the metrics, to the address allowed and without credentials; refused to any other address", async () => {
+  // To the process itself: through the fixture's proxy every request comes from the proxy's address.
+  const scrape = { path: "/metrics", authorization: "", direct: true } as const;
+  const scraped = await prober.probe(200, { ...scrape, localAddress: METRICS_READER });
+  assert.match(scraped.text, /^# HELP /m);
+  await prober.probe(200, { ...scrape, authorization: wrongPassword(), localAddress: METRICS_READER });
+  await prober.probe(403, { ...scrape, localAddress: "127.0.0.2" });
 });
 
 test("HEAD wherever GET is", async () => {

@@ -72,12 +72,19 @@ async function application(service: Service, body: Json): Promise<[string, strin
   return [app.applicationId, template.messageId];
 }
 
+/** The address allowed to read /metrics; any other loopback address (127.0.0.2) is refused. */
+export const METRICS_READER = "127.0.0.1";
+
 export async function startContractWorld(): Promise<ContractWorld> {
-  const service = await startService([
-    { username: OWNER, password: PASSWORDS[OWNER] as string },
-    { username: SUB, password: PASSWORDS[SUB] as string, parent: OWNER },
-    { username: STRANGER, password: PASSWORDS[STRANGER] as string },
-  ]);
+  const service = await startService(
+    [
+      { username: OWNER, password: PASSWORDS[OWNER] as string },
+      { username: SUB, password: PASSWORDS[SUB] as string, parent: OWNER },
+      { username: STRANGER, password: PASSWORDS[STRANGER] as string },
+    ],
+    // As a team server runs it: the document then describes /metrics, whose answers are probed too.
+    ["--metrics", "--metrics-allow", METRICS_READER],
+  );
   const remote = await startForeignRemote();
   try {
     const managed = await service.createKey(OWNER, { name: "managed" });

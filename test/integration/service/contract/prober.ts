@@ -30,11 +30,19 @@ export class Prober {
     return this.world.service.auth(OWNER);
   }
 
-  /** `expected` (or one of them) from `req` (owner credentials unless given; `authorization: ""` sends none). */
-  async probe(expected: number | number[], req: ApiRequest): Promise<ApiResponse> {
+  /**
+   * `expected` (or one of them) from `req` (owner credentials unless given; `authorization: ""` sends
+   * none). `direct` sends it to the serve process itself, not through the fixture's proxy, where the
+   * request's own source address (`localAddress`) is the client address the service sees.
+   */
+  async probe(
+    expected: number | number[],
+    { direct, ...req }: ApiRequest & { direct?: true },
+  ): Promise<ApiResponse> {
     const method = req.method ?? (req.body === undefined && req.rawBody === undefined ? "GET" : "POST");
     const authorization = req.authorization === undefined ? this.owner : req.authorization || undefined;
-    const res = await request(this.world.service.url, { ...req, method, authorization });
+    const { service } = this.world;
+    const res = await request(direct ? service.serve.url : service.url, { ...req, method, authorization });
     const resolution = this.conformance.assertConforms({ method, path: req.path, ...res });
     this.coverage.record(resolution);
     assert.ok(

@@ -253,3 +253,20 @@ test("the pieces of a list read by the foreground worker alone go back to it too
     assert.equal(`[${Buffer.concat(pieces).toString("utf8")}]`, expected);
   }
 });
+
+test("workerCounts: none before the first request, busy while one is in flight, idle once answered", async () => {
+  const lister = workerLister(keyListWorkerUrl() as URL, {
+    databaseFile: data.databaseFile,
+    dataKey: data.dataKey,
+  });
+  try {
+    assert.deepEqual(lister.workerCounts?.(), { running: 0, busy: 0 });
+    const counting = lister.count(owner.id, {});
+    assert.deepEqual(lister.workerCounts?.(), { running: 1, busy: 1 });
+    assert.ok((await counting) > 0);
+    assert.deepEqual(lister.workerCounts?.(), { running: 1, busy: 0 });
+  } finally {
+    await lister.close();
+  }
+  assert.deepEqual(lister.workerCounts?.(), { running: 0, busy: 0 });
+});

@@ -306,3 +306,58 @@ test("a wrong PIN and then the right one verified through A are seen at once by 
   await notified;
   assert.equal((await onB.pins.status(account, pinId)).verified, true);
 });
+
+test("B is told when each of A's writes was sent, after its changes: how late B hears them (the metrics)", async (t) => {
+  const setup = await twoReplicas(t);
+  if (!setup) return;
+  const { a, b, stored, publicApiKey } = setup;
+  const order: string[] = [];
+  const stopKeys = b.changes.onKeyChange((digest) => {
+    if (digest.equals(b.apiKeys.digestOf(publicApiKey))) order.push("key");
+  });
+  const sent: number[] = [];
+  const stopHearing = b.changes.onChangesHeard((sentAt) => {
+    sent.push(sentAt);
+    order.push("sent");
+  });
+  try {
+    const before = Date.now();
+    await disable(a, stored);
+    const after = Date.now();
+    await eventually("B to hear when A's write was sent", async () => (sent.length > 0 ? true : undefined));
+    // Sent inside the write, before its commit: between its start and its answer (one machine's clock).
+    assert.ok(
+      (sent[0] as number) >= before && (sent[0] as number) <= after,
+      `${sent[0]} in ${before}..${after}`,
+    );
+    assert.deepEqual(order, ["key", "sent"], "a write's changes first, then when it was sent");
+    assert.equal(b.changes.listening, true);
+  } finally {
+    stopKeys();
+    stopHearing();
+  }
+});
+
+test("a payload of an older replica (no sent time) is still read, and a malformed sent time is ignored", async (t) => {
+  const setup = await twoReplicas(t);
+  if (!setup) return;
+  const { url, b, account } = setup;
+  const sent: number[] = [];
+  const stopHearing = b.changes.onChangesHeard((sentAt) => sent.push(sentAt));
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    const named = heard(b.changes.onAccountChange.bind(b.changes), (id) => id === account.id);
+    await client.query("SELECT pg_notify($1, $2), pg_notify($1, $3), pg_notify($1, $4)", [
+      CHANGES_CHANNEL,
+      "sent:soon",
+      "sent:",
+      `account:${account.id}`,
+    ]);
+    await named;
+    assert.deepEqual(sent, []);
+  } finally {
+    stopHearing();
+    await client.end();
+  }
+});

@@ -19,7 +19,7 @@ after(() => Promise.all(dirs.map(removeDir)));
 const call = { now: Date.now(), clientAddress: "127.0.0.1", tfaMethod: false };
 const fields = { name: "k", allowedIPs: null, permissions: ["ALL" as const], validFrom: null, validTo: null };
 
-async function withKey() {
+async function withKey(options: ConstructorParameters<typeof AppKeyAuthorizer>[3] = {}) {
   const dir = await makeTempDir();
   dirs.push(dir);
   const data = openDataDir({ dataDir: dir, dataKey: randomBytes(32) });
@@ -41,7 +41,7 @@ async function withKey() {
       0,
     );
   });
-  const authorizer = new AppKeyAuthorizer(store.changes, store.apiKeys, store.accounts);
+  const authorizer = new AppKeyAuthorizer(store.changes, store.apiKeys, store.accounts, options);
   return { data, store, stored, publicApiKey, authorizer };
 }
 
@@ -75,5 +75,24 @@ test("an unknown key is refused with 401, and known() says whether a key exists"
   );
   assert.equal(await authorizer.knows(publicApiKey), true);
   assert.equal(await authorizer.knows(newPublicApiKey()), false);
+  data.close();
+});
+
+test("the metrics' listeners: each call's outcome, an unknown key, and the key cache's hits and misses", async () => {
+  const outcomes: string[] = [];
+  const lookups = { hits: 0, misses: 0 };
+  const { data, store, stored, publicApiKey, authorizer } = await withKey({
+    onOutcome: (_key, outcome) => outcomes.push(outcome),
+    onUnknownKey: () => outcomes.push("unknown"),
+    lookups,
+  });
+  await authorizer.authorize(publicApiKey, call);
+  authorizer.authorize(publicApiKey, call);
+  await assert.rejects(async () => authorizer.authorize(newPublicApiKey(), call), ApiError);
+  await store.write((tx) => tx.apiKeys.update(stored, { ...fields, enabled: false }, 1));
+  await assert.rejects(async () => authorizer.authorize(publicApiKey, call), ApiError);
+  assert.deepEqual(outcomes, ["allowed", "allowed", "unknown", "disabled"]);
+  // Loaded, found, not found (unknown), loaded again after the write dropped it.
+  assert.deepEqual(lookups, { hits: 1, misses: 3 });
   data.close();
 });

@@ -152,3 +152,15 @@ test("a load in flight when deleteWhere runs is not kept: it may have read the r
   assert.deepEqual(await loading, { account: 1 });
   assert.equal(cache.peek("k"), undefined);
 });
+
+test("lookups are counted where the owner asks: a hit when found, a miss when a load must follow", async () => {
+  const lookups = { hits: 0, misses: 0 };
+  const cache = new ReadThroughCache<string>(new ExternalChanges(db), 10, lookups);
+  cache.get("a", () => "v1");
+  cache.get("a", () => "v1");
+  cache.get("nothing", () => undefined);
+  assert.equal(cache.peek("b"), undefined);
+  await cache.load("b", async () => "v2");
+  assert.equal(cache.peek("b"), "v2");
+  assert.deepEqual(lookups, { hits: 2, misses: 3 });
+});

@@ -1,0 +1,103 @@
+import assert from "node:assert/strict";
+import { randomBytes } from "node:crypto";
+import { after, test } from "node:test";
+import { eventually } from "../../harness/eventually.ts";
+import {
+  basic,
+  makeTempDir,
+  removeDir,
+  request,
+  runCli,
+  type ServeProcess,
+  startServe,
+} from "../../harness/keyServiceProcess.ts";
+import { postgresClusterForFile, skipWithoutPostgres } from "../../harness/postgres.ts";
+import { declaredMetrics, parseSamples, sampleValue } from "../../harness/prometheusText.ts";
+
+/**
+ * `serve --metrics` on PostgreSQL, two replicas of one database: each reports its pool and its
+ * LISTEN connection, and a write through one shows in the other's invalidation lag histogram.
+ */
+
+const KEYS = "/settings/1/accounts/_/api-keys";
+const OWNER = basic("owner", "owner-password");
+const LAG_COUNT = "keydesk_cache_invalidation_lag_seconds_count";
+
+const postgres = postgresClusterForFile();
+let dir: string | undefined;
+const running: ServeProcess[] = [];
+
+after(async () => {
+  for (const replica of running) await replica.stop("SIGTERM");
+  if (dir) await removeDir(dir);
+});
+
+async function scrape(replica: ServeProcess) {
+  const res = await request(replica.url, { path: "/metrics" });
+  assert.equal(res.status, 200, res.text);
+  return { text: res.text, samples: parseSamples(res.text) };
+}
+
+test("replicas report their pool and LISTEN connection, and hear each other's writes late by a measured lag", async (t) => {
+  if (skipWithoutPostgres(t)) return;
+  const url = await postgres.cluster().createDatabase();
+  const env = {
+    KEY_SERVICE_DATABASE_URL: url,
+    KEY_SERVICE_DATA_KEY: randomBytes(32).toString("base64"),
+    KEY_SERVICE_METRICS: "1",
+  };
+  const added = await runCli(["account", "add", "--username", "owner"], {
+    ...env,
+    KEY_SERVICE_PASSWORD: "owner-password",
+  });
+  assert.equal(added.code, 0, added.stderr);
+  dir = await makeTempDir("keydesk-metrics-replicas-");
+  const serve = async () => {
+    const replica = await startServe({ dataDir: dir as string, storeArgs: [], env });
+    running.push(replica);
+    return replica;
+  };
+  const [a, b] = await Promise.all([serve(), serve()]);
+
+  const { text } = await scrape(b);
+  const declared = declaredMetrics(text);
+  for (const [name, type] of [
+    ["keydesk_db_pool_connections_in_use", "gauge"],
+    ["keydesk_db_pool_connections_idle", "gauge"],
+    ["keydesk_db_pool_connections_max", "gauge"],
+    ["keydesk_db_pool_waiting_requests", "gauge"],
+    ["keydesk_change_feed_listening", "gauge"],
+    ["keydesk_cache_invalidation_lag_seconds", "histogram"],
+  ])
+    assert.equal(declared.get(name as string), type, name);
+  // PostgreSQL reads pages in the service's process: there are no list workers to report.
+  assert.equal(declared.has("keydesk_list_workers_busy"), false);
+
+  await eventually("B's LISTEN connection", async () =>
+    sampleValue((await scrape(b)).samples, "keydesk_change_feed_listening") === 1 ? true : undefined,
+  );
+  const { samples } = await scrape(b);
+  const max = sampleValue(samples, "keydesk_db_pool_connections_max");
+  assert.equal(max, 10);
+  const inUse = sampleValue(samples, "keydesk_db_pool_connections_in_use") ?? -1;
+  const idle = sampleValue(samples, "keydesk_db_pool_connections_idle") ?? -1;
+  assert.ok(inUse >= 0 && idle >= 0 && inUse + idle <= 10, `in use ${inUse}, idle ${idle}`);
+  assert.equal(sampleValue(samples, "keydesk_db_pool_waiting_requests"), 0);
+
+  const heardBefore = sampleValue(samples, LAG_COUNT) ?? 0;
+  const created = await request(a.url, {
+    method: "POST",
+    path: KEYS,
+    authorization: OWNER,
+    body: { name: "lag" },
+  });
+  assert.equal(created.status, 200, created.text);
+  const heard = await eventually("B to hear A's write", async () => {
+    const count = sampleValue((await scrape(b)).samples, LAG_COUNT) ?? 0;
+    return count > heardBefore ? count : undefined;
+  });
+  assert.ok(heard > heardBefore);
+  const later = (await scrape(b)).samples;
+  const sum = sampleValue(later, "keydesk_cache_invalidation_lag_seconds_sum") ?? -1;
+  assert.ok(sum >= 0, "a lag is never negative");
+});
