@@ -614,6 +614,8 @@ test("every field of the edit dialog is saved, dates entered in Kolkata time sto
     .getByRole("dialog", { name: "Disable “Kolkata partner”?" })
     .getByRole("button", { name: "Disable key" })
     .click();
+  // The edit dialog is hidden already while the confirmation shows: the save is done once it says so.
+  await local.getByText("Saved “Kolkata partner (renewed)”.").waitFor();
   await dialog.waitFor({ state: "hidden" });
 
   // What the service stored, asked over its HTTP API with the Local profile's credentials.
