@@ -36,7 +36,7 @@ import { postgresSync } from "./postgresSync.ts";
 import { postgresTfa } from "./postgresTfa.ts";
 import { postgresTfaPins } from "./postgresTfaPins.ts";
 import { postgresUsage } from "./postgresUsage.ts";
-import { advisoryLockKey, inTransaction, RETRYABLE, type Sql, sqlOn, sqlState } from "./sql.ts";
+import { advisoryLockKey, inTransaction, isRetryable, type Sql, sqlOn } from "./sql.ts";
 
 /** How many times a write that lost a race (serialization failure, deadlock) runs again. */
 export const WRITE_RETRIES = 3;
@@ -65,14 +65,14 @@ class CommitFailure extends Error {
  * transaction: the entries are kept and the notifications delivered by its commit, never for a rollback.
  */
 async function sendBeforeCommit(
-  client: pg.PoolClient,
+  sql: Sql,
   appended: readonly NewAuditEntry[],
   changes: ReadonlySet<string>,
 ): Promise<void> {
   if (appended.length === 0 && changes.size === 0) return;
   const audit = appendedAuditEntries(appended, 3);
   const notify = "SELECT pg_notify($1, change) FROM unnest($2::text[]) AS change";
-  await client.query(appended.length === 0 ? notify : `WITH ${audit.clause} ${notify}`, [
+  await sql.rows(appended.length === 0 ? notify : `WITH ${audit.clause} ${notify}`, [
     CHANGES_CHANNEL,
     changes.size === 0 ? [] : [...changes, sentChange(Date.now())],
     ...(appended.length === 0 ? [] : audit.values),
@@ -240,7 +240,7 @@ export class PostgresStore implements Store {
         return (await this.#transaction([work]))[0];
       } catch (failure) {
         const error = failure instanceof CommitFailure ? failure.cause : failure;
-        if (attempt < WRITE_RETRIES && RETRYABLE.has(sqlState(error) ?? "")) continue;
+        if (attempt < WRITE_RETRIES && isRetryable(error)) continue;
         throw error;
       }
     }
@@ -258,7 +258,8 @@ export class PostgresStore implements Store {
         /** The change feed's payloads, sent just before the commit (delivered by it). */
         const changes = new Set<string>();
         const appended: NewAuditEntry[] = [];
-        const tx = this.#repositories(sqlOn(client), appended, (change) => {
+        const sql = sqlOn(client);
+        const tx = this.#repositories(sql, appended, (change) => {
           if (typeof change === "string") return void changes.add(change);
           changedKeys.add(change.publicApiKey);
           changes.add(keyChange(this.#box.digest(change.publicApiKey)));
@@ -267,7 +268,7 @@ export class PostgresStore implements Store {
         const results: unknown[] = [];
         for (const work of works) results.push(await work(tx));
         ending = true;
-        await sendBeforeCommit(client, appended, changes);
+        await sendBeforeCommit(sql, appended, changes);
         return results;
       });
     } catch (error) {

@@ -22,9 +22,53 @@ const TYPES: pg.CustomTypesConfig = {
       : pg.types.getTypeParser(oid, format as "text")) as pg.CustomTypesConfig["getTypeParser"],
 };
 
+/** Statement texts and their prepared statements' names, the same on every connection. */
+const PREPARED = new Map<string, string>();
+let preparedSoFar = 0;
+/**
+ * Distinct statements prepared at most (per connection, and in all): the store's texts are a few
+ * dozen, a list's filters make some more; past this, a statement is parsed each time it runs.
+ */
+export const MAX_PREPARED = 256;
+
+/**
+ * The name a statement is prepared under. A statement runs as a named prepared statement, so each
+ * connection parses it once (pg prepares it on first use) instead of every time it runs: the
+ * database's CPU per create fell by about a third (bench/README.md, `postgres`).
+ */
+function preparedName(text: string): string | undefined {
+  let name = PREPARED.get(text);
+  if (name === undefined && PREPARED.size < MAX_PREPARED) {
+    name = `keydesk_${++preparedSoFar}`;
+    PREPARED.set(text, name);
+  }
+  return name;
+}
+
+/**
+ * A prepared statement whose tables another replica changed since (a newer Keydesk's migration
+ * during a rolling upgrade) may no longer return rows of the type it was prepared for. PostgreSQL
+ * then refuses it, and the statement gets a new name, prepared anew on each connection.
+ */
+function isStalePlan(error: unknown): boolean {
+  return (
+    sqlState(error) === "0A000" && /cached plan must not change result type/.test((error as Error).message)
+  );
+}
+
 export function sqlOn(target: pg.Pool | pg.PoolClient): Sql {
-  const run = (text: string, values: readonly unknown[] | undefined) =>
-    target.query({ text, values: values as unknown[] | undefined, types: TYPES });
+  const run = async (text: string, values: readonly unknown[] | undefined) => {
+    const config = { text, values: values as unknown[] | undefined, types: TYPES };
+    try {
+      return await target.query({ ...config, name: preparedName(text) });
+    } catch (error) {
+      if (!isStalePlan(error)) throw error;
+      PREPARED.delete(text);
+      // Inside a write the transaction is lost: the write runs again (isRetryable), preparing it anew.
+      if (!(target instanceof pg.Pool)) throw error;
+      return target.query({ ...config, name: preparedName(text) });
+    }
+  };
   return {
     rows: async <R extends object>(text: string, values?: readonly unknown[]) =>
       (await run(text, values)).rows as R[],
@@ -83,8 +127,14 @@ export function sqlState(error: unknown): string | undefined {
 }
 
 export const UNIQUE_VIOLATION = "23505";
-/** A write that lost a race PostgreSQL detected: running it again is safe and usually succeeds. */
-export const RETRYABLE = new Set(["40001", "40P01"]);
+/**
+ * A write that lost a race PostgreSQL detected, or ran a prepared statement gone stale: running it
+ * again is safe (nothing was committed) and usually succeeds.
+ */
+export function isRetryable(error: unknown): boolean {
+  const state = sqlState(error);
+  return state === "40001" || state === "40P01" || isStalePlan(error);
+}
 
 /**
  * A PostgreSQL advisory lock key (64 bits) for `name`, the same on every replica. Each kind of lock

@@ -378,6 +378,27 @@ test("a write whose connection is terminated mid-transaction rejects as unavaila
   await store.write((tx) => tx.accounts.list());
 });
 
+test("statements prepared before another replica changed a table's columns are prepared anew: reads and writes go on", async (t) => {
+  const subject = await openStore("postgres", t);
+  if (!subject) return;
+  const { store, url } = subject;
+  const { keys } = await accountWithKeys(store, 1);
+  const id = (keys[0] as { id: number }).id;
+  const readAll = () =>
+    Promise.all([
+      ...Array.from({ length: 4 }, () => store.usage.read(id, NOW)),
+      ...Array.from({ length: 4 }, () => store.write((tx) => tx.usage.read(id, NOW))),
+    ]);
+  // Prepared on several of the pool's connections: `SELECT * FROM key_usage` returns its columns.
+  await readAll();
+  // A newer Keydesk's migration, run by another replica during a rolling upgrade.
+  const admin = poolOn(url as string, 1);
+  await admin.query("ALTER TABLE key_usage ADD COLUMN added_later integer");
+  const usages = await readAll();
+  assert.equal(usages.length, 8);
+  for (const usage of usages) assert.equal(usage.lastUsedAt, null);
+});
+
 test("with the same data key, a key sealed on SQLite opens on PostgreSQL and is found by the same digest", async (t) => {
   const dataKey = randomBytes(32);
   const postgres = await openStore("postgres", t, dataKey);
