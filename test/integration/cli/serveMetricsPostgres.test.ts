@@ -1,17 +1,9 @@
 import assert from "node:assert/strict";
-import { randomBytes } from "node:crypto";
-import { after, test } from "node:test";
+import { test } from "node:test";
 import { eventually } from "../../harness/eventually.ts";
-import {
-  basic,
-  makeTempDir,
-  removeDir,
-  request,
-  runCli,
-  type ServeProcess,
-  startServe,
-} from "../../harness/keyServiceProcess.ts";
+import { request, type ServeProcess } from "../../harness/keyServiceProcess.ts";
 import { postgresClusterForFile, skipWithoutPostgres } from "../../harness/postgres.ts";
+import { REPLICA_OWNER, startReplicas } from "../../harness/postgresReplicas.ts";
 import { declaredMetrics, parseSamples, sampleValue } from "../../harness/prometheusText.ts";
 
 /**
@@ -20,17 +12,10 @@ import { declaredMetrics, parseSamples, sampleValue } from "../../harness/promet
  */
 
 const KEYS = "/settings/1/accounts/_/api-keys";
-const OWNER = basic("owner", "owner-password");
+const OWNER = REPLICA_OWNER;
 const LAG_COUNT = "keydesk_cache_invalidation_lag_seconds_count";
 
 const postgres = postgresClusterForFile();
-let dir: string | undefined;
-const running: ServeProcess[] = [];
-
-after(async () => {
-  for (const replica of running) await replica.stop("SIGTERM");
-  if (dir) await removeDir(dir);
-});
 
 async function scrape(replica: ServeProcess) {
   const res = await request(replica.url, { path: "/metrics" });
@@ -40,24 +25,11 @@ async function scrape(replica: ServeProcess) {
 
 test("replicas report their pool and LISTEN connection, and hear each other's writes late by a measured lag", async (t) => {
   if (skipWithoutPostgres(t)) return;
-  const url = await postgres.cluster().createDatabase();
-  const env = {
-    KEY_SERVICE_DATABASE_URL: url,
-    KEY_SERVICE_DATA_KEY: randomBytes(32).toString("base64"),
+  const started = await startReplicas(postgres.cluster(), ["keydesk-replica-a", "keydesk-replica-b"], {
     KEY_SERVICE_METRICS: "1",
-  };
-  const added = await runCli(["account", "add", "--username", "owner"], {
-    ...env,
-    KEY_SERVICE_PASSWORD: "owner-password",
   });
-  assert.equal(added.code, 0, added.stderr);
-  dir = await makeTempDir("keydesk-metrics-replicas-");
-  const serve = async () => {
-    const replica = await startServe({ dataDir: dir as string, storeArgs: [], env });
-    running.push(replica);
-    return replica;
-  };
-  const [a, b] = await Promise.all([serve(), serve()]);
+  t.after(() => started.stop());
+  const [a, b] = started.replicas as [ServeProcess, ServeProcess];
 
   const { text } = await scrape(b);
   const declared = declaredMetrics(text);

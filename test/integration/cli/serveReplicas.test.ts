@@ -1,19 +1,11 @@
 import assert from "node:assert/strict";
-import { randomBytes } from "node:crypto";
-import { after, describe, test } from "node:test";
+import { describe, test } from "node:test";
 import pg from "pg";
 import { CHANGES_CHANNEL } from "../../../electron/service/store/postgres/postgresChangeFeed.ts";
 import { eventually } from "../../harness/eventually.ts";
-import {
-  basic,
-  makeTempDir,
-  removeDir,
-  request,
-  runCli,
-  type ServeProcess,
-  startServe,
-} from "../../harness/keyServiceProcess.ts";
+import { request, type ServeProcess } from "../../harness/keyServiceProcess.ts";
 import { postgresClusterForFile, skipWithoutPostgres } from "../../harness/postgres.ts";
+import { REPLICA_OWNER, startReplicas } from "../../harness/postgresReplicas.ts";
 import { openEventStream } from "../service/tfa/eventStreamClient.ts";
 
 /**
@@ -30,15 +22,10 @@ import { openEventStream } from "../service/tfa/eventStreamClient.ts";
  */
 
 const KEYS = "/settings/1/accounts/_/api-keys";
-const OWNER = basic("owner", "owner-password");
+const OWNER = REPLICA_OWNER;
 const APPLICATIONS = "/2fa/2/applications";
 
 const postgres = postgresClusterForFile();
-let dir: string | undefined;
-
-after(async () => {
-  if (dir) await removeDir(dir);
-});
 
 interface Key {
   key: string;
@@ -52,32 +39,14 @@ interface Key {
  * all of them ended after the test.
  */
 async function twoReplicas(t: { after(fn: () => Promise<void>): void }) {
-  const running: ServeProcess[] = [];
   let admin: pg.Client | undefined;
+  const started = await startReplicas(postgres.cluster(), ["keydesk-replica-a", "keydesk-replica-b"]);
   t.after(async () => {
-    for (const replica of running)
-      if (replica.child.exitCode === null && replica.child.signalCode === null) await replica.stop("SIGTERM");
+    await started.stop();
     await admin?.end();
   });
-  const url = await postgres.cluster().createDatabase();
-  const dataKey = randomBytes(32);
-  const env = { KEY_SERVICE_DATABASE_URL: url, KEY_SERVICE_DATA_KEY: dataKey.toString("base64") };
-  const added = await runCli(["account", "add", "--username", "owner"], {
-    ...env,
-    KEY_SERVICE_PASSWORD: "owner-password",
-  });
-  assert.equal(added.code, 0, added.stderr);
-  dir ??= await makeTempDir("keydesk-replicas-");
-  const serve = async (name: string) => {
-    const replica = await startServe({
-      dataDir: dir as string,
-      storeArgs: [],
-      env: { ...env, KEY_SERVICE_DATABASE_URL: `${url}?application_name=${name}` },
-    });
-    running.push(replica);
-    return replica;
-  };
-  const [a, b] = await Promise.all([serve("keydesk-replica-a"), serve("keydesk-replica-b")]);
+  const { url } = started;
+  const [a, b] = started.replicas as [ServeProcess, ServeProcess];
 
   const client = new pg.Client({ connectionString: url });
   admin = client;

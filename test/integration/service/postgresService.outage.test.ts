@@ -1,24 +1,15 @@
 import assert from "node:assert/strict";
-import { randomBytes } from "node:crypto";
 import { after, before, test } from "node:test";
 import { setTimeout as sleep } from "node:timers/promises";
 import pg from "pg";
-import {
-  basic,
-  makeTempDir,
-  removeDir,
-  request,
-  runCli,
-  type ServeProcess,
-  startServe,
-  TEST_STORE,
-} from "../../harness/keyServiceProcess.ts";
+import { request, type ServeProcess, TEST_STORE } from "../../harness/keyServiceProcess.ts";
 import {
   type PrivateCluster,
   postgresMissing,
   skipWithoutPostgres,
   startPostgres,
 } from "../../harness/postgres.ts";
+import { REPLICA_OWNER, startReplicas } from "../../harness/postgresReplicas.ts";
 
 /**
  * Two `serve` replicas on one PostgreSQL cluster, under a bounded mixed load (creates, renames,
@@ -31,7 +22,7 @@ import {
  */
 
 const KEYS = "/settings/1/accounts/_/api-keys";
-const OWNER = basic("owner", "owner-password");
+const OWNER = REPLICA_OWNER;
 const READY = "/local/1/health/ready";
 /** How soon after the database accepts connections again both replicas must answer ready. */
 const RECOVERY_MS = 2_000;
@@ -42,15 +33,11 @@ const onlyInPostgresSuite =
   TEST_STORE !== "postgres" && "runs in npm run test:postgres (KEYDESK_TEST_STORE=postgres)";
 
 let cluster: PrivateCluster | undefined;
-let dir: string | undefined;
 
 before(async () => {
   if (!onlyInPostgresSuite && !postgresMissing) cluster = await startPostgres({ durable: true });
 });
-after(async () => {
-  cluster?.stop();
-  if (dir) await removeDir(dir);
-});
+after(() => cluster?.stop());
 
 interface Acknowledged {
   /** Key id → the name of its last acknowledged create or rename. */
@@ -153,27 +140,9 @@ test("two replicas under load survive an immediate restart, terminated backends 
 }, async (t) => {
   if (skipWithoutPostgres(t)) return;
   const own = cluster as PrivateCluster;
-  const url = await own.createDatabase();
-  const env = { KEY_SERVICE_DATABASE_URL: url, KEY_SERVICE_DATA_KEY: randomBytes(32).toString("base64") };
-  const added = await runCli(["account", "add", "--username", "owner"], {
-    ...env,
-    KEY_SERVICE_PASSWORD: "owner-password",
-  });
-  assert.equal(added.code, 0, added.stderr);
-  dir = await makeTempDir("keydesk-outage-");
-  const replicas: ServeProcess[] = [];
-  t.after(async () => {
-    for (const replica of replicas)
-      if (replica.child.exitCode === null && replica.child.signalCode === null) await replica.stop("SIGKILL");
-  });
-  for (const name of ["keydesk-replica-a", "keydesk-replica-b"])
-    replicas.push(
-      await startServe({
-        dataDir: dir,
-        storeArgs: [],
-        env: { ...env, KEY_SERVICE_DATABASE_URL: `${url}?application_name=${name}` },
-      }),
-    );
+  const started = await startReplicas(own, ["keydesk-replica-a", "keydesk-replica-b"]);
+  t.after(() => started.stop());
+  const { url, replicas } = started;
   const [a] = replicas as [ServeProcess];
   const appKey = await request(a.url, {
     method: "POST",
