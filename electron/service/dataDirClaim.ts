@@ -1,9 +1,11 @@
-import { chmodSync } from "node:fs";
+import { chmodSync, existsSync } from "node:fs";
 import { join } from "node:path";
 import Database from "better-sqlite3";
 
 /** The file in a data dir whose lock says who uses the dir (it holds nothing else). */
 export const CLAIM_FILE = "keydesk.lock";
+/** The database a claim alone also finds unopened (dataDir.ts names it too; kept apart to import nothing of it). */
+const DATABASE_FILE = "keydesk.db";
 
 /**
  * - `shared`: the dir's database is in use (a `serve`, the desktop app's service, a CLI command):
@@ -33,9 +35,14 @@ export function claimDataDir(dir: string, mode: ClaimMode): DataDirClaim {
   try {
     if (process.platform !== "win32") chmodSync(file, 0o600);
     db.pragma("busy_timeout = 0");
+    // It holds no data: no journal beside it (a restore counts what is in its target).
+    db.pragma("journal_mode = OFF");
     db.pragma("locking_mode = EXCLUSIVE");
     if (mode === "shared") db.prepare("SELECT count(*) FROM sqlite_master").get();
-    else db.exec("BEGIN EXCLUSIVE; COMMIT");
+    else {
+      db.exec("BEGIN EXCLUSIVE; COMMIT");
+      refuseOpenDatabase(join(dir, DATABASE_FILE));
+    }
   } catch (error) {
     db.close();
     if (!/^SQLITE_BUSY/.test((error as { code?: string }).code ?? "")) throw error;
@@ -55,4 +62,27 @@ export function claimDataDir(dir: string, mode: ClaimMode): DataDirClaim {
       db.close();
     },
   };
+}
+
+/**
+ * A claim alone also finds the database itself opened by nobody: a claim file deleted under a
+ * running service (taken for a stale one) and made anew would otherwise let a move go ahead
+ * beside it. Every connection to a database in WAL mode keeps a lock on it that an exclusive
+ * transaction in exclusive locking mode cannot pass; the probe closes at once (the caller opens
+ * the database itself next).
+ */
+function refuseOpenDatabase(file: string): void {
+  if (!existsSync(file)) return;
+  const probe = new Database(file, { fileMustExist: true });
+  try {
+    probe.pragma("busy_timeout = 0");
+    probe.pragma("locking_mode = EXCLUSIVE");
+    probe.exec("BEGIN EXCLUSIVE; COMMIT");
+  } catch (error) {
+    // Only another process's lock refuses the claim: a damaged file is for the command to report
+    // (a restore over it is how it is mended).
+    if (/^SQLITE_BUSY/.test((error as { code?: string }).code ?? "")) throw error;
+  } finally {
+    probe.close();
+  }
 }

@@ -6,6 +6,7 @@ import {
   createWriteStream,
   existsSync,
   fsyncSync,
+  mkdirSync,
   mkdtempSync,
   openSync,
   readdirSync,
@@ -204,7 +205,7 @@ export interface RestoreResult {
 function holdsData(dir: string): boolean {
   try {
     // The claim file alone is no data: a restore's own claim on the dir makes it.
-    return readdirSync(dir).some((name) => name !== CLAIM_FILE);
+    return readdirSync(dir).some((name) => !name.startsWith(CLAIM_FILE));
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     if (code === "ENOENT") return false;

@@ -1,4 +1,6 @@
 import assert from "node:assert/strict";
+import { rmSync } from "node:fs";
+import { join } from "node:path";
 import { after, before, test } from "node:test";
 import { CLAIM_FILE, claimDataDir, DataDirBusyError } from "../../../electron/service/dataDirClaim.ts";
 import { makeTempDir, removeDir, SQLITE_ONLY, startServe } from "../../harness/keyServiceProcess.ts";
@@ -47,6 +49,23 @@ test("the claim of a serve killed with SIGKILL ends with it", { skip: SQLITE_ONL
   const serve = await startServe({ dataDir: dir });
   assert.throws(() => claimDataDir(dir, "alone"), DataDirBusyError);
   await serve.stop("SIGKILL");
+  claimDataDir(dir, "alone").release();
+});
+
+test("a claim alone is refused while a serve has the database open, also once the claim file was deleted under it", {
+  skip: SQLITE_ONLY,
+}, async () => {
+  const serve = await startServe({ dataDir: dir });
+  try {
+    // Taken for a stale lock by someone tidying up.
+    rmSync(join(dir, CLAIM_FILE));
+    assert.throws(
+      () => claimDataDir(dir, "alone"),
+      (error: Error) => error instanceof DataDirBusyError && refusedAlone.test(error.message),
+    );
+  } finally {
+    await serve.stop("SIGTERM");
+  }
   claimDataDir(dir, "alone").release();
 });
 
