@@ -45,7 +45,7 @@ export function claimDataDir(dir: string, mode: ClaimMode): DataDirClaim {
     }
   } catch (error) {
     db.close();
-    if (!/^SQLITE_BUSY/.test((error as { code?: string }).code ?? "")) throw error;
+    if (!heldByAnother(error)) throw error;
     throw new DataDirBusyError(
       mode === "shared"
         ? `${dir} is being moved by another command (key-service migrate --from-sqlite, or a restore over it); ` +
@@ -81,8 +81,13 @@ function refuseOpenDatabase(file: string): void {
   } catch (error) {
     // Only another process's lock refuses the claim: a damaged file is for the command to report
     // (a restore over it is how it is mended).
-    if (/^SQLITE_BUSY/.test((error as { code?: string }).code ?? "")) throw error;
+    if (heldByAnother(error)) throw error;
   } finally {
     probe.close();
   }
+}
+
+/** SQLite refused a lock that another connection holds (never waited for here: busy_timeout 0). */
+function heldByAnother(error: unknown): boolean {
+  return /^SQLITE_BUSY/.test((error as { code?: string }).code ?? "");
 }
