@@ -6,7 +6,6 @@ import {
   createWriteStream,
   existsSync,
   fsyncSync,
-  mkdirSync,
   mkdtempSync,
   openSync,
   readdirSync,

@@ -9,7 +9,6 @@ import { copyF31ab92DataDir, F31AB92_FIXTURE } from "../../harness/fixtureDataDi
 import {
   basic,
   makeTempDir,
-  REPO_ROOT,
   removeDir,
   request,
   type ServeProcess,

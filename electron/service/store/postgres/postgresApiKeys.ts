@@ -37,7 +37,7 @@ export function postgresApiKeys(
   sql: Sql,
   box: SecretBox,
   listeners: ReadonlySet<KeyChangeListener>,
-  changed: (publicApiKey: string) => void,
+  changed: (publicApiKey: string, digest?: Buffer) => void,
 ): ApiKeyWrites {
   const stored = async (where: string, values: unknown[]) => {
     const [row] = await sql.rows<ApiKeyRow>(`${SELECT} WHERE ${where}`, values);
@@ -71,6 +71,7 @@ export function postgresApiKeys(
       return () => (listeners as Set<KeyChangeListener>).delete(listener);
     },
     async insert(accountId, accountKey, identity, fields, now, createdAt = now) {
+      const digest = publicApiKeyDigest(box, identity.publicApiKey);
       const [row] = await sql.rows<{ id: number }>(
         `INSERT INTO api_keys (key, account_id, public_api_key_digest, public_api_key_sealed, name, allowed_ips,
            permissions, valid_from, valid_to, enabled, created_at, updated_at, origin_created_at)
@@ -78,14 +79,14 @@ export function postgresApiKeys(
         [
           identity.key,
           accountId,
-          publicApiKeyDigest(box, identity.publicApiKey),
+          digest,
           sealPublicApiKey(box, identity.publicApiKey, identity.key),
           ...columns(fields),
           now,
           createdAt,
         ],
       );
-      changed(identity.publicApiKey);
+      changed(identity.publicApiKey, digest);
       return { ...fields, id: (row as { id: number }).id, accountId, accountKey, ...identity, createdAt };
     },
     async update(key, fields, now) {

@@ -4,7 +4,6 @@ import type { NewAuditEntry } from "../../domain/auditEntries.ts";
 import type { KeyChangeListener } from "../apiKeyStore.ts";
 import { authFailuresOn } from "../authFailureStore.ts";
 import type {
-  AccountReads,
   ApiKeyReads,
   AuditReads,
   IdempotencyReads,
@@ -17,6 +16,8 @@ import type {
   TfaReads,
   UsageReads,
 } from "../store.ts";
+import { batchLinkLookups } from "./batchLinkLookups.ts";
+import { CachedAccounts } from "./cachedAccounts.ts";
 import { postgresAccounts } from "./postgresAccounts.ts";
 import { postgresApiKeys } from "./postgresApiKeys.ts";
 import { appendedAuditEntries, postgresAudit } from "./postgresAudit.ts";
@@ -94,7 +95,7 @@ export function namedLockOf(name: string): string {
  * made from the data key, as on SQLite, so sealed values and digests are the same on both.
  */
 export class PostgresStore implements Store {
-  readonly accounts: AccountReads;
+  readonly accounts: CachedAccounts;
   readonly apiKeys: ApiKeyReads;
   readonly audit: AuditReads;
   readonly idempotency: IdempotencyReads;
@@ -123,8 +124,8 @@ export class PostgresStore implements Store {
     const reads = this.#repositories(sqlOn(pool), [], () => {
       throw new Error("rows are written only inside store.write");
     });
+    this.accounts = new CachedAccounts(reads.accounts, this.changes);
     ({
-      accounts: this.accounts,
       apiKeys: this.apiKeys,
       audit: this.audit,
       idempotency: this.idempotency,
@@ -137,16 +138,16 @@ export class PostgresStore implements Store {
     this.health = postgresHealth(sqlOn(pool));
   }
 
-  /** `changed`: told each changed key's publicApiKey, or another row's change-feed payload. */
+  /** `changed`: told each changed key's publicApiKey, account's id, or another row's change-feed payload. */
   #repositories(
     sql: Sql,
     appended: NewAuditEntry[],
-    changed: (change: { publicApiKey: string } | string) => void,
+    changed: (change: { publicApiKey: string; digest?: Buffer } | { accountId: number } | string) => void,
   ): StoreWrite {
     return {
-      accounts: postgresAccounts(sql, (id) => changed(accountChange(id))),
-      apiKeys: postgresApiKeys(sql, this.#box, this.#keyListeners, (publicApiKey) =>
-        changed({ publicApiKey }),
+      accounts: postgresAccounts(sql, (accountId) => changed({ accountId })),
+      apiKeys: postgresApiKeys(sql, this.#box, this.#keyListeners, (publicApiKey, digest) =>
+        changed({ publicApiKey, digest }),
       ),
       audit: postgresAudit(sql, appended),
       idempotency: postgresIdempotency(sql, this.#box),
@@ -170,12 +171,9 @@ export class PostgresStore implements Store {
     };
   }
 
-  #tellKeyListeners(publicApiKeys: Iterable<string>): void {
+  #tellKeyListeners(digests: Iterable<Buffer>): void {
     if (this.#keyListeners.size === 0) return;
-    for (const publicApiKey of publicApiKeys) {
-      const digest = this.#box.digest(publicApiKey);
-      for (const listener of this.#keyListeners) listener(digest);
-    }
+    for (const digest of digests) for (const listener of this.#keyListeners) listener(digest);
   }
 
   /**
@@ -220,17 +218,16 @@ export class PostgresStore implements Store {
         return;
       }
       // One write failed (its answer: a key not found, a conflict) or the batch lost a race, and
-      // nothing was committed: each runs again alone, so a write's failure is its own.
+      // nothing was committed: each runs again alone, so a write's failure is its own. One after
+      // another, in this batch's turn: MAX_OPEN_BATCHES holds for them too.
     }
-    await Promise.all(
-      batch.map(async (queued) => {
-        try {
-          queued.resolve(await this.#alone(queued.work));
-        } catch (error) {
-          queued.reject(error);
-        }
-      }),
-    );
+    for (const queued of batch) {
+      try {
+        queued.resolve(await this.#alone(queued.work));
+      } catch (error) {
+        queued.reject(error);
+      }
+    }
   }
 
   /** One write in a transaction of its own, run again when it lost a race PostgreSQL detected. */
@@ -251,7 +248,9 @@ export class PostgresStore implements Store {
    * that ends it (audit entries, notifications, COMMIT) rejects as a CommitFailure.
    */
   async #transaction(works: readonly Work[]): Promise<unknown[]> {
-    const changedKeys = new Set<string>();
+    /** Each changed key's digest by its publicApiKey (an HMAC: computed once per key). */
+    const changedKeys = new Map<string, Buffer>();
+    const changedAccounts = new Set<number>();
     let ending = false;
     try {
       return await inTransaction(this.#pool, async (client) => {
@@ -259,12 +258,22 @@ export class PostgresStore implements Store {
         const changes = new Set<string>();
         const appended: NewAuditEntry[] = [];
         const sql = sqlOn(client);
-        const tx = this.#repositories(sql, appended, (change) => {
+        const written = this.#repositories(sql, appended, (change) => {
           if (typeof change === "string") return void changes.add(change);
-          changedKeys.add(change.publicApiKey);
-          changes.add(keyChange(this.#box.digest(change.publicApiKey)));
-          this.#tellKeyListeners([change.publicApiKey]);
+          if ("accountId" in change) {
+            changedAccounts.add(change.accountId);
+            this.accounts.forget(change.accountId);
+            return void changes.add(accountChange(change.accountId));
+          }
+          let digest = changedKeys.get(change.publicApiKey);
+          if (!digest) {
+            digest = change.digest ?? this.#box.digest(change.publicApiKey);
+            changedKeys.set(change.publicApiKey, digest);
+          }
+          changes.add(keyChange(digest));
+          this.#tellKeyListeners([digest]);
         });
+        const tx = { ...written, sync: batchLinkLookups(written.sync) };
         const results: unknown[] = [];
         for (const work of works) results.push(await work(tx));
         ending = true;
@@ -276,7 +285,8 @@ export class PostgresStore implements Store {
     } finally {
       // Again after the commit (or the rollback): a cache that reloaded a key while the write
       // was open read it as it was before, and must not keep that.
-      this.#tellKeyListeners(changedKeys);
+      this.#tellKeyListeners(changedKeys.values());
+      for (const accountId of changedAccounts) this.accounts.forget(accountId);
     }
   }
 
