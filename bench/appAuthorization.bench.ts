@@ -1,4 +1,4 @@
-import { spawn } from "node:child_process";
+import { type ChildProcess, spawn } from "node:child_process";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
 import autocannon, { type AutocannonResult } from "autocannon";
@@ -16,6 +16,13 @@ import { BenchFailure, TimedClient } from "./lib/timedHttp.ts";
  */
 
 const CONNECTIONS = 50;
+export interface PlainServer {
+  url: string;
+  child: ChildProcess;
+  stderr(): string;
+  stop(): void;
+}
+
 /** Rounds of the plain server, authorized and refused calls, each side loaded for ROUND_SECONDS a round. */
 const ROUNDS = 4;
 const ROUND_SECONDS = 5;
@@ -63,7 +70,8 @@ export async function setUpPinStatus(service: ServiceAccount) {
   };
 }
 
-function startPlainServer(body: string): Promise<{ url: string; stop(): void }> {
+/** The bare node:http server (plainJsonServer.ts) in its own process, answering `body` to every request. */
+export function startPlainServer(body: string): Promise<PlainServer> {
   const child = spawn(process.execPath, [join(import.meta.dirname, "plainJsonServer.ts")], {
     env: { ...process.env, BENCH_BODY: body },
     stdio: ["ignore", "pipe", "inherit"],
@@ -71,7 +79,12 @@ function startPlainServer(body: string): Promise<{ url: string; stop(): void }> 
   return new Promise((resolve, reject) => {
     child.on("exit", (code) => reject(new BenchFailure(`plain server exited (${code})`)));
     createInterface({ input: child.stdout }).once("line", (line) => {
-      resolve({ url: `http://127.0.0.1:${line.split(" ")[1]}`, stop: () => child.kill("SIGTERM") });
+      resolve({
+        url: `http://127.0.0.1:${line.split(" ")[1]}`,
+        child,
+        stderr: () => "",
+        stop: () => child.kill("SIGTERM"),
+      });
     });
   });
 }

@@ -16,7 +16,7 @@ import {
   startServe,
 } from "../test/harness/keyServiceProcess.ts";
 import { type PostgresCluster, postgresMissing, startPostgres } from "../test/harness/postgres.ts";
-import { setUpPinStatus } from "./appAuthorization.bench.ts";
+import { setUpPinStatus, startPlainServer } from "./appAuthorization.bench.ts";
 import type { Benchmark } from "./lib/benchmark.ts";
 import { type Metric, metric } from "./lib/metrics.ts";
 import { cpuSeconds, treeCpuSeconds } from "./lib/processCpu.ts";
@@ -46,10 +46,16 @@ const CREATE_SECONDS = 4;
 const AUTH_SECONDS = 5;
 const WARM_UP_SECONDS = 2;
 
-/** One way of running the service: its serve processes (the load is spread over all of them). */
+/** A process loaded by the bench: a serve, or the bare node:http server. */
+type Server = Pick<ServeProcess, "url" | "child" | "stderr">;
+
+/**
+ * One way of running the service: its serve processes (the load is spread over all of them); or
+ * `plain`, the bare node:http server App-authorized requests are held against.
+ */
 interface Setup {
-  name: "sqlite" | "pg1" | "pg2";
-  servers: ServeProcess[];
+  name: "plain" | "sqlite" | "pg1" | "pg2";
+  servers: Server[];
   /** PostgreSQL's postmaster, whose process tree is the database's CPU; none for SQLite. */
   postmasterPid?: number;
   /** Creates answered 2xx so far, warm-ups included (checked against the stored keys at the end). */
@@ -74,7 +80,7 @@ function requireAlive(setup: Setup): void {
   }
 }
 
-function requireClean(what: string, result: AutocannonResult, server: ServeProcess): void {
+function requireClean(what: string, result: AutocannonResult, server: Server): void {
   if (result.non2xx === 0 && result.errors === 0 && result.timeouts === 0) return;
   throw new BenchFailure(
     `${what}: ${result.non2xx} non-2xx answers (${JSON.stringify(result.statusCodeStats)}), ` +
@@ -123,7 +129,7 @@ async function round(setup: Setup, load: Load, seconds: number): Promise<Sample>
   const serveUsed = serveCpu() - serveBefore;
   const dbUsed = dbCpu() - dbBefore;
   results.forEach((result, index) => {
-    requireClean(`${setup.name} ${load.kind}`, result, setup.servers[index] as ServeProcess);
+    requireClean(`${setup.name} ${load.kind}`, result, setup.servers[index] as Server);
   });
   requireAlive(setup);
   const answered = results.reduce((sum, result) => sum + result["2xx"], 0);
@@ -396,15 +402,40 @@ async function notifyCost(
 
 const µs = (seconds: number) => seconds * 1e6;
 
-function setupMetrics(setup: Setup["name"], creates: Summary, auth: Summary, sqliteAuth: Summary): Metric[] {
+/** Round by round (the same index is the same round), each rate over the plain server's; the median. */
+function ratioToPlain(samples: Sample[], plain: Sample[]): number {
+  return median(samples.map((sample, round) => sample.rate / (plain[round] as Sample).rate));
+}
+
+/** Issue 31: App-authorized calls at least this share of the bare node:http server's rate, same rounds. */
+const RATIO_TO_PLAIN_TARGET = 0.7;
+/** Issue 31: creates/s of one replica, durable commits, 16 connections. */
+const CREATES_TARGET = 2_000;
+
+function setupMetrics(
+  setup: Setup["name"],
+  creates: Summary,
+  auth: Summary,
+  sqliteAuth: Summary,
+  authRatioToPlain: number,
+): Metric[] {
   const metrics = [
-    metric("postgres", `${setup}.creates.throughput`, creates.throughput, "req/s"),
+    setup === "pg1"
+      ? metric("postgres", `${setup}.creates.throughput`, creates.throughput, "req/s", {
+          atLeast: CREATES_TARGET,
+        })
+      : metric("postgres", `${setup}.creates.throughput`, creates.throughput, "req/s"),
     metric("postgres", `${setup}.creates.serveCpuPerRequest`, µs(creates.serveCpu), "µs"),
   ];
   if (setup !== "sqlite")
     metrics.push(metric("postgres", `${setup}.creates.dbCpuPerRequest`, µs(creates.dbCpu), "µs"));
   metrics.push(
     metric("postgres", `${setup}.appAuth.throughput`, auth.throughput, "req/s"),
+    setup === "pg2"
+      ? metric("postgres", `${setup}.appAuth.ratioToPlain`, authRatioToPlain, "x")
+      : metric("postgres", `${setup}.appAuth.ratioToPlain`, authRatioToPlain, "x", {
+          atLeast: RATIO_TO_PLAIN_TARGET,
+        }),
     metric("postgres", `${setup}.appAuth.serveCpuPerRequest`, µs(auth.serveCpu), "µs"),
   );
   if (setup !== "sqlite") {
@@ -433,6 +464,7 @@ export const postgresBenchmark: Benchmark = {
     const dir = await makeTempDir("keydesk-bench-pg-");
     const running: ServeProcess[] = [];
     let cluster: PostgresCluster | undefined;
+    let stopPlain = () => {};
     try {
       const sqliteDir = join(dir, "sqlite");
       await addBenchAccount(["--data-dir", sqliteDir], {});
@@ -452,17 +484,29 @@ export const postgresBenchmark: Benchmark = {
 
       const sqliteStatus = await setUpPinStatus({ url: sqlite.url, authorization: AUTHORIZATION });
       const pgStatus = await setUpPinStatus({ url: replicaA.url, authorization: AUTHORIZATION });
+      const statusSample = await request(sqlite.url, {
+        path: sqliteStatus.statusPath,
+        authorization: `App ${sqliteStatus.tfaKey}`,
+      });
+      if (statusSample.status !== 200) throw new BenchFailure(`PIN status answered ${statusSample.status}`);
+      const plainServer = await startPlainServer(JSON.stringify(statusSample.json));
+      stopPlain = plainServer.stop;
+      // The plain server's rounds beside pg1's and sqlite's, and again beside pg2's.
+      const plain: Setup = { name: "plain", servers: [plainServer], created: 0 };
+      const plainBesidePg2: Setup = { ...plain };
       const sqliteSetup: Setup = { name: "sqlite", servers: [sqlite], created: 0 };
       const pg1: Setup = { name: "pg1", servers: [replicaA], postmasterPid: postmaster, created: 0 };
       const authLoad = (setup: Setup): Load => {
-        const status = setup === sqliteSetup ? sqliteStatus : pgStatus;
+        const status = setup === pg1 || setup.name === "pg2" ? pgStatus : sqliteStatus;
         return { kind: "appAuth", statusPath: status.statusPath, authorization: `App ${status.tfaKey}` };
       };
       const createLoad = (): Load => ({ kind: "creates" });
 
       // Phase 1: SQLite and one replica alone (no second replica listening), rounds alternating.
-      context.log(`postgres: App-authorized PIN status, sqlite vs pg1, ${ROUNDS} x ${AUTH_SECONDS} s ...`);
-      const auth = await alternate([sqliteSetup, pg1], authLoad, AUTH_SECONDS, context.log);
+      context.log(
+        `postgres: App-authorized PIN status, plain node:http vs sqlite vs pg1, ${ROUNDS} x ${AUTH_SECONDS} s ...`,
+      );
+      const auth = await alternate([plain, sqliteSetup, pg1], authLoad, AUTH_SECONDS, context.log);
       context.log(`postgres: creates, sqlite vs pg1, ${ROUNDS} x ${CREATE_SECONDS} s ...`);
       const creates = await alternate([sqliteSetup, pg1], createLoad, CREATE_SECONDS, context.log);
 
@@ -476,8 +520,14 @@ export const postgresBenchmark: Benchmark = {
         created: 0,
       };
       context.log(`postgres: pg2, the load split over 2 replicas ...`);
-      for (const [setup, samples] of await alternate([pg2], authLoad, AUTH_SECONDS, context.log))
+      for (const [setup, samples] of await alternate(
+        [plainBesidePg2, pg2],
+        authLoad,
+        AUTH_SECONDS,
+        context.log,
+      ))
         auth.set(setup, samples);
+      stopPlain();
       for (const [setup, samples] of await alternate([pg2], createLoad, CREATE_SECONDS, context.log))
         creates.set(setup, samples);
 
@@ -487,6 +537,8 @@ export const postgresBenchmark: Benchmark = {
         creates: summarize(creates.get(setup) ?? []),
         auth: summarize(auth.get(setup) ?? []),
       });
+      const ratio = (setup: Setup, besides: Setup) =>
+        ratioToPlain(auth.get(setup) ?? [], auth.get(besides) ?? []);
       const sqliteSummary = of(sqliteSetup);
       const pg1Summary = of(pg1);
       const pg2Summary = of(pg2);
@@ -496,9 +548,32 @@ export const postgresBenchmark: Benchmark = {
       const loadAtEnd = loadavg()[0] ?? 0;
 
       return [
-        ...setupMetrics("sqlite", sqliteSummary.creates, sqliteSummary.auth, sqliteSummary.auth),
-        ...setupMetrics("pg1", pg1Summary.creates, pg1Summary.auth, sqliteSummary.auth),
-        ...setupMetrics("pg2", pg2Summary.creates, pg2Summary.auth, sqliteSummary.auth),
+        metric("postgres", "plain.appAuth.throughput", summarize(auth.get(plain) ?? []).throughput, "req/s"),
+        ...setupMetrics(
+          "sqlite",
+          sqliteSummary.creates,
+          sqliteSummary.auth,
+          sqliteSummary.auth,
+          ratio(sqliteSetup, plain),
+        ),
+        ...setupMetrics("pg1", pg1Summary.creates, pg1Summary.auth, sqliteSummary.auth, ratio(pg1, plain)),
+        ...setupMetrics(
+          "pg2",
+          pg2Summary.creates,
+          pg2Summary.auth,
+          sqliteSummary.auth,
+          ratio(pg2, plainBesidePg2),
+        ),
+        // Issue 31: two replicas take at least as many creates as one.
+        metric(
+          "postgres",
+          "pg2.creates.toPg1",
+          pg2Summary.creates.throughput / pg1Summary.creates.throughput,
+          "x",
+          {
+            atLeast: 1,
+          },
+        ),
         ...(Object.keys(notify.figures) as NotifyVariant[]).flatMap((variant) => [
           metric("postgres", `notify.${variant}.throughput`, notify.figures[variant].rate, "tx/s"),
           metric("postgres", `notify.${variant}.dbCpuPerTx`, µs(notify.figures[variant].cpu), "µs"),
@@ -515,6 +590,7 @@ export const postgresBenchmark: Benchmark = {
         metric("postgres", "loadAverage.end", loadAtEnd, "load"),
       ];
     } finally {
+      stopPlain();
       for (const server of running) await server.stop("SIGTERM");
       cluster?.stop();
       await removeDir(dir);
