@@ -8,7 +8,20 @@ import {
   type DataRestoredEvent,
 } from "./backupBridge.ts";
 import type { AccountDto, ApiKeyView, BridgeResult, RevealedApiKey } from "./bridgeTypes.ts";
-import { accountKeySchema, keyIdSchema, keyQuerySchema, keySortSchema } from "./keyArgumentSchemas.ts";
+import {
+  CONSOLE_PASSWORD_RULE,
+  MIN_CONSOLE_PASSWORD_LENGTH,
+  USERNAME_PATTERN,
+  USERNAME_RULE,
+} from "./credentialRules.ts";
+import {
+  accountKeySchema,
+  callProfileSchema,
+  keyIdSchema,
+  keyQuerySchema,
+  keySortSchema,
+  profileIdSchema,
+} from "./keyArgumentSchemas.ts";
 import {
   type KeyLifecycleEvent,
   type KeyLifecycleResults,
@@ -130,7 +143,9 @@ export interface SettingsDto {
 
 const accountKey = accountKeySchema;
 const keyId = keyIdSchema;
-const profileId = z.string().min(1).max(100);
+const profileId = profileIdSchema;
+/** The profile a call acts on (see profileIdSchema). */
+const profile = callProfileSchema;
 const baseUrl = z
   .url({ protocol: /^https?$/, error: "must be an http:// or https:// URL" })
   .max(2000, "must be at most 2000 characters");
@@ -145,6 +160,7 @@ export const DEFAULT_KEY_PAGE_LIMIT = 200;
 
 export const bridgeArgumentSchemas = {
   "keys.page": z.strictObject({
+    profile,
     accountKey,
     query: keyQuery.optional(),
     /** The order (creation order, ascending, when left out); ties in creation order. */
@@ -155,19 +171,26 @@ export const bridgeArgumentSchemas = {
       .optional(),
     limit: z.int().min(1).max(MAX_KEY_PAGE_LIMIT).default(DEFAULT_KEY_PAGE_LIMIT),
   }),
-  "keys.count": z.strictObject({ accountKey, query: keyQuery.optional() }),
-  "keys.get": z.strictObject({ accountKey, key: keyId }),
-  "keys.lookup": z.strictObject({ accountKey, publicApiKey: z.string().min(1).max(200) }),
-  "keys.create": z.strictObject({ accountKey, request: createApiKeyRequestSchema }),
-  "keys.createTfa": z.strictObject({ accountKey, name: z.string().max(255).optional() }),
-  "keys.update": z.strictObject({ accountKey, key: keyId, request: updateApiKeyRequestSchema }),
-  "keys.setEnabled": z.strictObject({ accountKey, key: keyId, enabled: z.boolean() }),
-  "keys.revealPublicApiKey": z.strictObject({ accountKey, key: keyId }),
+  "keys.count": z.strictObject({ profile, accountKey, query: keyQuery.optional() }),
+  "keys.get": z.strictObject({ profile, accountKey, key: keyId }),
+  "keys.lookup": z.strictObject({ profile, accountKey, publicApiKey: z.string().min(1).max(200) }),
+  "keys.create": z.strictObject({ profile, accountKey, request: createApiKeyRequestSchema }),
+  "keys.createTfa": z.strictObject({ profile, accountKey, name: z.string().max(255).optional() }),
+  "keys.update": z.strictObject({ profile, accountKey, key: keyId, request: updateApiKeyRequestSchema }),
+  "keys.setEnabled": z.strictObject({ profile, accountKey, key: keyId, enabled: z.boolean() }),
+  "keys.revealPublicApiKey": z.strictObject({ profile, accountKey, key: keyId }),
   // ---- roll, bulk enable/disable, export (shared/keyLifecycleBridge.ts) ----
   ...keyLifecycleArgumentSchemas,
-  "keys.history": z.strictObject({ accountKey, key: keyId }),
-  "accounts.list": none,
-  "accounts.addSubAccount": z.strictObject({ username, password }),
+  "keys.history": z.strictObject({ profile, accountKey, key: keyId }),
+  "accounts.list": z.strictObject({ profile }).optional(),
+  "accounts.addSubAccount": z.strictObject({
+    profile,
+    username: z.string().regex(USERNAME_PATTERN, USERNAME_RULE),
+    password: password.refine(
+      (text) => [...text].length >= MIN_CONSOLE_PASSWORD_LENGTH,
+      `must be ${CONSOLE_PASSWORD_RULE}`,
+    ),
+  }),
   "profiles.list": none,
   "profiles.add": z.strictObject({ name: z.string().min(1).max(100), baseUrl, username, password }),
   "profiles.edit": z.strictObject({
@@ -190,7 +213,7 @@ export const bridgeArgumentSchemas = {
     to: z.string().max(20).optional(),
     applicationId: z.string().max(64).optional(),
   }),
-  "clipboard.copyPublicApiKey": z.strictObject({ accountKey, key: keyId }),
+  "clipboard.copyPublicApiKey": z.strictObject({ profile, accountKey, key: keyId }),
   "settings.get": none,
   "settings.update": z.strictObject({
     clipboardClearSeconds: z.int().min(5).max(3600).optional(),

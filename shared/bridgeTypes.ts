@@ -13,7 +13,9 @@ export type BridgeMessageId =
   | "UNREACHABLE"
   | "NO_KEYCHAIN"
   | "NOT_SUPPORTED"
-  | "INVALID_ARGUMENT";
+  | "INVALID_ARGUMENT"
+  /** The call named a profile that is no longer the active one: nothing was done. */
+  | "PROFILE_CHANGED";
 
 export interface BridgeError {
   messageId: BridgeMessageId;

@@ -11,6 +11,16 @@ import {
 
 // Remote services may spell ids their own way (ANY_ID_PATTERN); `_` is the credentials' own account.
 export const accountKeySchema = z.string().regex(ANY_ID_PATTERN, "must be _ or an accountKey").default("_");
+/** A connection profile's id. */
+export const profileIdSchema = z.string().min(1).max(100);
+
+/**
+ * The connection profile whose data a call acts on: the one the view showed when it was made.
+ * Main refuses the call when another profile is active by then (PROFILE_CHANGED), so an action on a
+ * row of one service never reaches another. The console always names it (its calls go through
+ * renderer/src/profileScope.ts); a caller that names none acts on whichever profile is active.
+ */
+export const callProfileSchema = profileIdSchema.optional();
 export const keyIdSchema = z.string().regex(ANY_ID_PATTERN, "must be a key id (printable, without /)");
 
 /** What a page, a count, a bulk selection or an export of keys is narrowed by (bridge arguments). */

@@ -1,7 +1,13 @@
 import { z } from "zod";
 import type { ApiKeyView, BridgeError, RevealedApiKey } from "./bridgeTypes.ts";
 import { parseApiDateTime } from "./datetime.ts";
-import { accountKeySchema, keyIdSchema, keyQuerySchema, keySortSchema } from "./keyArgumentSchemas.ts";
+import {
+  accountKeySchema,
+  callProfileSchema,
+  keyIdSchema,
+  keyQuerySchema,
+  keySortSchema,
+} from "./keyArgumentSchemas.ts";
 import { EXPORT_FORMATS } from "./keyExport.ts";
 
 /**
@@ -23,6 +29,7 @@ const datetime = z
 export const keyLifecycleArgumentSchemas = {
   /** Creates the key's successor, then ends the old key `graceMinutes` from now (0: now). */
   "keys.roll": z.strictObject({
+    profile: callProfileSchema,
     accountKey: accountKeySchema,
     key: keyIdSchema,
     graceMinutes: z
@@ -32,8 +39,14 @@ export const keyLifecycleArgumentSchemas = {
       .default(24 * 60),
   }),
   /** The second half of a roll again (after it failed): ends the old key at `retireAt`, never later than it ends now. */
-  "keys.retire": z.strictObject({ accountKey: accountKeySchema, key: keyIdSchema, retireAt: datetime }),
+  "keys.retire": z.strictObject({
+    profile: callProfileSchema,
+    accountKey: accountKeySchema,
+    key: keyIdSchema,
+    retireAt: datetime,
+  }),
   "keys.bulkSetEnabled": z.strictObject({
+    profile: callProfileSchema,
     accountKey: accountKeySchema,
     enabled: z.boolean(),
     /** The keys named, or every key the query matches (resolved in main) but those in `except`. */
@@ -52,6 +65,7 @@ export const keyLifecycleArgumentSchemas = {
   }),
   /** The keys in view (query and sort) as a file, made in main; the publicApiKey only when asked. */
   "keys.export": z.strictObject({
+    profile: callProfileSchema,
     accountKey: accountKeySchema,
     query: keyQuerySchema.optional(),
     sort: keySortSchema.optional(),

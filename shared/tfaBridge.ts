@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { ANY_ID_PATTERN } from "./apiKeys.ts";
+import { callProfileSchema } from "./keyArgumentSchemas.ts";
 import type { ApplicationDto, MessageTemplateDto } from "./tfa.ts";
 import {
   createApplicationSchema,
@@ -17,22 +18,31 @@ import {
  * key; a sub-account's applications need the sub-account's own credentials (main says so).
  */
 
+/** The profile a call acts on (see profileIdSchema). */
+const profile = callProfileSchema;
 const accountKey = z.string().regex(ANY_ID_PATTERN, "must be _ or an accountKey").default("_");
 // The service's ids are 32 uppercase hex; a remote may spell its own, never with a slash.
 const applicationId = z.string().regex(ANY_ID_PATTERN, "must be an applicationId (printable, without /)");
 const messageId = z.string().regex(ANY_ID_PATTERN, "must be a messageId (printable, without /)");
 
 export const tfaBridgeArgumentSchemas = {
-  "tfa.applications.list": z.strictObject({ accountKey }),
-  "tfa.applications.create": z.strictObject({ accountKey, request: createApplicationSchema }),
+  "tfa.applications.list": z.strictObject({ profile, accountKey }),
+  "tfa.applications.create": z.strictObject({ profile, accountKey, request: createApplicationSchema }),
   "tfa.applications.update": z.strictObject({
+    profile,
     accountKey,
     applicationId,
     request: updateApplicationSchema,
   }),
-  "tfa.templates.list": z.strictObject({ accountKey, applicationId }),
-  "tfa.templates.create": z.strictObject({ accountKey, applicationId, request: createTemplateSchema }),
+  "tfa.templates.list": z.strictObject({ profile, accountKey, applicationId }),
+  "tfa.templates.create": z.strictObject({
+    profile,
+    accountKey,
+    applicationId,
+    request: createTemplateSchema,
+  }),
   "tfa.templates.update": z.strictObject({
+    profile,
     accountKey,
     applicationId,
     messageId,

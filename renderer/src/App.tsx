@@ -1,15 +1,18 @@
 import { AppShell, Center, Group, Loader, Stack, Tabs, Title } from "@mantine/core";
 import { useElementSize, useHotkeys } from "@mantine/hooks";
 import { lazy, Suspense, useMemo, useState } from "react";
-import { useBridgeEvents } from "./bridgeHooks.ts";
+import { useBridgeEvents, useFollowProfileChanges, useRetryWhenReachable } from "./bridgeHooks.ts";
 import { FailingQueriesBanner } from "./FailingQueriesBanner.tsx";
 import { AccountSwitcher } from "./features/accounts/AccountSwitcher.tsx";
 import { NAME_SEARCH_ID } from "./features/keys/KeyFilterBar.tsx";
 import { KeysView } from "./features/keys/KeysView.tsx";
+import { ProfileSwitcher } from "./features/profiles/ProfileSwitcher.tsx";
+import { useActiveProfile } from "./features/profiles/profileHooks.ts";
 import { useAppliedTheme } from "./features/settings/settingsHooks.ts";
 import { FIRST_ACCOUNT_KEY } from "./firstView.ts";
 import { HeaderStatus } from "./HeaderStatus.tsx";
 import { type Navigation, NavigationContext, type View } from "./navigation.ts";
+import { ProfileScopeContext, scopeOf } from "./profileScope.ts";
 
 // The Keys view is the first one shown and comes with the page; the others load when first opened,
 // so that the first rows of a large account wait for none of their code (nor for the zod schemas
@@ -42,7 +45,17 @@ const HEADER_PADDING_Y = 8;
 
 export function App() {
   useBridgeEvents();
+  useFollowProfileChanges();
+  useRetryWhenReachable();
+
   useAppliedTheme();
+  const activeProfile = useActiveProfile();
+  // The list is a new object per refetch; the scope changes only with the profile.
+  const [id, name, kind] = [activeProfile?.id, activeProfile?.name, activeProfile?.kind];
+  const scope = useMemo(
+    () => (id !== undefined && name !== undefined && kind !== undefined ? scopeOf({ id, name, kind }) : null),
+    [id, name, kind],
+  );
   // The header wraps in narrow windows (and around a long remote address): its height follows its
   // content, so that it never covers the tabs, and one line takes no more room than one line.
   const { ref: headerContent, height: headerContentHeight } = useElementSize();
@@ -84,64 +97,86 @@ export function App() {
 
   return (
     <NavigationContext.Provider value={navigation}>
-      <AppShell header={{ height: headerHeight }} padding="md">
-        <a href="#main" className="kd-skip-link">
-          Skip to content
-        </a>
-        <AppShell.Header px="md" py={HEADER_PADDING_Y} display="flex" style={{ alignItems: "center" }}>
-          <Group ref={headerContent} w="100%" justify="space-between" wrap="wrap" gap="xs">
-            <Group gap="md" wrap="wrap" miw={0}>
-              <Title order={1} size="h3">
-                Keydesk
-              </Title>
-              <HeaderStatus />
-            </Group>
-            {/* Only the Keys and 2FA apps views are of one account; the others (the PIN inbox lists every account's PINs) ignore it. */}
-            {(view === "keys" || view === "tfa") && (
-              <AccountSwitcher accountKey={accountKey} onChange={setAccountKey} />
-            )}
-          </Group>
-        </AppShell.Header>
-        <AppShell.Main>
-          <Stack gap={0}>
-            <nav aria-label="Views">
-              <Tabs value={view} onChange={(value) => navigation.open((value ?? "keys") as View)} mb="md">
-                <Tabs.List>
-                  <Tabs.Tab value="keys">Keys</Tabs.Tab>
-                  <Tabs.Tab value="profiles">Profiles</Tabs.Tab>
-                  <Tabs.Tab value="pins">PIN inbox</Tabs.Tab>
-                  <Tabs.Tab value="tfa">2FA apps</Tabs.Tab>
-                  <Tabs.Tab value="sync">Sync</Tabs.Tab>
-                  <Tabs.Tab value="settings">Settings</Tabs.Tab>
-                </Tabs.List>
-              </Tabs>
-            </nav>
-            <FailingQueriesBanner />
-            <section id="main" tabIndex={-1} aria-label={VIEW_NAMES[view]}>
-              {view === "keys" && (
-                <KeysView
-                  accountKey={accountKey}
-                  createOpen={createOpen}
-                  onCreateOpenChange={setCreateOpen}
-                />
+      <ProfileScopeContext.Provider value={scope}>
+        <AppShell header={{ height: headerHeight }} padding="md">
+          <a href="#main" className="kd-skip-link">
+            Skip to content
+          </a>
+          <AppShell.Header
+            px="md"
+            py={HEADER_PADDING_Y}
+            display="flex"
+            // The active profile's colour across the top: Local and each remote are told apart at a glance.
+            style={{
+              alignItems: "center",
+              borderTop: `4px solid var(--mantine-color-${scope?.color ?? "gray"}-6)`,
+            }}
+            data-testid="app-header"
+          >
+            <Group ref={headerContent} w="100%" justify="space-between" wrap="wrap" gap="xs">
+              <Group gap="md" wrap="wrap" miw={0}>
+                <Title order={1} size="h3">
+                  Keydesk
+                </Title>
+                {scope && <ProfileSwitcher />}
+                <HeaderStatus />
+              </Group>
+              {/* Only the Keys and 2FA apps views are of one account; the others (the PIN inbox lists every account's PINs) ignore it. */}
+              {scope && (view === "keys" || view === "tfa") && (
+                <AccountSwitcher key={scope.id} accountKey={accountKey} onChange={setAccountKey} />
               )}
-              <Suspense
-                fallback={
+            </Group>
+          </AppShell.Header>
+          <AppShell.Main>
+            <Stack gap={0}>
+              <nav aria-label="Views">
+                <Tabs value={view} onChange={(value) => navigation.open((value ?? "keys") as View)} mb="md">
+                  <Tabs.List>
+                    <Tabs.Tab value="keys">Keys</Tabs.Tab>
+                    <Tabs.Tab value="profiles">Profiles</Tabs.Tab>
+                    <Tabs.Tab value="pins">PIN inbox</Tabs.Tab>
+                    <Tabs.Tab value="tfa">2FA apps</Tabs.Tab>
+                    <Tabs.Tab value="sync">Sync</Tabs.Tab>
+                    <Tabs.Tab value="settings">Settings</Tabs.Tab>
+                  </Tabs.List>
+                </Tabs>
+              </nav>
+              <FailingQueriesBanner />
+              {/* Mounted anew for each profile: nothing opened on one profile's data acts on another's. */}
+              <section id="main" tabIndex={-1} aria-label={VIEW_NAMES[view]} key={scope?.id ?? "none"}>
+                {!scope ? (
                   <Center h={200} aria-busy="true">
-                    <Loader aria-label={`Loading ${VIEW_NAMES[view]}`} />
+                    <Loader aria-label="Loading the profiles" />
                   </Center>
-                }
-              >
-                {view === "profiles" && <ProfilesView />}
-                {view === "pins" && <PinInboxView />}
-                {view === "tfa" && <TfaView accountKey={accountKey} />}
-                {view === "sync" && <SyncView onOpenProfiles={() => setView("profiles")} />}
-                {view === "settings" && <SettingsView />}
-              </Suspense>
-            </section>
-          </Stack>
-        </AppShell.Main>
-      </AppShell>
+                ) : (
+                  <>
+                    {view === "keys" && (
+                      <KeysView
+                        accountKey={accountKey}
+                        createOpen={createOpen}
+                        onCreateOpenChange={setCreateOpen}
+                      />
+                    )}
+                    <Suspense
+                      fallback={
+                        <Center h={200} aria-busy="true">
+                          <Loader aria-label={`Loading ${VIEW_NAMES[view]}`} />
+                        </Center>
+                      }
+                    >
+                      {view === "profiles" && <ProfilesView />}
+                      {view === "pins" && <PinInboxView />}
+                      {view === "tfa" && <TfaView accountKey={accountKey} />}
+                      {view === "sync" && <SyncView onOpenProfiles={() => setView("profiles")} />}
+                      {view === "settings" && <SettingsView />}
+                    </Suspense>
+                  </>
+                )}
+              </section>
+            </Stack>
+          </AppShell.Main>
+        </AppShell>
+      </ProfileScopeContext.Provider>
     </NavigationContext.Provider>
   );
 }

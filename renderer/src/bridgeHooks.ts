@@ -127,3 +127,58 @@ export function useBridgeEvents(): void {
     [queryClient],
   );
 }
+
+/**
+ * "Unreachable" lasts no longer than the failure: once the header's check reaches the active
+ * profile's service again, the queries that failed as unreachable are asked again (and the page's
+ * banner goes when they answer).
+ */
+export function useRetryWhenReachable(): void {
+  const queryClient = useQueryClient();
+  useEffect(
+    () =>
+      queryClient.getQueryCache().subscribe((event) => {
+        const isTheCheck = event.query.queryKey[0] === queryKeys.activeProfileStatus()[0];
+        const data = event.query.state.data as ActiveProfileStatusDto | undefined;
+        if (
+          !isTheCheck ||
+          event.type !== "updated" ||
+          event.action.type !== "success" ||
+          !data?.verdict.reachable
+        )
+          return;
+        void queryClient.refetchQueries({
+          predicate: (query) =>
+            query.state.status === "error" &&
+            query.getObserversCount() > 0 &&
+            query.state.error instanceof BridgeFailure &&
+            query.state.error.error.messageId === "UNREACHABLE",
+        });
+      }),
+    [queryClient],
+  );
+}
+
+/**
+ * A call refused because another profile became active (another window switched it): the profiles
+ * are read again, so the views follow the active profile and load its data.
+ */
+export function useFollowProfileChanges(): void {
+  const queryClient = useQueryClient();
+  useEffect(() => {
+    const follow = (error: unknown) => {
+      if (error instanceof BridgeFailure && error.error.messageId === "PROFILE_CHANGED")
+        void queryClient.invalidateQueries({ queryKey: ["profiles.list"] });
+    };
+    const unsubscribeQueries = queryClient.getQueryCache().subscribe((event) => {
+      if (event.type === "updated" && event.action.type === "error") follow(event.action.error);
+    });
+    const unsubscribeMutations = queryClient.getMutationCache().subscribe((event) => {
+      if (event.type === "updated" && event.action.type === "error") follow(event.action.error);
+    });
+    return () => {
+      unsubscribeQueries();
+      unsubscribeMutations();
+    };
+  }, [queryClient]);
+}

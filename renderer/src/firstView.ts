@@ -35,23 +35,33 @@ const firstAnswerFresh = (query: Query) => (query.state.dataUpdateCount <= 1 ? F
  * A failed call is left to its hook, which asks again when it mounts.
  */
 export function prefetchFirstView(queryClient: QueryClient): Promise<void> {
-  const keyPages = keyPagesQuery(FIRST_ACCOUNT_KEY, keyQueryOf(INITIAL_KEY_FILTERS));
-  const [accounts, status, active, profiles, settings] = [
-    accountsQuery(),
+  const [status, active, profiles, settings] = [
     serviceStatusQuery(),
     activeProfileStatusQuery(),
     profilesQuery(),
     settingsQuery(),
   ];
-  for (const { queryKey } of [keyPages, accounts, status, active, profiles, settings]) {
+  for (const { queryKey } of [status, active, profiles, settings]) {
     queryClient.setQueryDefaults(queryKey, { staleTime: firstAnswerFresh });
   }
+  // The first page and the accounts are the active profile's: asked as soon as the profiles say
+  // which one that is.
+  const ofActiveProfile = async () => {
+    const activeProfile = (await queryClient.fetchQuery(profiles)).find((profile) => profile.active);
+    if (!activeProfile) return;
+    const accounts = accountsQuery(activeProfile.id);
+    queryClient.setQueryDefaults(accounts.queryKey, { staleTime: firstAnswerFresh });
+    const keyPages = keyPagesQuery(
+      { profile: activeProfile.id, accountKey: FIRST_ACCOUNT_KEY },
+      keyQueryOf(INITIAL_KEY_FILTERS),
+    );
+    queryClient.setQueryDefaults(keyPages.queryKey, { staleTime: firstAnswerFresh });
+    await Promise.all([queryClient.prefetchInfiniteQuery(keyPages), queryClient.prefetchQuery(accounts)]);
+  };
   const all = Promise.all([
-    queryClient.prefetchInfiniteQuery(keyPages),
-    queryClient.prefetchQuery(accounts),
+    ofActiveProfile().catch(() => undefined),
     queryClient.prefetchQuery(status),
     queryClient.prefetchQuery(active),
-    queryClient.prefetchQuery(profiles),
     queryClient.prefetchQuery(settings),
   ]);
   return Promise.race([

@@ -69,6 +69,14 @@ export function formatRelative(date: Date | number, now: Date | number): string 
   return seconds < 0 ? `${amount(abs)} ago` : `in ${amount(abs)}`;
 }
 
+/**
+ * When something happened (created, last used), seen from `now`: never "in 55 s". A time a little
+ * ahead of `now` (a view's clock ticks once a minute; the service's clock may run ahead) is "just now".
+ */
+export function formatPast(date: Date | number, now: Date | number): string {
+  return formatRelative(Math.min(toTime(date), toTime(now)), now);
+}
+
 const shortFormats = new Map<string, [Intl.DateTimeFormat, Intl.DateTimeFormat, Intl.DateTimeFormat]>();
 
 /**

@@ -50,6 +50,22 @@ after(() => closeUiSession(session));
 
 const switcher = () => page.getByRole("combobox", { name: "Account", exact: true });
 
+test("the sub-account form sends nothing it marks invalid: a 5-character password and a username with a space stay in the form", async (t) => {
+  if (skipWithoutChromium(t)) return;
+  await page.getByRole("button", { name: "Add sub-account" }).click();
+  const dialog = page.getByRole("dialog");
+  await dialog.getByRole("textbox", { name: "Username", exact: true }).fill("qa short");
+  await dialog.getByRole("textbox", { name: "Password", exact: true }).fill("abcde");
+  await dialog.getByRole("textbox", { name: "Confirm password", exact: true }).fill("abcde");
+  assert.match((await dialog.getByTestId("password-strength").textContent()) ?? "", /at least 8 characters/);
+  await dialog.getByRole("button", { name: "Add sub-account" }).click();
+  await dialog.getByText("The password must be at least 8 characters.").waitFor();
+  await dialog.getByText(/^A username is 1 to 64 characters from letters, digits/).waitFor();
+  assert.equal((await bridge<unknown[]>("accounts.list")).length, 1, "nothing was added");
+  await dialog.getByRole("button", { name: "Cancel" }).click();
+  await dialog.waitFor({ state: "hidden" });
+});
+
 test("adding a sub-account asks for the password twice, hints at its strength and names the account added", async (t) => {
   if (skipWithoutChromium(t)) return;
   await page.getByRole("button", { name: "Add sub-account" }).click();

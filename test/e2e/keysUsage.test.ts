@@ -77,6 +77,34 @@ test("Last used says when a key last authorized a call, never for an unused one;
   assert.deepEqual(pageProblems, []);
 });
 
+test("a toggle keeps the row's Last used and Created (the answer of an update carries neither)", async (t) => {
+  if (skipWithoutChromium(t)) return;
+  await page.goto(host.pageUrl);
+  const busy = row("busy backend");
+  await busy.waitFor();
+  const lastUsed = (await busy.getByTestId("key-last-used").textContent()) ?? "";
+  assert.match(lastUsed, /^(just now|\d+ s ago|\d+ min ago)$/);
+  const track = busy
+    .locator(".mantine-Switch-root")
+    .filter({ has: page.getByRole("switch", { name: "busy backend enabled" }) })
+    .locator(".mantine-Switch-track");
+  await track.click();
+  await page.getByRole("dialog").getByRole("button", { name: "Disable key" }).click();
+  await busy.getByTestId("key-state").getByText("Disabled").waitFor();
+  assert.match(
+    (await busy.getByTestId("key-last-used").textContent()) ?? "",
+    /^(just now|\d+ s ago|\d+ min ago)$/,
+  );
+  assert.doesNotMatch((await busy.getByTestId("key-created").textContent()) ?? "", /^(—|in )/);
+  await track.click();
+  await busy.getByTestId("key-state").getByText("Enabled").waitFor();
+  assert.match(
+    (await busy.getByTestId("key-last-used").textContent()) ?? "",
+    /^(just now|\d+ s ago|\d+ min ago)$/,
+  );
+  assert.deepEqual(pageProblems, []);
+});
+
 test("a key's details show its usage: last allowed and refused calls, counts, refusals by rule in words", async (t) => {
   if (skipWithoutChromium(t)) return;
   await row("busy backend").getByRole("button", { name: "Details of busy backend" }).click();

@@ -3,19 +3,22 @@ import { createConnection, createServer, type Socket } from "node:net";
 /**
  * A loopback TCP proxy whose connections can go silent: `silence()` stops passing bytes on every
  * connection open now, in both directions, and closes none (as a dead route or a firewall that
- * forgot the connection would). Connections made later pass bytes as usual.
+ * forgot the connection would). Connections made later pass bytes as usual. `slowDown(ms)` holds
+ * every answer (bytes from the target) that long from then on, as a slow link would.
  */
 export interface SilentProxy {
   port: number;
   /** Connections the proxy took so far. */
   readonly connections: number;
   silence(): void;
+  slowDown(ms: number): void;
   close(): Promise<void>;
 }
 
 export async function startSilentProxy(targetHost: string, targetPort: number): Promise<SilentProxy> {
   const open = new Set<{ client: Socket; target: Socket; silent: boolean }>();
   let connections = 0;
+  let delayMs = 0;
   const server = createServer((client) => {
     connections++;
     const target = createConnection({ host: targetHost, port: targetPort });
@@ -25,7 +28,10 @@ export async function startSilentProxy(targetHost: string, targetPort: number): 
       if (!pair.silent) target.write(bytes);
     });
     target.on("data", (bytes) => {
-      if (!pair.silent) client.write(bytes);
+      if (pair.silent) return;
+      // The same delay for every chunk keeps them in order.
+      if (delayMs > 0) setTimeout(() => client.writable && client.write(bytes), delayMs);
+      else client.write(bytes);
     });
     const end = () => {
       open.delete(pair);
@@ -48,6 +54,9 @@ export async function startSilentProxy(targetHost: string, targetPort: number): 
     },
     silence() {
       for (const pair of open) pair.silent = true;
+    },
+    slowDown(ms) {
+      delayMs = ms;
     },
     close() {
       for (const { client, target } of open) {

@@ -17,6 +17,7 @@ import { settingsHandlers } from "./handlers/settings.ts";
 import { syncHandlers } from "./handlers/sync.ts";
 import { tfaHandlers } from "./handlers/tfa.ts";
 import { withLocalRestoreHint } from "./localRestoreHint.ts";
+import { requireActiveProfile } from "./profileGuard.ts";
 import { LOCAL_PROFILE_ID } from "./profileStore.ts";
 
 /** Every bridge method's handler (the type makes a missing one a compile error). */
@@ -78,6 +79,7 @@ export async function dispatch(
     };
   }
   try {
+    requireActiveProfile(context, parsed.data);
     const handler = handlers[name] as Handler<BridgeMethod>;
     return { ok: true, value: await handler(parsed.data as never, context) };
   } catch (error) {

@@ -129,7 +129,12 @@ export function buildHttpApp<S extends ServiceStorage>(
   const workerUrl = options.keyListWorker === undefined ? keyListWorkerUrl() : options.keyListWorker;
   const lister = data.keyLister(workerUrl);
   const metrics = options.metrics?.collector;
-  metrics?.watch({ pool: data.pool, changes: data.store.changes, lister });
+  metrics?.watch({
+    pool: data.pool,
+    changes: data.store.changes,
+    lister,
+    accountLookups: data.store.accountLookups,
+  });
   // Before any route is registered: each route's requests are counted by a hook of its own.
   if (metrics) recordRequests(app, metrics);
   const usage =

@@ -43,6 +43,8 @@ export interface MetricsSources {
   pool?: PoolCounts;
   changes: ChangeFeed;
   lister: KeyLister;
+  /** The store's account cache (PostgreSQL's replicas keep one); absent on SQLite. */
+  accountLookups?: CacheLookups;
 }
 
 export class ServiceMetrics {
@@ -50,6 +52,7 @@ export class ServiceMetrics {
   /** Lookups of the App authorization's key cache and of the PIN status cache (ReadThroughCache). */
   readonly appKeyLookups: CacheLookups = { hits: 0, misses: 0 };
   readonly pinStatusLookups: CacheLookups = { hits: 0, misses: 0 };
+  #accountLookups: CacheLookups | undefined;
   readonly #requestCells: HistogramCell<RequestLabel>[] = [];
   readonly #routes = new Map<string, RouteRecorder>();
   readonly #authorizations: Record<AuthorizationOutcome, CounterCell<"outcome" | "rule">>;
@@ -110,10 +113,14 @@ export class ServiceMetrics {
       this.registry,
       {
         name: "keydesk_cache_lookups_total",
-        help: "Lookups of the in-memory caches (app_keys: App authorization, pin_status: PIN status) by result: hit, or miss (read from the database)",
+        help: "Lookups of the in-memory caches (app_keys: App authorization, pin_status: PIN status, accounts: Basic sign-ins' accounts on PostgreSQL) by result: hit, or miss (read from the database)",
         labelNames: ["cache", "result"],
       },
-      () => [...lookups("app_keys", this.appKeyLookups), ...lookups("pin_status", this.pinStatusLookups)],
+      () => [
+        ...lookups("app_keys", this.appKeyLookups),
+        ...lookups("pin_status", this.pinStatusLookups),
+        ...(this.#accountLookups ? lookups("accounts", this.#accountLookups) : []),
+      ],
     );
 
     this.#storageFailures = new Counter({
@@ -148,6 +155,7 @@ export class ServiceMetrics {
   watch(sources: MetricsSources): void {
     const registers = [this.registry];
     const { lister, pool, changes } = sources;
+    this.#accountLookups = sources.accountLookups;
     const workers = lister.workerCounts?.bind(lister);
     if (workers) {
       new Gauge({

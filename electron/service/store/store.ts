@@ -17,6 +17,7 @@ import type { KeyChangeListener } from "./apiKeyStore.ts";
 import type { AuditPage, AuditQuery } from "./auditStore.ts";
 import type { IdempotencyLookup, IdempotentRequest, RememberedAnswer } from "./idempotencyStore.ts";
 import type { StoredUsage } from "./keyUsageStore.ts";
+import type { CacheLookups } from "./readThroughCache.ts";
 import type { Fields, LinkCounts, LocalOnlyKey, OutboxEntry, SyncKeyState, SyncLink } from "./syncStore.ts";
 import type {
   CapturedFilter,
@@ -36,6 +37,8 @@ import type {
  */
 export interface Store {
   readonly accounts: AccountReads;
+  /** The hits and misses of the store's account cache, where it keeps one (PostgreSQL; the metrics). */
+  readonly accountLookups?: CacheLookups;
   readonly apiKeys: ApiKeyReads;
   readonly audit: AuditReads;
   readonly idempotency: IdempotencyReads;

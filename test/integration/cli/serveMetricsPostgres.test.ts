@@ -73,3 +73,24 @@ test("replicas report their pool and LISTEN connection, and hear each other's wr
   const sum = sampleValue(later, "keydesk_cache_invalidation_lag_seconds_sum") ?? -1;
   assert.ok(sum >= 0, "a lag is never negative");
 });
+
+test("a replica's account cache is counted: the first Basic sign-in reads the account, the next ones find it in memory", async (t) => {
+  if (skipWithoutPostgres(t)) return;
+  const started = await startReplicas(postgres.cluster(), ["keydesk-replica-c"], {
+    KEY_SERVICE_METRICS: "1",
+  });
+  t.after(() => started.stop());
+  const [replica] = started.replicas as [ServeProcess];
+  const accounts = async (result: string) =>
+    sampleValue((await scrape(replica)).samples, "keydesk_cache_lookups_total", {
+      cache: "accounts",
+      result,
+    }) ?? 0;
+  const [hitsBefore, missesBefore] = [await accounts("hit"), await accounts("miss")];
+  for (let i = 0; i < 3; i++) {
+    const listed = await request(replica.url, { path: KEYS, authorization: OWNER });
+    assert.equal(listed.status, 200, listed.text);
+  }
+  assert.ok((await accounts("miss")) > missesBefore, "the first sign-in read the account");
+  assert.ok((await accounts("hit")) - hitsBefore >= 2, "the later sign-ins found the account in memory");
+});

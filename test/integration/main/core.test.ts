@@ -340,11 +340,19 @@ describe("the Local profile through dispatch", () => {
     });
     assert.equal(key.accountKey, added.accountKey);
 
-    const duplicate = await fails(core, "accounts.addSubAccount", { username: "team-a", password: "x" });
+    const duplicate = await fails(core, "accounts.addSubAccount", {
+      username: "team-a",
+      password: "another-secret",
+    });
     assert.equal(duplicate.messageId, "CONFLICT");
+    // The bridge refuses what the console's form refuses, before the service is asked.
     const badName = await fails(core, "accounts.addSubAccount", { username: "has space", password: "x" });
-    assert.equal(badName.messageId, "BAD_REQUEST");
-    assert.ok(badName.validationErrors?.username?.length);
+    assert.equal(badName.messageId, "INVALID_ARGUMENT");
+    assert.deepEqual(badName.validationErrors, {
+      username: ["a username is 1 to 64 characters from letters, digits and . _ @ + -"],
+      password: ["must be at least 8 characters"],
+    });
+    assert.equal((await ok(core, "accounts.list")).length, 2, "nothing was added");
   });
 
   test("the Local profile cannot be removed, and only its name can be edited", async () => {

@@ -172,6 +172,58 @@ test("an unreachable active profile answers UNREACHABLE naming the URL", async (
   await ok(core, "profiles.remove", { id: profile.id });
 });
 
+test("an action named for a profile that is no longer active is refused as PROFILE_CHANGED, and nothing of it is done", async () => {
+  const staging = (await ok(core, "profiles.list")).find((profile) => profile.name === "Staging");
+  assert.ok(staging);
+  await ok(core, "profiles.activate", { id: "local" });
+  const local = await ok(core, "keys.create", { profile: "local", request: { name: "shown on Local" } });
+  // The view showed Local's rows; meanwhile the remote became the active profile.
+  await ok(core, "profiles.activate", { id: staging.id });
+  const key = { profile: "local", accountKey: "_", key: local.key };
+  const actions: [string, unknown][] = [
+    ["keys.setEnabled", { ...key, enabled: false }],
+    ["keys.update", { ...key, request: { name: "renamed" } }],
+    ["keys.revealPublicApiKey", key],
+    ["clipboard.copyPublicApiKey", key],
+    ["keys.roll", { ...key, graceMinutes: 0 }],
+    [
+      "keys.bulkSetEnabled",
+      { profile: "local", accountKey: "_", enabled: false, selection: { keys: [local.key] } },
+    ],
+    ["keys.create", { profile: "local", request: { name: "meant for Local" } }],
+    ["keys.page", { profile: "local", accountKey: "_" }],
+    ["accounts.addSubAccount", { profile: "local", username: "carol", password: "carol-secret-1" }],
+  ];
+  for (const [method, args] of actions) {
+    const refused = await fails(core, method, args);
+    assert.equal(refused.messageId, "PROFILE_CHANGED", method);
+    assert.match(
+      refused.text,
+      /nothing was done: this view showed the profile “Local”, and “Staging” is the active profile now/,
+    );
+  }
+  // Named for the active profile, the same action goes to it (where that key id is unknown).
+  const remoteAnswer = await fails(core, "keys.setEnabled", { ...key, profile: staging.id, enabled: false });
+  assert.equal(remoteAnswer.messageId, "NOT_FOUND");
+  assert.deepEqual(
+    (await allKeys(core)).map((k) => k.name),
+    ["remote key"],
+    "nothing was created on the remote",
+  );
+  await ok(core, "profiles.activate", { id: "local" });
+  const after = await ok(core, "keys.get", { profile: "local", accountKey: "_", key: local.key });
+  assert.deepEqual([after.name, after.enabled], ["shown on Local", true]);
+  assert.deepEqual(
+    (await allKeys(core)).filter((k) => k.name === "meant for Local" || k.name === "renamed"),
+    [],
+  );
+  assert.deepEqual(
+    (await ok(core, "accounts.list")).map((account) => account.username),
+    ["owner"],
+  );
+  await ok(core, "profiles.activate", { id: staging.id });
+});
+
 test("removing the active remote profile activates Local and forgets its password", async () => {
   const staging = (await ok(core, "profiles.list")).find((profile) => profile.name === "Staging");
   assert.ok(staging);

@@ -1,6 +1,12 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { formatLocal, formatLocalShort, formatRelative, zoneName } from "../../../renderer/src/time.ts";
+import {
+  formatLocal,
+  formatLocalShort,
+  formatPast,
+  formatRelative,
+  zoneName,
+} from "../../../renderer/src/time.ts";
 
 const NOW = Date.UTC(2026, 10, 25, 16, 27, 29);
 
@@ -35,4 +41,10 @@ test("formatLocalShort: the time alone on today's date, the day too otherwise", 
   assert.equal(formatLocalShort(NOW - 3600_000, NOW, zurich), "16:27:29");
   assert.equal(formatLocalShort(NOW - 86_400_000, NOW, zurich), "24 Nov, 17:27");
   assert.equal(formatLocalShort(NOW - 400 * 86_400_000, NOW, zurich), "21 Oct 2025, 18:27:29");
+});
+
+test("formatPast never puts a past event in the future: a time a little ahead of now is just now", () => {
+  const at = (seconds: number) => NOW + seconds * 1000;
+  assert.equal(formatPast(at(55), NOW), "just now");
+  assert.equal(formatPast(at(-120), NOW), "2 min ago");
 });

@@ -1,9 +1,20 @@
 import type { Account } from "../accountStore.ts";
-import { ReadThroughCache } from "../readThroughCache.ts";
+import { type CacheLookups, ReadThroughCache } from "../readThroughCache.ts";
 import type { AccountReads, ChangeFeed } from "../store.ts";
 
 /** Accounts kept at most (the least recently loaded go first). */
 const CAPACITY = 10_000;
+/**
+ * How long an account read is answered from memory at most. The change feed tells every change
+ * made through a replica or the CLI at once; this bounds a change made around them (an operator's
+ * `UPDATE accounts` in SQL, which notifies nobody): an old password then works for at most this long.
+ */
+export const ACCOUNT_CACHE_MS = 10_000;
+
+interface Entry {
+  account: Account;
+  loadedAt: number;
+}
 
 /**
  * Account reads by username and by id answered from memory: every Basic-authenticated request
@@ -15,17 +26,21 @@ const CAPACITY = 10_000;
 export class CachedAccounts implements AccountReads {
   readonly #reads: AccountReads;
   readonly #changes: ChangeFeed;
-  #entries: ReadThroughCache<Account> | undefined;
+  readonly #now: () => number;
+  #entries: ReadThroughCache<Entry> | undefined;
+  /** Hits and misses of every read (the metrics' `accounts` cache). */
+  readonly lookups: CacheLookups = { hits: 0, misses: 0 };
 
   /** The feed is listened to from the first read on: a store that is only written (a CLI command) opens no LISTEN connection. */
-  constructor(reads: AccountReads, changes: ChangeFeed) {
+  constructor(reads: AccountReads, changes: ChangeFeed, now: () => number = Date.now) {
     this.#reads = reads;
     this.#changes = changes;
+    this.#now = now;
   }
 
   /** Drops the account with this id, under every key it was loaded by. */
   forget(accountId: number): void {
-    this.#entries?.deleteWhere((account) => account.id === accountId);
+    this.#entries?.deleteWhere((entry) => entry.account.id === accountId);
   }
 
   byUsername(username: string): Promise<Account | undefined> {
@@ -50,10 +65,24 @@ export class CachedAccounts implements AccountReads {
 
   #cached(key: string, load: () => Promise<Account | undefined>): Promise<Account | undefined> {
     if (!this.#entries) {
-      this.#entries = new ReadThroughCache(this.#changes, CAPACITY);
+      this.#entries = new ReadThroughCache(this.#changes, CAPACITY, this.lookups);
       this.#changes.onAccountChange((accountId) => this.forget(accountId));
     }
-    const cached = this.#entries.peek(key);
-    return cached ? Promise.resolve(cached) : this.#entries.load(key, load);
+    const entries = this.#entries;
+    const now = this.#now();
+    const cached = entries.peek(key);
+    if (cached && now - cached.loadedAt < ACCOUNT_CACHE_MS) return Promise.resolve(cached.account);
+    if (cached) {
+      // Found but too old: a miss (peek counted it a hit), read again.
+      this.lookups.hits--;
+      this.lookups.misses++;
+      entries.delete(key);
+    }
+    return entries
+      .load(key, async () => {
+        const account = await load();
+        return account && { account, loadedAt: now };
+      })
+      .then((entry) => entry?.account);
   }
 }

@@ -3,6 +3,7 @@ import type { SecretBox } from "../../crypto/secretBox.ts";
 import type { NewAuditEntry } from "../../domain/auditEntries.ts";
 import type { KeyChangeListener } from "../apiKeyStore.ts";
 import { authFailuresOn } from "../authFailureStore.ts";
+import type { CacheLookups } from "../readThroughCache.ts";
 import type {
   ApiKeyReads,
   AuditReads,
@@ -96,6 +97,7 @@ export function namedLockOf(name: string): string {
  */
 export class PostgresStore implements Store {
   readonly accounts: CachedAccounts;
+  readonly accountLookups: CacheLookups;
   readonly apiKeys: ApiKeyReads;
   readonly audit: AuditReads;
   readonly idempotency: IdempotencyReads;
@@ -125,6 +127,7 @@ export class PostgresStore implements Store {
       throw new Error("rows are written only inside store.write");
     });
     this.accounts = new CachedAccounts(reads.accounts, this.changes);
+    this.accountLookups = this.accounts.lookups;
     ({
       apiKeys: this.apiKeys,
       audit: this.audit,

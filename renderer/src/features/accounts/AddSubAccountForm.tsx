@@ -1,7 +1,16 @@
 import { Button, Group, PasswordInput, Stack, Text, TextInput } from "@mantine/core";
 import { useForm } from "@mantine/form";
 import type { AccountDto } from "../../../../shared/bridge.ts";
+import {
+  CONSOLE_PASSWORD_RULE,
+  MIN_CONSOLE_PASSWORD_LENGTH,
+  USERNAME_PATTERN,
+  USERNAME_RULE,
+} from "../../../../shared/credentialRules.ts";
 import { BridgeFailure } from "../../bridgeHooks.ts";
+
+const capitalized = (text: string) => `${text.charAt(0).toUpperCase()}${text.slice(1)}.`;
+
 import { useAddSubAccount } from "./accountHooks.ts";
 import { StrengthHint } from "./StrengthHint.tsx";
 
@@ -16,7 +25,13 @@ export function AddSubAccountForm({ onDone }: { onDone(account?: AccountDto): vo
   const add = useAddSubAccount();
   const form = useForm<Values>({
     initialValues: { username: "", password: "", confirmation: "" },
+    // Nothing is sent that the form marks invalid: the rules the bridge checks, in its words.
     validate: {
+      username: (value) => (USERNAME_PATTERN.test(value) ? null : capitalized(USERNAME_RULE)),
+      password: (value) =>
+        [...value].length >= MIN_CONSOLE_PASSWORD_LENGTH
+          ? null
+          : `The password must be ${CONSOLE_PASSWORD_RULE}.`,
       confirmation: (value, values) =>
         value === values.password ? null : "The passwords do not match: type the same password twice.",
     },

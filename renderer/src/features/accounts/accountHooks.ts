@@ -3,27 +3,31 @@
 import { queryOptions, useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import type { BridgeArgs } from "../../../../shared/bridge.ts";
 import { callBridge } from "../../bridgeHooks.ts";
+import { useProfileScope } from "../../profileScope.ts";
 
 export const accountQueryKeys = {
-  list: () => ["accounts.list"] as const,
+  list: (profile: string) => ["accounts.list", { profile }] as const,
 };
 
-/** The active profile's own account and its sub-accounts. */
-export const accountsQuery = () =>
+/** A profile's own account and its sub-accounts. */
+export const accountsQuery = (profile: string) =>
   queryOptions({
-    queryKey: accountQueryKeys.list(),
-    queryFn: () => callBridge("accounts.list", undefined),
+    queryKey: accountQueryKeys.list(profile),
+    queryFn: () => callBridge("accounts.list", { profile }),
   });
 
+/** The accounts of the view's profile. */
 export function useAccounts() {
-  return useQuery(accountsQuery());
+  return useQuery(accountsQuery(useProfileScope().id));
 }
 
 /** Adds a sub-account of the Local profile's own account. */
 export function useAddSubAccount() {
   const queryClient = useQueryClient();
+  const profile = useProfileScope().id;
   return useMutation({
-    mutationFn: (args: BridgeArgs<"accounts.addSubAccount">) => callBridge("accounts.addSubAccount", args),
-    onSuccess: () => queryClient.invalidateQueries({ queryKey: accountQueryKeys.list() }),
+    mutationFn: (args: BridgeArgs<"accounts.addSubAccount">) =>
+      callBridge("accounts.addSubAccount", { ...args, profile }),
+    onSuccess: () => queryClient.invalidateQueries({ queryKey: accountQueryKeys.list(profile) }),
   });
 }

@@ -1,8 +1,9 @@
+import { MIN_CONSOLE_PASSWORD_LENGTH } from "../../../../shared/credentialRules.ts";
 /**
  * A hint of how hard a new password is to guess, for the sub-account form: a rough estimate from
  * its length and the kinds of characters in it, lowered for what guessers try first (the
- * username, common words, runs like "1234" or "aaaa"). Only a hint: the service takes any
- * non-empty password, and the admin decides.
+ * username, common words, runs like "1234" or "aaaa"). Under MIN_LENGTH the form refuses it
+ * (shared/credentialRules.ts); above it only a hint: the admin decides.
  */
 
 export type StrengthLevel = "too-short" | "weak" | "fair" | "good" | "strong";
@@ -15,7 +16,7 @@ export interface PasswordStrength {
   hint: string;
 }
 
-export const MIN_LENGTH = 8;
+export const MIN_LENGTH = MIN_CONSOLE_PASSWORD_LENGTH;
 
 /** Passwords and words guessers try first; one of them inside a password makes it weak. */
 const COMMON = [

@@ -7,6 +7,7 @@ import type { ApiKeyView, RevealedApiKey } from "../../../../shared/bridge.ts";
 import { errorText } from "../../bridgeHooks.ts";
 import { invalidateKeyLists } from "../../keyListQueries.ts";
 import { OnceOpened } from "../../OnceOpened.tsx";
+import { useProfileScope } from "../../profileScope.ts";
 import { useAccounts } from "../accounts/accountHooks.ts";
 import { useBulkActions } from "./BulkActions.tsx";
 import { copyNotice } from "./CopyPublicApiKey.tsx";
@@ -83,6 +84,7 @@ export function KeysView(props: {
   const queryClient = useQueryClient();
   const createTfa = useCreateTfaKey();
   const copy = useCopyPublicApiKey();
+  const profile = useProfileScope();
   const actions = useKeyActions(props.accountKey);
   const accountName = useAccountName(props.accountKey);
   const [filters, setFilters] = useState<KeyFilters>(INITIAL_KEY_FILTERS);
@@ -137,6 +139,8 @@ export function KeysView(props: {
   });
   // A key id, publicApiKey or hint finds its key whatever the name filter says.
   const matches = useSearchMatches(props.accountKey, settledName, shown);
+  /** The search's key id, publicApiKey or hint found keys (or said none has it) above the table. */
+  const foundAbove = matches.target.kind !== "name" && matches.shown;
   // The details panel shows the key as the lists have it now (after a toggle or an edit).
   const detailsKey = details && (shown.find((key) => key.key === details.key) ?? details);
 
@@ -180,12 +184,17 @@ export function KeysView(props: {
         </Group>
       </Group>
       <KeyFilterBar filters={filters} onFiltersChange={setFilters} sort={sort} onSortChange={setSort} />
-      {matches.target.kind !== "name" && !matches.pending && (
+      {matches.target.kind !== "name" && matches.shown && (
         <SearchMatches kind={matches.target.kind} keys={matches.keys} onDetails={setDetails} />
       )}
       {keys.isPending ? (
         <Center h={200} aria-busy="true">
-          <Loader aria-label="Loading keys" />
+          <Stack align="center" gap="xs">
+            <Loader aria-label="Loading keys" />
+            <Text size="sm" data-testid="keys-loading">
+              Loading the keys of {profile.name}…
+            </Text>
+          </Stack>
         </Center>
       ) : keys.isError && loaded === undefined ? (
         <Alert color="red" title="The keys could not be loaded">
@@ -216,7 +225,7 @@ export function KeysView(props: {
             <Center h={120} aria-busy="true">
               <Loader size="sm" aria-label="Loading keys" />
             </Center>
-          ) : shown.length === 0 && matches.target.kind !== "name" ? null : shown.length === 0 ? (
+          ) : shown.length === 0 && foundAbove ? null : shown.length === 0 ? (
             <Center h={120} data-testid="key-list-no-match">
               <Text>No key matches the filters.</Text>
             </Center>

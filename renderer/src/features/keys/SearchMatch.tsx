@@ -14,7 +14,7 @@ export function useSearchMatches(accountKey: string, text: string, loaded: reado
     accountKey,
     target.kind === "publicApiKey" && target.value.length <= 200 ? target.value : null,
   );
-  if (target.kind === "name") return { target, keys: [] };
+  if (target.kind === "name") return { target, keys: [], shown: false };
   const keys =
     target.kind === "hint"
       ? keysWithHint(loaded, target.hint)
@@ -22,7 +22,10 @@ export function useSearchMatches(accountKey: string, text: string, loaded: reado
           (key): key is ApiKeyView => key !== undefined && key !== null,
         );
   const pending = target.kind === "keyId" ? byId.isFetching : byPublicApiKey.isFetching;
-  return { target, keys, pending };
+  // Text read as a publicApiKey that none has is a name search only: no "nothing found" above rows
+  // whose names match it.
+  const shown = !pending && (target.kind !== "publicApiKey" || keys.length > 0);
+  return { target, keys, pending, shown };
 }
 
 /** The keys found by id, publicApiKey or hint, above the table (they may not be in its rows). */

@@ -15,6 +15,7 @@ import type { BridgeArgs, KeyQueryDto } from "../../../../shared/bridge.ts";
 import { BridgeFailure, callBridge } from "../../bridgeHooks.ts";
 import { invalidateKeyLists } from "../../keyListQueries.ts";
 import { writeAndClearLater } from "../../pageClipboard.ts";
+import { useProfileScope } from "../../profileScope.ts";
 import { type KeyPages, withKeyChanged, withKeyEnabled } from "./keyPages.ts";
 
 /** Rows per keys.page call. */
@@ -22,22 +23,37 @@ export const KEY_PAGE_SIZE = 200;
 /** Lists of at most this many loaded pages are fetched again when the window gets the focus. */
 const FOCUS_REFETCH_MAX_PAGES = 5;
 
-/** Every keys.page / keys.count query of an account (whatever its filters) starts with these. */
-const keyPagesPrefix = (accountKey: string) => ["keys.page", { accountKey }] as const;
-const keyCountPrefix = (accountKey: string) => ["keys.count", { accountKey }] as const;
+/** A profile's account: what every key query and action names. */
+export interface AccountScope {
+  profile: string;
+  accountKey: string;
+}
 
-/** Whether a query key belongs to this account (a placeholder of another account is not shown). */
-function isOfAccount(queryKey: QueryKey | undefined, accountKey: string): boolean {
-  return (queryKey?.[1] as { accountKey?: string } | undefined)?.accountKey === accountKey;
+/** Every keys.page / keys.count query of an account (whatever its filters) starts with these. */
+const keyPagesPrefix = (scope: AccountScope) => ["keys.page", scope] as const;
+const keyCountPrefix = (scope: AccountScope) => ["keys.count", scope] as const;
+
+/** The account of the view's profile (see profileScope.ts). */
+function useAccountScope(accountKey: string): AccountScope {
+  return { profile: useProfileScope().id, accountKey };
+}
+
+/**
+ * Whether a query key belongs to this profile's account: rows of another account, or of the same
+ * account name on another profile, are never shown as a placeholder.
+ */
+function isOfAccount(queryKey: QueryKey | undefined, scope: AccountScope): boolean {
+  const of = queryKey?.[1] as Partial<AccountScope> | undefined;
+  return of?.accountKey === scope.accountKey && of.profile === scope.profile;
 }
 
 /** The pages of an account's keys for a query and sort: useKeyPages', and the first view's prefetch. */
-export const keyPagesQuery = (accountKey: string, query: KeyQueryDto, sort?: KeySort) =>
+export const keyPagesQuery = (scope: AccountScope, query: KeyQueryDto, sort?: KeySort) =>
   infiniteQueryOptions({
-    queryKey: [...keyPagesPrefix(accountKey), query, sort ?? null] as const,
+    queryKey: [...keyPagesPrefix(scope), query, sort ?? null] as const,
     queryFn: ({ pageParam }) =>
       callBridge("keys.page", {
-        accountKey,
+        ...scope,
         query,
         ...(sort && { sort }),
         limit: KEY_PAGE_SIZE,
@@ -52,13 +68,14 @@ export const keyPagesQuery = (accountKey: string, query: KeyQueryDto, sort?: Key
  * new query loads, the rows of the previous one of the same account stay (no flash while typing).
  */
 export function useKeyPages(accountKey: string, query: KeyQueryDto, sort?: KeySort) {
+  const scope = useAccountScope(accountKey);
   return useInfiniteQuery({
-    ...keyPagesQuery(accountKey, query, sort),
+    ...keyPagesQuery(scope, query, sort),
     // Keys made elsewhere (the API, another process, a sync) show when the admin comes back; a
     // list scrolled far (many pages, each fetched again in turn) waits for Refresh instead.
     refetchOnWindowFocus: (query) => (query.state.data?.pages.length ?? 0) <= FOCUS_REFETCH_MAX_PAGES,
     placeholderData: (previous, previousQuery) =>
-      isOfAccount(previousQuery?.queryKey, accountKey) ? keepPreviousData(previous) : undefined,
+      isOfAccount(previousQuery?.queryKey, scope) ? keepPreviousData(previous) : undefined,
   });
 }
 
@@ -68,9 +85,10 @@ export function useKeyPages(accountKey: string, query: KeyQueryDto, sort?: KeySo
  * must not hold up its first rows.
  */
 export function useKeyCount(accountKey: string, query: KeyQueryDto, enabled: boolean) {
+  const scope = useAccountScope(accountKey);
   return useQuery({
-    queryKey: [...keyCountPrefix(accountKey), query] as const,
-    queryFn: async () => (await callBridge("keys.count", { accountKey, query })).count,
+    queryKey: [...keyCountPrefix(scope), query] as const,
+    queryFn: async () => (await callBridge("keys.count", { ...scope, query })).count,
     enabled,
     refetchOnWindowFocus: true,
   });
@@ -88,9 +106,10 @@ export function useSettledValue<T>(value: T, ms: number): T {
 
 /** The key with this publicApiKey (null: none of the account's), asked when `publicApiKey` is set. */
 export function useKeyByPublicApiKey(accountKey: string, publicApiKey: string | null) {
+  const scope = useAccountScope(accountKey);
   return useQuery({
-    queryKey: ["keys.lookup", { accountKey }, publicApiKey] as const,
-    queryFn: () => callBridge("keys.lookup", { accountKey, publicApiKey: publicApiKey as string }),
+    queryKey: ["keys.lookup", scope, publicApiKey] as const,
+    queryFn: () => callBridge("keys.lookup", { ...scope, publicApiKey: publicApiKey as string }),
     enabled: publicApiKey !== null,
   });
 }
@@ -100,11 +119,12 @@ export function useKeyByPublicApiKey(accountKey: string, publicApiKey: string | 
  * error: no page-wide banner for a key id typed that is not there).
  */
 export function useKeyById(accountKey: string, key: string | null) {
+  const scope = useAccountScope(accountKey);
   return useQuery({
-    queryKey: ["keys.get", { accountKey }, key] as const,
+    queryKey: ["keys.get", scope, key] as const,
     queryFn: async () => {
       try {
-        return await callBridge("keys.get", { accountKey, key: key as string });
+        return await callBridge("keys.get", { ...scope, key: key as string });
       } catch (error) {
         if (error instanceof BridgeFailure && error.error.messageId === "NOT_FOUND") return null;
         throw error;
@@ -120,32 +140,37 @@ function useInvalidateKeys() {
 }
 
 export function useCreateKey() {
+  const profile = useProfileScope().id;
   const invalidate = useInvalidateKeys();
   return useMutation({
-    mutationFn: (args: BridgeArgs<"keys.create">) => callBridge("keys.create", args),
+    mutationFn: (args: BridgeArgs<"keys.create">) => callBridge("keys.create", { ...args, profile }),
     onSuccess: () => invalidate(),
   });
 }
 
 export function useCreateTfaKey() {
+  const profile = useProfileScope().id;
   const invalidate = useInvalidateKeys();
   return useMutation({
-    mutationFn: (args: BridgeArgs<"keys.createTfa">) => callBridge("keys.createTfa", args),
+    mutationFn: (args: BridgeArgs<"keys.createTfa">) => callBridge("keys.createTfa", { ...args, profile }),
     onSuccess: () => invalidate(),
   });
 }
 
 export function useUpdateKey() {
+  const profile = useProfileScope().id;
   const invalidate = useInvalidateKeys();
   return useMutation({
-    mutationFn: (args: BridgeArgs<"keys.update">) => callBridge("keys.update", args),
+    mutationFn: (args: BridgeArgs<"keys.update">) => callBridge("keys.update", { ...args, profile }),
     onSuccess: () => invalidate(),
   });
 }
 
 export function useRevealPublicApiKey() {
+  const profile = useProfileScope().id;
   return useMutation({
-    mutationFn: (args: BridgeArgs<"keys.revealPublicApiKey">) => callBridge("keys.revealPublicApiKey", args),
+    mutationFn: (args: BridgeArgs<"keys.revealPublicApiKey">) =>
+      callBridge("keys.revealPublicApiKey", { ...args, profile }),
   });
 }
 
@@ -154,11 +179,12 @@ export function useRevealPublicApiKey() {
  * the page to write (browser host). The mutation's data holds only the clear delay, never the value.
  */
 export function useCopyPublicApiKey() {
+  const profile = useProfileScope().id;
   return useMutation({
     mutationFn: async (
       args: BridgeArgs<"clipboard.copyPublicApiKey">,
     ): Promise<{ clearsAfterMs: number }> => {
-      const result = await callBridge("clipboard.copyPublicApiKey", args);
+      const result = await callBridge("clipboard.copyPublicApiKey", { ...args, profile });
       if (result.writtenBy === "page") {
         try {
           await writeAndClearLater(result.publicApiKey, result.clearsAfterMs);
@@ -181,10 +207,11 @@ export function useCopyPublicApiKey() {
  */
 export function useSetKeyEnabled(accountKey: string) {
   const queryClient = useQueryClient();
-  const pages = { queryKey: keyPagesPrefix(accountKey) };
+  const scope = useAccountScope(accountKey);
+  const pages = { queryKey: keyPagesPrefix(scope) };
   return useMutation({
     mutationFn: (args: { key: string; enabled: boolean }) =>
-      callBridge("keys.setEnabled", { accountKey, ...args }),
+      callBridge("keys.setEnabled", { ...scope, ...args }),
     onMutate: async ({ key, enabled }) => {
       await queryClient.cancelQueries(pages);
       const previous = queryClient.getQueriesData<KeyPages>(pages);
@@ -203,8 +230,8 @@ export function useSetKeyEnabled(accountKey: string) {
     },
     onSettled: () =>
       Promise.all([
-        queryClient.invalidateQueries({ queryKey: keyCountPrefix(accountKey) }),
-        queryClient.invalidateQueries({ queryKey: ["keys.history", { accountKey }] }),
+        queryClient.invalidateQueries({ queryKey: keyCountPrefix(scope) }),
+        queryClient.invalidateQueries({ queryKey: ["keys.history", scope] }),
       ]),
   });
 }
@@ -214,43 +241,49 @@ export function useSetKeyEnabled(accountKey: string) {
  * service keeps none (a state the panel shows, not an error).
  */
 export function useKeyHistory(accountKey: string, key: string | null) {
+  const scope = useAccountScope(accountKey);
   return useQuery({
-    queryKey: ["keys.history", { accountKey }, key] as const,
-    queryFn: () => callBridge("keys.history", { accountKey, key: key as string }),
+    queryKey: ["keys.history", scope, key] as const,
+    queryFn: () => callBridge("keys.history", { ...scope, key: key as string }),
     enabled: key !== null,
   });
 }
 
 /** Rolls a key (successor + shortened old key); the answer holds the successor's publicApiKey once. */
 export function useRollKey() {
+  const profile = useProfileScope().id;
   const invalidate = useInvalidateKeys();
   return useMutation({
-    mutationFn: (args: BridgeArgs<"keys.roll">) => callBridge("keys.roll", args),
+    mutationFn: (args: BridgeArgs<"keys.roll">) => callBridge("keys.roll", { ...args, profile }),
     onSuccess: () => invalidate(),
   });
 }
 
 /** The second half of a roll again, after the old key could not be shortened. */
 export function useRetireKey() {
+  const profile = useProfileScope().id;
   const invalidate = useInvalidateKeys();
   return useMutation({
-    mutationFn: (args: BridgeArgs<"keys.retire">) => callBridge("keys.retire", args),
+    mutationFn: (args: BridgeArgs<"keys.retire">) => callBridge("keys.retire", { ...args, profile }),
     onSuccess: () => invalidate(),
   });
 }
 
 /** Enables or disables many keys in main; the lists are fetched again afterwards. */
 export function useBulkSetEnabled() {
+  const profile = useProfileScope().id;
   const invalidate = useInvalidateKeys();
   return useMutation({
-    mutationFn: (args: BridgeArgs<"keys.bulkSetEnabled">) => callBridge("keys.bulkSetEnabled", args),
+    mutationFn: (args: BridgeArgs<"keys.bulkSetEnabled">) =>
+      callBridge("keys.bulkSetEnabled", { ...args, profile }),
     onSettled: () => invalidate(),
   });
 }
 
 /** Exports the keys in view; the file is made (and saved, or kept for one download) in main. */
 export function useExportKeys() {
+  const profile = useProfileScope().id;
   return useMutation({
-    mutationFn: (args: BridgeArgs<"keys.export">) => callBridge("keys.export", args),
+    mutationFn: (args: BridgeArgs<"keys.export">) => callBridge("keys.export", { ...args, profile }),
   });
 }

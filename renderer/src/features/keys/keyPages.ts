@@ -65,11 +65,23 @@ export function withKeyChanged(
     return {
       ...page,
       keys: keep
-        ? page.keys.map((each) => (each.key === changed.key ? changed : each))
+        ? page.keys.map((each) => (each.key === changed.key ? withListExtras(changed, each) : each))
         : page.keys.filter((each) => each.key !== changed.key),
     };
   });
   return touched ? { ...data, pages } : data;
+}
+
+/**
+ * The changed key as its row shows it: an update's answer carries the key's fields, not what a list
+ * adds (its usage, its creation time), which the change does not alter; the row keeps those.
+ */
+function withListExtras(changed: ApiKeyView, row: ApiKeyView): ApiKeyView {
+  return {
+    ...changed,
+    ...(changed.usage === undefined && row.usage !== undefined && { usage: row.usage }),
+    ...(changed.createdAt === undefined && row.createdAt !== undefined && { createdAt: row.createdAt }),
+  };
 }
 
 /** The pages with one key's enabled flag set (the optimistic step of a toggle; the row stays). */

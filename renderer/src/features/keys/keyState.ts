@@ -95,9 +95,14 @@ export interface KeyFilters {
 /** The filters the Keys view opens with: every key. */
 export const INITIAL_KEY_FILTERS: KeyFilters = { state: "all", permission: "any", name: "" };
 
-/** What the search text narrows names by: "" for a key id, publicApiKey or hint (looked up instead). */
+/**
+ * What the search text narrows names by: "" for a key id or a hint (looked up instead). Text that
+ * could be a publicApiKey may as well be a whole name (`data-export-prod-dave-019`): names match
+ * first, and the publicApiKey is looked up beside them.
+ */
 export function nameNeedle(text: string): string {
-  return searchTargetOf(text).kind === "name" ? text.trim() : "";
+  const { kind } = searchTargetOf(text);
+  return kind === "name" || kind === "publicApiKey" ? text.trim() : "";
 }
 
 /** The keys the filters let through at `now` (name: case-insensitive substring). */

@@ -7,7 +7,7 @@
 import { DAY_MS, type RefusalReasonName, type UsageCountsDto } from "../../../../shared/apiKeyRules.ts";
 import type { ApiKeyView } from "../../../../shared/bridge.ts";
 import { parseApiDateTime } from "../../../../shared/datetime.ts";
-import { formatLocal as localDateTime, formatRelative as relativeTime } from "../../time.ts";
+import { formatLocal as localDateTime, formatPast as relativeTime } from "../../time.ts";
 
 export const NOT_REPORTED = "—";
 export const USAGE_NOT_REPORTED = "This service does not report the usage of keys";

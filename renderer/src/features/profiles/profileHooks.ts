@@ -1,7 +1,7 @@
 // React Query hooks of the connection profiles: one per bridge operation.
 
 import { queryOptions, useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
-import type { BridgeArgs } from "../../../../shared/bridge.ts";
+import type { BridgeArgs, ProfileDto } from "../../../../shared/bridge.ts";
 import { callBridge, queryKeys } from "../../bridgeHooks.ts";
 
 export const profileQueryKeys = {
@@ -49,12 +49,21 @@ export function useRemoveProfile() {
   return useProfileListMutation((args: BridgeArgs<"profiles.remove">) => callBridge("profiles.remove", args));
 }
 
-/** Activating changes what every other query answers: everything is refetched. */
+/**
+ * Activating changes what every other query answers. The list says at once which profile is active
+ * (the views' profile scope follows it, and their queries are that profile's from then on); then
+ * everything is refetched.
+ */
 export function useActivateProfile() {
   const queryClient = useQueryClient();
   return useMutation({
     mutationFn: (args: BridgeArgs<"profiles.activate">) => callBridge("profiles.activate", args),
-    onSuccess: () => queryClient.invalidateQueries(),
+    onSuccess: (_answer, { id }) => {
+      queryClient.setQueryData(profileQueryKeys.list(), (list: ProfileDto[] | undefined) =>
+        list?.map((profile) => ({ ...profile, active: profile.id === id })),
+      );
+      return queryClient.invalidateQueries();
+    },
   });
 }
 

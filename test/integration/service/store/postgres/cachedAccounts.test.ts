@@ -1,7 +1,13 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { newAccountKey } from "../../../../../electron/service/domain/identifiers.ts";
+import {
+  ACCOUNT_CACHE_MS,
+  CachedAccounts,
+} from "../../../../../electron/service/store/postgres/cachedAccounts.ts";
+import { postgresAccounts } from "../../../../../electron/service/store/postgres/postgresAccounts.ts";
 import type { PostgresStore } from "../../../../../electron/service/store/postgres/postgresStore.ts";
+import { sqlOn } from "../../../../../electron/service/store/postgres/sql.ts";
 import { eventually } from "../../../../harness/eventually.ts";
 import { openStore, poolOn, postgresReplica } from "../storeSubjects.ts";
 
@@ -43,7 +49,7 @@ function heardAccount(replica: PostgresStore, accountId?: number): Promise<void>
   });
 }
 
-test("an account read once is answered from memory: a change made around the store (no notification) is not seen", async (t) => {
+test("an account read once is answered from memory: a change made around the store (no notification) is not seen at once", async (t) => {
   const subject = await twoReplicasWithAccount(t);
   if (!subject) return;
   const { replicaB, account, url } = subject;
@@ -92,4 +98,23 @@ test("while the change feed cannot hear, every read goes to the database", async
   await eventually("replica B reading the change made while it could not hear", async () =>
     (await replicaB.accounts.byUsername("ana"))?.passwordHash === "changed-around" ? true : undefined,
   );
+});
+
+test("a change made around the store is read once ACCOUNT_CACHE_MS has passed since the account was read", async (t) => {
+  const subject = await twoReplicasWithAccount(t);
+  if (!subject) return;
+  const { replicaB, account, url } = subject;
+  let now = 1_000_000;
+  const reads = postgresAccounts(sqlOn(poolOn(url, 1)), () => {});
+  const cached = new CachedAccounts(reads, replicaB.changes, () => now);
+  assert.equal((await cached.byUsername("ana"))?.passwordHash, "hash-1");
+  await poolOn(url, 1).query("UPDATE accounts SET password_hash = 'changed-around' WHERE id = $1", [
+    account.id,
+  ]);
+  now += ACCOUNT_CACHE_MS - 1;
+  assert.equal((await cached.byUsername("ana"))?.passwordHash, "hash-1");
+  now += 1;
+  assert.equal((await cached.byUsername("ana"))?.passwordHash, "changed-around");
+  assert.equal((await cached.byId(account.id))?.passwordHash, "changed-around");
+  assert.deepEqual(cached.lookups, { hits: 1, misses: 3 });
 });

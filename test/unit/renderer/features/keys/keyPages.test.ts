@@ -117,3 +117,15 @@ test("the count line: N keys, M of N keys, and a quiet placeholder while countin
   assert.equal(line({ filtered: true, rows: 5, loadedAll: true, total: 5 }), "5 keys");
   assert.equal(line({ filtered: true, rows: 0, loadedAll: true, total: 1 }), "0 of 1 key");
 });
+
+test("a toggled or edited row keeps its usage and creation time: the update's answer carries neither", () => {
+  const usage = {
+    lastUsedAt: "2026-11-28T10:00:00.000+0000",
+    lastUsedFrom: "10.0.0.1",
+  } as ApiKeyView["usage"];
+  const listed = { ...view("c"), usage, createdAt: "2026-11-01T00:00:00.000+0000" };
+  const data = pages([view("a")], [listed]);
+  const { usage: _usage, createdAt: _createdAt, ...answer } = { ...listed, enabled: false };
+  const row = rowsOf(withKeyChanged(data, answer as ApiKeyView)).find((key) => key.name === "c");
+  assert.deepEqual([row?.enabled, row?.usage, row?.createdAt], [false, usage, listed.createdAt]);
+});

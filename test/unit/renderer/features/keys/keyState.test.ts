@@ -5,6 +5,7 @@ import {
   filterKeys,
   ipSummary,
   keyState,
+  nameNeedle,
   stateExplanation,
   validToText,
 } from "../../../../../renderer/src/features/keys/keyState.ts";
@@ -125,4 +126,11 @@ test("a key this app rolled is retiring until its end, then expired like any oth
   const in23h = formatApiDateTime(NOW_ + 23 * 3600_000);
   assert.equal(validToText({ enabled: true, validTo: in23h }, NOW_, true), "retiring in 23 h");
   assert.equal(validToText({ enabled: true, validTo: in23h }, NOW_ + 24 * 3600_000, true), "expired 1 h ago");
+});
+
+test("the search narrows names by a long name without spaces too (it may be a publicApiKey as well), never by a key id or a hint", () => {
+  assert.equal(nameNeedle(" data-export-prod-dave-019 "), "data-export-prod-dave-019");
+  assert.equal(nameNeedle("billing"), "billing");
+  assert.equal(nameNeedle("0123456789abcdef0123456789ABCDEF"), "");
+  assert.equal(nameNeedle("f87f52…e7fb"), "");
 });

@@ -1,0 +1,136 @@
+import assert from "node:assert/strict";
+import { join } from "node:path";
+import { after, before, test } from "node:test";
+import { skipWithoutChromium } from "../harness/chromium.ts";
+import { eventually } from "../harness/eventually.ts";
+import {
+  addAccount,
+  basic,
+  makeTempDir,
+  removeDir,
+  request,
+  type ServeProcess,
+  startServe,
+} from "../harness/keyServiceProcess.ts";
+import { type SilentProxy, startSilentProxy } from "../harness/silentProxy.ts";
+import { closeUiSession, openUiSession, RESULTS, type UiSession } from "../harness/uiSession.ts";
+import { callBridge } from "../harness/webHostProcess.ts";
+
+/**
+ * Issue 32's blocker, end to end in Chromium: switching from Local to a slow remote profile never
+ * leaves Local's rows live under the remote's name, the header always says (in its own colour)
+ * which profile is active, and a toggle reaches the service its row came from.
+ */
+
+const REMOTE_USER = "team-admin";
+const REMOTE_PASSWORD = "team-password-1";
+const KEYS_PATH = "/settings/1/accounts/_/api-keys";
+
+let session: UiSession | undefined;
+let remoteDir: string;
+let remote: ServeProcess | undefined;
+let proxy: SilentProxy | undefined;
+
+before(async () => {
+  if (skipWithoutChromium({ skip: () => {} })) return;
+  remoteDir = await makeTempDir("keydesk-e2e-remote-team-");
+  await addAccount(remoteDir, REMOTE_USER, REMOTE_PASSWORD);
+  remote = await startServe({ dataDir: remoteDir });
+  const created = await request(remote.url, {
+    method: "POST",
+    path: KEYS_PATH,
+    authorization: basic(REMOTE_USER, REMOTE_PASSWORD),
+    body: { name: "team-billing-key" },
+  });
+  assert.equal(created.status, 200, created.text);
+  const port = Number(new URL(remote.url).port);
+  proxy = await startSilentProxy("127.0.0.1", port);
+  session = await openUiSession({
+    name: "profile-switch",
+    context: { viewport: { width: 1280, height: 800 } },
+  });
+  const bridge = <T>(method: string, args?: unknown) =>
+    callBridge<T>((session as UiSession).host, method, args);
+  await bridge("keys.create", { request: { name: "checkout-prod-bob-001" } });
+  await bridge("profiles.add", {
+    name: "team",
+    baseUrl: `http://127.0.0.1:${proxy.port}`,
+    username: REMOTE_USER,
+    password: REMOTE_PASSWORD,
+  });
+});
+
+after(async () => {
+  await closeUiSession(session);
+  await proxy?.close();
+  if (remote) assert.equal((await remote.stop("SIGTERM")).code, 0);
+  if (remoteDir) await removeDir(remoteDir);
+});
+
+test("switching to a slow remote profile clears Local's rows at once, says what loads, and an action then reaches the remote only", async (t) => {
+  if (skipWithoutChromium(t) || !session || !remote || !proxy) return;
+  const { page, problems, host } = session;
+  await page.goto(host.pageUrl);
+  const rows = page.getByTestId("key-row");
+  await rows.filter({ hasText: "checkout-prod-bob-001" }).waitFor();
+  const switcher = page.getByTestId("profile-switcher");
+  assert.equal(
+    await page.getByRole("combobox", { name: "Active profile" }).inputValue(),
+    "Local (this computer)",
+  );
+  const localColor = await switcher.getAttribute("data-profile-color");
+
+  proxy.slowDown(2_500);
+  await page.getByRole("combobox", { name: "Active profile" }).click();
+  await page.getByRole("option", { name: "team (remote)" }).click();
+  // While the remote answers slowly: the header names it, nothing of Local's is left to click.
+  await page.getByTestId("profile-switching").or(page.getByLabel("Loading keys")).first().waitFor();
+  assert.equal(await rows.filter({ hasText: "checkout-prod-bob-001" }).count(), 0, "Local's rows are gone");
+  await page.screenshot({ path: join(RESULTS, "profile-switch-loading-1280.png") });
+
+  await rows.filter({ hasText: "team-billing-key" }).waitFor({ timeout: 20_000 });
+  proxy.slowDown(0);
+  assert.equal(await page.getByRole("combobox", { name: "Active profile" }).inputValue(), "team (remote)");
+  const remoteColor = await switcher.getAttribute("data-profile-color");
+  assert.notEqual(remoteColor, localColor, "the remote has a colour of its own");
+  assert.equal(await rows.filter({ hasText: "checkout-prod-bob-001" }).count(), 0);
+  await page.screenshot({ path: join(RESULTS, "profile-switch-remote-1280.png") });
+
+  // The toggle of the remote's row disables the remote's key, and Local's key is untouched.
+  // The switch's track takes the click (its input is under it), as an admin's pointer does.
+  await page
+    .locator(".mantine-Switch-root")
+    .filter({ has: page.getByRole("switch", { name: "team-billing-key enabled" }) })
+    .locator(".mantine-Switch-track")
+    .click();
+  const remoteEnabled = async () => {
+    const answer = await request((remote as ServeProcess).url, {
+      path: KEYS_PATH,
+      authorization: basic(REMOTE_USER, REMOTE_PASSWORD),
+    });
+    return (answer.json as { apiKeys: { name: string; enabled: boolean }[] }).apiKeys.find(
+      (key) => key.name === "team-billing-key",
+    )?.enabled;
+  };
+  await page.getByRole("dialog").getByRole("button", { name: "Disable key" }).click();
+  await eventually("the remote's key disabled", async () =>
+    (await remoteEnabled()) === false ? true : undefined,
+  );
+  const local = await callBridge<{ keys: { name: string; enabled: boolean }[] }>(host, "keys.page", {
+    profile: "local",
+    accountKey: "_",
+  }).catch((error: Error) => error);
+  assert.ok(
+    local instanceof Error && /PROFILE_CHANGED|nothing was done/.test(local.message),
+    "Local is not the active profile",
+  );
+  await callBridge(host, "profiles.activate", { id: "local" });
+  const localKeys = await callBridge<{ keys: { name: string; enabled: boolean }[] }>(host, "keys.page", {
+    accountKey: "_",
+  });
+  assert.deepEqual(
+    localKeys.keys.map((key) => [key.name, key.enabled]),
+    [["checkout-prod-bob-001", true]],
+  );
+  assert.deepEqual(problems, []);
+});
