@@ -1,11 +1,13 @@
 import { AppShell, Center, Group, Loader, Stack, Tabs, Title } from "@mantine/core";
 import { useElementSize, useHotkeys } from "@mantine/hooks";
 import { lazy, Suspense, useMemo, useState } from "react";
+import type { KeySort } from "../../shared/apiKeyRules.ts";
 import { useBridgeEvents, useFollowProfileChanges, useRetryWhenReachable } from "./bridgeHooks.ts";
 import { FailingQueriesBanner } from "./FailingQueriesBanner.tsx";
 import { AccountSwitcher } from "./features/accounts/AccountSwitcher.tsx";
-import { NAME_SEARCH_ID } from "./features/keys/KeyFilterBar.tsx";
+import { DEFAULT_SORT, NAME_SEARCH_ID } from "./features/keys/KeyFilterBar.tsx";
 import { KeysView } from "./features/keys/KeysView.tsx";
+import { INITIAL_KEY_FILTERS, type KeyFilters } from "./features/keys/keyState.ts";
 import { ProfileSwitcher } from "./features/profiles/ProfileSwitcher.tsx";
 import { useActiveProfile } from "./features/profiles/profileHooks.ts";
 import { useAppliedTheme } from "./features/settings/settingsHooks.ts";
@@ -63,6 +65,9 @@ export function App() {
   const [view, setView] = useState<View>("keys");
   const [accountKey, setAccountKey] = useState(FIRST_ACCOUNT_KEY);
   const [createOpen, setCreateOpen] = useState(false);
+  // The Keys view's filters, search and sort outlive the view: back from another tab, they are as left.
+  const [keyFilters, setKeyFilters] = useState<KeyFilters>(INITIAL_KEY_FILTERS);
+  const [keySort, setKeySort] = useState<KeySort>(DEFAULT_SORT);
   const [syncKey, setSyncKey] = useState<string | undefined>(undefined);
   const navigation = useMemo<Navigation>(
     () => ({
@@ -153,6 +158,10 @@ export function App() {
                     {view === "keys" && (
                       <KeysView
                         accountKey={accountKey}
+                        filters={keyFilters}
+                        onFiltersChange={setKeyFilters}
+                        sort={keySort}
+                        onSortChange={setKeySort}
                         createOpen={createOpen}
                         onCreateOpenChange={setCreateOpen}
                       />

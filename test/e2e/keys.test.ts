@@ -484,7 +484,8 @@ test("the edit dialog changes name, permissions, IPs and the validity window", a
   await dialog.waitFor();
   await shot("keys-edit-dialog.png");
   await dialog.getByLabel("Name").fill("Present app");
-  await dialog.getByRole("radio", { name: "ALL (every API)" }).check();
+  await dialog.getByRole("checkbox", { name: "ALL (every API)" }).check();
+  await dialog.getByRole("checkbox", { name: "TFA (2FA only)" }).uncheck();
   await dialog.getByRole("button", { name: "Add IP" }).click();
   await dialog.getByLabel("Allowed IP 1", { exact: true }).fill("::ffff:192.0.2.1");
   await dialog.getByRole("button", { name: "Clear Valid from" }).click();
@@ -497,6 +498,35 @@ test("the edit dialog changes name, permissions, IPs and the validity window", a
   assert.equal(saved.enabled, true);
   await row("Present app").waitFor();
   assert.match((await row("Present app").getByTestId("key-state").textContent()) ?? "", /Enabled/);
+});
+
+test("an ALL+TFA key opens with both permissions ticked, and a rename keeps both (only the name is sent)", async (t) => {
+  if (skipWithoutChromium(t)) return;
+  const both = await bridge<Key>("keys.create", {
+    request: { name: "both permissions", permissions: ["ALL", "TFA"] },
+  });
+  await page.getByRole("button", { name: "Refresh" }).click();
+  await row("both permissions").getByRole("button", { name: "Edit both permissions" }).click();
+  const dialog = page.getByRole("dialog", { name: "Edit “both permissions”" });
+  assert.equal(await dialog.getByRole("checkbox", { name: "ALL (every API)" }).isChecked(), true);
+  assert.equal(await dialog.getByRole("checkbox", { name: "TFA (2FA only)" }).isChecked(), true);
+  await dialog.getByLabel("Name").fill("both permissions, renamed");
+  await dialog.getByRole("button", { name: "Save changes" }).click();
+  await dialog.waitFor({ state: "hidden" });
+  const saved = await keyNamed("both permissions, renamed");
+  assert.equal(saved.key, both.key);
+  assert.deepEqual(saved.permissions, ["ALL", "TFA"]);
+  // Neither ticked: the form says so and sends nothing.
+  await row("both permissions, renamed")
+    .getByRole("button", { name: "Edit both permissions, renamed" })
+    .click();
+  const again = page.getByRole("dialog", { name: "Edit “both permissions, renamed”" });
+  await again.getByRole("checkbox", { name: "ALL (every API)" }).uncheck();
+  await again.getByRole("checkbox", { name: "TFA (2FA only)" }).uncheck();
+  await again.getByRole("button", { name: "Save changes" }).click();
+  await again.getByText("Choose at least one permission").waitFor();
+  await again.getByRole("button", { name: "Cancel" }).click();
+  assert.deepEqual((await keyNamed("both permissions, renamed")).permissions, ["ALL", "TFA"]);
 });
 
 test("disabling asks first and says what stops working; enabling is one click", async (t) => {
@@ -615,7 +645,8 @@ test("every field of the edit dialog is saved, dates entered in Kolkata time sto
   );
 
   await dialog.getByLabel("Name").fill("Kolkata partner (renewed)");
-  await dialog.getByRole("radio", { name: "ALL (every API)" }).check();
+  await dialog.getByRole("checkbox", { name: "ALL (every API)" }).check();
+  await dialog.getByRole("checkbox", { name: "TFA (2FA only)" }).uncheck();
   await dialog.getByLabel("Allowed IP 1", { exact: true }).fill("198.51.100.0/24");
   await dialog.getByRole("button", { name: "Remove allowed IP 2" }).click();
   await dialog.getByRole("button", { name: "Add IP" }).click();
@@ -665,7 +696,8 @@ test("every field of the edit dialog is saved, dates entered in Kolkata time sto
     `${to.year}-${month(to.month)}-20 02:15:00`,
   );
   assert.equal(await again.getByLabel("Allowed IP 2", { exact: true }).inputValue(), "2001:db8:abcd::/48");
-  assert.equal(await again.getByRole("radio", { name: "ALL (every API)" }).isChecked(), true);
+  assert.equal(await again.getByRole("checkbox", { name: "ALL (every API)" }).isChecked(), true);
+  assert.equal(await again.getByRole("checkbox", { name: "TFA (2FA only)" }).isChecked(), false);
   assert.equal(await again.getByRole("switch", { name: "Enabled" }).isChecked(), false);
   await again.getByRole("button", { name: "Cancel" }).click();
   assert.deepEqual(problems, []);

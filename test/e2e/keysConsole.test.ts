@@ -130,6 +130,70 @@ test("a click on a header sorts by that column in the service, ascending then de
   );
 });
 
+test("each Sort choice's label says which keys come first", async (t) => {
+  if (skipWithoutChromium(t)) return;
+  const disabled = (await allKeys()).find((key) => key.name === "filler 59");
+  assert.ok(disabled);
+  await bridge("keys.setEnabled", { accountKey: "_", key: disabled.key, enabled: false });
+  await page.getByRole("button", { name: "Refresh" }).click();
+  const sort = page.getByRole("combobox", { name: "Sort", exact: true });
+  const firstNames = async (label: string, first: string) => {
+    await sort.selectOption({ label });
+    await page.waitForFunction(
+      (name) => document.querySelector("[data-testid=key-name]")?.textContent === name,
+      first,
+    );
+    return rows().getByTestId("key-name").allTextContents();
+  };
+  assert.deepEqual((await firstNames("Valid to: ended first", "Long gone")).slice(0, 2), [
+    "Long gone",
+    "Soon gone",
+  ]);
+  const noEndFirst = await firstNames("Valid to: no end first", "filler 59");
+  assert.ok(!noEndFirst.slice(0, 5).includes("Long gone"), "keys without an end first");
+  const enabledFirst = await firstNames("Enabled first", "Long gone");
+  assert.notEqual(enabledFirst[0], "filler 59");
+  assert.equal((await firstNames("Disabled first", "filler 59"))[0], "filler 59");
+  await bridge("keys.setEnabled", { accountKey: "_", key: disabled.key, enabled: true });
+  await sort.selectOption({ label: "Oldest first" });
+});
+
+test("a filter or sort change shows the list from its top; the filters, search and sort are as left after a visit to another tab", async (t) => {
+  if (skipWithoutChromium(t)) return;
+  const scroller = page.getByTestId("key-list").locator("xpath=..");
+  await scroller.evaluate((element) => {
+    element.scrollTop = element.scrollHeight;
+  });
+  await page.waitForFunction(
+    () => (document.querySelector('[data-testid="key-list"]')?.parentElement?.scrollTop ?? 0) > 200,
+  );
+  await page.getByRole("combobox", { name: "Permission", exact: true }).selectOption({ label: "ALL" });
+  await page.waitForFunction(
+    () => document.querySelector('[data-testid="key-list"]')?.parentElement?.scrollTop === 0,
+  );
+  await scroller.evaluate((element) => {
+    element.scrollTop = element.scrollHeight;
+  });
+  await page.getByRole("combobox", { name: "Sort", exact: true }).selectOption({ label: "Name Z–A" });
+  await page.waitForFunction(
+    () => document.querySelector("[data-testid=key-name]")?.textContent === "Soon gone",
+  );
+  assert.equal(await scroller.evaluate((element) => element.scrollTop), 0);
+
+  await page.getByRole("textbox", { name: "Search", exact: true }).fill("filler 1");
+  await page.getByRole("navigation", { name: "Views" }).getByRole("tab", { name: "Profiles" }).click();
+  await page.getByRole("navigation", { name: "Views" }).getByRole("tab", { name: "Keys" }).click();
+  assert.equal(await page.getByRole("textbox", { name: "Search", exact: true }).inputValue(), "filler 1");
+  assert.equal(await page.getByRole("combobox", { name: "Permission", exact: true }).inputValue(), "ALL");
+  assert.equal(await page.getByRole("combobox", { name: "Sort", exact: true }).inputValue(), "-name");
+  await page.waitForFunction(
+    () => document.querySelector("[data-testid=key-name]")?.textContent === "filler 19",
+  );
+  await page.getByRole("textbox", { name: "Search", exact: true }).fill("");
+  await page.getByRole("combobox", { name: "Permission", exact: true }).selectOption({ label: "Any" });
+  await page.getByRole("combobox", { name: "Sort", exact: true }).selectOption({ label: "Oldest first" });
+});
+
 test("a key's details panel: every field, its state in words with the rule, Copy of the key id, the whole publicApiKey", async (t) => {
   if (skipWithoutChromium(t)) return;
   const target = (await allKeys()).find((key) => key.name === "Long gone") as Key;

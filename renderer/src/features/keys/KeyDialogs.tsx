@@ -3,7 +3,8 @@ import { notifications } from "@mantine/notifications";
 import { useMemo, useRef, useState } from "react";
 import type { ApiKeyView, RevealedApiKey } from "../../../../shared/bridge.ts";
 import { CopyButton, copyNotice } from "./CopyPublicApiKey.tsx";
-import { cleanIps, ipEntry, KeyForm, type KeyFormValues, toApi, toPicker } from "./KeyForm.tsx";
+import { ipEntry, KeyForm, type KeyFormValues, toPicker } from "./KeyForm.tsx";
+import { changedFields, cleanIps, orderedPermissions, toApi } from "./keyEdits.ts";
 import { useCopyPublicApiKey, useCreateKey, useUpdateKey } from "./keyHooks.ts";
 
 export function CreateKeyDialog(props: {
@@ -23,7 +24,7 @@ export function CreateKeyDialog(props: {
         <KeyForm
           initial={{
             name: "",
-            permission: "ALL",
+            permissions: ["ALL"],
             allowedIPs: [],
             validFrom: null,
             validTo: null,
@@ -41,7 +42,7 @@ export function CreateKeyDialog(props: {
                 accountKey: props.accountKey,
                 request: {
                   name: values.name,
-                  permissions: [values.permission],
+                  permissions: orderedPermissions(values.permissions),
                   ...(allowedIPs.length ? { allowedIPs } : {}),
                   ...(values.validFrom ? { validFrom: toApi(values.validFrom) } : {}),
                   ...(values.validTo ? { validTo: toApi(values.validTo) } : {}),
@@ -82,7 +83,7 @@ export function EditKeyDialog(props: { apiKey: ApiKeyView | null; accountKey: st
     () =>
       key && {
         name: key.name,
-        permission: key.permissions.includes("ALL") ? "ALL" : "TFA",
+        permissions: orderedPermissions(key.permissions),
         allowedIPs: (key.allowedIPs ?? []).map(ipEntry),
         validFrom: toPicker(key.validFrom),
         validTo: toPicker(key.validTo),
@@ -91,20 +92,12 @@ export function EditKeyDialog(props: { apiKey: ApiKeyView | null; accountKey: st
     [key],
   );
   const send = (values: KeyFormValues) => {
-    if (!key) return;
+    if (!key || !initial) return;
+    const request = changedFields(initial, values);
+    // Nothing changed: nothing to send.
+    if (Object.keys(request).length === 0) return close();
     update.mutate(
-      {
-        accountKey: props.accountKey,
-        key: key.key,
-        request: {
-          name: values.name,
-          permissions: [values.permission],
-          allowedIPs: cleanIps(values.allowedIPs),
-          validFrom: toApi(values.validFrom),
-          validTo: toApi(values.validTo),
-          enabled: values.enabled,
-        },
-      },
+      { accountKey: props.accountKey, key: key.key, request },
       {
         onSuccess: (saved) => {
           notifications.show({ color: "green", message: `Saved “${saved.name}”.` });

@@ -11,10 +11,13 @@ const SORT_OPTIONS: { value: string; label: string; sort: KeySort }[] = [
   { value: "-created", label: "Newest first", sort: { by: "created", desc: true } },
   { value: "name", label: "Name A–Z", sort: { by: "name", desc: false } },
   { value: "-name", label: "Name Z–A", sort: { by: "name", desc: true } },
-  { value: "validTo", label: "Expiring first", sort: { by: "validTo", desc: false } },
-  { value: "-validTo", label: "Expiring last", sort: { by: "validTo", desc: true } },
-  { value: "state", label: "State: enabled first", sort: { by: "state", desc: false } },
-  { value: "-state", label: "State: disabled first", sort: { by: "state", desc: true } },
+  // Said as the service orders: by the end of validity, so keys that already ended come first (the
+  // State filter's "Expiring soon" is the list of keys about to end); no end sorts after every date.
+  { value: "validTo", label: "Valid to: ended first", sort: { by: "validTo", desc: false } },
+  { value: "-validTo", label: "Valid to: no end first", sort: { by: "validTo", desc: true } },
+  // Enabled keys, earliest end first (ended ones too), then the disabled ones; and the reverse.
+  { value: "state", label: "Enabled first", sort: { by: "state", desc: false } },
+  { value: "-state", label: "Disabled first", sort: { by: "state", desc: true } },
 ];
 export const sortValue = (sort: KeySort) => `${sort.desc ? "-" : ""}${sort.by}`;
 export const DEFAULT_SORT: KeySort = { by: "created", desc: false };

@@ -1,10 +1,10 @@
-import { Alert, Button, Group, Radio, Stack, Switch, Text, TextInput } from "@mantine/core";
+import { Alert, Button, Checkbox, Group, Stack, Switch, Text, TextInput } from "@mantine/core";
 import { DateTimePicker } from "@mantine/dates";
 import dayjs from "dayjs";
 import { type FormEvent, useState } from "react";
 import type { ValidationErrors } from "../../../../shared/apiErrors.ts";
 import { nameProblems, type Permission } from "../../../../shared/apiKeyRules.ts";
-import { formatApiDateTime, parseApiDateTime } from "../../../../shared/datetime.ts";
+import { parseApiDateTime } from "../../../../shared/datetime.ts";
 import { normalizeIpEntry } from "../../../../shared/ip.ts";
 import { BridgeFailure } from "../../bridgeHooks.ts";
 
@@ -20,7 +20,8 @@ export const LOCAL_ZONE = Intl.DateTimeFormat().resolvedOptions().timeZone;
 
 export interface KeyFormValues {
   name: string;
-  permission: Permission;
+  /** One or both: a key may call every API (ALL) and be a TFA key too. */
+  permissions: Permission[];
   /** Each entry with a stable id for React. */
   allowedIPs: { id: number; value: string }[];
   /** Local time as the picker holds it ("YYYY-MM-DD HH:mm:ss"), or null. */
@@ -32,10 +33,6 @@ export interface KeyFormValues {
 export function toPicker(apiDateTime: string | undefined): string | null {
   const time = apiDateTime ? parseApiDateTime(apiDateTime) : null;
   return time === null ? null : dayjs(time).format(PICKER_FORMAT);
-}
-
-export function toApi(picker: string | null): string | null {
-  return picker ? formatApiDateTime(dayjs(picker).valueOf()) : null;
 }
 
 /** The service's per-field messages, keyed by the form field they concern ("allowedIPs.1" → allowedIPs). */
@@ -79,7 +76,11 @@ export function failureTitle(error: unknown): string {
   }
 }
 
-function localProblems(values: KeyFormValues): { name: string | undefined; ips: (string | null)[] } {
+function localProblems(values: KeyFormValues): {
+  name: string | undefined;
+  permissions: string | undefined;
+  ips: (string | null)[];
+} {
   const problems = nameProblems(values.name);
   const ips = values.allowedIPs.map(({ value: entry }) =>
     entry.trim() !== "" && normalizeIpEntry(entry) === null
@@ -87,7 +88,11 @@ function localProblems(values: KeyFormValues): { name: string | undefined; ips: 
       : null,
   );
   // The order of validFrom and validTo is the service's rule: its message shows at Valid to.
-  return { name: problems.length ? `Name ${problems.join(", ")}` : undefined, ips };
+  return {
+    name: problems.length ? `Name ${problems.join(", ")}` : undefined,
+    permissions: values.permissions.length === 0 ? "Choose at least one permission" : undefined,
+    ips,
+  };
 }
 
 /** A date-time picker in local time, the zone named, every control labelled. */
@@ -158,7 +163,7 @@ export function KeyForm(props: {
   const submit = (event: FormEvent) => {
     event.preventDefault();
     setChecked(true);
-    if (local.name || local.ips.some(Boolean)) return;
+    if (local.name || local.permissions || local.ips.some(Boolean)) return;
     props.onSubmit(values);
   };
   const setIp = (index: number, value: string) =>
@@ -182,17 +187,18 @@ export function KeyForm(props: {
           onChange={(event) => set("name", event.currentTarget.value)}
           error={(checked && local.name) || server.fields.name}
         />
-        <Radio.Group
+        <Checkbox.Group
           label="Permissions"
-          value={values.permission}
-          onChange={(value) => set("permission", value as Permission)}
-          error={server.fields.permissions}
+          description="A key may have both: ALL calls every API, TFA marks it a 2FA key."
+          value={values.permissions}
+          onChange={(value) => set("permissions", value as Permission[])}
+          error={(checked && local.permissions) || server.fields.permissions}
         >
           <Group mt={4}>
-            <Radio value="ALL" label="ALL (every API)" />
-            <Radio value="TFA" label="TFA (2FA only)" />
+            <Checkbox value="ALL" label="ALL (every API)" />
+            <Checkbox value="TFA" label="TFA (2FA only)" />
           </Group>
-        </Radio.Group>
+        </Checkbox.Group>
         <fieldset style={{ border: 0, padding: 0, margin: 0 }}>
           <Text component="legend" size="sm" fw={500}>
             Allowed IPs
@@ -276,8 +282,4 @@ export function KeyForm(props: {
       </Stack>
     </form>
   );
-}
-
-export function cleanIps(entries: KeyFormValues["allowedIPs"]): string[] {
-  return entries.map((entry) => entry.value.trim()).filter((entry) => entry !== "");
 }

@@ -258,6 +258,8 @@ export function KeyTable(props: {
   highlighted: string | null;
   sort: KeySort;
   onSort(sort: KeySort): void;
+  /** The filters and sort the rows answer, as text: when it changes, the table is back at its top. */
+  viewOf: string;
   onDetails(key: ApiKeyView): void;
   onEdit(key: ApiKeyView): void;
   onToggle(key: ApiKeyView, enabled: boolean): void;
@@ -293,6 +295,12 @@ export function KeyTable(props: {
       onLoadMore();
     }
   }, [hasMore, loadingMore, loadMoreFailed, lastShown, props.keys.length, onLoadMore]);
+  // Other filters or another order: other rows, shown from the first (the old position hid them).
+  const { viewOf } = props;
+  // biome-ignore lint/correctness/useExhaustiveDependencies: runs when the view changes
+  useEffect(() => {
+    if (scrollRef.current) scrollRef.current.scrollTop = 0;
+  }, [viewOf]);
   // A new key is scrolled to once its row is loaded.
   const highlightedIndex = highlighted === null ? -1 : keys.findIndex((key) => key.key === highlighted);
   useEffect(() => {

@@ -1,7 +1,15 @@
 import { Alert, Button, Center, Group, Loader, Stack, Text, Title } from "@mantine/core";
 import { notifications } from "@mantine/notifications";
 import { useQueryClient } from "@tanstack/react-query";
-import { useCallback, useDeferredValue, useMemo, useRef, useState } from "react";
+import {
+  type Dispatch,
+  type SetStateAction,
+  useCallback,
+  useDeferredValue,
+  useMemo,
+  useRef,
+  useState,
+} from "react";
 import type { KeySort } from "../../../../shared/apiKeyRules.ts";
 import type { ApiKeyView, RevealedApiKey } from "../../../../shared/bridge.ts";
 import { errorText } from "../../bridgeHooks.ts";
@@ -14,7 +22,7 @@ import { copyNotice } from "./CopyPublicApiKey.tsx";
 import { ExportKeysDialog } from "./ExportKeysDialog.tsx";
 import { KeyDetails } from "./KeyDetails.tsx";
 import { CreateKeyDialog, DisableConfirmDialog, EditKeyDialog, NewKeyDialog } from "./KeyDialogs.tsx";
-import { DEFAULT_SORT, KeyFilterBar, sortValue } from "./KeyFilterBar.tsx";
+import { KeyFilterBar, sortValue } from "./KeyFilterBar.tsx";
 import { KeyTable } from "./KeyTable.tsx";
 import {
   useCopyPublicApiKey,
@@ -25,7 +33,7 @@ import {
   useSettledValue,
 } from "./keyHooks.ts";
 import { countLine, isFiltered, keyQueryOf, rowsOf } from "./keyPages.ts";
-import { filterKeys, INITIAL_KEY_FILTERS, type KeyFilters } from "./keyState.ts";
+import { filterKeys, type KeyFilters } from "./keyState.ts";
 import { RollKeyDialog } from "./RollKeyDialog.tsx";
 import { SearchMatches, useSearchMatches } from "./SearchMatch.tsx";
 import { TfaKeyDialog } from "./TfaKeyDialog.tsx";
@@ -78,6 +86,11 @@ function useAccountName(accountKey: string): string | null {
 
 export function KeysView(props: {
   accountKey: string;
+  /** The filters, search and sort: kept by the App, so that they survive a visit to another tab. */
+  filters: KeyFilters;
+  onFiltersChange: Dispatch<SetStateAction<KeyFilters>>;
+  sort: KeySort;
+  onSortChange: Dispatch<SetStateAction<KeySort>>;
   createOpen: boolean;
   onCreateOpenChange(open: boolean): void;
 }) {
@@ -87,7 +100,7 @@ export function KeysView(props: {
   const profile = useProfileScope();
   const actions = useKeyActions(props.accountKey);
   const accountName = useAccountName(props.accountKey);
-  const [filters, setFilters] = useState<KeyFilters>(INITIAL_KEY_FILTERS);
+  const { filters, onFiltersChange: setFilters } = props;
   const deferredFilters = useDeferredValue(filters);
   // The service is asked once typing pauses; state and permission changes go at once.
   const settledName = useSettledValue(filters.name, NAME_SETTLE_MS);
@@ -102,7 +115,7 @@ export function KeysView(props: {
     [filters.state, filters.permission, filters.unusedForDays, settledName],
   );
   const filtered = isFiltered(query);
-  const [sort, setSort] = useState<KeySort>(DEFAULT_SORT);
+  const { sort, onSortChange: setSort } = props;
   // Creation order ascending is the service's own: asked without a sort, as before.
   const keys = useKeyPages(props.accountKey, query, sortValue(sort) === "created" ? undefined : sort);
   const loaded = keys.data;
@@ -241,6 +254,7 @@ export function KeysView(props: {
               highlighted={highlighted}
               sort={sort}
               onSort={setSort}
+              viewOf={`${JSON.stringify(keyQueryOf(filters))} ${sortValue(sort)}`}
               onDetails={setDetails}
               onEdit={setEditing}
               onToggle={actions.request}
