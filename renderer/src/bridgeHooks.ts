@@ -1,7 +1,13 @@
 // React Query hooks over the bridge: one per operation. A failed call becomes the query's error,
 // a BridgeFailure carrying the typed {messageId, text, validationErrors}.
 
-import { queryOptions, useQuery, useQueryClient } from "@tanstack/react-query";
+import {
+  type QueryClient,
+  type QueryKey,
+  queryOptions,
+  useQuery,
+  useQueryClient,
+} from "@tanstack/react-query";
 import { useEffect } from "react";
 import type {
   ActiveProfileStatusDto,
@@ -96,19 +102,12 @@ export function useRecheckWhenUnreachable(): void {
         void queryClient.invalidateQueries({ queryKey: queryKeys.activeProfileStatus() });
       }
     };
-    const unsubscribeQueries = queryClient.getQueryCache().subscribe((event) => {
-      const isTheCheck = event.query.queryKey[0] === queryKeys.activeProfileStatus()[0];
-      if (event.type === "updated" && event.action.type === "error" && !isTheCheck) {
-        recheck(event.action.error);
-      }
-    });
-    const unsubscribeMutations = queryClient.getMutationCache().subscribe((event) => {
-      if (event.type === "updated" && event.action.type === "error") recheck(event.action.error);
-    });
-    return () => {
-      unsubscribeQueries();
-      unsubscribeMutations();
-    };
+    // The header's own check failing is not a reason to check again.
+    return onFailedCalls(
+      queryClient,
+      recheck,
+      (queryKey) => queryKey[0] !== queryKeys.activeProfileStatus()[0],
+    );
   }, [queryClient]);
 }
 
@@ -170,15 +169,28 @@ export function useFollowProfileChanges(): void {
       if (error instanceof BridgeFailure && error.error.messageId === "PROFILE_CHANGED")
         void queryClient.invalidateQueries({ queryKey: ["profiles.list"] });
     };
-    const unsubscribeQueries = queryClient.getQueryCache().subscribe((event) => {
-      if (event.type === "updated" && event.action.type === "error") follow(event.action.error);
-    });
-    const unsubscribeMutations = queryClient.getMutationCache().subscribe((event) => {
-      if (event.type === "updated" && event.action.type === "error") follow(event.action.error);
-    });
-    return () => {
-      unsubscribeQueries();
-      unsubscribeMutations();
-    };
+    return onFailedCalls(queryClient, follow);
   }, [queryClient]);
+}
+
+/**
+ * Tells `listener` the error of every query (whose key `ofQuery` accepts) and every mutation that
+ * fails from now on; answers the function that stops it.
+ */
+function onFailedCalls(
+  queryClient: QueryClient,
+  listener: (error: unknown) => void,
+  ofQuery: (queryKey: QueryKey) => boolean = () => true,
+): () => void {
+  const unsubscribeQueries = queryClient.getQueryCache().subscribe((event) => {
+    if (event.type === "updated" && event.action.type === "error" && ofQuery(event.query.queryKey))
+      listener(event.action.error);
+  });
+  const unsubscribeMutations = queryClient.getMutationCache().subscribe((event) => {
+    if (event.type === "updated" && event.action.type === "error") listener(event.action.error);
+  });
+  return () => {
+    unsubscribeQueries();
+    unsubscribeMutations();
+  };
 }
