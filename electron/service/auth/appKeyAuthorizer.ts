@@ -65,7 +65,7 @@ export class AppKeyAuthorizer {
     this.#onUnknownKey = options.onUnknownKey;
     this.#keys = keys;
     this.#accounts = accounts;
-    this.#entries = new ReadThroughCache(changes, options.capacity ?? 100_000, options.lookups);
+    this.#entries = new ReadThroughCache(changes, { capacity: options.capacity ?? 100_000 }, options.lookups);
     const drop = (digest: Buffer) => this.#entries.delete(digest.toString("base64"));
     keys.onChange(drop);
     // Another replica's writes (PostgreSQL), named one row at a time.

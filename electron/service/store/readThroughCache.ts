@@ -13,19 +13,40 @@ export interface CacheLookups {
  * dropped), everything is dropped, so a change is visible on the very next request whoever made it.
  * Entries are bounded; the least recently loaded go first.
  */
+/** Bounds on what a cache keeps. */
+export interface CacheLimits {
+  /** Entries kept at most; the least recently loaded go first. */
+  capacity: number;
+  /**
+   * How long an entry is answered at most, for rows that may change without the change feed
+   * hearing it; `peek` answers an older entry as a miss. None: kept until deleted or evicted.
+   */
+  maxAgeMs?: number;
+  now?: () => number;
+}
+
+interface Entry<V> {
+  value: V;
+  loadedAt: number;
+}
+
 export class ReadThroughCache<V> {
   readonly #changes: ChangeFeed;
-  readonly #entries = new Map<string, V>();
+  readonly #entries = new Map<string, Entry<V>>();
   readonly #capacity: number;
+  readonly #maxAgeMs: number;
+  readonly #now: () => number;
   #generation: number;
   /** Moves with every delete: a load that started before one does not keep what it read. */
   #deletes = 0;
   readonly #lookups: CacheLookups;
 
   /** `lookups`: counted at every lookup (the service's metrics read them); a private count otherwise. */
-  constructor(changes: ChangeFeed, capacity: number, lookups: CacheLookups = { hits: 0, misses: 0 }) {
+  constructor(changes: ChangeFeed, limits: CacheLimits, lookups: CacheLookups = { hits: 0, misses: 0 }) {
     this.#changes = changes;
-    this.#capacity = capacity;
+    this.#capacity = limits.capacity;
+    this.#maxAgeMs = limits.maxAgeMs ?? Number.POSITIVE_INFINITY;
+    this.#now = limits.now ?? Date.now;
     this.#generation = changes.generation();
     this.#lookups = lookups;
   }
@@ -34,8 +55,9 @@ export class ReadThroughCache<V> {
   get(key: string, load: () => V | undefined): V | undefined {
     const cached = this.peek(key);
     if (cached !== undefined) return cached;
+    const loadedAt = this.#now();
     const loaded = load();
-    if (loaded !== undefined) this.#keep(key, loaded);
+    if (loaded !== undefined) this.#keep(key, loaded, loadedAt);
     return loaded;
   }
 
@@ -46,10 +68,13 @@ export class ReadThroughCache<V> {
       this.#entries.clear();
       this.#generation = generation;
     }
-    const value = this.#entries.get(key);
-    if (value === undefined) this.#lookups.misses++;
-    else this.#lookups.hits++;
-    return value;
+    const entry = this.#entries.get(key);
+    if (entry === undefined || this.#now() - entry.loadedAt >= this.#maxAgeMs) {
+      this.#lookups.misses++;
+      return undefined;
+    }
+    this.#lookups.hits++;
+    return entry.value;
   }
 
   /**
@@ -59,6 +84,7 @@ export class ReadThroughCache<V> {
   async load(key: string, load: () => Promise<V | undefined>): Promise<V | undefined> {
     const generation = this.#generation;
     const deletes = this.#deletes;
+    const loadedAt = this.#now();
     const loaded = await load();
     if (
       loaded !== undefined &&
@@ -66,13 +92,16 @@ export class ReadThroughCache<V> {
       generation === this.#generation &&
       generation === this.#changes.generation()
     ) {
-      this.#keep(key, loaded);
+      this.#keep(key, loaded, loadedAt);
     }
     return loaded;
   }
 
-  #keep(key: string, value: V): void {
-    this.#entries.set(key, value);
+  /** `loadedAt` is when the load began: the row may be that old. */
+  #keep(key: string, value: V, loadedAt: number): void {
+    // Re-inserted so that eviction order is load order.
+    this.#entries.delete(key);
+    this.#entries.set(key, { value, loadedAt });
     if (this.#entries.size > this.#capacity)
       this.#entries.delete(this.#entries.keys().next().value as string);
   }
@@ -85,6 +114,6 @@ export class ReadThroughCache<V> {
   /** Deletes every entry whose value `matches` (a row many entries were loaded with changed). */
   deleteWhere(matches: (value: V) => boolean): void {
     this.#deletes++;
-    for (const [key, value] of this.#entries) if (matches(value)) this.#entries.delete(key);
+    for (const [key, entry] of this.#entries) if (matches(entry.value)) this.#entries.delete(key);
   }
 }

@@ -101,7 +101,7 @@ export class TfaPins {
   constructor(applications: TfaApplications, store: Store, events: PinEvents, options: TfaPinsOptions = {}) {
     this.#applications = applications;
     this.#store = store;
-    this.#statusCache = new ReadThroughCache(store.changes, 100_000, options.statusLookups);
+    this.#statusCache = new ReadThroughCache(store.changes, { capacity: 100_000 }, options.statusLookups);
     store.changes.onPinChange((changedPinId) => this.#statusCache.delete(changedPinId));
     this.#events = events;
     this.#now = options.now ?? Date.now;

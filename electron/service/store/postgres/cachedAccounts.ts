@@ -11,11 +11,6 @@ const CAPACITY = 10_000;
  */
 export const ACCOUNT_CACHE_MS = 10_000;
 
-interface Entry {
-  account: Account;
-  loadedAt: number;
-}
-
 /**
  * Account reads by username and by id answered from memory: every Basic-authenticated request
  * reads its account by username, and on PostgreSQL that read was a round trip of its own on
@@ -27,7 +22,7 @@ export class CachedAccounts implements AccountReads {
   readonly #reads: AccountReads;
   readonly #changes: ChangeFeed;
   readonly #now: () => number;
-  #entries: ReadThroughCache<Entry> | undefined;
+  #entries: ReadThroughCache<Account> | undefined;
   /** Hits and misses of every read (the metrics' `accounts` cache). */
   readonly lookups: CacheLookups = { hits: 0, misses: 0 };
 
@@ -40,7 +35,7 @@ export class CachedAccounts implements AccountReads {
 
   /** Drops the account with this id, under every key it was loaded by. */
   forget(accountId: number): void {
-    this.#entries?.deleteWhere((entry) => entry.account.id === accountId);
+    this.#entries?.deleteWhere((account) => account.id === accountId);
   }
 
   byUsername(username: string): Promise<Account | undefined> {
@@ -65,24 +60,14 @@ export class CachedAccounts implements AccountReads {
 
   #cached(key: string, load: () => Promise<Account | undefined>): Promise<Account | undefined> {
     if (!this.#entries) {
-      this.#entries = new ReadThroughCache(this.#changes, CAPACITY, this.lookups);
+      this.#entries = new ReadThroughCache(
+        this.#changes,
+        { capacity: CAPACITY, maxAgeMs: ACCOUNT_CACHE_MS, now: this.#now },
+        this.lookups,
+      );
       this.#changes.onAccountChange((accountId) => this.forget(accountId));
     }
-    const entries = this.#entries;
-    const now = this.#now();
-    const cached = entries.peek(key);
-    if (cached && now - cached.loadedAt < ACCOUNT_CACHE_MS) return Promise.resolve(cached.account);
-    if (cached) {
-      // Found but too old: a miss (peek counted it a hit), read again.
-      this.lookups.hits--;
-      this.lookups.misses++;
-      entries.delete(key);
-    }
-    return entries
-      .load(key, async () => {
-        const account = await load();
-        return account && { account, loadedAt: now };
-      })
-      .then((entry) => entry?.account);
+    const cached = this.#entries.peek(key);
+    return cached ? Promise.resolve(cached) : this.#entries.load(key, load);
   }
 }
