@@ -28,7 +28,7 @@ import {
   keyLifecycleArgumentSchemas,
 } from "./keyLifecycleBridge.ts";
 import { type SyncBridgeResults, type SyncChangedEvent, syncBridgeArgumentSchemas } from "./syncBridge.ts";
-import type { CapturedPinDto } from "./tfa.ts";
+import type { CapturedPinDto, PinStateDto } from "./tfa.ts";
 import { type TfaBridgeResults, tfaBridgeArgumentSchemas } from "./tfaBridge.ts";
 
 /**
@@ -271,6 +271,7 @@ export type BridgeParsedArgs<M extends BridgeMethod> = z.output<(typeof bridgeAr
 /** Events main pushes to the renderer. */
 export type BridgeEvent =
   | { type: "pin"; pin: CapturedPinDto }
+  | { type: "pin-state"; state: PinStateDto }
   | { type: "profile-changed"; activeProfileId: string }
   | { type: "service-status"; status: ServiceStatusDto }
   | SyncChangedEvent

@@ -147,6 +147,13 @@ export interface CapturedPinDto {
   expiresAt: string;
   attemptsRemaining: number;
   verified: boolean;
+  /**
+   * Whether the message reached the (simulated) phone: false for the failure test numbers, whose
+   * messages are listed so a tester sees what the app asked for. Absent from older services (true).
+   */
+  delivered?: boolean;
+  /** The status the send answered: the SMS status, or the call status of a voice PIN. */
+  status?: SmsStatus | CallStatus;
 }
 
 export interface CapturedPinListDto {

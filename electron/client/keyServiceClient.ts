@@ -1,3 +1,4 @@
+import { createParser } from "eventsource-parser";
 import type { z } from "zod";
 import type { ApiKeyWithExtrasDto, KeyInclude } from "../../shared/apiKeys.ts";
 import {
@@ -13,7 +14,7 @@ import {
 } from "../../shared/apiKeys.ts";
 import { type AuditPageDto, auditPageSchema } from "../../shared/audit.ts";
 import type { AccountDto, ConnectionVerdict } from "../../shared/bridge.ts";
-import { type CapturedPinDto, PIN_STREAM_EVENTS } from "../../shared/tfa.ts";
+import { type CapturedPinDto, PIN_STREAM_EVENTS, type PinStateDto } from "../../shared/tfa.ts";
 import { AnswerTooLarge, DEFAULT_MAX_ANSWER_BYTES, formatBytes, readBoundedText } from "./boundedAnswer.ts";
 import { BridgeFailure } from "./bridgeFailure.ts";
 import {
@@ -25,6 +26,7 @@ import {
   capturedPinListSchema,
   capturedPinSchema,
   errorBodySchema,
+  pinStateSchema,
   tfaApiKeyAnswerSchema,
 } from "./responseSchemas.ts";
 
@@ -186,6 +188,11 @@ export function matchesKeyQuery(query: KeyQuery, now = Date.now()): (key: ApiKey
 
 const keysPath = (accountKey: string) => `/settings/1/accounts/${encodeURIComponent(accountKey)}/api-keys`;
 const keyPath = (accountKey: string, key: string) => `${keysPath(accountKey)}/${encodeURIComponent(key)}`;
+
+/** What the PIN stream tells: a message captured, or a PIN's state changed by a verification. */
+export type PinStreamEvent =
+  | { type: "captured"; pin: CapturedPinDto }
+  | { type: "state"; state: PinStateDto };
 
 export class KeyServiceClient {
   readonly baseUrl: string;
@@ -414,10 +421,11 @@ export class KeyServiceClient {
   }
 
   /**
-   * Follows `/local/1/pins/stream` and calls `onPin` for every captured PIN; reconnects after
-   * `retryMs` when the stream ends or fails. Returns the function that stops it.
+   * Follows `/local/1/pins/stream` and calls `onEvent` for every captured PIN and every PIN whose
+   * state a verification changed; reconnects after `retryMs` when the stream ends or fails.
+   * Returns the function that stops it.
    */
-  streamPins(onPin: (pin: CapturedPinDto) => void, retryMs = 2_000): () => void {
+  streamPins(onEvent: (event: PinStreamEvent) => void, retryMs = 2_000): () => void {
     const controller = new AbortController();
     let retry: NodeJS.Timeout | undefined;
     const connect = async () => {
@@ -430,7 +438,7 @@ export class KeyServiceClient {
           },
           signal: controller.signal,
         });
-        if (response.ok && response.body) await readEvents(response.body, onPin);
+        if (response.ok && response.body) await readEvents(response.body, onEvent);
         else await response.body?.cancel();
       } catch {
         // Reconnected below unless stopped.
@@ -607,32 +615,35 @@ function unreachableText(url: string, error: unknown, timeoutMs: number): string
 }
 
 /** Reads a server-sent event stream and hands every `pin` event's data to `onPin`. */
+/** Reads the PIN stream's events; a malformed or unknown one is skipped. */
 async function readEvents(
   body: ReadableStream<Uint8Array>,
-  onPin: (pin: CapturedPinDto) => void,
+  onEvent: (event: PinStreamEvent) => void,
 ): Promise<void> {
+  const parser = createParser({
+    onEvent(message) {
+      const event = pinStreamEventOf(message.event, message.data);
+      if (event) onEvent(event);
+    },
+  });
   const decoder = new TextDecoder();
-  let buffer = "";
-  for await (const chunk of body) {
-    buffer += decoder.decode(chunk, { stream: true });
-    let end = buffer.indexOf("\n\n");
-    while (end !== -1) {
-      const block = buffer.slice(0, end);
-      buffer = buffer.slice(end + 2);
-      end = buffer.indexOf("\n\n");
-      let event = "message";
-      const data: string[] = [];
-      for (const line of block.split("\n")) {
-        if (line.startsWith("event:")) event = line.slice(6).trim();
-        else if (line.startsWith("data:")) data.push(line.slice(5).trimStart());
-      }
-      if (event !== PIN_STREAM_EVENTS.captured || data.length === 0) continue;
-      try {
-        const pin = capturedPinSchema.safeParse(JSON.parse(data.join("\n")));
-        if (pin.success) onPin(pin.data);
-      } catch {
-        // A malformed event is skipped.
-      }
-    }
+  for await (const chunk of body) parser.feed(decoder.decode(chunk, { stream: true }));
+}
+
+function pinStreamEventOf(name: string | undefined, data: string): PinStreamEvent | undefined {
+  let json: unknown;
+  try {
+    json = JSON.parse(data);
+  } catch {
+    return undefined;
   }
+  if (name === PIN_STREAM_EVENTS.captured) {
+    const pin = capturedPinSchema.safeParse(json);
+    return pin.success ? { type: "captured", pin: pin.data } : undefined;
+  }
+  if (name === PIN_STREAM_EVENTS.state) {
+    const state = pinStateSchema.safeParse(json);
+    return state.success ? { type: "state", state: state.data } : undefined;
+  }
+  return undefined;
 }

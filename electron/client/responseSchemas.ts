@@ -6,6 +6,7 @@ import {
   REFUSAL_REASONS,
   type RefusalReasonName,
 } from "../../shared/apiKeys.ts";
+import { CALL_STATUSES, SMS_STATUSES } from "../../shared/tfa.ts";
 
 /**
  * What the client accepts from a key service, local or remote: every answer is checked here
@@ -87,6 +88,20 @@ export const capturedPinSchema = z.object({
   text: z.string(),
   sentAt: z.string(),
   expiresAt: z.string(),
+  attemptsRemaining: z.number(),
+  verified: z.boolean(),
+  delivered: z.boolean().optional(),
+  // A status this client does not know (a newer service) is left out, not a refused list.
+  status: z
+    .enum([...SMS_STATUSES, ...CALL_STATUSES])
+    .optional()
+    .catch(undefined),
+});
+
+export const pinStateSchema = z.object({
+  pinId: z.string(),
+  applicationId: z.string(),
+  to: z.string(),
   attemptsRemaining: z.number(),
   verified: z.boolean(),
 });

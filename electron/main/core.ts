@@ -111,7 +111,8 @@ export async function startKeydeskCore(options: KeydeskCoreOptions): Promise<Key
     emit,
   };
 
-  // The PIN inbox of the Local profile, live: every captured PIN becomes a "pin" event.
+  // The PIN inbox of the Local profile, live: every captured PIN becomes a "pin" event, every
+  // verification that changes a PIN a "pin-state" event.
   const ownerPassword = await options.vault.get(vaultAccounts.profilePassword(LOCAL_PROFILE_ID));
   const stopPins = ownerPassword
     ? new KeyServiceClient({
@@ -119,7 +120,13 @@ export async function startKeydeskCore(options: KeydeskCoreOptions): Promise<Key
         username: OWNER_USERNAME,
         password: ownerPassword,
         clientKind: "desktop",
-      }).streamPins((pin) => emit({ type: "pin", pin }))
+      }).streamPins((event) =>
+        emit(
+          event.type === "captured"
+            ? { type: "pin", pin: event.pin }
+            : { type: "pin-state", state: event.state },
+        ),
+      )
     : () => {};
 
   autoBackups.start();

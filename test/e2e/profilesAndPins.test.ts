@@ -474,3 +474,66 @@ test("a PIN in the inbox turns Expired when its time to live ends, without a rel
   assert.deepEqual(problems, []);
   await page.close();
 });
+
+test("a verification changes a PIN's state in the inbox without a reload; a failure test number's message is listed as not delivered", async (t) => {
+  if (skipWithoutChromium(t)) return;
+  const credentials = await bridge<{ baseUrl: string; username: string; password: string }>(
+    "profiles.revealLocalCredentials",
+  );
+  const owner = basic(credentials.username, credentials.password);
+  const call = async <T>(path: string, body: unknown, authorization = owner): Promise<T> => {
+    const answer = await request(credentials.baseUrl, { method: "POST", path, authorization, body });
+    assert.equal(answer.status, 200, answer.text);
+    return answer.json as T;
+  };
+  const { applicationId } = await call<{ applicationId: string }>("/2fa/2/applications", {
+    name: "live state",
+    configuration: { verifyPinLimit: "10/1s" },
+  });
+  const { messageId } = await call<{ messageId: string }>(`/2fa/2/applications/${applicationId}/messages`, {
+    messageText: "Code {{pin}}",
+    pinType: "NUMERIC",
+    pinLength: 4,
+  });
+  const { publicApiKey } = await call<{ publicApiKey: string }>("/settings/1/accounts/_/api-keys", {
+    name: "live state backend",
+    permissions: ["TFA"],
+  });
+  const app = `App ${publicApiKey}`;
+
+  const { page, problems } = await openApp();
+  await page.getByRole("tab", { name: "PIN inbox" }).click();
+  const inbox = page.getByTestId("pin-inbox");
+  await inbox.getByRole("button", { name: "Refresh" }).waitFor();
+  await page.evaluate(() => {
+    (window as unknown as { notReloaded: boolean }).notReloaded = true;
+  });
+  const stateOf = (pinId: string) =>
+    inbox.locator(`[data-testid="pin-row"][data-pin-id="${pinId}"]`).getByTestId("pin-state");
+
+  const { pinId } = await call<{ pinId: string }>(
+    "/2fa/2/pin",
+    { applicationId, messageId, to: "41793026750" },
+    app,
+  );
+  await stateOf(pinId).getByText("10 attempts left").waitFor();
+  const [captured] = await bridge<{ pinId: string; pin: string }[]>("pins.list", { to: "41793026750" });
+  assert.ok(captured);
+  const wrong = captured.pin === "0000" ? "1111" : "0000";
+  await call(`/2fa/2/pin/${pinId}/verify`, { pin: wrong }, app);
+  await stateOf(pinId).getByText("9 attempts left").waitFor({ timeout: 5_000 });
+  await call(`/2fa/2/pin/${pinId}/verify`, { pin: captured.pin }, app);
+  await stateOf(pinId).getByText("Verified").waitFor({ timeout: 5_000 });
+
+  const failing = await call<{ pinId: string; smsStatus: string }>(
+    "/2fa/2/pin",
+    { applicationId, messageId, to: "447700900002" },
+    app,
+  );
+  assert.equal(failing.smsStatus, "MESSAGE_NOT_SENT");
+  await stateOf(failing.pinId).getByText("Not delivered (MESSAGE_NOT_SENT)").waitFor({ timeout: 5_000 });
+  assert.equal(await page.evaluate(() => (window as unknown as { notReloaded?: boolean }).notReloaded), true);
+  await page.screenshot({ path: join(RESULTS, "pin-inbox-live-state.png"), fullPage: true });
+  assert.deepEqual(problems, []);
+  await page.close();
+});

@@ -262,6 +262,8 @@ export const tfaSchemas = {
       "expiresAt",
       "attemptsRemaining",
       "verified",
+      "delivered",
+      "status",
     ],
     additionalProperties: false,
     properties: {
@@ -280,6 +282,16 @@ export const tfaSchemas = {
       expiresAt: API_DATETIME,
       attemptsRemaining: { type: "integer", minimum: 0 },
       verified: { type: "boolean" },
+      delivered: {
+        type: "boolean",
+        description:
+          "Whether the message reached the phone: false for the failure test numbers (447700900001, 447700900002), whose messages are listed too",
+      },
+      status: {
+        type: "string",
+        enum: [...new Set([...SMS_STATUSES, ...CALL_STATUSES])],
+        description: "The status the send answered: the smsStatus, or the callStatus of a voice PIN",
+      },
     },
   },
   PinState: {

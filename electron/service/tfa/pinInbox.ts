@@ -9,6 +9,7 @@ import type { CapturedRow } from "../store/tfaPinStore.ts";
 import { numberPartDigits } from "./phoneNumbers.ts";
 import type { PinEvent } from "./pinEvents.ts";
 import { LOCAL_PINS_MAX_LIMIT, localPinsQuerySchema } from "./schemas.ts";
+import { deliveryOf } from "./testNumbers.ts";
 import { parseOrBadRequest } from "./validation.ts";
 
 /** Messages read per step of a list. */
@@ -35,6 +36,7 @@ export function toCapturedPinDto(row: CapturedRow): CapturedPinDto {
     expiresAt: formatApiDateTime(row.expiresAt),
     attemptsRemaining: row.attemptsRemaining,
     verified: row.verified,
+    ...deliveryOf(row.msisdn, row.channel),
   };
 }
 

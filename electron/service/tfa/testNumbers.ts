@@ -1,9 +1,10 @@
-import type { CallStatus, NcStatus, SmsStatus } from "../../../shared/tfa.ts";
+import type { CallStatus, Channel, NcStatus, SmsStatus } from "../../../shared/tfa.ts";
 
 /**
  * Numbers that force the failure paths, so applications can test their error handling offline.
  * They are in the UK's range reserved for drama (+44 7700 900000 to 900999, Ofcom), which is
- * never assigned to a real phone. Every other number is delivered (and captured).
+ * never assigned to a real phone. Every other number is delivered. Every message is captured in
+ * the inbox, those kept from the phone with their status, so a tester sees what the app asked for.
  */
 export const TEST_NUMBERS = {
   /** Number Lookup says the destination is not reachable; nothing is sent. */
@@ -13,7 +14,7 @@ export const TEST_NUMBERS = {
 } as const;
 
 export interface DeliveryOutcome {
-  /** Whether the message reaches the (simulated) phone; only delivered messages are captured. */
+  /** Whether the message reaches the (simulated) phone. */
   delivered: boolean;
   ncStatus: NcStatus;
   smsStatus: SmsStatus;
@@ -46,4 +47,20 @@ export function deliveryOutcome(msisdn: string): DeliveryOutcome {
     };
   }
   return DELIVERED;
+}
+
+/**
+ * What the inbox says of a message to this number: whether it reached the phone, and the status
+ * the send answered (the SMS status, or the call status of a voice PIN). Derived from the number,
+ * as the outcome itself is, so a message listed later says what its send said.
+ */
+export function deliveryOf(
+  msisdn: string,
+  channel: Channel,
+): { delivered: boolean; status: SmsStatus | CallStatus } {
+  const outcome = deliveryOutcome(msisdn);
+  return {
+    delivered: outcome.delivered,
+    status: channel === "VOICE" ? outcome.callStatus : outcome.smsStatus,
+  };
 }

@@ -34,7 +34,7 @@ import {
   verificationsQuerySchema,
   verifyPinSchema,
 } from "./schemas.ts";
-import { deliveryOutcome } from "./testNumbers.ts";
+import { deliveryOf, deliveryOutcome } from "./testNumbers.ts";
 import { INVALID_BODY, shownId, TFA_ID_PATTERN, type TfaApplications } from "./tfaApplications.ts";
 import { parseOrBadRequest } from "./validation.ts";
 
@@ -45,15 +45,17 @@ function tooManyRequests(text: string, retryAfterMs: number): ApiError {
   });
 }
 
-/** The inbox entry of a message just sent; none when a test number kept it from being sent. */
+/** The inbox entry of a message just sent (one a test number kept from the phone included). */
 function capturedEvent(
   accountId: number,
-  delivered: boolean,
-  message: Omit<CapturedPinDto, "sentAt" | "expiresAt"> & { sentAt: number; expiresAt: number },
-): PinEvent | undefined {
-  if (!delivered) return undefined;
+  message: Omit<CapturedPinDto, "sentAt" | "expiresAt" | "delivered" | "status"> & {
+    sentAt: number;
+    expiresAt: number;
+  },
+): PinEvent {
   const pin = {
     ...message,
+    ...deliveryOf(message.to, message.channel),
     sentAt: formatApiDateTime(message.sentAt),
     expiresAt: formatApiDateTime(message.expiresAt),
   };
@@ -204,11 +206,11 @@ export class TfaPins {
           applicationRef: application.id,
           msisdn,
           channel,
-          text: outcome.delivered ? text : null,
+          text,
           sentAt: now,
         },
       );
-      const event = capturedEvent(account.id, outcome.delivered, {
+      const event = capturedEvent(account.id, {
         pinId,
         applicationId: application.applicationId,
         applicationName: application.name,
@@ -222,7 +224,7 @@ export class TfaPins {
         attemptsRemaining,
         verified: false,
       });
-      return { pinId, msisdn, outcome, ...(event && { event }) };
+      return { pinId, msisdn, outcome, event };
     });
   }
 
@@ -254,10 +256,10 @@ export class TfaPins {
         applicationRef: record.applicationRef,
         msisdn: record.msisdn,
         channel,
-        text: outcome.delivered ? text : null,
+        text,
         sentAt: now,
       });
-      const event = capturedEvent(account.id, outcome.delivered, {
+      const event = capturedEvent(account.id, {
         pinId: record.pinId,
         applicationId: record.applicationId,
         messageId: record.messageId,
@@ -270,7 +272,7 @@ export class TfaPins {
         attemptsRemaining: record.attemptsRemaining,
         verified: record.verified,
       });
-      return { pinId: record.pinId, msisdn: record.msisdn, outcome, ...(event && { event }) };
+      return { pinId: record.pinId, msisdn: record.msisdn, outcome, event };
     });
   }
 

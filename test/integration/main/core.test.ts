@@ -377,7 +377,7 @@ describe("the Local profile through dispatch", () => {
     assert.equal((await fails(core, "profiles.activate", { id: "nope" })).messageId, "NOT_FOUND");
   });
 
-  test("a PIN sent through the embedded 2FA simulator arrives as a pin event", async () => {
+  test("a PIN sent through the embedded 2FA simulator arrives as a pin event, a verification of it as a pin-state event", async () => {
     const password = (await vault.get(vaultAccounts.profilePassword("local"))) ?? "";
     const { baseUrl } = await ok(core, "profiles.revealLocalCredentials");
     const auth = basic("owner", password);
@@ -413,6 +413,27 @@ describe("the Local profile through dispatch", () => {
     assert.match(pinEvent.pin.pin, /^\d{6}$/);
     const listed = await ok(core, "pins.list", {});
     assert.equal(listed[0]?.pinId, pinId);
+
+    const wrong = pinEvent.pin.pin === "000000" ? "111111" : "000000";
+    const verified = await request(baseUrl, {
+      method: "POST",
+      path: `/2fa/2/pin/${pinId}/verify`,
+      authorization: auth,
+      body: { pin: wrong },
+    });
+    assert.equal(verified.status, 200, verified.text);
+    for (let waited = 0; waited < 5000 && !events.some((e) => e.type === "pin-state"); waited += 50)
+      await sleep(50);
+    const stateEvent = events.find((event) => event.type === "pin-state");
+    assert.ok(stateEvent && stateEvent.type === "pin-state", JSON.stringify(events));
+    assert.deepEqual(
+      {
+        pinId: stateEvent.state.pinId,
+        attemptsRemaining: stateEvent.state.attemptsRemaining,
+        verified: stateEvent.state.verified,
+      },
+      { pinId, attemptsRemaining: pinEvent.pin.attemptsRemaining - 1, verified: false },
+    );
   });
 
   test("the settings file holds no password or data key", async () => {

@@ -4,6 +4,7 @@ import {
   cleanFilters,
   pinEventAction,
   withCapturedPin,
+  withPinState,
 } from "../../../renderer/src/features/pins/pinHooks.ts";
 import {
   MAX_TIMER_DELAY_MS,
@@ -124,4 +125,38 @@ test("a captured PIN without its application's name (a resend) takes the name of
   assert.equal(first?.applicationName, "Customer login");
   const [unknown] = withCapturedPin([], resent);
   assert.equal(unknown?.applicationName, undefined);
+});
+
+test("a verification's outcome changes every listed message of that PIN, and no other", () => {
+  const first = pin("P1");
+  const resent = { ...pin("P1"), channel: "VOICE" as const };
+  const other = pin("P2");
+  const after = withPinState([resent, other, first], {
+    pinId: "P1",
+    applicationId: first.applicationId,
+    to: first.to,
+    attemptsRemaining: 9,
+    verified: true,
+  });
+  assert.deepEqual(
+    after.map((each) => [each.pinId, each.attemptsRemaining, each.verified]),
+    [
+      ["P1", 9, true],
+      ["P2", 10, false],
+      ["P1", 9, true],
+    ],
+  );
+  const unlisted = [other];
+  assert.equal(withPinState(unlisted, { ...after[0], pinId: "P9" } as never), unlisted, "the same list");
+});
+
+test("a message a failure test number kept from the phone says so, with its status, whatever its attempts", () => {
+  const kept = { ...pin("P1"), delivered: false, status: "MESSAGE_NOT_SENT" as const };
+  const state = pinState(kept, at("2026-06-15T12:00:00.000+0000"));
+  assert.equal(state.label, "Not delivered (MESSAGE_NOT_SENT)");
+  assert.equal(state.pending, false);
+  assert.equal(
+    pinState({ ...kept, delivered: true }, at("2026-06-15T12:00:00.000+0000")).label,
+    "10 attempts left",
+  );
 });

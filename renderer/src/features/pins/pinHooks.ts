@@ -1,9 +1,9 @@
-// React Query hooks of the PIN inbox: the list, kept live by the bridge's "pin" events.
+// React Query hooks of the PIN inbox: the list, kept live by the bridge's "pin" and "pin-state" events.
 
 import { type QueryKey, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useEffect } from "react";
 import type { BridgeArgs } from "../../../../shared/bridge.ts";
-import type { CapturedPinDto } from "../../../../shared/tfa.ts";
+import type { CapturedPinDto, PinStateDto } from "../../../../shared/tfa.ts";
 import { getBridge } from "../../bridge.ts";
 import { callBridge } from "../../bridgeHooks.ts";
 
@@ -41,6 +41,19 @@ export function withCapturedPin(pins: readonly CapturedPinDto[], pin: CapturedPi
   return [named, ...pins.filter((each) => each.pinId !== pin.pinId)];
 }
 
+/**
+ * The list with a verification's outcome on every message of that PIN (a resent PIN has several),
+ * or the same list when none of them is listed (React Query then keeps what it has).
+ */
+export function withPinState(pins: readonly CapturedPinDto[], state: PinStateDto): readonly CapturedPinDto[] {
+  if (!pins.some((pin) => pin.pinId === state.pinId)) return pins;
+  return pins.map((pin) =>
+    pin.pinId === state.pinId
+      ? { ...pin, attemptsRemaining: state.attemptsRemaining, verified: state.verified }
+      : pin,
+  );
+}
+
 function isUnfiltered(queryKey: QueryKey): boolean {
   const filters = queryKey[1] as PinFilters | undefined;
   return filters === undefined || (filters.to === undefined && filters.applicationId === undefined);
@@ -60,15 +73,30 @@ export function pinEventAction(
 
 /**
  * A captured PIN arrives as a "pin" event: it is prepended to the unfiltered list at once, and
- * the filtered lists (whose matching rules are the service's) are refetched (see pinEventAction). The events come from
- * the Local service only: with a remote profile active (`live` false) they are ignored.
+ * the filtered lists (whose matching rules are the service's) are refetched (see pinEventAction).
+ * A "pin-state" event (attempts used, verified) changes that PIN's rows in every list at once; a
+ * list still fetching is fetched again, as its answer may predate the verification. The events
+ * come from the Local service only: with a remote profile active (`live` false) they are ignored.
  */
 export function usePinEvents(live: boolean): void {
   const queryClient = useQueryClient();
   useEffect(
     () =>
       getBridge().onEvent((event) => {
-        if (event.type !== "pin" || !live) return;
+        if (!live) return;
+        if (event.type === "pin-state") {
+          for (const [queryKey, pins] of queryClient.getQueriesData<CapturedPinDto[]>({
+            queryKey: pinQueryKeys.all(),
+          })) {
+            if (queryClient.getQueryState(queryKey)?.fetchStatus === "fetching") {
+              void queryClient.invalidateQueries({ queryKey, exact: true });
+            } else if (pins !== undefined) {
+              queryClient.setQueryData<readonly CapturedPinDto[]>(queryKey, withPinState(pins, event.state));
+            }
+          }
+          return;
+        }
+        if (event.type !== "pin") return;
         const pin = event.pin;
         for (const [queryKey, pins] of queryClient.getQueriesData<CapturedPinDto[]>({
           queryKey: pinQueryKeys.all(),

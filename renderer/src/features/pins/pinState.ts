@@ -12,6 +12,9 @@ export interface PinState {
 
 /** The state of a captured PIN at `now` (epoch ms). */
 export function pinState(pin: CapturedPinDto, now: number): PinState {
+  // The phone never got it (a failure test number): what the app's user could not have typed.
+  if (pin.delivered === false)
+    return { label: `Not delivered (${pin.status ?? "not sent"})`, color: "orange", pending: false };
   if (pin.verified) return { label: "Verified", color: "green", pending: false };
   if (pin.attemptsRemaining <= 0) return { label: "No attempts left", color: "red", pending: false };
   const expiresAt = parseApiDateTime(pin.expiresAt);

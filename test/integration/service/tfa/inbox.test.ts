@@ -68,6 +68,8 @@ describe("scope", () => {
         "expiresAt",
         "attemptsRemaining",
         "verified",
+        "delivered",
+        "status",
       ]);
     }
     const sentAts = pins.map((pin) => pin.sentAt);

@@ -76,12 +76,12 @@ test("a PIN sent, resent and verified through replica A reaches replica B's list
   await a.pins.verify(account, pinId, { pin: "000000000000" });
   await a.pins.resendVoice(account, pinId, {});
   await a.pins.verify(account, pinId, { pin });
-  // Not captured (a failing test number), but verifying it changes its state all the same.
+  // A failing test number: listed as not delivered, and verifying it changes its state all the same.
   const failing = await send(a, "447700900001");
   await a.pins.verify(account, failing.pinId, { pin: "000000000000" });
   // B tells another replica's events once it has read them from the store, and its own at once:
-  // the two are not ordered with each other, so B sends only after it told A's five.
-  await eventually("B to hear A's last verify", async () => (seen.b.length >= 5 ? true : undefined));
+  // the two are not ordered with each other, so B sends only after it told A's six.
+  await eventually("B to hear A's last verify", async () => (seen.b.length >= 6 ? true : undefined));
   const own = await send(b, "41790000002");
   await eventually(
     "A to hear B's send",
@@ -102,6 +102,7 @@ test("a PIN sent, resent and verified through replica A reaches replica B's list
     state(pinId, "41790000001", 4, false),
     { type: "captured", pinId, to: "41790000001", channel: "VOICE" },
     state(pinId, "41790000001", 4, true),
+    { type: "captured", pinId: failing.pinId, to: "447700900001", channel: "SMS" },
     state(failing.pinId, "447700900001", 4, false),
   ];
   const byB = { type: "captured", pinId: own.pinId, to: "41790000002", channel: "SMS" };
@@ -116,6 +117,11 @@ test("a PIN sent, resent and verified through replica A reaches replica B's list
     assert.equal(event.type === "captured" && event.pin.applicationName, "login");
     assert.equal(event.accountId, account.id);
   }
+  const notDelivered = captured.find(
+    (event) => event.type === "captured" && event.pin.pinId === failing.pinId,
+  );
+  assert.equal(notDelivered?.type === "captured" && notDelivered.pin.delivered, false);
+  assert.equal(notDelivered?.type === "captured" && notDelivered.pin.status, "MESSAGE_NOT_SENT");
 });
 
 test("the change feed carries no PIN, message text or phone number of a PIN event", async (t) => {

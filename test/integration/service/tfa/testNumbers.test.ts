@@ -3,7 +3,10 @@ import { after, before, describe, test } from "node:test";
 import { assertOk, type Service, startService } from "../serviceFixture.ts";
 import { inbox, type Json, type TfaCaller, tfaCaller } from "./tfaFixture.ts";
 
-/** The documented test numbers force the failure paths; nothing sent to them is captured. */
+/**
+ * The documented test numbers force the failure paths; what an app sent to them is listed in the
+ * inbox as not delivered, with the status its send answered.
+ */
 
 const NOT_REACHABLE = "447700900001";
 const NOT_SENT = "447700900002";
@@ -21,6 +24,15 @@ after(async () => {
   await service?.close();
 });
 
+/** The inbox's delivery words for `to`, newest first. */
+async function deliveries(to: string): Promise<Json[]> {
+  return (await inbox(service, "owner", `?to=${to}`)).map((pin) => ({
+    channel: pin.channel,
+    delivered: pin.delivered,
+    status: pin.status,
+  }));
+}
+
 async function verifications(to: string, query = ""): Promise<Json[]> {
   const res = await owner.call(
     "GET",
@@ -30,7 +42,7 @@ async function verifications(to: string, query = ""): Promise<Json[]> {
 }
 
 describe(`${NOT_REACHABLE}: destination not reachable`, () => {
-  test("SMS answers NC_DESTINATION_NOT_REACHABLE and MESSAGE_NOT_SENT, and nothing is captured", async () => {
+  test("SMS answers NC_DESTINATION_NOT_REACHABLE and MESSAGE_NOT_SENT; the inbox lists it as not delivered", async () => {
     const sent = await owner.sendSms({ ...ids, to: `+${NOT_REACHABLE}` }, "?ncNeeded=true");
     assert.deepEqual(sent, {
       pinId: sent.pinId,
@@ -40,7 +52,15 @@ describe(`${NOT_REACHABLE}: destination not reachable`, () => {
     });
     const without = await owner.sendSms({ ...ids, to: NOT_REACHABLE }, "?ncNeeded=false");
     assert.deepEqual(without, { pinId: without.pinId, to: NOT_REACHABLE, smsStatus: "MESSAGE_NOT_SENT" });
-    assert.deepEqual(await inbox(service, "owner", `?to=${NOT_REACHABLE}`), []);
+    const listed = await inbox(service, "owner", `?to=${NOT_REACHABLE}`);
+    assert.deepEqual(
+      listed.map((pin) => pin.pinId),
+      [without.pinId, sent.pinId],
+    );
+    assert.deepEqual(await deliveries(NOT_REACHABLE), [
+      { channel: "SMS", delivered: false, status: "MESSAGE_NOT_SENT" },
+      { channel: "SMS", delivered: false, status: "MESSAGE_NOT_SENT" },
+    ]);
   });
 
   test("voice answers a failed callStatus; resends fail the same way", async () => {
@@ -51,18 +71,25 @@ describe(`${NOT_REACHABLE}: destination not reachable`, () => {
     assert.equal(resent.smsStatus, "MESSAGE_NOT_SENT");
     const voice = assertOk<Json>(await owner.call("POST", `/2fa/2/pin/${sent.pinId}/resend/voice`));
     assert.equal(voice.callStatus, "REJECTED_DESTINATION");
-    assert.deepEqual(await inbox(service, "owner", `?to=${NOT_REACHABLE}`), []);
+    assert.deepEqual((await deliveries(NOT_REACHABLE)).slice(0, 3), [
+      { channel: "VOICE", delivered: false, status: "REJECTED_DESTINATION" },
+      { channel: "SMS", delivered: false, status: "MESSAGE_NOT_SENT" },
+      { channel: "VOICE", delivered: false, status: "REJECTED_DESTINATION" },
+    ]);
   });
 });
 
 describe(`${NOT_SENT}: reachable, but the message is not sent`, () => {
-  test("SMS answers NC_DESTINATION_REACHABLE and MESSAGE_NOT_SENT; voice a failed callStatus; nothing captured", async () => {
+  test("SMS answers NC_DESTINATION_REACHABLE and MESSAGE_NOT_SENT; voice a failed callStatus; both listed as not delivered", async () => {
     const sent = await owner.sendSms({ ...ids, to: NOT_SENT });
     assert.equal(sent.ncStatus, "NC_DESTINATION_REACHABLE");
     assert.equal(sent.smsStatus, "MESSAGE_NOT_SENT");
     const voice = assertOk<Json>(await owner.call("POST", "/2fa/2/pin/voice", { ...ids, to: NOT_SENT }));
     assert.equal(voice.callStatus, "UNDELIVERABLE_NOT_DELIVERED");
-    assert.deepEqual(await inbox(service, "owner", `?to=${NOT_SENT}`), []);
+    assert.deepEqual(await deliveries(NOT_SENT), [
+      { channel: "VOICE", delivered: false, status: "UNDELIVERABLE_NOT_DELIVERED" },
+      { channel: "SMS", delivered: false, status: "MESSAGE_NOT_SENT" },
+    ]);
   });
 
   test("the PIN exists (status answers) but verification status reports it as not sent", async () => {
@@ -77,5 +104,7 @@ describe(`${NOT_SENT}: reachable, but the message is not sent`, () => {
 test("a neighbouring number of the same reserved range is delivered normally", async () => {
   const sent = await owner.sendSms({ ...ids, to: "447700900003" });
   assert.equal(sent.smsStatus, "MESSAGE_SENT");
-  assert.equal((await inbox(service, "owner", "?to=447700900003")).length, 1);
+  assert.deepEqual(await deliveries("447700900003"), [
+    { channel: "SMS", delivered: true, status: "MESSAGE_SENT" },
+  ]);
 });

@@ -21,6 +21,8 @@ export interface CapturedPin {
   expiresAt: string;
   attemptsRemaining: number;
   verified: boolean;
+  delivered: boolean;
+  status: string;
 }
 
 export interface TfaCaller {
