@@ -1,6 +1,7 @@
 import { BackupFileError } from "../service/backup/backupFileError.ts";
 import { idleThisProcess } from "../service/threadPriority.ts";
 import { parseChoice, parseOptions, requireOption, resolveDataDir, UsageError } from "./cliArgs.ts";
+import { counted } from "./counted.ts";
 import { refuseDatabaseUrl } from "./storageArgs.ts";
 
 /** Passphrases shorter than this are refused for new backups: the file may travel far. */
@@ -39,7 +40,7 @@ export async function backupCommand(args: string[], env: NodeJS.ProcessEnv): Pro
     dataKeyBase64: env.KEY_SERVICE_DATA_KEY,
   });
   process.stdout.write(
-    `backed up ${result.keys} keys of ${result.accounts} accounts to ${result.file} (${result.bytes} bytes)\n`,
+    `backed up ${counted(result.keys, "key")} of ${counted(result.accounts, "account")} to ${result.file} (${result.bytes} bytes)\n`,
   );
 }
 
@@ -62,7 +63,7 @@ export async function restoreCommand(args: string[], env: NodeJS.ProcessEnv): Pr
       dataKeyBase64: env.KEY_SERVICE_DATA_KEY,
     });
     process.stdout.write(
-      `restored ${result.keys} keys of ${result.accounts} accounts (backup of ${result.createdAt}) into ${result.dataDir}` +
+      `restored ${counted(result.keys, "key")} of ${counted(result.accounts, "account")} (backup of ${result.createdAt}) into ${result.dataDir}` +
         (result.previous ? `; the data that was there is in ${result.previous}` : "") +
         "\n",
     );

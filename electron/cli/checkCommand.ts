@@ -68,15 +68,54 @@ function integrity(db: Database.Database): Finding {
     const seconds = ((performance.now() - started) / 1000).toFixed(1);
     if (problems.length === 0)
       return { part: "integrity", ok: true, text: `ok (${pages} pages checked in ${seconds} s)` };
+    // SQLite names b-trees by their root page: the tables' names say what is damaged.
     return {
       part: "integrity",
       ok: false,
-      text: `${problems.length} problem(s):\n    ${problems.join("\n    ")}`,
+      text: `${problems.length} problem(s):\n    ${[...problems, ...damagedTables(db)].join("\n    ")}`,
     };
   } catch (error) {
     if (!isCorruption(error)) throw error;
-    return { part: "integrity", ok: false, text: `damaged: ${(error as Error).message}` };
+    // SQLite gave up on the whole file: ask table by table, so the report names what is damaged.
+    return {
+      part: "integrity",
+      ok: false,
+      text: `damaged: ${(error as Error).message}:\n    ${damagedTables(db).join("\n    ")}`,
+    };
   }
+}
+
+/**
+ * Each table's own integrity check (its b-tree and its indexes), for when the whole-file check
+ * stopped at the first damaged page: the tables that are damaged, with what SQLite found.
+ */
+function damagedTables(db: Database.Database): string[] {
+  let tables: string[];
+  try {
+    tables = (
+      db.prepare("SELECT name FROM sqlite_schema WHERE type = 'table' ORDER BY name").all() as {
+        name: string;
+      }[]
+    ).map((row) => row.name);
+  } catch (error) {
+    if (!isCorruption(error)) throw error;
+    return [`the file's header or table list cannot be read (${(error as Error).message})`];
+  }
+  const damaged: string[] = [];
+  for (const table of tables) {
+    try {
+      const rows = db.pragma(`integrity_check(${JSON.stringify(table)})`) as Record<string, string>[];
+      const problems = rows.map((row) => Object.values(row)[0] as string).filter((text) => text !== "ok");
+      if (problems.length > 0)
+        damaged.push(`table ${table}: ${problems.slice(0, 3).join("; ").replace(/\s+/g, " ")}`);
+    } catch (error) {
+      if (!isCorruption(error)) throw error;
+      damaged.push(`table ${table}: ${(error as Error).message}`);
+    }
+  }
+  return damaged.length > 0
+    ? damaged
+    : ["no single table is damaged: the damage is in the file's free space or page list"];
 }
 
 function dataKey(

@@ -6,7 +6,7 @@ import {
 import { type CliOptions, UsageError } from "./cliArgs.ts";
 
 /**
- * serve's Prometheus metrics (README "Metrics"): `--metrics` (else KEY_SERVICE_METRICS) turns
+ * serve's Prometheus metrics (docs/metrics.md): `--metrics` (else KEY_SERVICE_METRICS) turns
  * /metrics on, `--metrics-allow` (else KEY_SERVICE_METRICS_ALLOW) names who may read it. The allow
  * list is checked even while metrics are off: a typo there is found the day it is written, not
  * the day metrics are turned on.

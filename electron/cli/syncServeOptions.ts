@@ -5,7 +5,7 @@ import type { SyncEngineOptions } from "../sync/syncEngine.ts";
 import { type CliOptions, parseBoundedInteger, UsageError } from "./cliArgs.ts";
 
 /**
- * serve's options for the sync engine's calls to remotes (README "Configuration"): each flag wins
+ * serve's options for the sync engine's calls to remotes (docs/configuration.md): each flag wins
  * over its KEY_SERVICE_* variable, and a bad value stops the start with a usage error rather than
  * silently running without the limit.
  */

@@ -11,10 +11,11 @@ export const SERVE_USAGE =
   `[--request-timeout SECONDS] [--max-connections N] [--usage on|off] [--start-check-max-mb N] [--audit-retention DAYS] ` +
   `${SYNC_SERVE_USAGE} [--metrics] [--metrics-allow ADDR|CIDR,...]...`;
 
+// The account commands take the same storage options as serve: a database URL needs its data key.
 export const ACCOUNT_USAGE = [
-  "key-service account add --data-dir DIR|--database-url URL --username NAME [--parent PARENT_USERNAME]   (password from KEY_SERVICE_PASSWORD)",
-  "key-service account list --data-dir DIR|--database-url URL [--json]",
-  "key-service account passwd --data-dir DIR|--database-url URL --username NAME   (new password from KEY_SERVICE_PASSWORD)",
+  `key-service account add ${STORAGE_USAGE} --username NAME [--parent PARENT_USERNAME]   (password from KEY_SERVICE_PASSWORD)`,
+  `key-service account list ${STORAGE_USAGE} [--json]`,
+  `key-service account passwd ${STORAGE_USAGE} --username NAME   (new password from KEY_SERVICE_PASSWORD)`,
 ].join("\n");
 
 export const BACKUP_USAGE = [

@@ -3,7 +3,7 @@ import { randomBytes } from "node:crypto";
 import { basic, makeTempDir, removeDir, runCli, type ServeProcess, startServe } from "./keyServiceProcess.ts";
 import type { PostgresCluster } from "./postgres.ts";
 
-/** The account every replica set starts with (made with the CLI, as README shows). */
+/** The account every replica set starts with (made with the CLI, as docs/team-server.md shows). */
 export const REPLICA_OWNER = basic("owner", "owner-password");
 
 export interface Replicas {

@@ -1,16 +1,43 @@
 import assert from "node:assert/strict";
-import { readFileSync } from "node:fs";
-import { join } from "node:path";
+import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
+import { dirname, join, relative } from "node:path";
 import { test } from "node:test";
+import {
+  ACCOUNT_USAGE,
+  BACKUP_USAGE,
+  CHECK_USAGE,
+  KEYS_USAGE,
+  MIGRATE_USAGE,
+  SERVE_USAGE,
+} from "../../electron/cli/usage.ts";
 import { REPO_ROOT } from "../harness/keyServiceProcess.ts";
 
-/** README.md is what a new user follows: what it names must be what the project has. */
+/**
+ * README.md and the pages of docs/ are what a new user follows: what they name must be what the
+ * project has (npm scripts, key-service commands and their options, files and headings they link
+ * to), their tables must read in a terminal (100 characters), and the README stays a front page.
+ */
 
-const readme = readFileSync(join(REPO_ROOT, "README.md"), "utf8");
+const README = join(REPO_ROOT, "README.md");
+const DOCS = join(REPO_ROOT, "docs");
+const pages = [
+  README,
+  ...readdirSync(DOCS)
+    .filter((name) => name.endsWith(".md"))
+    .map((name) => join(DOCS, name)),
+];
+const text = new Map(pages.map((page) => [page, readFileSync(page, "utf8")]));
+const readme = text.get(README) as string;
 const pkg = JSON.parse(readFileSync(join(REPO_ROOT, "package.json"), "utf8")) as {
   engines: { node: string; npm: string };
   scripts: Record<string, string>;
 };
+const name = (page: string) => relative(REPO_ROOT, page);
+
+/** What `key-service help` prints, one line per command ("key-service account add …"). */
+const usageLines = [SERVE_USAGE, ACCOUNT_USAGE, KEYS_USAGE, CHECK_USAGE, BACKUP_USAGE, MIGRATE_USAGE]
+  .join("\n")
+  .split("\n");
 
 test("the Node and npm versions README asks for are package.json's engines", () => {
   const asked = /Node\.js ≥ ([\d.]+) and npm ≥ ([\d.]+)/.exec(readme);
@@ -20,13 +47,19 @@ test("the Node and npm versions README asks for are package.json's engines", () 
   assert.equal(pkg.engines.npm.replace(/^>=/, ""), npm);
 });
 
-test("every npm script README names exists", () => {
-  const named = new Set(
-    [...readme.matchAll(/npm run (?:-s )?([\w:-]+)/g)].map((match) => match[1] as string),
-  );
-  assert.ok(named.has("web") && named.has("key-service"), [...named].join(", "));
-  for (const script of named)
-    assert.ok(pkg.scripts[script], `README names "npm run ${script}", which package.json lacks`);
+test("README names the browser host and the key service", () => {
+  assert.match(readme, /npm run -s web\b/);
+  assert.match(readme, /npm run -s key-service\b/);
+});
+
+test("every npm script the README and docs/ name exists", () => {
+  for (const [page, body] of text) {
+    const named = [...body.matchAll(/\bnpm (?:run (?:-s )?([\w:-]+)|(test|start)\b)/g)].map(
+      (match) => (match[1] ?? match[2]) as string,
+    );
+    for (const script of named)
+      assert.ok(pkg.scripts[script], `${name(page)} names "npm run ${script}", which package.json lacks`);
+  }
 });
 
 test("the system packages come before npm install in the set-up, not only under the tests", () => {
@@ -38,4 +71,130 @@ test("the system packages come before npm install in the set-up, not only under 
     assert.ok(at !== -1, `the set-up does not name ${part}`);
   }
   assert.ok(setUp.indexOf("libsecret-1-dev") < install, "libsecret-1-dev is named after npm install");
+});
+
+test("README gives the test command and how long it takes", () => {
+  const tests = readme.slice(readme.indexOf("## Run the tests"));
+  assert.match(tests, /```sh\nnpm test\n```/);
+  assert.match(tests, /about \d+ minutes/);
+});
+
+/**
+ * The key-service command lines of a page: shell lines that run it (`key-service -- …`, with
+ * their `\` continuations) and the synopses of ```text blocks, each as the words after
+ * "key-service".
+ */
+function keyServiceCommands(body: string): string[] {
+  const commands: string[] = [];
+  const joined = body.replace(/\\\n\s*/g, " ");
+  for (const match of joined.matchAll(/key-service -- ([^\n#|`]*)/g))
+    commands.push((match[1] as string).trim());
+  for (const block of body.matchAll(/```text\n([\s\S]*?)```/g))
+    for (const line of (block[1] as string).replace(/\n\s+/g, " ").split("\n"))
+      if (line.trim() !== "") commands.push(line.trim());
+  for (const match of body.matchAll(
+    /`((?:account (?:add|list|passwd)|keys export|serve|check|backup|restore|migrate) --[^`]*)`/g,
+  ))
+    commands.push(match[1] as string);
+  return commands;
+}
+
+test("every key-service command and option the README and docs/ name is one `help` lists for it", () => {
+  let checked = 0;
+  for (const [page, body] of text) {
+    for (const command of keyServiceCommands(body)) {
+      const words = command.split(/\s+/).filter((word) => /^[a-z]+$/.test(word));
+      const [first, second] = words;
+      if (first === undefined) continue; // "key-service -- …": any command
+      const sub = first === "account" || first === "keys" ? `${first} ${second}` : (first as string);
+      if (sub === "help") continue;
+      const usage = usageLines.find((line) => line.startsWith(`key-service ${sub} `));
+      assert.ok(usage, `${name(page)} runs "key-service ${sub}", which help does not list`);
+      for (const option of command.match(/--[a-z][a-z-]*/g) ?? [])
+        assert.ok(
+          new RegExp(`${option}\\b`).test(usage),
+          `${name(page)} gives ${option} to "key-service ${sub}", which help does not list for it: ${command}`,
+        );
+      checked++;
+    }
+  }
+  assert.ok(checked > 20, `only ${checked} key-service commands found`);
+});
+
+test("every option of the configuration page is one serve or another command takes", () => {
+  const body = text.get(join(DOCS, "configuration.md")) as string;
+  const options = [...body.matchAll(/^- \*\*(`--[^*]+)\*\*/gm)].flatMap(
+    (match) => (match[1] as string).match(/--[a-z][a-z-]*/g) ?? [],
+  );
+  assert.ok(options.length > 15, options.join(" "));
+  for (const option of options)
+    assert.ok(
+      usageLines.some((line) => new RegExp(`${option}\\b`).test(line)),
+      `docs/configuration.md describes ${option}, which no command takes`,
+    );
+  for (const option of SERVE_USAGE.match(/--[a-z][a-z-]*/g) ?? [])
+    assert.ok(options.includes(option), `serve's ${option} is not in docs/configuration.md`);
+});
+
+/** GitHub's anchor of a heading: lower case, punctuation dropped, spaces as hyphens. */
+function anchorsOf(body: string): Set<string> {
+  const seen = new Map<string, number>();
+  const anchors = new Set<string>();
+  const withoutCode = body.replace(/```[\s\S]*?```/g, "");
+  for (const match of withoutCode.matchAll(/^#{1,6} (.+)$/gm)) {
+    const base = (match[1] as string)
+      .toLowerCase()
+      .replace(/[^\p{L}\p{N}\s_-]/gu, "")
+      .replace(/ /g, "-");
+    const count = seen.get(base) ?? 0;
+    seen.set(base, count + 1);
+    anchors.add(count === 0 ? base : `${base}-${count}`);
+  }
+  return anchors;
+}
+
+test("every relative link of the README and docs/ leads to a file, and a heading there", () => {
+  let checked = 0;
+  for (const [page, body] of text) {
+    const withoutCode = body.replace(/```[\s\S]*?```/g, "");
+    for (const match of withoutCode.matchAll(/\]\(([^)\s]+)\)/g)) {
+      const target = match[1] as string;
+      if (/^[a-z]+:/.test(target)) continue;
+      const [path, anchor] = target.split("#") as [string, string | undefined];
+      const file = path === "" ? page : join(dirname(page), path);
+      assert.ok(existsSync(file), `${name(page)} links to ${target}: no such file`);
+      if (anchor !== undefined) {
+        assert.ok(statSync(file).isFile() && file.endsWith(".md"), `${name(page)}: ${target} is no page`);
+        assert.ok(
+          anchorsOf(readFileSync(file, "utf8")).has(anchor),
+          `${name(page)} links to ${target}: ${name(file)} has no such heading`,
+        );
+      }
+      checked++;
+    }
+  }
+  assert.ok(checked > 30, `only ${checked} links found`);
+});
+
+test("the README links to every page of docs/, and its screenshot is there", () => {
+  for (const page of pages.filter((page) => page !== README))
+    assert.ok(readme.includes(`](docs/${relative(DOCS, page)})`), `README does not link to ${name(page)}`);
+  assert.match(readme, /!\[[^\]]+\]\(docs\/images\/keys-view\.png\)/);
+  assert.ok(
+    statSync(join(DOCS, "images", "keys-view.png")).size < 300 * 1024,
+    "the screenshot is over 300 KB",
+  );
+});
+
+test("no table of the README or docs/ is wider than 100 characters", () => {
+  for (const [page, body] of text)
+    body.split("\n").forEach((line, index) => {
+      if (line.startsWith("|"))
+        assert.ok(line.length <= 100, `${name(page)}:${index + 1} is ${line.length} characters wide`);
+    });
+});
+
+test("the README is a front page: under 200 lines", () => {
+  const lines = readme.split("\n").length;
+  assert.ok(lines < 200, `README.md has ${lines} lines`);
 });

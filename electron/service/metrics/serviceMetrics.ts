@@ -17,7 +17,7 @@ import {
 } from "./talliedMetrics.ts";
 
 /**
- * The key service's Prometheus metrics (README.md, "Metrics"): one Registry per running service,
+ * The key service's Prometheus metrics (docs/metrics.md): one Registry per running service,
  * never prom-client's global one (tests run many services in one process). Labels name routes,
  * methods, statuses, outcomes and rules, never a key, a publicApiKey, an account or a username.
  * This module loads prom-client (about 0.1 s): only a service that serves metrics imports it.

@@ -249,6 +249,17 @@ describe("key-service account", () => {
     }
   });
 
+  test("help names the storage options every account subcommand takes, --data-key-file included", async () => {
+    const help = await runCli(["help"]);
+    assert.equal(help.code, 0, help.stderr);
+    for (const subcommand of ["add", "list", "passwd"]) {
+      const line = help.stdout.split("\n").find((l) => l.includes(`key-service account ${subcommand} `));
+      assert.ok(line, `help has no line for account ${subcommand}:\n${help.stdout}`);
+      for (const option of ["--data-dir DIR", "--database-url", "--data-key-file FILE"])
+        assert.ok(line.includes(option), `account ${subcommand} in help lacks ${option}: ${line}`);
+    }
+  });
+
   test("an unknown account subcommand is a usage error", async () => {
     for (const args of [["account"], ["account", "delete"]]) {
       const result = await runCli([...args, "--data-dir", dir]);

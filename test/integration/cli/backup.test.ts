@@ -168,6 +168,32 @@ describe("a backup taken during a write burst", () => {
   });
 });
 
+describe("the one-line reports", () => {
+  test("count one account and one key in the singular", async () => {
+    const dir = await tempDir();
+    await addAccount(dir, "solo", "solo password long 4");
+    const solo = await startServe({ dataDir: dir });
+    try {
+      const created = await request(solo.url, {
+        path: KEYS,
+        authorization: basic("solo", "solo password long 4"),
+        body: { name: "only key" },
+      });
+      assert.equal(created.status, 200, created.text);
+    } finally {
+      await solo.stop();
+    }
+    const file = join(await tempDir(), "solo.backup");
+    const env = { KEY_SERVICE_BACKUP_PASSPHRASE: PASSPHRASE };
+    const backup = await runCli(["backup", "--data-dir", dir, "--out", file], env);
+    assert.equal(backup.code, 0, backup.stderr);
+    assert.match(backup.stdout, /^backed up 1 key of 1 account to .*solo\.backup \(\d+ bytes\)\n$/);
+    const restored = await runCli(["restore", "--in", file, "--data-dir", join(await tempDir(), "r")], env);
+    assert.equal(restored.code, 0, restored.stderr);
+    assert.match(restored.stdout, /^restored 1 key of 1 account \(backup of /);
+  });
+});
+
 describe("nothing in the file is readable without the passphrase", () => {
   test("no publicApiKey, password, data key or remote password appears in it", () => {
     const bytes = readFileSync(backupFile);

@@ -147,10 +147,31 @@ describe("key-service check", () => {
     const result = await runCli(["check", "--data-dir", dir]);
     assert.equal(result.code, 1, result.stdout);
     assert.match(result.stdout, /integrity: (\d+ problem\(s\)|damaged: database disk image is malformed)/);
+    assert.match(result.stdout, /^ {4}table api_keys: /m, "the damaged table is named");
     assert.match(
       result.stderr,
       new RegExp(`the database ${file.replaceAll("/", "\\/")} is damaged \\(integrity\\)`),
     );
+  });
+
+  test("names the damaged table when SQLite cannot check the file as a whole", async () => {
+    const { dir } = await damagedCopy();
+    // The accounts table's root page overwritten too: the whole-file check stops at it.
+    const file = join(dir, "keydesk.db");
+    const db = new Database(file, { readonly: true });
+    const pageSize = db.pragma("page_size", { simple: true }) as number;
+    const { rootpage } = db.prepare("SELECT rootpage FROM sqlite_schema WHERE name = 'accounts'").get() as {
+      rootpage: number;
+    };
+    db.close();
+    const fd = openSync(file, "r+");
+    writeSync(fd, Buffer.alloc(pageSize, 0xa5), 0, pageSize, (rootpage - 1) * pageSize);
+    closeSync(fd);
+    const result = await runCli(["check", "--data-dir", dir]);
+    assert.equal(result.code, 1, result.stdout);
+    assert.match(result.stdout, /^ {4}table accounts: /m, result.stdout);
+    assert.match(result.stdout, /^ {4}table api_keys: /m, result.stdout);
+    assert.doesNotMatch(result.stdout, /^ {4}table tfa_applications: /m, "a sound table is not listed");
   });
 
   test("says when the data key is not the database's", async () => {

@@ -12,7 +12,7 @@ import {
 import { postgresClusterForFile, skipWithoutPostgres } from "../../harness/postgres.ts";
 
 /**
- * `key-service migrate --from-sqlite DIR --database-url URL`, run as README shows it: a data dir a
+ * `key-service migrate --from-sqlite DIR --database-url URL`, run as docs/team-server.md shows it: a data dir a
  * team's `serve` used (an account made with the CLI, keys created over HTTP), moved into an empty
  * PostgreSQL database, after which `serve --database-url` with the dir's data key answers the same
  * keys with the same publicApiKeys. A database that already holds data is refused, untouched.

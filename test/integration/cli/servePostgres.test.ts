@@ -35,7 +35,7 @@ after(async () => {
   await removeDir(dir);
 });
 
-/** A fresh database, its data key (base64) and the environment naming both, as the README shows. */
+/** A fresh database, its data key (base64) and the environment naming both, as docs/team-server.md shows. */
 async function freshDatabase() {
   const url = await postgres.cluster().createDatabase();
   const dataKey = randomBytes(32).toString("base64");
