@@ -31,6 +31,26 @@ const CSV_COLUMNS = [
   "enabled",
 ] as const;
 
+/** A JSON key's fields, in the API's order (allowedIPs, validFrom and validTo only when set). */
+const JSON_FIELDS = [
+  "name",
+  "key",
+  "publicApiKey",
+  "accountKey",
+  "allowedIPs",
+  "permissions",
+  "validFrom",
+  "validTo",
+  "enabled",
+] as const;
+
+/** The columns (CSV) or fields (JSON) an export with these options has: what the dialog promises. */
+export function exportColumns(options: ExportOptions): string[] {
+  if (options.format === "json")
+    return JSON_FIELDS.filter((field) => options.withPublicApiKey || field !== "publicApiKey");
+  return options.withPublicApiKey ? [...CSV_COLUMNS, "publicApiKey"] : [...CSV_COLUMNS];
+}
+
 const FORMULA_START = /^[=+\-@\t\r]/;
 
 /** One CSV field: injection-guarded, then quoted when RFC 4180 needs it. */
@@ -75,7 +95,7 @@ export function keyExportWriter(options: ExportOptions) {
   return {
     start(): string {
       if (format === "json") return '{"apiKeys":[';
-      return csvLine(withPublicApiKey ? [...CSV_COLUMNS, "publicApiKey"] : [...CSV_COLUMNS]);
+      return csvLine(exportColumns(options));
     },
     keys(keys: readonly ApiKeyDto[]): string {
       if (format === "csv") return keys.map((key) => csvRow(key, withPublicApiKey)).join("");

@@ -117,19 +117,25 @@ export function App() {
               borderTop: `4px solid var(--mantine-color-${scope?.color ?? "gray"}-6)`,
             }}
             data-testid="app-header"
+            data-app-header
           >
-            <Group ref={headerContent} w="100%" justify="space-between" wrap="wrap" gap="xs">
-              <Group gap="md" wrap="wrap" miw={0}>
-                <Title order={1} size="h3">
-                  Keydesk
-                </Title>
-                {scope && <ProfileSwitcher />}
-                <HeaderStatus />
-              </Group>
+            {/* Profile, account, then the service's state: one line from 1024 px, two below. */}
+            <Group
+              ref={headerContent}
+              w="100%"
+              wrap="wrap"
+              gap="xs"
+              style={{ columnGap: "var(--mantine-spacing-md)" }}
+            >
+              <Title order={1} size="h3">
+                Keydesk
+              </Title>
+              {scope && <ProfileSwitcher />}
               {/* Only the Keys and 2FA apps views are of one account; the others (the PIN inbox lists every account's PINs) ignore it. */}
               {scope && (view === "keys" || view === "tfa") && (
                 <AccountSwitcher key={scope.id} accountKey={accountKey} onChange={setAccountKey} />
               )}
+              <HeaderStatus />
             </Group>
           </AppShell.Header>
           <AppShell.Main>

@@ -84,11 +84,14 @@ export function HeaderStatus() {
   const keychain = embedded.data;
 
   return (
-    <Group gap="xs" wrap="wrap" miw={0}>
+    // One line: the description shrinks (all of it on hover), the rest keeps its width; the header
+    // wraps this whole group to a line of its own only in a narrow window.
+    <Group gap="xs" wrap="nowrap" style={{ flex: "1 1 360px" }} miw={0}>
       <Group
         gap="xs"
         wrap="nowrap"
         miw={0}
+        style={{ flex: "1 1 0" }}
         data-testid="service-status"
         role="status"
         aria-label="Service of the active profile"
@@ -116,6 +119,7 @@ export function HeaderStatus() {
       <Button
         size="compact-xs"
         variant="subtle"
+        style={{ flexShrink: 0 }}
         loading={active.isFetching}
         onClick={() => void active.refetch()}
         aria-label="Check the active profile's service now"
@@ -127,6 +131,7 @@ export function HeaderStatus() {
           <Tooltip label={keychainNote(keychain)} multiline w={280}>
             <Badge
               size="sm"
+              style={{ flexShrink: 0 }}
               color={keychain.keychain === "os" ? "gray" : "yellow"}
               variant="dot"
               tabIndex={0}

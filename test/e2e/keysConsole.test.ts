@@ -223,6 +223,48 @@ test("a key's details panel: every field, its state in words with the rule, Copy
   await page.getByRole("textbox", { name: "Search", exact: true }).fill("");
 });
 
+test("the details panel copies the publicApiKey without showing it, and disables (once confirmed) and enables the key", async (t) => {
+  if (skipWithoutChromium(t)) return;
+  const target = (await allKeys()).find((key) => key.name === "Soon gone") as Key;
+  await page.getByRole("textbox", { name: "Search", exact: true }).fill("soon gone");
+  await row("Soon gone").getByRole("button", { name: "Details of Soon gone" }).click();
+  const panel = page.getByRole("dialog", { name: "Key “Soon gone”" });
+  await panel.waitFor();
+  const full = await bridge<{ publicApiKey: string }>("keys.revealPublicApiKey", {
+    accountKey: "_",
+    key: target.key,
+  });
+  await panel.getByRole("button", { name: "Copy the publicApiKey of Soon gone" }).click();
+  await page.waitForFunction(
+    async (value) => (await navigator.clipboard.readText()) === value,
+    full.publicApiKey,
+    {
+      timeout: 3000,
+    },
+  );
+  assert.equal(await panel.getByTestId("revealed-public-api-key").count(), 0, "copied, not shown");
+  assert.equal(((await panel.textContent()) ?? "").includes(full.publicApiKey), false);
+
+  await panel.getByRole("button", { name: "Disable" }).click();
+  const confirm = page.getByRole("dialog", { name: "Disable “Soon gone”?" });
+  await confirm.getByRole("button", { name: "Disable key" }).click();
+  await panel.getByRole("button", { name: "Enable" }).waitFor();
+  await panel
+    .getByTestId("key-state-explanation")
+    .getByText(/^Disabled/)
+    .waitFor();
+  assert.equal((await allKeys()).find((key) => key.key === target.key)?.enabled, false);
+  await row("Soon gone").getByTestId("key-state").getByText("Disabled").waitFor();
+  await page.screenshot({ path: join(RESULTS, "keys-details-disabled.png") });
+
+  await panel.getByRole("button", { name: "Enable" }).click();
+  await panel.getByRole("button", { name: "Disable" }).waitFor();
+  assert.equal((await allKeys()).find((key) => key.key === target.key)?.enabled, true);
+  await page.keyboard.press("Escape");
+  await panel.waitFor({ state: "hidden" });
+  await page.getByRole("textbox", { name: "Search", exact: true }).fill("");
+});
+
 test("keys made elsewhere show after Refresh, and when the window gets the focus back", async (t) => {
   if (skipWithoutChromium(t)) return;
   await page.getByRole("textbox", { name: "Search", exact: true }).fill("elsewhere");

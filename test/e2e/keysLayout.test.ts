@@ -18,6 +18,7 @@ import { callBridge, type WebHostProcess } from "../harness/webHostProcess.ts";
 
 const SIZES = [
   [800, 500],
+  [800, 600],
   [1024, 768],
   [1280, 800],
   [1440, 900],
@@ -126,6 +127,49 @@ function cutWithoutTooltip(): Promise<string[]> {
 }
 
 /**
+ * States, validities and times that do not read whole (cut short or clamped), whatever their
+ * tooltip says: an admin reads them in the row. And the names cut at this width.
+ */
+function cutStatesAndTimes(): Promise<{ cut: string[]; cutNames: string[] }> {
+  return page.evaluate(() => {
+    const cut: string[] = [];
+    const selectors = ["key-state", "key-valid-to", "key-last-used", "key-created"];
+    for (const element of document.querySelectorAll<HTMLElement>(
+      selectors.map((id) => `[data-testid=${id}]`).join(","),
+    )) {
+      const cell = element.closest("td") as HTMLElement;
+      const box = element.getBoundingClientRect();
+      const cellBox = cell.getBoundingClientRect();
+      const clipped =
+        element.scrollWidth > element.clientWidth + 1 ||
+        element.scrollHeight > element.clientHeight + 1 ||
+        box.right > cellBox.right + 1 ||
+        box.bottom > cellBox.bottom + 1;
+      if (clipped) cut.push(`${element.dataset.testid} "${element.textContent}"`);
+    }
+    const cutNames = [...document.querySelectorAll<HTMLElement>("[data-testid=key-name]")]
+      .filter((name) => name.scrollHeight > name.clientHeight + 1 || name.scrollWidth > name.clientWidth + 1)
+      .map((name) => name.textContent ?? "");
+    return { cut, cutNames };
+  });
+}
+
+/** Rows wholly on screen once the page is scrolled to put the table under the fixed header. */
+function rowsOnScreenAtTable(): Promise<number> {
+  return page.evaluate(() => {
+    const header = document.querySelector<HTMLElement>("[data-app-header]")?.getBoundingClientRect();
+    const table = document.querySelector<HTMLElement>(".kd-keys-scroll");
+    if (!header || !table) return 0;
+    window.scrollTo(0, table.getBoundingClientRect().top + window.scrollY - header.bottom);
+    const top = header.bottom;
+    return [...document.querySelectorAll<HTMLElement>("[data-testid=key-row]")].filter((row) => {
+      const box = row.getBoundingClientRect();
+      return box.top >= top && box.bottom <= window.innerHeight;
+    }).length;
+  });
+}
+
+/**
  * Text inside filled components (badges, buttons, the switch's thumb aside) whose contrast with
  * its own background is under 4.5:1: axe skips text on some backgrounds, this does not.
  */
@@ -189,6 +233,19 @@ test("at 800×500 to 1440×900, light and dark: no sideways scroll, every row ac
         `${at}: every placeholder and chosen option reads whole`,
       );
       assert.deepEqual(await lowContrastText(), [], `${at}: text in filled components is readable`);
+      const { cut, cutNames } = await cutStatesAndTimes();
+      assert.deepEqual(cut, [], `${at}: no state, validity or time is cut`);
+      // The longest names here have 69 characters: whole (in two lines at most) where the window is wide.
+      if (width >= 1280) assert.deepEqual(cutNames, [], `${at}: names read whole`);
+      const headerHeight = await page
+        .getByTestId("app-header")
+        .evaluate((header) => (header as HTMLElement).offsetHeight);
+      if (width >= 1024) assert.ok(headerHeight <= 64, `${at}: the header is one line (${headerHeight} px)`);
+      else assert.ok(headerHeight <= 110, `${at}: the header is two lines at most (${headerHeight} px)`);
+      if (height >= 600) {
+        const rows = await rowsOnScreenAtTable();
+        assert.ok(rows >= 8, `${at}: the table shows ${rows} whole rows once scrolled to`);
+      }
       await page.evaluate(() => window.scrollTo(0, 0));
       // Axe (seconds a run) at the narrowest and the widest: between them columns only drop.
       if (width === 800 || width === 1440)

@@ -1,4 +1,4 @@
-import { Button, Group, Modal, Select, Tooltip } from "@mantine/core";
+import { ActionIcon, Group, Modal, Select, Tooltip } from "@mantine/core";
 import { useDisclosure } from "@mantine/hooks";
 import { notifications } from "@mantine/notifications";
 import { useEffect } from "react";
@@ -89,10 +89,15 @@ export function AccountSwitcher({ accountKey, onChange }: AccountSwitcherProps) 
           }}
         />
       </Tooltip>
+      {/* A "+" beside the account: the header keeps to one line from 1024 px. */}
       {profile?.kind === "local" && (
-        <Button variant="default" size="xs" onClick={open}>
-          Add sub-account
-        </Button>
+        <Tooltip label="Add sub-account" openDelay={300}>
+          <ActionIcon variant="default" size={30} onClick={open} aria-label="Add sub-account">
+            <span aria-hidden="true" style={{ fontSize: 18, lineHeight: 1 }}>
+              +
+            </span>
+          </ActionIcon>
+        </Tooltip>
       )}
       <OnceOpened opened={adding}>
         <Modal opened={adding} onClose={close} title="Add a sub-account" centered>

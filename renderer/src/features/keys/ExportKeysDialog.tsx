@@ -3,7 +3,7 @@ import { notifications } from "@mantine/notifications";
 import { useState } from "react";
 import type { KeySort } from "../../../../shared/apiKeyRules.ts";
 import type { KeyQueryDto } from "../../../../shared/bridge.ts";
-import type { ExportFormat } from "../../../../shared/keyExport.ts";
+import { type ExportFormat, exportColumns } from "../../../../shared/keyExport.ts";
 import { downloadHref } from "../../bridge.ts";
 import { errorText } from "../../bridgeHooks.ts";
 import { useExportKeys } from "./keyHooks.ts";
@@ -19,6 +19,8 @@ export function ExportKeysDialog(props: {
   accountKey: string;
   query: KeyQueryDto;
   sort: KeySort | undefined;
+  /** How many keys the file will hold, when counted. */
+  count: number | undefined;
   onClose(): void;
 }) {
   const exporter = useExportKeys();
@@ -64,9 +66,18 @@ export function ExportKeysDialog(props: {
   return (
     <Modal opened={props.opened} onClose={close} title="Export keys">
       <Stack data-testid="export-dialog">
-        <Text size="sm">
-          {filtered ? "The keys matching the filters" : "Every key of the account"}, in the order shown, with
-          their metadata (id, name, permissions, allowed IPs, validity, state).
+        <Text size="sm" data-testid="export-summary">
+          {props.count === undefined
+            ? filtered
+              ? "The keys matching the filters"
+              : "Every key of the account"
+            : `${props.count} ${props.count === 1 ? "key" : "keys"}${filtered ? " matching the filters" : " (every key of the account)"}`}
+          , in the order shown.
+        </Text>
+        <Text size="sm" data-testid="export-columns">
+          {format === "csv" ? "Columns" : "Fields of each key"}:{" "}
+          {exportColumns({ format, withPublicApiKey }).join(", ")}
+          {format === "csv" ? " (enabled is true or false; validity dates as the API writes them)." : "."}
         </Text>
         <SegmentedControl
           value={format}
@@ -101,8 +112,10 @@ export function ExportKeysDialog(props: {
           <Button variant="default" onClick={close}>
             Cancel
           </Button>
-          <Button onClick={submit} loading={exporter.isPending}>
-            Export
+          <Button onClick={submit} loading={exporter.isPending} disabled={props.count === 0}>
+            {props.count === undefined
+              ? "Export"
+              : `Export ${props.count} ${props.count === 1 ? "key" : "keys"}`}
           </Button>
         </Group>
       </Stack>

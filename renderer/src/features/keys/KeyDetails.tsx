@@ -4,10 +4,11 @@ import { useEffect, useState } from "react";
 import type { ApiKeyView } from "../../../../shared/bridge.ts";
 import { parseApiDateTime } from "../../../../shared/datetime.ts";
 import { errorText } from "../../bridgeHooks.ts";
+import { CopyButton, copyNotice } from "./CopyPublicApiKey.tsx";
 import { KeyHistory } from "./KeyHistory.tsx";
 import { STATE_COLORS } from "./KeyTable.tsx";
 import { KeyUsageDetails } from "./KeyUsageDetails.tsx";
-import { useKeyById, useRevealPublicApiKey } from "./keyHooks.ts";
+import { useCopyPublicApiKey, useKeyById, useRevealPublicApiKey } from "./keyHooks.ts";
 import {
   expiringSoon,
   KEY_STATE_LABELS,
@@ -41,13 +42,18 @@ function When(props: { value: string | undefined; none: string; now: number }) {
   );
 }
 
-/** Every field of a key, its state in words, Copy for the key id and the publicApiKey. */
+/**
+ * Every field of a key, its state in words, Copy for the key id and the publicApiKey (copied
+ * without being shown), and the key's actions: Disable/Enable, Roll, Edit.
+ */
 export function KeyDetails(props: {
   apiKey: ApiKeyView | null;
   accountKey: string;
   onClose(): void;
   onEdit(key: ApiKeyView): void;
   onRoll(key: ApiKeyView): void;
+  /** As the row's switch: a disable is confirmed first where the table's would be. */
+  onToggle(key: ApiKeyView, enabled: boolean): void;
 }) {
   // The usage as the page had it at once, then as the service answers it now; the other fields
   // stay the row's (kept up to date by edits in this view).
@@ -58,6 +64,7 @@ export function KeyDetails(props: {
       : props.apiKey;
   const retiring = useRetiringKeys();
   const reveal = useRevealPublicApiKey();
+  const copy = useCopyPublicApiKey();
   const [revealed, setRevealed] = useState<string | null>(null);
   const now = Date.now();
   // biome-ignore lint/correctness/useExhaustiveDependencies: another key forgets the one revealed
@@ -123,6 +130,11 @@ export function KeyDetails(props: {
             ) : (
               <Group gap="xs" wrap="nowrap">
                 <Code>{key.publicApiKeyHint}</Code>
+                <CopyButton
+                  name={key.name}
+                  loading={copy.isPending}
+                  onCopy={() => copyNotice(copy, props.accountKey, key.key, key.name)}
+                />
                 <Button
                   size="compact-sm"
                   variant="subtle"
@@ -167,6 +179,14 @@ export function KeyDetails(props: {
           <KeyUsageDetails apiKey={key} now={now} />
           <Group justify="flex-end">
             {!key.enabled && <Text size="sm">A disabled key is not rolled: enable it first.</Text>}
+            <Button
+              variant="light"
+              color={key.enabled ? "red" : "green"}
+              onClick={() => props.onToggle(key, !key.enabled)}
+              data-testid="details-toggle"
+            >
+              {key.enabled ? "Disable" : "Enable"}
+            </Button>
             <Button variant="light" disabled={!key.enabled} onClick={() => props.onRoll(key)}>
               Roll…
             </Button>

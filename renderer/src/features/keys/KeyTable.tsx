@@ -7,6 +7,7 @@ import type { KeySort, KeySortField } from "../../../../shared/apiKeyRules.ts";
 import type { ApiKeyView } from "../../../../shared/bridge.ts";
 import { parseApiDateTime } from "../../../../shared/datetime.ts";
 import type { SyncKeyState } from "../../../../shared/sync.ts";
+import { WHOLE_BADGE } from "../../wholeBadge.ts";
 import { SyncKeyBadge } from "../sync/SyncKeyBadge.tsx";
 import { useSyncKeyStates } from "../sync/syncHooks.ts";
 import { keySyncLook } from "../sync/syncState.ts";
@@ -25,8 +26,11 @@ import {
 import { createdText, lastUsedText } from "./keyUsage.ts";
 import { RevealButton } from "./RevealPopover.tsx";
 import { isRetiring, useRetiringKeys } from "./retiringKeys.ts";
+import { useTableHeight } from "./useTableHeight.ts";
 
 const ROW_HEIGHT = 48;
+/** The sticky header row (keyTable.css) and its border. */
+const HEAD_ROW_HEIGHT = 41;
 /** The next page is asked for when the last rendered row is this close to the last loaded one. */
 const FETCH_AHEAD_ROWS = 60;
 export const STATE_COLORS: Record<KeyState, string> = {
@@ -135,12 +139,14 @@ function cellOf(column: ColumnId, key: ApiKeyView, props: RowProps): React.React
     case "state":
       return (
         <Cell key={column} title={KEY_STATE_LABELS[state]}>
+          {/* The whole state, never "NOT YET VAL…": its words' case, and a width it keeps. */}
           <Badge
             size="sm"
             variant="dot"
+            tt="none"
             color={STATE_COLORS[state]}
             data-testid="key-state"
-            style={{ overflow: "visible" }}
+            styles={WHOLE_BADGE}
           >
             {KEY_STATE_LABELS[state]}
           </Badge>
@@ -153,7 +159,7 @@ function cellOf(column: ColumnId, key: ApiKeyView, props: RowProps): React.React
       return (
         <Cell key={column} title={to === null ? "No end" : `${text} (${localDateTime(to)})`}>
           <span
-            className={soon ? "kd-keys-text kd-keys-soon" : "kd-keys-text"}
+            className={soon ? "kd-keys-wrap kd-keys-soon" : "kd-keys-wrap"}
             data-testid="key-valid-to"
             data-expiring-soon={soon}
             data-retiring={props.retiring}
@@ -172,7 +178,7 @@ function cellOf(column: ColumnId, key: ApiKeyView, props: RowProps): React.React
       return (
         <Cell key={column} title={title}>
           <span
-            className={known ? "kd-keys-text" : "kd-keys-text kd-keys-dimmed"}
+            className={known ? "kd-keys-wrap" : "kd-keys-wrap kd-keys-dimmed"}
             data-testid={`key-${used ? "last-used" : "created"}`}
           >
             {text}
@@ -269,6 +275,7 @@ export function KeyTable(props: {
   const scrollRef = useRef<HTMLDivElement>(null);
   const { ref: sizeRef, width } = useElementSize();
   const mergedRef = useMergedRef(scrollRef, sizeRef);
+  const height = useTableHeight(scrollRef, { rowHeight: ROW_HEIGHT, headRow: HEAD_ROW_HEIGHT });
   const layout = columnsFor(width || 1024);
   // One array per layout: the memoized rows re-render when the columns change, not on every render.
   // biome-ignore lint/correctness/useExhaustiveDependencies: the template names the columns
@@ -325,7 +332,7 @@ export function KeyTable(props: {
     [],
   );
   return (
-    <div ref={mergedRef} className="kd-keys-scroll" style={{ height: "calc(100vh - 360px)", minHeight: 240 }}>
+    <div ref={mergedRef} className="kd-keys-scroll" style={{ height: height ?? "calc(100vh - 360px)" }}>
       <table
         aria-label="API keys"
         aria-rowcount={

@@ -173,25 +173,32 @@ export function KeysView(props: {
 
   return (
     <Stack gap="sm">
+      {/* Title and actions on one line down to 800 px: rows are what a short window needs room for. */}
       <Group justify="space-between" gap="xs">
-        <Title order={2} data-testid="keys-heading">
+        <Title order={2} size="h3" data-testid="keys-heading">
           API keys{accountName ? ` of ${accountName}` : ""}
         </Title>
         <Group gap="xs">
           <Button
+            size="sm"
             variant="default"
             onClick={() => void invalidateKeyLists(queryClient)}
             loading={keys.isRefetching && !keys.isFetchingNextPage}
           >
             Refresh
           </Button>
-          <Button variant="default" onClick={() => setExportOpen(true)}>
+          <Button size="sm" variant="default" onClick={() => setExportOpen(true)}>
             Export…
           </Button>
-          <Button variant="light" color="grape" onClick={() => setTfaOpen(true)}>
+          <Button size="sm" variant="light" color="grape" onClick={() => setTfaOpen(true)}>
             New TFA key + copy
           </Button>
-          <Button ref={newKeyButton} onClick={() => props.onCreateOpenChange(true)} aria-keyshortcuts="n">
+          <Button
+            size="sm"
+            ref={newKeyButton}
+            onClick={() => props.onCreateOpenChange(true)}
+            aria-keyshortcuts="n"
+          >
             New key
           </Button>
         </Group>
@@ -274,6 +281,7 @@ export function KeysView(props: {
           accountKey={props.accountKey}
           query={query}
           sort={sortValue(sort) === "created" ? undefined : sort}
+          count={filtered ? (current && !keys.hasNextPage ? shown.length : matching.data) : totalCount}
           onClose={() => setExportOpen(false)}
         />
       </OnceOpened>
@@ -328,6 +336,7 @@ export function KeysView(props: {
             setDetails(null);
             setRolling(key);
           }}
+          onToggle={actions.request}
         />
       </OnceOpened>
     </Stack>

@@ -40,13 +40,16 @@ export const ACTIONS_WIDTH = 252;
 const COLUMNS: readonly Column[] = [
   { id: "name", header: "Name", sort: "name", track: "minmax(140px,1fr)", from: 0 },
   { id: "permissions", header: "Permissions", track: "112px", from: 800 },
-  { id: "state", header: "State", sort: "state", track: "132px", from: 0 },
+  // "Not yet valid" whole (a state is never cut), with the dot and the cell's padding.
+  { id: "state", header: "State", sort: "state", track: "136px", from: 0 },
   { id: "validTo", header: "Valid to", sort: "validTo", track: "150px", from: 680 },
   { id: "lastUsed", header: "Last used", track: "104px", from: 900 },
   { id: "created", header: "Created", sort: "created", track: "104px", from: 1400 },
   { id: "hint", header: "publicApiKey", track: "124px", from: 1020 },
-  { id: "keyId", header: "Key id", track: "minmax(110px,0.6fr)", from: 1150 },
-  { id: "ips", header: "Allowed IPs", track: "minmax(110px,0.6fr)", from: 1300 },
+  // The name takes the spare width first: the key id (in the details, and searchable) and the
+  // allowed IPs come only when the name has had its share.
+  { id: "keyId", header: "Key id", track: "minmax(110px,0.5fr)", from: 1560 },
+  { id: "ips", header: "Allowed IPs", track: "minmax(110px,0.5fr)", from: 1480 },
   { id: "actions", header: "Actions", track: `${ACTIONS_WIDTH}px`, from: 0 },
 ];
 

@@ -9,28 +9,18 @@ test("the name, state and actions are there at every width; other columns join a
   assert.deepEqual(ids(750), ["name", "state", "validTo", "actions"]);
   assert.deepEqual(ids(850), ["name", "permissions", "state", "validTo", "actions"]);
   assert.deepEqual(ids(980), ["name", "permissions", "state", "validTo", "lastUsed", "actions"]);
-  assert.deepEqual(ids(1230), [
-    "name",
-    "permissions",
-    "state",
-    "validTo",
-    "lastUsed",
-    "hint",
-    "keyId",
-    "actions",
-  ]);
-  assert.deepEqual(ids(1300), [
-    "name",
-    "permissions",
-    "state",
-    "validTo",
-    "lastUsed",
-    "hint",
-    "keyId",
-    "ips",
-    "actions",
-  ]);
+  assert.deepEqual(ids(1230), ["name", "permissions", "state", "validTo", "lastUsed", "hint", "actions"]);
   assert.deepEqual(ids(1400), [
+    "name",
+    "permissions",
+    "state",
+    "validTo",
+    "lastUsed",
+    "created",
+    "hint",
+    "actions",
+  ]);
+  assert.deepEqual(ids(1600), [
     "name",
     "permissions",
     "state",
@@ -45,11 +35,26 @@ test("the name, state and actions are there at every width; other columns join a
 });
 
 test("the columns' least widths fit the table at each width a column joins", () => {
-  for (const width of [680, 800, 900, 1020, 1150, 1300, 1400]) {
+  for (const width of [680, 800, 900, 1020, 1400, 1480, 1560]) {
     const least = columnsFor(width)
       .template.split(" ")
       .map((track) => Number((/^(\d+)px$/.exec(track) ?? /^minmax\((\d+)px/.exec(track))?.[1]))
       .reduce((a, b) => a + b, 0);
     assert.ok(least <= width, `${width}: the columns need ${least} px`);
+  }
+});
+
+test("the name has the spare width: at 1280 and 1440 px it gets at least 340 px", () => {
+  for (const width of [1246, 1406]) {
+    const fixed = columnsFor(width)
+      .template.split(" ")
+      .filter((track) => track.endsWith("px") && !track.startsWith("minmax"))
+      .map((track) => Number.parseInt(track, 10))
+      .reduce((a, b) => a + b, 0);
+    const flexible = columnsFor(width)
+      .template.split(" ")
+      .filter((track) => track.startsWith("minmax"));
+    assert.deepEqual(flexible, ["minmax(140px,1fr)"], `${width}: the name is the one flexible column`);
+    assert.ok(width - fixed >= 340, `${width}: the name has ${width - fixed} px`);
   }
 });
