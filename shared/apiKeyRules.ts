@@ -166,6 +166,23 @@ export interface KeyUsageDto {
   last24Hours: UsageCountsDto;
 }
 
+/** One hour or UTC day of a key's usage series: when it starts (an API datetime) and its calls. */
+export interface UsageBucketDto extends UsageCountsDto {
+  start: string;
+}
+
+/**
+ * A key's usage over time as the service answers it (`GET …/api-keys/{key}/usage-series`): 48
+ * hours and 30 UTC days, oldest first, the current hour and day last, zero-filled.
+ */
+export interface KeyUsageSeriesDto {
+  hours: UsageBucketDto[];
+  days: UsageBucketDto[];
+}
+
+/** A key's usage series as the desktop shows it; `recorded: false` where the service records none. */
+export type KeyUsageSeriesAnswer = ({ recorded: true } & KeyUsageSeriesDto) | { recorded: false };
+
 /** A key answer with what `include` asked for: createdAt null when the creation time is not known. */
 export interface ApiKeyWithExtrasDto extends ApiKeyDto {
   createdAt?: string | null;

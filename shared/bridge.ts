@@ -1,4 +1,5 @@
 import { z } from "zod";
+import type { KeyUsageSeriesAnswer } from "./apiKeys.ts";
 import { createApiKeyRequestSchema, updateApiKeyRequestSchema } from "./apiKeys.ts";
 import type { KeyHistoryDto } from "./audit.ts";
 import {
@@ -182,6 +183,7 @@ export const bridgeArgumentSchemas = {
   // ---- roll, bulk enable/disable, export (shared/keyLifecycleBridge.ts) ----
   ...keyLifecycleArgumentSchemas,
   "keys.history": z.strictObject({ profile, accountKey, key: keyId }),
+  "keys.usageSeries": z.strictObject({ profile, accountKey, key: keyId }),
   "accounts.list": z.strictObject({ profile }).optional(),
   "accounts.addSubAccount": z.strictObject({
     profile,
@@ -246,6 +248,7 @@ export interface BridgeResults
   "keys.setEnabled": ApiKeyView;
   "keys.revealPublicApiKey": RevealedApiKey;
   "keys.history": KeyHistoryDto;
+  "keys.usageSeries": KeyUsageSeriesAnswer;
   "accounts.list": AccountDto[];
   "accounts.addSubAccount": AccountDto;
   "profiles.list": ProfileDto[];

@@ -24,6 +24,7 @@ const methodSet: Record<BridgeMethod, true> = {
   "keys.bulkSetEnabled": true,
   "keys.export": true,
   "keys.history": true,
+  "keys.usageSeries": true,
   "accounts.list": true,
   "accounts.addSubAccount": true,
   "profiles.list": true,

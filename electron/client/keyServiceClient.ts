@@ -1,6 +1,6 @@
 import { createParser } from "eventsource-parser";
 import type { z } from "zod";
-import type { ApiKeyWithExtrasDto, KeyInclude } from "../../shared/apiKeys.ts";
+import type { ApiKeyWithExtrasDto, KeyInclude, KeyUsageSeriesDto } from "../../shared/apiKeys.ts";
 import {
   type ApiKeyDto,
   type CreateApiKeyRequest,
@@ -26,6 +26,7 @@ import {
   capturedPinListSchema,
   capturedPinSchema,
   errorBodySchema,
+  keyUsageSeriesSchema,
   pinStateSchema,
   tfaApiKeyAnswerSchema,
 } from "./responseSchemas.ts";
@@ -306,6 +307,32 @@ export class KeyServiceClient {
         const { messageId, text } = error.bridgeError;
         if (messageId !== "NOT_FOUND" || text.startsWith("no such route")) return null;
       }
+      throw error;
+    }
+  }
+
+  /**
+   * The key's calls per hour and per UTC day (a Keydesk service's
+   * `/local/1/accounts/{accountKey}/api-keys/{key}/usage-series`); null when the service records
+   * none: no such route (another service, an older Keydesk) or a 400 naming usage (--usage off).
+   */
+  async usageSeries(accountKey: string, key: string): Promise<KeyUsageSeriesDto | null> {
+    try {
+      return (await this.#json(
+        `${LOCAL_ACCOUNTS_PATH}/${encodeURIComponent(accountKey)}/api-keys/${encodeURIComponent(key)}/usage-series`,
+        keyUsageSeriesSchema,
+      )) as KeyUsageSeriesDto;
+    } catch (error) {
+      if (error instanceof BridgeFailure && (error.status === 404 || error.status === 405)) {
+        const { messageId, text } = error.bridgeError;
+        if (messageId !== "NOT_FOUND" || text.startsWith("no such route")) return null;
+      }
+      if (
+        error instanceof BridgeFailure &&
+        error.status === 400 &&
+        error.bridgeError.validationErrors?.usage !== undefined
+      )
+        return null;
       throw error;
     }
   }

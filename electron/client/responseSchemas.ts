@@ -35,6 +35,12 @@ export const keyUsageSchema = z.object({
   last24Hours: usageCountsSchema,
 });
 
+/** A key's usage over time as our own service answers it (…/usage-series). */
+export const keyUsageSeriesSchema = z.object({
+  hours: z.array(usageCountsSchema.extend({ start: z.string() })).max(1_000),
+  days: z.array(usageCountsSchema.extend({ start: z.string() })).max(1_000),
+});
+
 export const apiKeySchema = z.object({
   name: z.string(),
   key: identifier,

@@ -1,5 +1,11 @@
 import { z } from "zod";
-import type { ApiKeyDto, ApiKeyWithExtrasDto, KeyInclude } from "../../shared/apiKeys.ts";
+import type {
+  ApiKeyDto,
+  ApiKeyWithExtrasDto,
+  KeyInclude,
+  KeyUsageSeriesDto,
+  UsageBucketDto,
+} from "../../shared/apiKeys.ts";
 import {
   ACCOUNT_KEY_PATTERN,
   createApiKeyRequestSchema,
@@ -74,6 +80,8 @@ const includeField = z
 const countQuerySchema = z.strictObject(filterQueryFields);
 /** GET of one key: other parameters are ignored, as they always were; `include` must be known. */
 const getQuerySchema = z.object({ include: includeField });
+/** The usage series takes no query: an unknown parameter is a 400, not silently ignored. */
+const usageSeriesQuerySchema = z.strictObject({});
 
 const listQuerySchema = z.strictObject({
   ...filterQueryFields,
@@ -360,6 +368,26 @@ export class KeyService {
     }
     if (include?.has("usage") && this.#usage) dto.usage = await this.#usage.usageOf(stored.key, stored.id);
     return dto;
+  }
+
+  /**
+   * The key's calls per hour over the last 48 hours and per UTC day over the last 30 days (a
+   * Keydesk extension), stored plus what the recorder still holds, as include=usage is.
+   */
+  async usageSeries(
+    caller: Account,
+    accountKey: string,
+    key: string,
+    query: unknown = {},
+  ): Promise<KeyUsageSeriesDto> {
+    const stored = await this.#storedKey(await this.resolveAccount(caller, accountKey), key);
+    const parsed = usageSeriesQuerySchema.safeParse(query ?? {});
+    if (!parsed.success) throw invalidQuery(parsed.error.issues);
+    this.#requireUsage("usage");
+    const series = await (this.#usage as UsageRecorder).seriesOf(stored.key, stored.id);
+    const dto = (buckets: typeof series.hours): UsageBucketDto[] =>
+      buckets.map(({ start, allowed, refused }) => ({ start: formatApiDateTime(start), allowed, refused }));
+    return { hours: dto(series.hours), days: dto(series.days) };
   }
 
   async update(

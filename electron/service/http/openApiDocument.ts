@@ -9,6 +9,7 @@ import {
   updateApiKeyRequestSchema,
 } from "../../../shared/apiKeys.ts";
 import { REFUSAL_REASONS } from "../domain/keyUsage.ts";
+import { SERIES_DAYS, SERIES_HOURS } from "../domain/keyUsageSeries.ts";
 import { DEFAULT_PAGE_LIMIT, MAX_PAGE_LIMIT } from "../keyService.ts";
 import { auditPaths, auditSchemas } from "./openApiAudit.ts";
 import {
@@ -228,6 +229,41 @@ const keyUsageSchema = {
   },
 };
 
+/** One hour or UTC day of a key's usage series. */
+const usageBucketSchema = {
+  ...usageCountsSchema,
+  required: ["start", ...usageCountsSchema.required],
+  properties: {
+    start: { ...API_DATETIME, description: "When the hour or the UTC day starts" },
+    ...usageCountsSchema.properties,
+  },
+};
+
+/** A key's usage over time (`…/usage-series`): our own service's extension. */
+const keyUsageSeriesSchema = {
+  type: "object",
+  required: ["hours", "days"],
+  additionalProperties: false,
+  description:
+    "App-authorized calls of the key per hour and per UTC day, oldest first, the current hour and day last; a bucket without calls counts 0. Usage recorded before this service kept days counts from its last 24 hours on",
+  properties: {
+    hours: {
+      type: "array",
+      minItems: SERIES_HOURS,
+      maxItems: SERIES_HOURS,
+      items: usageBucketSchema,
+      description: `The current hour and the ${SERIES_HOURS - 1} before it`,
+    },
+    days: {
+      type: "array",
+      minItems: SERIES_DAYS,
+      maxItems: SERIES_DAYS,
+      items: usageBucketSchema,
+      description: `The current UTC day and the ${SERIES_DAYS - 1} before it`,
+    },
+  },
+};
+
 /** `metrics`: whether the service serves /metrics (serve --metrics), which is then documented. */
 export function buildOpenApiDocument(options: { metrics?: boolean } = {}) {
   return withStorageFailures({
@@ -264,6 +300,7 @@ export function buildOpenApiDocument(options: { metrics?: boolean } = {}) {
           },
         },
         KeyUsage: keyUsageSchema,
+        KeyUsageSeries: keyUsageSeriesSchema,
         ApiKeyList: {
           type: "object",
           required: ["apiKeys"],
@@ -414,6 +451,24 @@ export function buildOpenApiDocument(options: { metrics?: boolean } = {}) {
           responses: {
             "200": { description: "The number of matching keys", content: json(ref("ApiKeyCount")) },
             ...commonErrors,
+          },
+        },
+      },
+      "/local/1/accounts/{accountKey}/api-keys/{key}/usage-series": {
+        parameters: [accountKeyParameter, keyParameter],
+        get: {
+          tags: ["Accounts"],
+          operationId: "getApiKeyUsageSeries",
+          summary:
+            "A key's App-authorized calls, allowed and refused, per hour over the last 48 hours and per UTC day over the last 30 days (a Keydesk extension)",
+          security: basicOnly,
+          responses: {
+            "200": { description: "The key's usage series", content: json(ref("KeyUsageSeries")) },
+            ...commonErrors,
+            "400": errorResponse(
+              "400",
+              "A query parameter (this operation takes none), or the service runs with --usage off",
+            ),
           },
         },
       },

@@ -9,7 +9,7 @@ import {
   isCorruption,
   worthCheckingAtStart,
 } from "./databaseHealth.ts";
-import { KEY_USAGE_SCHEMA } from "./keyUsageSchema.ts";
+import { KEY_USAGE_DAYS_SCHEMA, KEY_USAGE_SCHEMA } from "./keyUsageSchema.ts";
 import { LEGACY_SEALING } from "./sealedColumns.ts";
 
 export type Db = Database.Database;
@@ -235,10 +235,15 @@ const MIGRATIONS: readonly string[] = [
   INSERT INTO meta (name, value) SELECT '${LEGACY_SEALING}', '1' WHERE EXISTS (SELECT 1 FROM accounts)
     ON CONFLICT(name) DO UPDATE SET value = excluded.value;
   `,
+  // A key's usage per UTC day for its 30-day chart (keyUsageStore.ts); hours are kept 48 hours now.
+  KEY_USAGE_DAYS_SCHEMA,
 ];
 
 /** The schema version whose migration added api_keys.origin_created_at (its test starts just before it). */
 export const ORIGIN_CREATED_AT_VERSION = 7;
+
+/** The schema version whose migration added key_usage_days (its test starts just before it). */
+export const USAGE_DAYS_VERSION = 12;
 
 export class DatabaseVersionError extends Error {}
 

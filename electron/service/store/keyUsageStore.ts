@@ -1,11 +1,19 @@
 import type { RefusalReason } from "../domain/keyAuthorization.ts";
 import { dayStartHour, noCounts, type PendingUsage, type UsageCounts } from "../domain/keyUsage.ts";
+import {
+  dayOfHour,
+  emptyUsageByTime,
+  lastPrunedDay,
+  lastPrunedHour,
+  type UsageByTime,
+} from "../domain/keyUsageSeries.ts";
 import type { Db } from "./database.ts";
 import { REFUSAL_COLUMNS as COLUMNS, COUNT_COLUMNS } from "./keyUsageSchema.ts";
 
 /**
- * Usage of keys in SQLite: one row per key with its totals and last calls (key_usage), and one
- * per key and hour with that hour's counts (key_usage_hours), kept for the last 24 hours. Written
+ * Usage of keys in SQLite: one row per key with its totals and last calls (key_usage), one per
+ * key and hour with that hour's counts (key_usage_hours), kept for the last 48 hours, and one per
+ * key and UTC day (key_usage_days), kept for the last 30 days (domain/keyUsageSeries.ts). Written
  * in batches by the UsageRecorder, never on the request's path.
  */
 
@@ -56,6 +64,17 @@ export function storedUsageOf(
   };
 }
 
+/** Stored rows of hours and days (`hour` or `day`, then counts) as counts by time (either database). */
+export function usageByTimeOf(
+  hours: readonly Record<string, unknown>[],
+  days: readonly Record<string, unknown>[],
+): UsageByTime {
+  const byTime = emptyUsageByTime();
+  for (const row of hours) byTime.hours.set(Number(row.hour), countsOf(row));
+  for (const row of days) byTime.days.set(Number(row.day), countsOf(row));
+  return byTime;
+}
+
 /** The batch's counts by column name (REFUSAL_COLUMNS). */
 export function countParams(usage: PendingUsage): Record<string, number> {
   const params: Record<string, number> = { allowed: usage.allowed };
@@ -71,9 +90,13 @@ export class KeyUsageStore {
   readonly #db: Db;
   readonly #addTotal;
   readonly #addHour;
-  readonly #prune;
+  readonly #addDay;
+  readonly #pruneHours;
+  readonly #pruneDays;
   readonly #total;
   readonly #day;
+  readonly #hourRows;
+  readonly #dayRows;
 
   constructor(db: Db) {
     this.#db = db;
@@ -96,15 +119,30 @@ export class KeyUsageStore {
        SELECT id, @hour, ${values} FROM api_keys WHERE key = @key
        ON CONFLICT (api_key_id, hour) DO UPDATE SET ${added}`,
     );
-    this.#prune = db.prepare("DELETE FROM key_usage_hours WHERE hour <= ?");
+    this.#addDay = db.prepare(
+      `INSERT INTO key_usage_days (api_key_id, day, ${COUNT_COLUMNS.join(", ")})
+       SELECT id, @day, ${values} FROM api_keys WHERE key = @key
+       ON CONFLICT (api_key_id, day) DO UPDATE SET ${added}`,
+    );
+    this.#pruneHours = db.prepare("DELETE FROM key_usage_hours WHERE hour <= ?");
+    this.#pruneDays = db.prepare("DELETE FROM key_usage_days WHERE day <= ?");
     this.#total = db.prepare<[number], TotalRow>("SELECT * FROM key_usage WHERE api_key_id = ?");
+    this.#hourRows = db.prepare<[number, number], CountRow>(
+      "SELECT * FROM key_usage_hours WHERE api_key_id = ? AND hour > ?",
+    );
+    this.#dayRows = db.prepare<[number, number], CountRow>(
+      "SELECT * FROM key_usage_days WHERE api_key_id = ? AND day > ?",
+    );
     this.#day = db.prepare<[number, number], CountRow>(
       `SELECT ${COUNT_COLUMNS.map((column) => `sum(${column}) AS ${column}`).join(", ")}
        FROM key_usage_hours WHERE api_key_id = ? AND hour > ?`,
     );
   }
 
-  /** Adds a batch, keyed by the keys' `key` ids, in one transaction; hours before the day go. */
+  /**
+   * Adds a batch, keyed by the keys' `key` ids, to the totals, the hours and the days in one
+   * transaction; hours and days out of every series go (lastPrunedHour, lastPrunedDay).
+   */
   write(batch: ReadonlyMap<string, PendingUsage>, now: number): void {
     this.#db.transaction(() => {
       for (const [key, usage] of batch) {
@@ -119,13 +157,23 @@ export class KeyUsageStore {
           lastRefusedFrom: usage.lastRefusedFrom,
         });
         this.#addHour.run({ key, hour: usage.hour, ...counts });
+        this.#addDay.run({ key, day: dayOfHour(usage.hour), ...counts });
       }
-      this.#prune.run(dayStartHour(now));
+      this.#pruneHours.run(lastPrunedHour(now));
+      this.#pruneDays.run(lastPrunedDay(now));
     })();
   }
 
   /** The stored usage of the key with this row id, counting the day's hours as of `now`. */
   read(apiKeyId: number, now: number): StoredUsage {
     return storedUsageOf(this.#total.get(apiKeyId), this.#day.get(apiKeyId, dayStartHour(now)));
+  }
+
+  /** The stored hours and days of the key with this row id in its series at `now`. */
+  series(apiKeyId: number, now: number): UsageByTime {
+    return usageByTimeOf(
+      this.#hourRows.all(apiKeyId, lastPrunedHour(now)),
+      this.#dayRows.all(apiKeyId, lastPrunedDay(now)),
+    );
   }
 }

@@ -178,6 +178,7 @@ function idempotencyOf(store: IdempotencyStore): IdempotencyWrites {
 function usageOf(store: KeyUsageStore): UsageWrites {
   return {
     read: (apiKeyId, now) => settle(() => store.read(apiKeyId, now)),
+    series: (apiKeyId, now) => settle(() => store.series(apiKeyId, now)),
     write: (batch, now) => settle(() => store.write(batch, now)),
   };
 }

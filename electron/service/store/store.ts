@@ -5,6 +5,7 @@ import type { NewAuditEntry } from "../domain/auditEntries.ts";
 import type { FailureRule } from "../domain/failureBuckets.ts";
 import type { KeyGrant } from "../domain/keyAuthorization.ts";
 import type { PendingUsage } from "../domain/keyUsage.ts";
+import type { UsageByTime } from "../domain/keyUsageSeries.ts";
 import type {
   ApplicationFields,
   StoredApplication,
@@ -217,6 +218,8 @@ export interface IdempotencyWrites extends IdempotencyReads {
 
 export interface UsageReads {
   read(apiKeyId: number, now: number): Promise<StoredUsage>;
+  /** The key's stored counts by hour and by UTC day that fall in its series at `now`. */
+  series(apiKeyId: number, now: number): Promise<UsageByTime>;
 }
 
 export interface UsageWrites extends UsageReads {

@@ -9,6 +9,7 @@ import {
   type KeyUsage,
   type PendingUsage,
 } from "../domain/keyUsage.ts";
+import { addHourCounts, type UsageSeries, usageSeriesOf } from "../domain/keyUsageSeries.ts";
 import type { Store } from "../store/store.ts";
 
 /**
@@ -118,6 +119,20 @@ export class UsageRecorder {
     }
     const time = (at: number | null) => (at === null ? null : formatApiDateTime(at));
     return { ...usage, lastUsedAt: time(usage.lastUsedAt), lastRefusedAt: time(usage.lastRefusedAt) };
+  }
+
+  /**
+   * The key's usage by hour and by day (domain/keyUsageSeries.ts): what is stored plus what is
+   * still in memory, so a call just made is in its hour at once.
+   */
+  async seriesOf(key: string, apiKeyId: number): Promise<UsageSeries> {
+    const now = this.#now();
+    const byTime = await this.#store.usage.series(apiKeyId, now);
+    for (const batch of [...this.#unwritten, this.#pending]) {
+      const pending = batch.get(key);
+      if (pending !== undefined) addHourCounts(byTime, pending.hour, pending);
+    }
+    return usageSeriesOf(byTime, now);
   }
 
   /** Stops the timer and writes what is pending. */

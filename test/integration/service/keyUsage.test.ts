@@ -333,6 +333,7 @@ test("with --usage off, include=usage and unusedForDays are a 400 saying why; in
       `${keysPath()}?include=created,usage&limit=5`,
       `${keysPath()}?unusedForDays=3`,
       "/local/1/accounts/_/api-keys/count?unusedForDays=3",
+      `/local/1/accounts/_/api-keys/${key.key}/usage-series`,
     ]) {
       assert.match(
         assertApiError(await ask(path), 400, "BAD_REQUEST").text,
@@ -346,4 +347,82 @@ test("with --usage off, include=usage and unusedForDays are a 400 saying why; in
   } finally {
     assert.equal((await off.stop("SIGTERM")).code, 0);
   }
+});
+
+interface Bucket extends Counts {
+  start: string;
+}
+
+const seriesPath = (key: string, accountKey = "_") =>
+  `/local/1/accounts/${accountKey}/api-keys/${key}/usage-series`;
+
+test("the usage series: allowed and refused 2FA calls just made are in the current hour and today, every other bucket 0", async () => {
+  const key = await service.createKey("owner", { name: "charted", allowedIPs: ["127.0.0.1"] });
+  const first = Date.now();
+  for (let index = 0; index < 3; index++) assertOk(await call(key, "127.0.0.1"));
+  assertApiError(await call(key, "127.0.0.3"), 403, "FORBIDDEN");
+  assertApiError(await call(key, "127.0.0.4"), 403, "FORBIDDEN");
+  const res = await service.call({ path: seriesPath(key.key), authorization: service.auth("owner") });
+  const last = Date.now();
+  const { hours, days } = assertOk<{ hours: Bucket[]; days: Bucket[] }>(res);
+  assert.equal(hours.length, 48);
+  assert.equal(days.length, 30);
+  const HOUR = 3_600_000;
+  const DAY = 24 * HOUR;
+  // Oldest first, one hour (one UTC day) apart, the last one the one the answer was made in.
+  for (const [buckets, size] of [
+    [hours, HOUR],
+    [days, DAY],
+  ] as const) {
+    const starts = buckets.map((bucket) => asTime(bucket.start));
+    assert.deepEqual(
+      starts,
+      starts.map((_, index) => (starts[0] as number) + index * size),
+    );
+    assert.equal((starts[0] as number) % size, 0);
+  }
+  const lastHour = asTime((hours.at(-1) as Bucket).start);
+  assert.ok(lastHour <= last && last < lastHour + HOUR);
+  assert.equal(lastHour - asTime((hours[0] as Bucket).start), 47 * HOUR);
+  // The calls were made in the current hour (or, should the hour have turned meanwhile, the one before).
+  const counted = (buckets: Bucket[]) =>
+    buckets
+      .map((bucket, index) => ({ index, allowed: bucket.allowed, refused: bucket.refused }))
+      .filter((bucket) => bucket.allowed > 0 || Object.values(bucket.refused).some((count) => count > 0));
+  const callHours = counted(hours);
+  const sameHour = Math.floor(first / HOUR) === Math.floor(last / HOUR);
+  if (sameHour)
+    assert.deepEqual(
+      callHours.map((bucket) => bucket.index),
+      [47],
+    );
+  else assert.ok(callHours.every((bucket) => bucket.index >= 46));
+  const sum = (buckets: { allowed: number; refused: Record<string, number> }[]) => ({
+    allowed: buckets.reduce((total, bucket) => total + bucket.allowed, 0),
+    refused: buckets.reduce((total, bucket) => total + (bucket.refused["address-not-allowed"] ?? 0), 0),
+  });
+  assert.deepEqual(sum(callHours), { allowed: 3, refused: 2 });
+  if (sameHour) assert.deepEqual((hours[47] as Bucket).refused, { ...refusedNone, "address-not-allowed": 2 });
+  const callDays = counted(days);
+  assert.deepEqual(sum(callDays), { allowed: 3, refused: 2 });
+  if (Math.floor(first / DAY) === Math.floor(last / DAY)) {
+    assert.deepEqual(
+      callDays.map((bucket) => bucket.index),
+      [29],
+    );
+  }
+});
+
+test("the usage series of a key of an account the caller does not manage is a 404, and a query is a 400", async () => {
+  const key = await service.createKey("owner", { name: "not the lister's" });
+  const ask = (username: string, path: string) =>
+    service.call({ path, authorization: service.auth(username) });
+  assertApiError(await ask("lister", seriesPath(key.key)), 404, "NOT_FOUND");
+  assertApiError(await ask("lister", seriesPath(key.key, service.accountKeys.owner)), 404, "NOT_FOUND");
+  assertApiError(await ask("owner", seriesPath("0".repeat(32))), 404, "NOT_FOUND");
+  assertOk(await ask("owner", seriesPath(key.key, service.accountKeys.owner)));
+  const query = assertApiError(await ask("owner", `${seriesPath(key.key)}?hours=24`), 400, "BAD_REQUEST");
+  assert.deepEqual(Object.keys(query.validationErrors ?? {}), ["hours"]);
+  const app = await service.call({ path: seriesPath(key.key), authorization: `App ${key.publicApiKey}` });
+  assertApiError(app, 403, "FORBIDDEN");
 });

@@ -15,7 +15,8 @@ type KeyMethods =
   | "keys.update"
   | "keys.setEnabled"
   | "keys.revealPublicApiKey"
-  | "keys.history";
+  | "keys.history"
+  | "keys.usageSeries";
 
 /** One pager (and its kept lists) per core. */
 const pagers = new WeakMap<CoreContext, KeyPager>();
@@ -87,5 +88,9 @@ export const keyHandlers: HandlerTable<KeyMethods> = {
     return page === null
       ? { kept: false }
       : { kept: true, entries: page.entries, more: page.nextCursor !== null };
+  },
+  "keys.usageSeries": async ({ accountKey, key }, context) => {
+    const series = await (await activeClient(context)).usageSeries(accountKey, key);
+    return series === null ? { recorded: false } : { recorded: true, ...series };
   },
 };

@@ -16,6 +16,8 @@ export const API_KEYS_PATH = "/settings/1/accounts/:accountKey/api-keys";
 export const API_KEY_PATH = `${API_KEYS_PATH}/:key`;
 /** A Keydesk extension: how many keys of an account match the list's filters. */
 export const API_KEY_COUNT_PATH = "/local/1/accounts/:accountKey/api-keys/count";
+/** A Keydesk extension: a key's calls per hour (48 hours) and per UTC day (30 days). */
+export const API_KEY_USAGE_SERIES_PATH = "/local/1/accounts/:accountKey/api-keys/:key/usage-series";
 export const TFA_API_KEY_PATH = "/2fa/:version/api-key";
 export const TFA_API_KEY_VERSIONS = ["1", "2"];
 
@@ -134,6 +136,13 @@ export function registerApiKeyRoutes(app: FastifyInstance, keys: KeyService, cal
       const { accountKey, key } = request.params as KeyParams;
       const account = await caller(request);
       return keys.update(account, accountKey, key, request.body, auditOriginOf(request, account));
+    },
+  });
+
+  routePath(app, API_KEY_USAGE_SERIES_PATH, {
+    get: async (request) => {
+      const { accountKey, key } = request.params as KeyParams;
+      return keys.usageSeries(await caller(request), accountKey, key, request.query);
     },
   });
 

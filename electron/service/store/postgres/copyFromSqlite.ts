@@ -47,6 +47,7 @@ const TABLES: readonly CopiedTable[] = [
   { name: "sync_outbox", order: ["id"] },
   { name: "key_usage", order: ["api_key_id"] },
   { name: "key_usage_hours", order: ["api_key_id", "hour"] },
+  { name: "key_usage_days", order: ["api_key_id", "day"] },
   { name: "audit_entries", order: ["id"] },
   { name: "auth_failures", order: ["address"] },
 ];

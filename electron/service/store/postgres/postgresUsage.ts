@@ -1,6 +1,7 @@
 import { dayStartHour } from "../../domain/keyUsage.ts";
+import { dayOfHour, lastPrunedDay, lastPrunedHour } from "../../domain/keyUsageSeries.ts";
 import { COUNT_COLUMNS } from "../keyUsageSchema.ts";
-import { countParams, storedUsageOf, type TotalRow } from "../keyUsageStore.ts";
+import { countParams, storedUsageOf, type TotalRow, usageByTimeOf } from "../keyUsageStore.ts";
 import type { UsageWrites } from "../store.ts";
 import type { Sql } from "./sql.ts";
 
@@ -44,6 +45,15 @@ const ADD_HOURS = `
   ORDER BY b.n
   ON CONFLICT (api_key_id, hour) DO UPDATE SET ${added("key_usage_hours")}`;
 
+const ADD_DAYS = `
+  INSERT INTO key_usage_days (api_key_id, day, ${COUNTS})
+  SELECT k.id, b.day, ${COUNT_COLUMNS.map((column) => `b.${column}`).join(", ")}
+  FROM unnest($1::text[], ${countArrays(2)}, $${afterCounts}::bigint[])
+    WITH ORDINALITY AS b(key, ${COUNTS}, day, n)
+  JOIN api_keys k ON k.key = b.key
+  ORDER BY b.n
+  ON CONFLICT (api_key_id, day) DO UPDATE SET ${added("key_usage_days")}`;
+
 const DAY = `SELECT ${COUNT_COLUMNS.map((column) => `sum(${column})::bigint AS ${column}`).join(", ")}
   FROM key_usage_hours WHERE api_key_id = $1 AND hour > $2`;
 
@@ -53,6 +63,17 @@ export function postgresUsage(sql: Sql): UsageWrites {
       const [total] = await sql.rows<TotalRow>("SELECT * FROM key_usage WHERE api_key_id = $1", [apiKeyId]);
       const [day] = await sql.rows<Record<string, unknown>>(DAY, [apiKeyId, dayStartHour(now)]);
       return storedUsageOf(total, day);
+    },
+    async series(apiKeyId, now) {
+      const hours = await sql.rows<Record<string, unknown>>(
+        `SELECT hour, ${COUNTS} FROM key_usage_hours WHERE api_key_id = $1 AND hour > $2`,
+        [apiKeyId, lastPrunedHour(now)],
+      );
+      const days = await sql.rows<Record<string, unknown>>(
+        `SELECT day, ${COUNTS} FROM key_usage_days WHERE api_key_id = $1 AND day > $2`,
+        [apiKeyId, lastPrunedDay(now)],
+      );
+      return usageByTimeOf(hours, days);
     },
     async write(batch, now) {
       const entries = [...batch].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
@@ -69,8 +90,10 @@ export function postgresUsage(sql: Sql): UsageWrites {
           entries.map(([, usage]) => usage.lastRefusedFrom),
         ]);
         await sql.count(ADD_HOURS, [keys, ...counts, entries.map(([, usage]) => usage.hour)]);
+        await sql.count(ADD_DAYS, [keys, ...counts, entries.map(([, usage]) => dayOfHour(usage.hour))]);
       }
-      await sql.count("DELETE FROM key_usage_hours WHERE hour <= $1", [dayStartHour(now)]);
+      await sql.count("DELETE FROM key_usage_hours WHERE hour <= $1", [lastPrunedHour(now)]);
+      await sql.count("DELETE FROM key_usage_days WHERE day <= $1", [lastPrunedDay(now)]);
     },
   };
 }

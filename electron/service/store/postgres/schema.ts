@@ -279,6 +279,30 @@ export const POSTGRES_MIGRATIONS: readonly PostgresMigration[] = [
         ON CONFLICT (name) DO NOTHING;
     `,
   },
+  // A key's usage per UTC day for its 30-day chart, from the hours already stored; hours are kept
+  // 48 hours from here on (postgresUsage.ts prunes both).
+  {
+    sqliteVersion: 12,
+    sql: `
+      CREATE TABLE key_usage_days (
+        api_key_id bigint NOT NULL REFERENCES api_keys(id),
+        day bigint NOT NULL,
+        allowed bigint NOT NULL DEFAULT 0,
+        refused_disabled bigint NOT NULL DEFAULT 0,
+        refused_not_yet_valid bigint NOT NULL DEFAULT 0,
+        refused_expired bigint NOT NULL DEFAULT 0,
+        refused_address bigint NOT NULL DEFAULT 0,
+        refused_tfa_only bigint NOT NULL DEFAULT 0,
+        PRIMARY KEY (api_key_id, day)
+      );
+      CREATE INDEX key_usage_days_by_day ON key_usage_days(day);
+      INSERT INTO key_usage_days (api_key_id, day, allowed, refused_disabled, refused_not_yet_valid,
+          refused_expired, refused_address, refused_tfa_only)
+        SELECT api_key_id, div(hour, 24), sum(allowed), sum(refused_disabled), sum(refused_not_yet_valid),
+          sum(refused_expired), sum(refused_address), sum(refused_tfa_only)
+        FROM key_usage_hours GROUP BY api_key_id, div(hour, 24);
+    `,
+  },
 ];
 
 /** The schema version this code writes on PostgreSQL: how many migrations there are. */

@@ -176,7 +176,7 @@ export function KeyDetails(props: {
           <Field label="Valid to">
             <When value={key.validTo} none="No end: it does not expire" now={now} />
           </Field>
-          <KeyUsageDetails apiKey={key} now={now} />
+          <KeyUsageDetails apiKey={key} accountKey={props.accountKey} now={now} />
           <Group justify="flex-end">
             {!key.enabled && <Text size="sm">A disabled key is not rolled: enable it first.</Text>}
             <Button

@@ -2,6 +2,7 @@ import { Stack, Text } from "@mantine/core";
 import type { UsageCountsDto } from "../../../../shared/apiKeyRules.ts";
 import type { ApiKeyView } from "../../../../shared/bridge.ts";
 import { parseApiDateTime } from "../../../../shared/datetime.ts";
+import { KeyUsageChart } from "./KeyUsageChart.tsx";
 import { localDateTime, relativeTime } from "./keyState.ts";
 import { createdText, refusalsInWords, refusedTotal, USAGE_NOT_REPORTED } from "./keyUsage.ts";
 
@@ -27,8 +28,11 @@ function Counts(props: { label: string; counts: UsageCountsDto; testId: string }
   );
 }
 
-/** The key's creation time and usage in the details panel: last calls, counts, refusals by rule. */
-export function KeyUsageDetails(props: { apiKey: ApiKeyView; now: number }) {
+/**
+ * The key's creation time and usage in the details panel: last calls, counts, refusals by rule,
+ * and its calls over time where the service reports usage.
+ */
+export function KeyUsageDetails(props: { apiKey: ApiKeyView; accountKey: string; now: number }) {
   const { usage } = props.apiKey;
   const created = createdText(props.apiKey, props.now);
   return (
@@ -70,6 +74,14 @@ export function KeyUsageDetails(props: { apiKey: ApiKeyView; now: number }) {
           </Stack>
         )}
       </div>
+      {usage !== undefined && (
+        <div>
+          <Text size="xs" fw={600} c="dimmed">
+            Usage over time
+          </Text>
+          <KeyUsageChart accountKey={props.accountKey} keyId={props.apiKey.key} />
+        </div>
+      )}
     </>
   );
 }

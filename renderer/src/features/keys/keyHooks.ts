@@ -249,6 +249,19 @@ export function useKeyHistory(accountKey: string, key: string | null) {
   });
 }
 
+/**
+ * A key's calls per hour (48 hours) and per UTC day (30 days) while `key` is set; `{recorded:
+ * false}` when the profile's service records no usage (a state the chart shows, not an error).
+ */
+export function useKeyUsageSeries(accountKey: string, key: string | null) {
+  const scope = useAccountScope(accountKey);
+  return useQuery({
+    queryKey: ["keys.usageSeries", scope, key] as const,
+    queryFn: () => callBridge("keys.usageSeries", { ...scope, key: key as string }),
+    enabled: key !== null,
+  });
+}
+
 /** Rolls a key (successor + shortened old key); the answer holds the successor's publicApiKey once. */
 export function useRollKey() {
   const profile = useProfileScope().id;

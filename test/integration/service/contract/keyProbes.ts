@@ -66,6 +66,13 @@ export async function probeKeyManagement(prober: Prober): Promise<void> {
   await prober.probe(400, { path: `${key}?include=everything` });
   await prober.probe(404, { path: `${KEYS}/${UNKNOWN_ID}` });
   await prober.probe(404, { path: `/settings/1/accounts/${UNKNOWN_ID}/api-keys/${world.managed.key}` });
+  const series = `/local/1/accounts/_/api-keys/${world.managed.key}/usage-series`;
+  await prober.ok({ path: series });
+  await prober.probe(400, { path: `${series}?hours=24` });
+  await prober.probe(404, { path: `/local/1/accounts/_/api-keys/${UNKNOWN_ID}/usage-series` });
+  await prober.probe(404, {
+    path: `/local/1/accounts/${world.service.accountKeys[STRANGER]}/api-keys/${world.managed.key}/usage-series`,
+  });
   await prober.ok({
     method: "PUT",
     path: key,

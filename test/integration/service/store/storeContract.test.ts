@@ -4,11 +4,12 @@ import type { ApiKeyFields } from "../../../../electron/service/domain/apiKeyRul
 import type { NewAuditEntry } from "../../../../electron/service/domain/auditEntries.ts";
 import { newAccountKey, newKeyId, newPublicApiKey } from "../../../../electron/service/domain/identifiers.ts";
 import { emptyPending, hourOf } from "../../../../electron/service/domain/keyUsage.ts";
+import { dayOf } from "../../../../electron/service/domain/keyUsageSeries.ts";
 import type { Account } from "../../../../electron/service/store/accountStore.ts";
 import { IDEMPOTENCY_RETENTION_MS } from "../../../../electron/service/store/idempotencyStore.ts";
 import { DuplicateError, type Store } from "../../../../electron/service/store/store.ts";
 import { formatApiDateTime } from "../../../../shared/datetime.ts";
-import { openStore, STORE_KINDS } from "./storeSubjects.ts";
+import { openStore, poolOn, STORE_KINDS, type StoreSubject } from "./storeSubjects.ts";
 
 /**
  * The store's contract, asserted identically on SQLite and on PostgreSQL: whatever the database,
@@ -46,6 +47,18 @@ function entry(accountId: number, at: number, action: NewAuditEntry["action"] = 
     changes: { name: { old: null, new: `name ${at}` } },
     address: "127.0.0.1",
   };
+}
+
+/** How many hour and day rows of usage the subject's database holds, whatever their key. */
+async function usageRows(subject: StoreSubject): Promise<{ hours: number; days: number }> {
+  const count = async (table: string) => {
+    if (subject.data) {
+      return (subject.data.db.prepare(`SELECT count(*) AS n FROM ${table}`).get() as { n: number }).n;
+    }
+    const { rows } = await poolOn(subject.url as string, 1).query(`SELECT count(*)::int AS n FROM ${table}`);
+    return rows[0].n as number;
+  };
+  return { hours: await count("key_usage_hours"), days: await count("key_usage_days") };
 }
 
 async function accountWithKey(store: Store, username = "ana") {
@@ -388,7 +401,7 @@ for (const kind of STORE_KINDS) {
       );
     });
 
-    test("usage batches add up, the later call's time and address win, and hours older than a day go", async (t) => {
+    test("usage batches add up, the later call's time and address win, and only the last 24 hours count in the day", async (t) => {
       const subject = await openStore(kind, t);
       if (!subject) return;
       const { store } = subject;
@@ -429,6 +442,65 @@ for (const kind of STORE_KINDS) {
       assert.equal(usage.lastRefusedFrom, "10.9.9.9");
       const never = await store.usage.read(key.id + 1000, NOW);
       assert.deepEqual([never.total.allowed, never.lastUsedAt, never.lastUsedFrom], [0, null, null]);
+    });
+
+    test("usage series: hours kept 48 hours and UTC days 30 days, older ones deleted by the next write", async (t) => {
+      const subject = await openStore(kind, t);
+      if (!subject) return;
+      const { store } = subject;
+      const { key } = await accountWithKey(store);
+      const other = await accountWithKey(store, "bo");
+      const hour = hourOf(NOW);
+      const day = dayOf(NOW);
+      const write = (hours: number[], now: number, of = key.key) =>
+        store.write((tx) =>
+          tx.usage.write(
+            new Map(
+              hours.map((at, index) => {
+                const pending = emptyPending(at);
+                pending.allowed = index + 1;
+                pending.refused["address-not-allowed"] = 1;
+                return [of, pending];
+              }),
+            ),
+            now,
+          ),
+        );
+      // One batch holds one hour of a key: each write here is one hour.
+      for (const at of [hour - 47, hour - 48, day * 24 - 29 * 24, day * 24 - 30 * 24, hour, hour])
+        await write([at], NOW);
+      await write([hour], NOW, other.key.key);
+      const series = await store.usage.series(key.id, NOW);
+      assert.deepEqual(
+        [...series.hours].sort(([a], [b]) => a - b).map(([at, counts]) => [hour - at, counts.allowed]),
+        [
+          [47, 1],
+          [0, 2],
+        ],
+      );
+      assert.equal(series.hours.get(hour)?.refused["address-not-allowed"], 2);
+      assert.deepEqual(
+        [...series.days].sort(([a], [b]) => a - b).map(([at, counts]) => [day - at, counts.allowed]),
+        // The hour 48 back is in the day before yesterday (NOW is 15:06 UTC) with the one 47 back.
+        [
+          [29, 1],
+          [2, 2],
+          [0, 2],
+        ],
+      );
+      // Stored rows: what no series shows is gone, not only left out of the read.
+      assert.deepEqual(await usageRows(subject), { hours: 3, days: 4 });
+      // A day later the next batch deletes what fell out of the 48 hours and the 30 days.
+      const later = NOW + 24 * 3_600_000;
+      await write([hourOf(later)], later);
+      assert.deepEqual(await usageRows(subject), { hours: 3, days: 4 });
+      const afterADay = await store.usage.series(key.id, later);
+      assert.deepEqual(
+        [...afterADay.hours.keys()].sort((a, b) => a - b),
+        [hour, hourOf(later)],
+      );
+      assert.equal(afterADay.days.get(day - 29), undefined);
+      assert.equal((await store.usage.series(key.id + 1000, NOW)).hours.size, 0);
     });
 
     test("a write that throws leaves nothing behind and rejects with what it threw", async (t) => {

@@ -6,7 +6,7 @@ import { after, test } from "node:test";
 import Database from "better-sqlite3";
 import { DataKeyError } from "../../../../electron/service/crypto/dataKey.ts";
 import { KEY_CHECK, openDataDir } from "../../../../electron/service/dataDir.ts";
-import { readMeta } from "../../../../electron/service/store/database.ts";
+import { readMeta, SCHEMA_VERSION } from "../../../../electron/service/store/database.ts";
 import { copyF31ab92DataDir } from "../../../harness/fixtureDataDir.ts";
 import { makeTempDir, removeDir } from "../../../harness/keyServiceProcess.ts";
 
@@ -62,7 +62,7 @@ test("an upgrade that could not seal every value again keeps the copy from befor
     assert.throws(() => openDataDir({ dataDir: dir }), /does not open with this data key/);
     assert.ok(existsSync(join(dir, COPY)), `the copy is there after start ${start + 1}`);
   }
-  assert.equal(schemaVersion(dir), 11, "the schema moved on; the sealed values did not");
+  assert.equal(schemaVersion(dir), SCHEMA_VERSION, "the schema moved on; the sealed values did not");
 });
 
 test("a database holding sealed values without its key check takes only a key that opens them, and never a new one", async () => {

@@ -37,6 +37,7 @@ const ORDER: Record<string, string> = {
   sync_keys: "api_key_id",
   key_usage: "api_key_id",
   key_usage_hours: "api_key_id, hour",
+  key_usage_days: "api_key_id, day",
   auth_failures: "address",
 };
 
@@ -255,6 +256,7 @@ describe("copying a SQLite data dir into PostgreSQL", () => {
         await postgres.apiKeys.grantByDigest(digest),
         await sqlite.apiKeys.grantByDigest(digest),
       );
+      assert.deepEqual(await postgres.usage.series(key.id, now), await sqlite.usage.series(key.id, now));
       assert.deepEqual(await postgres.usage.read(key.id, now), await sqlite.usage.read(key.id, now));
     }
     for (const pinId of seeded.pinIds) {

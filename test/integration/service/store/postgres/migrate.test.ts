@@ -4,7 +4,11 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
 import pg from "pg";
-import { openDatabase, SCHEMA_VERSION } from "../../../../../electron/service/store/database.ts";
+import {
+  openDatabase,
+  SCHEMA_VERSION,
+  USAGE_DAYS_VERSION,
+} from "../../../../../electron/service/store/database.ts";
 import {
   migratePostgres,
   PostgresSchemaVersionError,
@@ -67,6 +71,49 @@ test("migrating a current database again changes nothing", async (t) => {
   });
   const afterwards = await pool.query("SELECT version, applied_at FROM schema_version ORDER BY version");
   assert.deepEqual(afterwards.rows, before.rows);
+});
+
+test("usage per UTC day starts from the hours a database holds, which it keeps", async (t) => {
+  if (skipWithoutPostgres(t)) return;
+  const { pool } = await freshPool();
+  const daysVersion = POSTGRES_MIGRATIONS.findIndex(
+    (migration) => migration.sqliteVersion === USAGE_DAYS_VERSION,
+  );
+  await migratePostgres(pool, daysVersion);
+  await pool.query(`INSERT INTO accounts (id, account_key, username, password_hash, created_at)
+    VALUES (1, '${"A".repeat(32)}', 'owner', 'x', 0)`);
+  for (const id of [1, 2]) {
+    await pool.query(
+      `INSERT INTO api_keys (id, key, account_id, name, public_api_key_digest, public_api_key_sealed,
+         permissions, enabled, created_at, updated_at)
+       VALUES ($1, $2, 1, 'k', $3, '\\x00', '["ALL"]', true, 0, 0)`,
+      [id, String(id).repeat(32), Buffer.alloc(32, id)],
+    );
+  }
+  const day = 20_400;
+  for (const [id, hour, allowed, expired] of [
+    [1, 24 * day - 1, 5, 1],
+    [1, 24 * day, 2, 0],
+    [1, 24 * day + 23, 3, 4],
+    [2, 24 * day + 10, 7, 0],
+  ]) {
+    await pool.query(
+      "INSERT INTO key_usage_hours (api_key_id, hour, allowed, refused_expired) VALUES ($1, $2, $3, $4)",
+      [id, hour, allowed, expired],
+    );
+  }
+  await migratePostgres(pool);
+  const { rows } = await pool.query(
+    `SELECT api_key_id::int AS id, day::int, allowed::int, refused_expired::int AS expired
+     FROM key_usage_days ORDER BY id, day`,
+  );
+  assert.deepEqual(rows, [
+    { id: 1, day: day - 1, allowed: 5, expired: 1 },
+    { id: 1, day, allowed: 5, expired: 4 },
+    { id: 2, day, allowed: 7, expired: 0 },
+  ]);
+  const hours = await pool.query("SELECT count(*)::int AS n FROM key_usage_hours");
+  assert.equal(hours.rows[0].n, 4);
 });
 
 test("ten replicas starting at once on one empty database all succeed, and one of them built the schema", async (t) => {

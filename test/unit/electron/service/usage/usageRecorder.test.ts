@@ -72,9 +72,14 @@ test("the last 24 hours count the current hour and the 23 before it; totals coun
     assert.equal(read.total.allowed, 2);
 
     usage.record(key.key, "allowed", clock.now, "10.0.0.4");
-    await usage.flush(); // writing prunes the hours before the day
-    const hours = data.db.prepare("SELECT count(*) AS n FROM key_usage_hours").get() as { n: number };
-    assert.equal(hours.n, 2);
+    await usage.flush(); // hours are kept 48 hours (the usage series): nothing pruned yet
+    const hours = () =>
+      (data.db.prepare("SELECT count(*) AS n FROM key_usage_hours").get() as { n: number }).n;
+    assert.equal(hours(), 3);
+    clock.now += 25 * HOUR; // the first two hours are now more than 48 hours back
+    usage.record(key.key, "allowed", clock.now, "10.0.0.4");
+    await usage.flush(); // writing prunes them
+    assert.equal(hours(), 2);
   } finally {
     await usage.close();
   }
@@ -99,6 +104,35 @@ test("a batch the database refused is kept, read as counted, and written with th
     await usage.flush();
     // Read by a store of its own: only what is in the database.
     assert.equal(new KeyUsageStore(data.db).read(key.id, clock.now).total.allowed, before + 2);
+  } finally {
+    await usage.close();
+  }
+});
+
+test("the series counts calls not yet written in their hour and day at once, and the same after the write", async () => {
+  const clock = { now: Date.UTC(2026, 10, 20, 23, 59, 59) };
+  const usage = recorder(clock);
+  try {
+    const before = await usage.seriesOf(key.key, key.id);
+    const today = before.days.at(-1)?.allowed ?? 0;
+    usage.record(key.key, "allowed", clock.now, "10.0.0.7");
+    usage.record(key.key, "address-not-allowed", clock.now, "10.9.9.9");
+    let series = await usage.seriesOf(key.key, key.id);
+    assert.equal(series.hours.at(-1)?.start, Date.UTC(2026, 10, 20, 23));
+    assert.equal(series.hours.at(-1)?.allowed, 1);
+    assert.equal(series.hours.at(-1)?.refused["address-not-allowed"], 1);
+    assert.equal(series.days.at(-1)?.allowed, today + 1);
+    await usage.flush();
+    series = await usage.seriesOf(key.key, key.id);
+    assert.equal(series.hours.at(-1)?.allowed, 1);
+    assert.equal(series.days.at(-1)?.allowed, today + 1);
+    // A second later is the next UTC day: the call is yesterday's and 1 hour back.
+    clock.now += 1_000;
+    series = await usage.seriesOf(key.key, key.id);
+    assert.equal(series.hours.at(-2)?.allowed, 1);
+    assert.equal(series.hours.at(-1)?.allowed, 0);
+    assert.equal(series.days.at(-2)?.allowed, today + 1);
+    assert.equal(series.days.at(-1)?.allowed, 0);
   } finally {
     await usage.close();
   }

@@ -1,0 +1,61 @@
+import assert from "node:assert/strict";
+import { test } from "node:test";
+import type { UsageBucketDto } from "../../../../../shared/apiKeyRules.ts";
+
+// West of UTC, where a UTC day's start is the evening before in local time: the labels must not
+// show that day. Set before the module makes its formatters.
+process.env.TZ = "America/New_York";
+const { seriesRows, seriesSummary, seriesTotals } = await import(
+  "../../../../../renderer/src/features/keys/keyUsageSeries.ts"
+);
+
+const none = { disabled: 0, "not-yet-valid": 0, expired: 0, "address-not-allowed": 0, "tfa-only": 0 };
+const bucket = (start: string, allowed: number, refused = none): UsageBucketDto => ({
+  start,
+  allowed,
+  refused,
+});
+
+test("a bar's refused calls are the sum over the rules; allowed stays apart", () => {
+  const rows = seriesRows(
+    [
+      bucket("2026-11-28T00:00:00.000+0000", 5, { ...none, expired: 2, "tfa-only": 1 }),
+      bucket("2026-11-29T00:00:00.000+0000", 0),
+    ],
+    "days",
+  );
+  assert.deepEqual(
+    rows.map(({ allowed, refused }) => ({ allowed, refused })),
+    [
+      { allowed: 5, refused: 3 },
+      { allowed: 0, refused: 0 },
+    ],
+  );
+});
+
+test("days are labelled with their UTC date, whatever the local time zone; hours with the local time", () => {
+  const [row] = seriesRows([bucket("2026-11-28T00:00:00.000+0000", 1)], "days");
+  assert.match(row?.label ?? "", /28/);
+  assert.doesNotMatch(row?.label ?? "", /27/);
+  assert.match(row?.label ?? "", /Nov/);
+  assert.match(row?.title ?? "", /\(UTC\)$/);
+  const [hour] = seriesRows([bucket("2026-11-28T15:00:00.000+0000", 1)], "hours");
+  assert.match(hour?.label ?? "", /10/); // 15:00 UTC is 10:00 in New York in November
+});
+
+test("a start that is no API datetime labels its bar '?' rather than failing the chart", () => {
+  assert.equal(seriesRows([bucket("yesterday", 1)], "hours")[0]?.label, "?");
+});
+
+test("the summary says the totals and the period, or that there were no calls", () => {
+  const buckets = [
+    bucket("2026-11-29T01:00:00.000+0000", 300, { ...none, disabled: 1 }),
+    bucket("2026-11-29T02:00:00.000+0000", 12, { ...none, "address-not-allowed": 3 }),
+  ];
+  assert.deepEqual(seriesTotals(buckets), { allowed: 312, refused: 4 });
+  assert.equal(seriesSummary(buckets, "hours"), "312 allowed, 4 refused in the last 48 hours");
+  assert.equal(
+    seriesSummary([bucket("2026-11-29T00:00:00.000+0000", 0)], "days"),
+    "No calls in the last 30 days",
+  );
+});
