@@ -106,6 +106,16 @@ test("a key created with the 30-day preset ends in 30 days, said in the form and
   assert.deepEqual(await seriousViolations(page, '[role="dialog"]'), [], "the create dialog with a preset");
   await shot("key-expiry-create-30-days-1280.png", 1280);
   await shot("key-expiry-create-30-days-800.png", 800);
+  // 800×600: the taller form scrolls, and its buttons can be reached.
+  await page.setViewportSize({ width: 800, height: 600 });
+  const create = dialog.getByRole("button", { name: "Create key" });
+  await create.scrollIntoViewIfNeeded();
+  const box = await create.boundingBox();
+  assert.ok(
+    box && box.y >= 0 && box.y + box.height <= 600,
+    `Create key within the window: ${JSON.stringify(box)}`,
+  );
+  await page.screenshot({ path: join(RESULTS, "key-expiry-create-30-days-800x600.png") });
   await page.setViewportSize({ width: 1280, height: 800 });
   await dialog.getByRole("button", { name: "Create key" }).click();
   await page.getByRole("dialog", { name: "Key created" }).getByRole("button", { name: "Done" }).click();

@@ -23,6 +23,9 @@ export function useExpiringKeys(accountKey: string, enabled: boolean) {
     queryFn: () => callBridge("keys.page", { profile, accountKey, query, sort, limit: MAX_KEY_PAGE_LIMIT }),
     enabled,
     refetchInterval: RECHECK_MS,
+    // A background check: its failure is no banner of its own (in every view, Settings included);
+    // the Keys view's list says when the service fails, and the next check tries again.
+    meta: { errorShownInView: true },
   });
 }
 
