@@ -138,7 +138,22 @@ export type Theme = (typeof THEMES)[number];
 export interface SettingsDto {
   clipboardClearSeconds: number;
   theme: Theme;
+  /** Whether keys expiring within EXPIRING_SOON_DAYS are announced (once per key per day); on by default. */
+  expiryNotifications: boolean;
 }
+
+/** One notification: a key's name, account and end; never a publicApiKey. */
+export interface NotificationItemDto {
+  title: string;
+  body: string;
+}
+
+/**
+ * Who showed the notifications: main (the desktop's system notifications); the page (the browser
+ * host: main has no screen of the user's, so the page shows them with the Notification API); none
+ * because the setting is off, or because the system has no notifications.
+ */
+export type NotificationsShownDto = { shownBy: "main" | "page" | "off" | "unsupported" };
 
 // ---- Argument schemas ---------------------------------------------------------------------
 
@@ -154,6 +169,9 @@ const username = z.string().min(1, "must not be empty").max(200);
 const password = z.string().min(1, "must not be empty").max(1024);
 const none = z.strictObject({}).optional();
 const keyQuery = keyQuerySchema;
+
+/** Notifications per notifications.show call: a day's expiring keys are announced one by one up to this. */
+export const MAX_NOTIFICATIONS_PER_CALL = 20;
 
 /** Rows of keys.page per call: at most this many, DEFAULT_KEY_PAGE_LIMIT when not asked. */
 export const MAX_KEY_PAGE_LIMIT = 500;
@@ -220,6 +238,18 @@ export const bridgeArgumentSchemas = {
   "settings.update": z.strictObject({
     clipboardClearSeconds: z.int().min(5).max(3600).optional(),
     theme: z.enum(THEMES, { error: "must be light, dark or auto" }).optional(),
+    expiryNotifications: z.boolean().optional(),
+  }),
+  "notifications.show": z.strictObject({
+    items: z
+      .array(
+        z.strictObject({
+          title: z.string().min(1, "must not be empty").max(200),
+          body: z.string().max(1000),
+        }),
+      )
+      .min(1)
+      .max(MAX_NOTIFICATIONS_PER_CALL),
   }),
   ...syncBridgeArgumentSchemas,
   // ---- 2FA applications and message templates (shared/tfaBridge.ts) ----
@@ -264,6 +294,7 @@ export interface BridgeResults
   "clipboard.copyPublicApiKey": CopyResultDto;
   "settings.get": SettingsDto;
   "settings.update": SettingsDto;
+  "notifications.show": NotificationsShownDto;
 }
 
 /** The argument a caller passes (defaults not applied yet). */

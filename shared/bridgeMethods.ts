@@ -40,6 +40,7 @@ const methodSet: Record<BridgeMethod, true> = {
   "clipboard.copyPublicApiKey": true,
   "settings.get": true,
   "settings.update": true,
+  "notifications.show": true,
   "sync.links.list": true,
   "sync.links.create": true,
   "sync.links.update": true,

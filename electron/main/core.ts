@@ -103,6 +103,7 @@ export async function startKeydeskCore(options: KeydeskCoreOptions): Promise<Key
     exportFiles: options.exportFiles,
     downloads: new ExportDownloads(),
     backupFiles: options.backupFiles,
+    notifier: options.notifier,
     restoreSources: new RestoreSources(options.dataDir),
     autoBackups,
     exclusive,

@@ -61,6 +61,16 @@ export interface ClipboardPort {
  */
 export const PAGE_CLIPBOARD = "page";
 
+/**
+ * The desktop's system notifications (Electron's Notification fits it, see desktopNotifier.ts).
+ * The browser host has none: there the page shows them.
+ */
+export interface NotifierPort {
+  /** Whether the system can show notifications at all (Electron: Notification.isSupported()). */
+  isSupported(): boolean;
+  show(notification: { title: string; body: string }): void;
+}
+
 export interface CoreOptions {
   /** App data: settings file, embedded service data (KEYDESK_DATA_DIR overrides the app's folder). */
   dataDir: string;
@@ -77,4 +87,6 @@ export interface CoreOptions {
   exportFiles?: ExportFilePort;
   /** The desktop's backup dialogs; left out (the browser host, tests): download and upload. */
   backupFiles?: BackupFilePort;
+  /** The desktop's system notifications; left out (the browser host): the page shows them. */
+  notifier?: NotifierPort;
 }

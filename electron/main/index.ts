@@ -4,6 +4,7 @@ import { openCredentialVault } from "../vault/openCredentialVault.ts";
 import { backupDialogs } from "./backupDialog.ts";
 import { startKeydeskCore } from "./core.ts";
 import type { KeydeskCore } from "./corePorts.ts";
+import { desktopNotifier } from "./desktopNotifier.ts";
 import { saveDialogExports } from "./exportDialog.ts";
 import { registerBridge } from "./ipc.ts";
 import { appOriginOf, isTrustedSender } from "./security.ts";
@@ -86,6 +87,7 @@ function startKeydesk(): void {
         clipboard,
         exportFiles: saveDialogExports(() => mainWindow),
         backupFiles: backupDialogs(() => mainWindow),
+        notifier: desktopNotifier,
       });
       // Every handler checks that the calling frame is the app's own page.
       registerBridge(

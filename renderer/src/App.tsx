@@ -2,12 +2,14 @@ import { AppShell, Center, Group, Loader, Stack, Tabs, Title } from "@mantine/co
 import { useElementSize, useHotkeys } from "@mantine/hooks";
 import { lazy, Suspense, useMemo, useState } from "react";
 import type { KeySort } from "../../shared/apiKeyRules.ts";
+import { AfterFirstPaint } from "./AfterFirstPaint.tsx";
 import { useBridgeEvents, useFollowProfileChanges, useRetryWhenReachable } from "./bridgeHooks.ts";
 import { FailingQueriesBanner } from "./FailingQueriesBanner.tsx";
 import { AccountSwitcher } from "./features/accounts/AccountSwitcher.tsx";
 import { DEFAULT_SORT, NAME_SEARCH_ID } from "./features/keys/KeyFilterBar.tsx";
 import { KeysView } from "./features/keys/KeysView.tsx";
 import { INITIAL_KEY_FILTERS, type KeyFilters } from "./features/keys/keyState.ts";
+import { ExpiryNotifier } from "./features/notifications/ExpiryNotifier.tsx";
 import { ProfileSwitcher } from "./features/profiles/ProfileSwitcher.tsx";
 import { useActiveProfile } from "./features/profiles/profileHooks.ts";
 import { useAppliedTheme } from "./features/settings/settingsHooks.ts";
@@ -161,6 +163,10 @@ export function App() {
                   </Center>
                 ) : (
                   <>
+                    {/* Nothing on the first screen needs it: it asks for its keys after the first rows. */}
+                    <AfterFirstPaint>
+                      <ExpiryNotifier accountKey={accountKey} />
+                    </AfterFirstPaint>
                     {view === "keys" && (
                       <KeysView
                         accountKey={accountKey}

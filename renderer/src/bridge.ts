@@ -98,6 +98,14 @@ export function downloadHref(path: string): string {
   return `${path}?token=${encodeURIComponent(sessionStorage.getItem(TOKEN_STORAGE_KEY) ?? "")}`;
 }
 
+/**
+ * Whether the page is the desktop app's (Electron's preload): there main shows system
+ * notifications; in the browser host the page shows them with the Notification API.
+ */
+export function inDesktopApp(): boolean {
+  return window.keydesk !== undefined;
+}
+
 /** Whether main has the desktop's file dialogs (Electron's preload); the browser host has none. */
 export function hasFileDialogs(): boolean {
   return window.keydesk !== undefined;

@@ -1,5 +1,8 @@
 import type { QueryClient } from "@tanstack/react-query";
 
+/** The expiry notifications' list of keys expiring soon (features/notifications). */
+export const EXPIRING_KEYS_QUERY = "keys.expiring";
+
 /**
  * Refetches every key list, count and history (of every account): after creates, edits and syncs.
  * Here rather than in a feature: the keys view and the sync view both change keys, and neither
@@ -10,5 +13,6 @@ export function invalidateKeyLists(queryClient: QueryClient): Promise<unknown> {
     queryClient.invalidateQueries({ queryKey: ["keys.page"] }),
     queryClient.invalidateQueries({ queryKey: ["keys.count"] }),
     queryClient.invalidateQueries({ queryKey: ["keys.history"] }),
+    queryClient.invalidateQueries({ queryKey: [EXPIRING_KEYS_QUERY] }),
   ]);
 }

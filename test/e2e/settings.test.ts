@@ -130,7 +130,11 @@ test("a valid delay is saved on submit, with a confirmation; the next copy clear
   await saved.waitFor();
   assert.equal(await saved.textContent(), "Saved: a copied publicApiKey is cleared after 7 s.");
   assert.equal(await delayField().getAttribute("aria-invalid"), null, "no error left");
-  assert.deepEqual(await bridge("settings.get"), { clipboardClearSeconds: 7, theme: "auto" });
+  assert.deepEqual(await bridge("settings.get"), {
+    clipboardClearSeconds: 7,
+    theme: "auto",
+    expiryNotifications: true,
+  });
   await page.screenshot({ path: join(RESULTS, "settings-saved-1280x800-light.png") });
 
   // Editing the field again withdraws the confirmation: it speaks of the saved value only.

@@ -8,7 +8,13 @@ import type {
 import { BridgeFailure } from "../../client/bridgeFailure.ts";
 import { KeyServiceClient } from "../../client/keyServiceClient.ts";
 import { type CredentialVault, vaultAccounts } from "../../vault/credentialVault.ts";
-import type { BackupFilePort, ClipboardPort, ExportFilePort, PAGE_CLIPBOARD } from "../corePorts.ts";
+import type {
+  BackupFilePort,
+  ClipboardPort,
+  ExportFilePort,
+  NotifierPort,
+  PAGE_CLIPBOARD,
+} from "../corePorts.ts";
 import type { AutoBackups } from "./autoBackups.ts";
 import type { EmbeddedService } from "./embeddedService.ts";
 import type { ExportDownloads } from "./exportDownloads.ts";
@@ -27,6 +33,8 @@ export interface CoreContext {
   readonly downloads: ExportDownloads;
   /** The desktop's backup dialogs; undefined: backups download, restores upload (browser host). */
   readonly backupFiles: BackupFilePort | undefined;
+  /** The desktop's system notifications; undefined: the page shows them (browser host). */
+  readonly notifier: NotifierPort | undefined;
   /** Backups chosen or uploaded for a restore, by id. */
   readonly restoreSources: RestoreSources;
   readonly autoBackups: AutoBackups;

@@ -10,6 +10,7 @@ import { keyBulkHandlers } from "./handlers/keyBulk.ts";
 import { keyExportHandlers } from "./handlers/keyExport.ts";
 import { keyRollHandlers } from "./handlers/keyRoll.ts";
 import { keyHandlers } from "./handlers/keys.ts";
+import { notificationHandlers } from "./handlers/notifications.ts";
 import { pinHandlers } from "./handlers/pins.ts";
 import { profileHandlers } from "./handlers/profiles.ts";
 import { serviceHandlers } from "./handlers/service.ts";
@@ -32,6 +33,7 @@ export const handlers: HandlerTable<BridgeMethod> = {
   ...pinHandlers,
   ...clipboardHandlers,
   ...settingsHandlers,
+  ...notificationHandlers,
   ...syncHandlers,
   ...tfaHandlers,
   ...backupHandlers,

@@ -5,7 +5,7 @@ import { z } from "zod";
 /**
  * The desktop app's settings file, `<dataDir>/settings.json`: connection profiles without their
  * passwords (those live in the CredentialVault), the active profile, the embedded service's
- * remembered port, the clipboard delay, the colour scheme and whether automatic backups are on. Written atomically (temporary file, then rename);
+ * remembered port, the clipboard delay, the colour scheme, whether automatic backups are on and whether expiring keys are announced. Written atomically (temporary file, then rename);
  * checked on every read. A file that cannot be read as settings is kept aside as
  * `settings.json.corrupt-<time>` and the app starts with fresh settings.
  */
@@ -32,6 +32,8 @@ const settingsSchema = z.strictObject({
   theme: z.enum(["light", "dark", "auto"]).optional(),
   /** Automatic backups of the Local data (their passphrase is in the OS keychain); absent: off. */
   autoBackup: z.boolean().optional(),
+  /** Notifications of keys expiring soon; absent: on (an admin learns of them unless they opt out). */
+  expiryNotifications: z.boolean().optional(),
 });
 
 export type StoredProfile = z.infer<typeof profileSchema>;

@@ -75,6 +75,8 @@ export interface StandInSnapshot {
   ipcMainListeners: string[];
   windows: WindowRecord[];
   clipboardWrites: string[];
+  /** The system notifications main showed (Electron's Notification), in order. */
+  notificationsShown: Array<{ title: string; body: string }>;
   /** What main sent to the renderer (webContents.send). */
   sentToRenderer: Array<{ channel: string; args: unknown[] }>;
 }

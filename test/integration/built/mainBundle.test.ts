@@ -239,6 +239,16 @@ describe("the built main process (out/main/index.js) on a stand-in Electron", ()
     assert.equal(clipboardWrites.at(-1), created.publicApiKey);
   });
 
+  it("shows expiry notifications with Electron's Notification in main, none once they are turned off", async () => {
+    const item = { title: "API key “billing” expires in 2 days", body: "owner on Local: it ends soon." };
+    assert.deepEqual(await bridgeOk(app, "notifications.show", { items: [item] }), { shownBy: "main" });
+    assert.deepEqual((await app.snapshot()).notificationsShown, [item]);
+    await bridgeOk(app, "settings.update", { expiryNotifications: false });
+    assert.deepEqual(await bridgeOk(app, "notifications.show", { items: [item] }), { shownBy: "off" });
+    assert.deepEqual((await app.snapshot()).notificationsShown, [item], "nothing more shown");
+    await bridgeOk(app, "settings.update", { expiryNotifications: true });
+  });
+
   it("pushes the core's events to the window on the event channel", async () => {
     await bridgeOk(app, "profiles.activate", { id: "local" });
     const { sentToRenderer } = await app.snapshot();

@@ -299,10 +299,15 @@ describe("the Local profile through dispatch", () => {
   });
 
   test("settings: the clipboard delay defaults to 30 s and can be changed", async () => {
-    assert.deepEqual(await ok(core, "settings.get"), { clipboardClearSeconds: 30, theme: "auto" });
+    assert.deepEqual(await ok(core, "settings.get"), {
+      clipboardClearSeconds: 30,
+      theme: "auto",
+      expiryNotifications: true,
+    });
     assert.deepEqual(await ok(core, "settings.update", { clipboardClearSeconds: 45 }), {
       clipboardClearSeconds: 45,
       theme: "auto",
+      expiryNotifications: true,
     });
     assert.equal((await ok(core, "settings.get")).clipboardClearSeconds, 45);
     const stored = (await settingsOf(dataDir)) as unknown as { clipboardClearSeconds: number };
@@ -315,6 +320,7 @@ describe("the Local profile through dispatch", () => {
     assert.deepEqual(await ok(core, "settings.update", { theme: "dark" }), {
       clipboardClearSeconds: delay,
       theme: "dark",
+      expiryNotifications: true,
     });
     assert.equal(((await settingsOf(dataDir)) as unknown as { theme: string }).theme, "dark");
     const refused = await fails(core, "settings.update", { theme: "sepia" });

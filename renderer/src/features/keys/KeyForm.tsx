@@ -1,4 +1,14 @@
-import { Alert, Button, Checkbox, Group, Stack, Switch, Text, TextInput } from "@mantine/core";
+import {
+  Alert,
+  Button,
+  Checkbox,
+  Group,
+  SegmentedControl,
+  Stack,
+  Switch,
+  Text,
+  TextInput,
+} from "@mantine/core";
 import { DateTimePicker } from "@mantine/dates";
 import dayjs from "dayjs";
 import { type FormEvent, useState } from "react";
@@ -7,6 +17,14 @@ import { nameProblems, type Permission } from "../../../../shared/apiKeyRules.ts
 import { parseApiDateTime } from "../../../../shared/datetime.ts";
 import { normalizeIpEntry } from "../../../../shared/ip.ts";
 import { BridgeFailure } from "../../bridgeHooks.ts";
+import { formatLocal, formatRelative } from "../../time.ts";
+import {
+  EXPIRY_CHOICES,
+  type ExpiryChoice,
+  initialChoice,
+  validToFor,
+  windowProblem,
+} from "./expiryPresets.ts";
 
 /** The form of a key (create and edit): its fields, local checks, and the service's messages at them. */
 
@@ -80,6 +98,7 @@ function localProblems(values: KeyFormValues): {
   name: string | undefined;
   permissions: string | undefined;
   ips: (string | null)[];
+  validTo: string | undefined;
 } {
   const problems = nameProblems(values.name);
   const ips = values.allowedIPs.map(({ value: entry }) =>
@@ -87,11 +106,12 @@ function localProblems(values: KeyFormValues): {
       ? "Not an IPv4 or IPv6 address or CIDR range"
       : null,
   );
-  // The order of validFrom and validTo is the service's rule: its message shows at Valid to.
   return {
     name: problems.length ? `Name ${problems.join(", ")}` : undefined,
     permissions: values.permissions.length === 0 ? "Choose at least one permission" : undefined,
     ips,
+    // The service's rule too (its message shows at Valid to as well): refused before sending.
+    validTo: windowProblem(values.validFrom, values.validTo),
   };
 }
 
@@ -127,6 +147,23 @@ function LocalDateTimeField(props: {
   );
 }
 
+/** When the key ends, in words: the date a preset or the picker gave, and how far away it is. */
+function EndStatement(props: { validTo: string | null; choice: ExpiryChoice }) {
+  if (props.validTo === null) {
+    return (
+      <Text size="sm" c="dimmed" data-testid="key-form-ends">
+        {props.choice === "date" ? "No end yet: pick one at Valid to." : "No end: the key never expires."}
+      </Text>
+    );
+  }
+  const end = dayjs(props.validTo).valueOf();
+  return (
+    <Text size="sm" data-testid="key-form-ends">
+      Ends {formatLocal(end)} ({formatRelative(end, Date.now())})
+    </Text>
+  );
+}
+
 /** Whether two forms hold the same values (the IP entries' ids aside). */
 function sameValues(a: KeyFormValues, b: KeyFormValues): boolean {
   const plain = (v: KeyFormValues) => JSON.stringify({ ...v, allowedIPs: v.allowedIPs.map((e) => e.value) });
@@ -156,6 +193,8 @@ export function KeyForm(props: {
     setValuesState(change);
   };
   const [checked, setChecked] = useState(false);
+  // How the end was chosen: a preset sets validTo (shown in the picker); the form keeps only that.
+  const [endChoice, setEndChoice] = useState<ExpiryChoice>(initialChoice(props.initial.validTo));
   const set = <F extends keyof KeyFormValues>(field: F, value: KeyFormValues[F]) =>
     setValues((current) => ({ ...current, [field]: value }));
   const local = localProblems(values);
@@ -163,7 +202,7 @@ export function KeyForm(props: {
   const submit = (event: FormEvent) => {
     event.preventDefault();
     setChecked(true);
-    if (local.name || local.permissions || local.ips.some(Boolean)) return;
+    if (local.name || local.permissions || local.ips.some(Boolean) || local.validTo) return;
     props.onSubmit(values);
   };
   const setIp = (index: number, value: string) =>
@@ -259,10 +298,31 @@ export function KeyForm(props: {
             label="Valid to"
             placeholder="No end"
             value={values.validTo}
-            onChange={(value) => set("validTo", value)}
-            error={server.fields.validTo}
+            onChange={(value) => {
+              // A date picked (or cleared) by hand is no preset any more.
+              setEndChoice(value === null ? "none" : "date");
+              set("validTo", value);
+            }}
+            error={local.validTo || server.fields.validTo}
           />
         </Group>
+        <Stack gap={4}>
+          <Text size="sm" fw={500} id="key-form-ends-label">
+            Ends
+          </Text>
+          <SegmentedControl
+            aria-labelledby="key-form-ends-label"
+            fullWidth
+            data={EXPIRY_CHOICES}
+            value={endChoice}
+            onChange={(value) => {
+              const choice = value as ExpiryChoice;
+              setEndChoice(choice);
+              set("validTo", validToFor(choice, Date.now(), values.validTo));
+            }}
+          />
+          <EndStatement validTo={values.validTo} choice={endChoice} />
+        </Stack>
         {props.withEnabled && (
           <Switch
             label="Enabled"

@@ -16,6 +16,7 @@ import { bridgeArgumentSchemas, THEMES, type Theme } from "../../../../shared/br
 import { BridgeFailure, errorText } from "../../bridgeHooks.ts";
 import { BackupSettings } from "./BackupSettings.tsx";
 import { CredentialStorage } from "./CredentialStorage.tsx";
+import { NotificationSettings } from "./NotificationSettings.tsx";
 import { useSettings, useUpdateSettings } from "./settingsHooks.ts";
 
 // The bounds come from the bridge's own schema, so the form cannot drift from what main accepts.
@@ -135,7 +136,7 @@ function ThemeChoice({ current }: { current: Theme }) {
 }
 
 /**
- * The admin's settings: the clipboard clear delay, the theme, backups of the Local data (BackupSettings), and (read-only) where credentials are
+ * The admin's settings: the clipboard clear delay, the theme, expiry notifications, backups of the Local data (BackupSettings), and (read-only) where credentials are
  * kept. The settings file holds more (the profiles, edited in the Profiles view, and the embedded
  * service's remembered port, which the service finds itself when the port is taken); nothing else a
  * desktop user would change lives only in a file or the environment today.
@@ -165,6 +166,7 @@ export function SettingsView() {
           {settings.data && <ThemeChoice current={settings.data.theme} />}
         </Stack>
       </Card>
+      <NotificationSettings />
       <BackupSettings />
       <CredentialStorage />
     </Stack>

@@ -203,6 +203,7 @@ function snapshot(): StandInSnapshot {
       };
     }),
     clipboardWrites: recorded.clipboardWrites,
+    notificationsShown: recorded.notificationsShown,
     sentToRenderer: recorded.sentToRenderer,
   });
 }

@@ -28,6 +28,25 @@ export const clipboard = {
 };
 
 /**
+ * Electron 45's Notification, as main shows one: `new Notification({ title, body }).show()`. Each
+ * shown one is recorded (the snapshot's notificationsShown); isSupported() answers true, as on a
+ * desktop with a notification server.
+ */
+export class Notification {
+  static isSupported(): boolean {
+    return true;
+  }
+  readonly #options: { title: string; body: string };
+  constructor(options: { title: string; body: string }) {
+    this.#options = { title: options.title, body: options.body };
+  }
+  show(): void {
+    log("notification.show");
+    recorded.notificationsShown.push(this.#options);
+  }
+}
+
+/**
  * Electron 45's dialog, as the export's save dialog uses it: the stand-in has no one to choose a
  * file, so every save dialog is cancelled (the export's browser-host path writes no file either).
  */

@@ -7,6 +7,7 @@ import type { StandInSnapshot } from "../protocol.ts";
 export const recorded = {
   log: [] as string[],
   clipboardWrites: [] as string[],
+  notificationsShown: [] as StandInSnapshot["notificationsShown"],
   sentToRenderer: [] as StandInSnapshot["sentToRenderer"],
 };
 
