@@ -237,7 +237,26 @@ test("the 2FA view in light and dark from 800×500 to 1440×900: screenshots, ax
       `the 2FA view, ${scheme}`,
     );
     await page.getByRole("button", { name: "Edit Checkout login" }).click();
-    await page.setViewportSize({ width: 800, height: 500 });
+    // A short window: the dialog's buttons stay on screen (at its bottom edge) while its form scrolls.
+    for (const [width, height] of [
+      [800, 600],
+      [800, 500],
+    ] as const) {
+      await page.setViewportSize({ width, height });
+      for (const name of ["Cancel", "Save application"]) {
+        const button = dialog().getByRole("button", { name, exact: true });
+        const box = await button.boundingBox();
+        assert.ok(
+          box && box.y >= 0 && box.y + box.height <= height,
+          `${width}×${height}: ${name} is on screen`,
+        );
+        const onTop = await button.evaluate((element) => {
+          const r = element.getBoundingClientRect();
+          return element.contains(document.elementFromPoint(r.x + r.width / 2, r.y + r.height / 2));
+        });
+        assert.ok(onTop, `${width}×${height}: ${name} can be clicked`);
+      }
+    }
     assert.deepEqual(await seriousViolations(page, '[role="dialog"]'), [], `the edit dialog, ${scheme}`);
     await page.screenshot({ path: join(RESULTS, `tfa-dialog-800x500-${scheme}.png`) });
     await dialog().getByRole("button", { name: "Cancel" }).click();

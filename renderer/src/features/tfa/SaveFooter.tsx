@@ -3,7 +3,8 @@ import { BridgeFailure, errorText } from "../../bridgeHooks.ts";
 
 /**
  * The end of a 2FA dialog's form: why it was not saved (unless the service named fields, which the
- * form shows at those fields), Cancel, and the submit button.
+ * form shows at those fields), Cancel, and the submit button. The buttons stay at the dialog's
+ * bottom edge while its form scrolls: in a short window (800×600) they were below it.
  */
 export function SaveFooter(props: {
   saving: { isError: boolean; isPending: boolean; error: unknown };
@@ -19,7 +20,7 @@ export function SaveFooter(props: {
           {errorText(saving.error)}
         </Alert>
       )}
-      <Group justify="flex-end">
+      <Group justify="flex-end" className="kd-sticky-footer" data-testid="dialog-footer">
         <Button variant="default" onClick={() => props.onCancel()}>
           Cancel
         </Button>
