@@ -81,6 +81,22 @@ async function openApp(): Promise<{ page: Page; problems: string[] }> {
   return { page, problems };
 }
 
+/**
+ * POSTs to the Local service (as its owner unless another authorization is given) and returns the
+ * 200 answer's body: what an app under test or an admin's script does beside the UI.
+ */
+async function localPost(): Promise<<T>(path: string, body: unknown, authorization?: string) => Promise<T>> {
+  const credentials = await bridge<{ baseUrl: string; username: string; password: string }>(
+    "profiles.revealLocalCredentials",
+  );
+  const owner = basic(credentials.username, credentials.password);
+  return async <T>(path: string, body: unknown, authorization = owner): Promise<T> => {
+    const answer = await request(credentials.baseUrl, { method: "POST", path, authorization, body });
+    assert.equal(answer.status, 200, answer.text);
+    return answer.json as T;
+  };
+}
+
 async function chooseAccount(page: Page, label: string): Promise<void> {
   await page.getByRole("combobox", { name: "Account", exact: true }).click();
   await page.getByRole("option", { name: label, exact: true }).click();
@@ -405,15 +421,7 @@ test("a PIN sent through the SDK to the local service appears in the inbox witho
 
 test("a PIN in the inbox turns Expired when its time to live ends, without a reload", async (t) => {
   if (skipWithoutChromium(t)) return;
-  const credentials = await bridge<{ baseUrl: string; username: string; password: string }>(
-    "profiles.revealLocalCredentials",
-  );
-  const owner = basic(credentials.username, credentials.password);
-  const call = async <T>(path: string, body: unknown, authorization = owner): Promise<T> => {
-    const answer = await request(credentials.baseUrl, { method: "POST", path, authorization, body });
-    assert.equal(answer.status, 200, answer.text);
-    return answer.json as T;
-  };
+  const call = await localPost();
   const app = async (name: string, configuration: Record<string, unknown>) => {
     const { applicationId } = await call<{ applicationId: string }>("/2fa/2/applications", {
       name,
@@ -477,15 +485,7 @@ test("a PIN in the inbox turns Expired when its time to live ends, without a rel
 
 test("a verification changes a PIN's state in the inbox without a reload; a failure test number's message is listed as not delivered", async (t) => {
   if (skipWithoutChromium(t)) return;
-  const credentials = await bridge<{ baseUrl: string; username: string; password: string }>(
-    "profiles.revealLocalCredentials",
-  );
-  const owner = basic(credentials.username, credentials.password);
-  const call = async <T>(path: string, body: unknown, authorization = owner): Promise<T> => {
-    const answer = await request(credentials.baseUrl, { method: "POST", path, authorization, body });
-    assert.equal(answer.status, 200, answer.text);
-    return answer.json as T;
-  };
+  const call = await localPost();
   const { applicationId } = await call<{ applicationId: string }>("/2fa/2/applications", {
     name: "live state",
     configuration: { verifyPinLimit: "10/1s" },

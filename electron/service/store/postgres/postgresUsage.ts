@@ -36,23 +36,17 @@ const ADD_TOTALS = `
       THEN excluded.last_refused_from ELSE key_usage.last_refused_from END,
     last_refused_at = greatest(coalesce(key_usage.last_refused_at, 0), coalesce(excluded.last_refused_at, 0))`;
 
-const ADD_HOURS = `
-  INSERT INTO key_usage_hours (api_key_id, hour, ${COUNTS})
-  SELECT k.id, b.hour, ${COUNT_COLUMNS.map((column) => `b.${column}`).join(", ")}
+/** Adds a batch's counts to one period's rows (`key_usage_hours` by hour, `key_usage_days` by day). */
+const addToPeriods = (table: string, period: string) => `
+  INSERT INTO ${table} (api_key_id, ${period}, ${COUNTS})
+  SELECT k.id, b.${period}, ${COUNT_COLUMNS.map((column) => `b.${column}`).join(", ")}
   FROM unnest($1::text[], ${countArrays(2)}, $${afterCounts}::bigint[])
-    WITH ORDINALITY AS b(key, ${COUNTS}, hour, n)
+    WITH ORDINALITY AS b(key, ${COUNTS}, ${period}, n)
   JOIN api_keys k ON k.key = b.key
   ORDER BY b.n
-  ON CONFLICT (api_key_id, hour) DO UPDATE SET ${added("key_usage_hours")}`;
-
-const ADD_DAYS = `
-  INSERT INTO key_usage_days (api_key_id, day, ${COUNTS})
-  SELECT k.id, b.day, ${COUNT_COLUMNS.map((column) => `b.${column}`).join(", ")}
-  FROM unnest($1::text[], ${countArrays(2)}, $${afterCounts}::bigint[])
-    WITH ORDINALITY AS b(key, ${COUNTS}, day, n)
-  JOIN api_keys k ON k.key = b.key
-  ORDER BY b.n
-  ON CONFLICT (api_key_id, day) DO UPDATE SET ${added("key_usage_days")}`;
+  ON CONFLICT (api_key_id, ${period}) DO UPDATE SET ${added(table)}`;
+const ADD_HOURS = addToPeriods("key_usage_hours", "hour");
+const ADD_DAYS = addToPeriods("key_usage_days", "day");
 
 const DAY = `SELECT ${COUNT_COLUMNS.map((column) => `sum(${column})::bigint AS ${column}`).join(", ")}
   FROM key_usage_hours WHERE api_key_id = $1 AND hour > $2`;
