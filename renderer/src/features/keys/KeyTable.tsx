@@ -2,11 +2,12 @@ import "./keyTable.css";
 import { Badge, Button, Checkbox, Group, Loader, Switch, Text } from "@mantine/core";
 import { useElementSize, useMergedRef } from "@mantine/hooks";
 import { useVirtualizer } from "@tanstack/react-virtual";
-import { memo, useCallback, useEffect, useMemo, useRef, useState } from "react";
+import { memo, useCallback, useEffect, useMemo, useRef } from "react";
 import type { KeySort, KeySortField } from "../../../../shared/apiKeyRules.ts";
 import type { ApiKeyView } from "../../../../shared/bridge.ts";
 import { parseApiDateTime } from "../../../../shared/datetime.ts";
 import type { SyncKeyState } from "../../../../shared/sync.ts";
+import { useNow } from "../../useNow.ts";
 import { WHOLE_BADGE } from "../../wholeBadge.ts";
 import { SyncKeyBadge } from "../sync/SyncKeyBadge.tsx";
 import { useSyncKeyStates } from "../sync/syncHooks.ts";
@@ -283,11 +284,7 @@ export function KeyTable(props: {
   const syncStates = useSyncKeyStates(props.accountKey);
   const copy = useCopyPublicApiKey();
   // The time the row states are computed for, refreshed every minute.
-  const [now, setNow] = useState(Date.now);
-  useEffect(() => {
-    const timer = setInterval(() => setNow(Date.now()), 60_000);
-    return () => clearInterval(timer);
-  }, []);
+  const now = useNow(60_000);
   const virtualizer = useVirtualizer({
     count: props.keys.length + (props.hasMore ? 1 : 0),
     getScrollElement: () => scrollRef.current,

@@ -20,6 +20,7 @@ import {
   MIN_SYNC_INTERVAL_SECONDS,
   type SyncLinkDto,
 } from "../../../../shared/sync.ts";
+import { useNow } from "../../useNow.ts";
 import { WHOLE_BADGE } from "../../wholeBadge.ts";
 import { ProfileForm } from "../profiles/ProfileForm.tsx";
 import { failed } from "./failureToast.ts";
@@ -36,7 +37,6 @@ import {
   progressPercent,
   progressText,
 } from "./syncState.ts";
-import { useNow } from "./useNow.ts";
 
 function Count(props: { label: string; value: number; testId: string; alert?: boolean }) {
   return (
