@@ -76,8 +76,13 @@ export interface ServiceStatusDto {
   running: boolean;
   baseUrl: string | null;
   port: number | null;
-  /** The remembered port was taken, so the service listens on another one. */
+  /** The port tried first was taken, so the service listens on another one. */
   portChanged: boolean;
+  /**
+   * The port tried first when it was taken (null otherwise), and whether it was the remembered
+   * one (a later start) or the default (a first start, nothing remembered yet).
+   */
+  takenPort: { port: number; remembered: boolean } | null;
   /** Where credentials live: the OS keychain, or memory for this session only. */
   keychain: "os" | "session-only";
   /** Why the OS keychain is not used, in words a person can act on (session-only only). */

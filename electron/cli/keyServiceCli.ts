@@ -5,8 +5,25 @@ import { ACCOUNT_USAGE, BACKUP_USAGE, CHECK_USAGE, KEYS_USAGE, MIGRATE_USAGE, SE
 
 const USAGE = `usage:\n  ${SERVE_USAGE}\n  ${ACCOUNT_USAGE.replaceAll("\n", "\n  ")}\n  ${KEYS_USAGE}\n  ${CHECK_USAGE}\n  ${BACKUP_USAGE.replaceAll("\n", "\n  ")}\n  ${MIGRATE_USAGE}\n`;
 
+/** Each command's own usage, for `key-service COMMAND --help` (or -h). */
+const COMMAND_USAGE: Record<string, string> = {
+  serve: SERVE_USAGE,
+  account: ACCOUNT_USAGE,
+  keys: KEYS_USAGE,
+  check: CHECK_USAGE,
+  backup: BACKUP_USAGE.split("\n")[0] as string,
+  restore: BACKUP_USAGE.split("\n")[1] as string,
+  migrate: MIGRATE_USAGE,
+};
+
 async function main(argv: string[]): Promise<void> {
   const [command, ...rest] = argv;
+  const usage = command === undefined ? undefined : COMMAND_USAGE[command];
+  // Asked before the command parses its options, which would refuse --help as unknown.
+  if (usage !== undefined && rest.some((arg) => arg === "--help" || arg === "-h")) {
+    process.stdout.write(`usage:\n  ${usage.replaceAll("\n", "\n  ")}\n`);
+    return;
+  }
   switch (command) {
     // Each command's modules are loaded when it runs: an `account list` or a `check` does not
     // load the HTTP server, the sync engine or the PostgreSQL client, and starts sooner.

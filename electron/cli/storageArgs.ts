@@ -6,7 +6,9 @@ import { resolveDataDir, UsageError } from "./cliArgs.ts";
 /**
  * Where a command finds the service's data: a PostgreSQL database (--database-url, else
  * KEY_SERVICE_DATABASE_URL) or a SQLite data directory (--data-dir, else KEY_SERVICE_DATA_DIR, else
- * the per-user folder).
+ * the per-user folder). What the command line says wins over the environment: an explicit
+ * --data-dir sets KEY_SERVICE_DATABASE_URL aside, as a flag overrides its variable everywhere, so a
+ * URL exported for a team server does not break the SQLite commands run in the same shell.
  */
 
 export const STORAGE_OPTIONS = {
@@ -54,18 +56,21 @@ export function storageOptionsOf(
   values: { "data-dir"?: unknown; "database-url"?: unknown; "data-key-file"?: unknown },
   env: NodeJS.ProcessEnv,
 ): StorageOptions {
-  const databaseUrl = databaseUrlOf(values["database-url"] as string | undefined, env);
+  const flagUrl = values["database-url"] as string | undefined;
+  if (values["data-dir"] !== undefined && flagUrl !== undefined)
+    throw new UsageError("give either --data-dir (SQLite) or --database-url (PostgreSQL), not both");
+  const databaseUrl = values["data-dir"] !== undefined ? undefined : databaseUrlOf(flagUrl, env);
   const keyFile = values["data-key-file"] as string | undefined;
   if (databaseUrl === undefined) {
     if (keyFile !== undefined)
-      throw new UsageError("--data-key-file goes with --database-url (a data dir keeps its key in data.key)");
+      throw new UsageError(
+        "--data-key-file goes with a database URL (--database-url, or KEY_SERVICE_DATABASE_URL without --data-dir); a data dir keeps its key in data.key",
+      );
     return {
       dataDir: resolveDataDir(values["data-dir"] as string | undefined, env),
       dataKeyBase64: env.KEY_SERVICE_DATA_KEY,
     };
   }
-  if (values["data-dir"] !== undefined)
-    throw new UsageError("give either --data-dir (SQLite) or a database URL (PostgreSQL), not both");
   return { databaseUrl, dataKey: postgresDataKey(keyFile, env) };
 }
 

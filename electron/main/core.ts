@@ -38,6 +38,7 @@ export async function startKeydeskCore(options: KeydeskCoreOptions): Promise<Key
     appDataDir: options.dataDir,
     vault: options.vault,
     port: store.settings.rememberedPort ?? options.defaultServicePort ?? DEFAULT_SERVICE_PORT,
+    portRemembered: store.settings.rememberedPort !== null,
     ownerPasswordAccount: vaultAccounts.profilePassword(LOCAL_PROFILE_ID),
   });
 

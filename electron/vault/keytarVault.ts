@@ -1,3 +1,4 @@
+import { KEYCHAIN_BUILD_PACKAGES } from "../../shared/keychainPackages.ts";
 import { type CredentialVault, VAULT_SERVICE } from "./credentialVault.ts";
 
 /** The part of keytar the vault uses (typed here: keytar may be absent, see loadKeytar). */
@@ -25,8 +26,8 @@ export async function loadKeytar(): Promise<KeytarModule> {
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === "ERR_MODULE_NOT_FOUND") {
       throw new Error(
-        "keytar is not installed (npm install could not build it: on Linux install libsecret-1-dev, " +
-          "a C++ toolchain and python3, then run npm install again)",
+        `keytar is not installed (npm install could not build it: on Debian or Ubuntu install ${KEYCHAIN_BUILD_PACKAGES}, ` +
+          "then run npm install again)",
       );
     }
     throw error;

@@ -35,18 +35,26 @@ export interface WebOptions {
   dataDir: string;
 }
 
-export function parseWebArgs(args: string[], env: NodeJS.ProcessEnv): WebOptions {
-  let values: { port?: string; "data-dir"?: string };
+export const WEB_USAGE = "usage: npm run -s web -- [--port N] [--data-dir DIR]";
+
+/** The host's options, or "help" for `--help` / `-h` (which asks for the usage, not a host). */
+export function parseWebArgs(args: string[], env: NodeJS.ProcessEnv): WebOptions | "help" {
+  let values: { port?: string; "data-dir"?: string; help?: boolean };
   try {
     values = parseArgs({
       args,
-      options: { port: { type: "string" }, "data-dir": { type: "string" } },
+      options: {
+        port: { type: "string" },
+        "data-dir": { type: "string" },
+        help: { type: "boolean", short: "h" },
+      },
       strict: true,
       allowPositionals: false,
     }).values;
   } catch (error) {
     throw new UsageError((error as Error).message);
   }
+  if (values.help) return "help";
   const portText = values.port ?? "0";
   if (!/^\d{1,5}$/.test(portText) || Number(portText) > 65535) {
     throw new UsageError(`--port must be a number from 0 to 65535 (0 picks a free port), not "${portText}"`);
@@ -59,18 +67,23 @@ export function parseWebArgs(args: string[], env: NodeJS.ProcessEnv): WebOptions
 }
 
 async function main(): Promise<void> {
-  let options: WebOptions;
+  let options: WebOptions | "help";
   try {
     options = parseWebArgs(process.argv.slice(2), process.env);
   } catch (error) {
     if (error instanceof UsageError) {
-      process.stderr.write(
-        `keydesk web: ${error.message}\nusage: npm run -s web -- [--port N] [--data-dir DIR]\n`,
-      );
+      process.stderr.write(`keydesk web: ${error.message}\n${WEB_USAGE}\n`);
       process.exitCode = 2;
       return;
     }
     throw error;
+  }
+  if (options === "help") {
+    process.stdout.write(
+      `${WEB_USAGE}\n  --port N        the host's port on 127.0.0.1 (default 0: a free one)\n` +
+        "  --data-dir DIR  the app's data folder (default KEYDESK_DATA_DIR, else the app's user-data folder)\n",
+    );
+    return;
   }
   const rendererDir = join(projectRoot, "out", "renderer");
   if (!existsSync(join(rendererDir, "index.html"))) {

@@ -7,6 +7,7 @@ import {
   useRecheckWhenUnreachable,
   useServiceStatus,
 } from "./bridgeHooks.ts";
+import { portNote as embeddedPortNote } from "./features/profiles/portNote.ts";
 import { formatLocal } from "./time.ts";
 
 type ActiveState = "checking" | "unknown" | "reachable" | "credentials-refused" | "unreachable";
@@ -33,9 +34,8 @@ function describe(status: ActiveProfileStatusDto): string {
 
 /** Why the embedded service is not on its usual port (the Profiles view says it too). */
 function portNote(status: ActiveProfileStatusDto, embedded: ServiceStatusDto | undefined): string {
-  return status.profile.kind === "local" && embedded?.portChanged && embedded.port !== null
-    ? ` The remembered port was taken, so it uses port ${embedded.port}.`
-    : "";
+  const note = status.profile.kind === "local" && embedded ? embeddedPortNote(embedded) : "";
+  return note === "" ? "" : ` ${note.charAt(0).toUpperCase()}${note.slice(1)}.`;
 }
 
 function checkedAtText(status: ActiveProfileStatusDto): string {

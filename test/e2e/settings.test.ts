@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
 import type { Browser, Page } from "playwright-core";
+import { KEYCHAIN_BUILD_PACKAGES, KEYCHAIN_RUNTIME_PACKAGES } from "../../shared/keychainPackages.ts";
 import { seriousViolations } from "../harness/axe.ts";
 import { chromiumMissing, skipWithoutChromium, watchPageErrors } from "../harness/chromium.ts";
 import { eventually } from "../harness/eventually.ts";
@@ -177,7 +178,15 @@ test("without an OS keychain the Settings view says where each credential is kep
   assert.match(text, /Remote profile passwords are kept for this session only/);
   assert.match(text, /owner password and data key are kept in the files owner\.password and data\.key in/);
   assert.match(text, /stay the same across restarts/);
-  assert.match(text, /install libsecret and gnome-keyring .*unlock the keyring.*then restart Keydesk/);
+  // Run time and build time apart: a Secret Service in a D-Bus session, and keytar's build packages.
+  const hint = (await section.getByTestId("keychain-linux-hint").textContent()) ?? "";
+  assert.ok(hint.includes(`apt-get install ${KEYCHAIN_RUNTIME_PACKAGES}`), hint);
+  assert.match(hint, /running and unlocked in your D-Bus session/);
+  assert.match(hint, /dbus-run-session/);
+  assert.ok(hint.includes(`install ${KEYCHAIN_BUILD_PACKAGES} and run npm install again`), hint);
+  assert.match(hint, /Then restart Keydesk\.$/);
+  await section.screenshot({ path: join(RESULTS, "settings-no-keychain-card.png") });
+  await page.evaluate(() => window.scrollTo(0, 0)); // the views' screenshots below start at the top
   assert.equal(status.localSecretsDir, join(dataDir, "service"));
   assert.equal(await section.getByTestId("local-secrets-dir").textContent(), status.localSecretsDir);
 

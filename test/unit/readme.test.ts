@@ -10,6 +10,7 @@ import {
   MIGRATE_USAGE,
   SERVE_USAGE,
 } from "../../electron/cli/usage.ts";
+import { KEYCHAIN_BUILD_PACKAGES, KEYCHAIN_RUNTIME_PACKAGES } from "../../shared/keychainPackages.ts";
 import { REPO_ROOT } from "../harness/keyServiceProcess.ts";
 
 /**
@@ -197,4 +198,98 @@ test("no table of the README or docs/ is wider than 100 characters", () => {
 test("the README is a front page: under 200 lines", () => {
   const lines = readme.split("\n").length;
   assert.ok(lines < 200, `README.md has ${lines} lines`);
+});
+
+/** The shell code of a page: its ```sh blocks. */
+const shellBlocks = (body: string) => [...body.matchAll(/```sh\n([\s\S]*?)```/g)].map((m) => m[1] as string);
+
+test("no password goes on a command line: curl asks, or reads a netrc file", () => {
+  for (const [page, body] of text)
+    for (const block of shellBlocks(body)) {
+      assert.doesNotMatch(
+        block,
+        /curl[^\n]*\s-u\s+["']?[\w$]+:/,
+        `${name(page)} puts a password on curl's command line`,
+      );
+      assert.doesNotMatch(
+        block,
+        /^\s*\w+=\w+:['"]/m,
+        `${name(page)} keeps user:password in a variable for curl -u`,
+      );
+      assert.doesNotMatch(block, /export (KEY_SERVICE_PASSWORD|KEY_SERVICE_BACKUP_PASSPHRASE)=/, name(page));
+    }
+});
+
+test("every secret an example reads or exports is unset on the same page", () => {
+  for (const [page, body] of text)
+    for (const block of shellBlocks(body))
+      for (const match of block.matchAll(
+        /(?:read -rs |export )(\w*(?:PASSWORD|PASSPHRASE|_PW|^PW)\w*)\b/gm,
+      )) {
+        const secret = match[1] as string;
+        assert.match(
+          body,
+          new RegExp(`unset [\\w ]*\\b${secret}\\b`),
+          `${name(page)} never unsets ${secret}`,
+        );
+      }
+});
+
+test("examples keep their data outside the clone", () => {
+  for (const [page, body] of text)
+    for (const block of shellBlocks(body))
+      assert.doesNotMatch(
+        block,
+        /--(?:data-dir|out|in|from-sqlite) (?:\.\/|data\b|restored\b|keydesk\.kdbackup)/,
+        `${name(page)} writes into the clone`,
+      );
+});
+
+test("the headless service of the examples runs beside the app's Local service (not on 8787)", () => {
+  let checked = 0;
+  for (const [page, body] of text)
+    for (const block of shellBlocks(body).map((b) => b.replace(/\\\n\s*/g, " ")))
+      for (const line of block.split("\n").filter((l) => /key-service(?: --|\.ts) serve /.test(l))) {
+        assert.match(line, /--port \d+/, `${name(page)} starts serve without a port: ${line}`);
+        assert.doesNotMatch(line, /--port 8787\b/, `${name(page)} starts serve on the app's port: ${line}`);
+        checked++;
+      }
+  assert.ok(checked >= 5, `only ${checked} serve commands found`);
+});
+
+test("KEY_SERVICE_DATABASE_URL is exported only inside a subshell, never left in the reader's shell", () => {
+  for (const [page, body] of text)
+    for (const block of shellBlocks(body))
+      for (const line of block.split("\n").filter((l) => l.includes("export KEY_SERVICE_DATABASE_URL")))
+        assert.match(line, /^\s+export/, `${name(page)} exports the database URL in the reader's shell`);
+});
+
+test("the keychain's packages are named alike by the README, the pages and the app", () => {
+  const debian = /\| Debian, Ubuntu \| `apt-get install ([^`]+)`/.exec(readme)?.[1];
+  assert.equal(debian, KEYCHAIN_BUILD_PACKAGES);
+  const development = text.get(join(DOCS, "development.md")) as string;
+  const apt = /^apt-get install (.+)$/m.exec(development)?.[1] ?? "";
+  assert.ok(apt.startsWith(KEYCHAIN_BUILD_PACKAGES), `development.md installs ${apt}`);
+  for (const part of KEYCHAIN_RUNTIME_PACKAGES.split(" ").filter((p) => p !== "libsecret-1-0"))
+    assert.ok(apt.includes(part), `development.md does not install ${part}`);
+  const recipes = [...text].filter(([, body]) =>
+    shellBlocks(body).some((block) => block.includes("gnome-keyring-daemon --unlock")),
+  );
+  assert.deepEqual(
+    recipes.map(([page]) => name(page)),
+    ["docs/desktop.md"],
+    "the headless keychain recipe is on one page, which the others link to",
+  );
+});
+
+test("the security page gives the address to report a problem to", () => {
+  const builder = readFileSync(join(REPO_ROOT, "electron-builder.yml"), "utf8");
+  const address = /maintainer: .*<([^>]+)>/.exec(builder)?.[1];
+  assert.ok(address, "electron-builder.yml names no maintainer address");
+  assert.ok((text.get(join(DOCS, "security.md")) as string).includes(address), "docs/security.md lacks it");
+});
+
+test("the README reads in about two minutes: under 500 words", () => {
+  const words = readme.split(/\s+/).filter((word) => /\w/.test(word)).length;
+  assert.ok(words < 500, `README.md has ${words} words`);
 });

@@ -29,8 +29,10 @@ const HOST = "127.0.0.1";
 export interface EmbeddedService {
   readonly url: string;
   readonly port: number;
-  /** The remembered port was taken, so the service listens on another one. */
+  /** The port tried first was taken, so the service listens on another one. */
   readonly portChanged: boolean;
+  /** The port tried first, when it was taken (`portRemembered` says whether it was remembered). */
+  readonly takenPort: { port: number; remembered: boolean } | null;
   readonly dataDir: string;
   /** The data key from the keychain (base64), or undefined when `data.key` in dataDir holds it. */
   readonly dataKeyBase64: string | undefined;
@@ -52,6 +54,8 @@ export interface EmbeddedServiceOptions {
   vault: CredentialVault;
   /** The port to try first. */
   port: number;
+  /** Whether that port is the one remembered from an earlier start (not the default). */
+  portRemembered?: boolean;
   /** The vault account holding the owner's password. */
   ownerPasswordAccount: string;
 }
@@ -190,6 +194,7 @@ export async function startEmbeddedService(options: EmbeddedServiceOptions): Pro
       return running.port;
     },
     portChanged,
+    takenPort: portChanged ? { port: options.port, remembered: options.portRemembered ?? false } : null,
     dataDir,
     dataKeyBase64: dataKey?.toString("base64"),
     async whileStopped(work, undo) {

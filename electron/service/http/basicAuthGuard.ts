@@ -4,6 +4,7 @@ import { parseAuthorization } from "../auth/authorizationHeader.ts";
 import type { BasicAuthenticator } from "../auth/basicAuthenticator.ts";
 import { ApiError } from "../errors.ts";
 import type { Account } from "../store/accountStore.ts";
+import { apiKeyRefusalText } from "./basicOnlyRefusal.ts";
 
 const CHALLENGE = { "www-authenticate": 'Basic realm="key-service", charset="UTF-8"' };
 
@@ -27,10 +28,7 @@ export async function requireBasicAccount(
       throw unauthorized(authorization.reason);
     case "app":
       if (!(await appKeys.knows(authorization.publicApiKey))) throw unauthorized("the API key is not known");
-      throw new ApiError(
-        "FORBIDDEN",
-        "an API key cannot manage API keys; use the account's Basic credentials",
-      );
+      throw new ApiError("FORBIDDEN", apiKeyRefusalText(request.url));
     case "basic":
       try {
         return await basic.authenticate(authorization.username, authorization.password, request.ip);

@@ -266,7 +266,7 @@ describe("refusals on PostgreSQL", () => {
       key,
     );
     assert.equal(both.code, 2, both.stderr);
-    assert.match(both.stderr, /either --data-dir .* or a database URL/);
+    assert.match(both.stderr, /either --data-dir .* or --database-url/);
   });
 
   test("check, backup, restore and keys export refuse a database URL and point to PostgreSQL's own tools", async () => {

@@ -67,6 +67,7 @@ describe("first run, restart and port", () => {
       const status = await ok(core, "service.status");
       assert.equal(status.running, true);
       assert.equal(status.portChanged, false);
+      assert.equal(status.takenPort, null);
       assert.equal(status.baseUrl, local?.baseUrl);
       assert.equal(status.keychain, "os");
       firstPort = status.port ?? 0;
@@ -120,11 +121,35 @@ describe("first run, restart and port", () => {
     try {
       const status = await ok(core, "service.status");
       assert.equal(status.portChanged, true);
+      assert.deepEqual(status.takenPort, { port: firstPort, remembered: true });
       assert.notEqual(status.port, firstPort);
       assert.equal((await settingsOf(dataDir)).rememberedPort, status.port);
       assert.equal((await allKeys(core)).length, 1);
     } finally {
       await core.close();
+    }
+  });
+
+  test("a first start whose default port is taken says that port was taken, not a remembered one", async () => {
+    const freshDir = await makeTempDir("keydesk-core-fresh-");
+    const holder = createServer();
+    await new Promise<void>((resolve, reject) => {
+      holder.once("error", reject);
+      holder.listen(0, "127.0.0.1", resolve);
+    });
+    const held = (holder.address() as { port: number }).port;
+    try {
+      const core = await startKeydeskCore({ ...options(), dataDir: freshDir, defaultServicePort: held });
+      try {
+        const status = await ok(core, "service.status");
+        assert.deepEqual(status.takenPort, { port: held, remembered: false });
+        assert.notEqual(status.port, held);
+      } finally {
+        await core.close();
+      }
+    } finally {
+      holder.close();
+      await removeDir(freshDir);
     }
   });
 

@@ -7,6 +7,7 @@ export function serviceStatus(context: CoreContext): ServiceStatusDto {
     baseUrl: context.service.url,
     port: context.service.port,
     portChanged: context.service.portChanged,
+    takenPort: context.service.takenPort,
     keychain: context.vault.kind,
     ...(context.vault.unavailableReason && { keychainUnavailableReason: context.vault.unavailableReason }),
     ...(context.vault.kind === "session-only" && { localSecretsDir: context.service.dataDir }),

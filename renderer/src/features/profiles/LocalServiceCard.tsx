@@ -2,6 +2,7 @@ import { Alert, Badge, Button, Card, Group, Stack, Text, Title } from "@mantine/
 import type { ProfileDto } from "../../../../shared/bridge.ts";
 import { errorText, useServiceStatus } from "../../bridgeHooks.ts";
 import { CopyableField } from "./CopyableField.tsx";
+import { portNote } from "./portNote.ts";
 import { useRevealLocalCredentials } from "./profileHooks.ts";
 
 /** The embedded service's state, whichever profile is active (the header shows the active one's). */
@@ -17,7 +18,7 @@ function EmbeddedServiceStatus() {
       </Badge>
       <Text size="sm">
         {s.running ? `Embedded key service: running at ${s.baseUrl}` : "Embedded key service: stopped"}
-        {s.portChanged ? ` (the remembered port was taken, so it uses port ${s.port})` : ""}
+        {portNote(s) ? ` (${portNote(s)})` : ""}
       </Text>
     </Group>
   );

@@ -1,5 +1,6 @@
 import { Badge, Card, Code, Group, List, Stack, Text, Title } from "@mantine/core";
 import type { ServiceStatusDto } from "../../../../shared/bridge.ts";
+import { KEYCHAIN_BUILD_PACKAGES, KEYCHAIN_RUNTIME_PACKAGES } from "../../../../shared/keychainPackages.ts";
 import { useServiceStatus } from "../../bridgeHooks.ts";
 
 /** The reason as the end of a sentence: reasons come with or without their own full stop. */
@@ -35,10 +36,13 @@ function SessionOnlyDetails({ status }: { status: ServiceStatusDto }) {
           password keep working.
         </List.Item>
       </List>
-      <Text size="sm">
-        To use the OS keychain on Linux: install libsecret and gnome-keyring (for example{" "}
-        <Code>apt-get install libsecret-1-0 gnome-keyring</Code>), unlock the keyring (logging in to a desktop
-        session does), then restart Keydesk.
+      <Text size="sm" data-testid="keychain-linux-hint">
+        To use the OS keychain on Linux, Keydesk needs at run time libsecret and a Secret Service such as
+        gnome-keyring (<Code>apt-get install {KEYCHAIN_RUNTIME_PACKAGES}</Code>), running and unlocked in your
+        D-Bus session: logging in to a desktop session does that; without a desktop, run Keydesk under{" "}
+        <Code>dbus-run-session</Code> with gnome-keyring unlocked (the desktop guide's "A headless Linux
+        keychain"). If the reason above says keytar is not installed, install{" "}
+        <Code>{KEYCHAIN_BUILD_PACKAGES}</Code> and run <Code>npm install</Code> again. Then restart Keydesk.
       </Text>
     </>
   );
