@@ -1,6 +1,6 @@
-import { Button } from "@mantine/core";
+import { Button, Code, Group } from "@mantine/core";
 import { notifications } from "@mantine/notifications";
-import type { useCopyPublicApiKey } from "./keyHooks.ts";
+import { useCopyPublicApiKey } from "./keyHooks.ts";
 
 type CopyMutation = ReturnType<typeof useCopyPublicApiKey>;
 
@@ -32,5 +32,30 @@ export function CopyButton(props: { name: string; loading: boolean; onCopy(): vo
     >
       Copy
     </Button>
+  );
+}
+
+/**
+ * A new key's whole publicApiKey, shown this once (create, roll), with Copy focused: the one place
+ * the renderer holds a key's secret without a Reveal.
+ */
+export function NewPublicApiKey(props: {
+  apiKey: { key: string; name: string; publicApiKey: string };
+  accountKey: string;
+}) {
+  const copy = useCopyPublicApiKey();
+  const { apiKey } = props;
+  return (
+    <Group wrap="nowrap" gap="xs">
+      <Code data-testid="new-public-api-key" style={{ wordBreak: "break-all", flex: 1 }}>
+        {apiKey.publicApiKey}
+      </Code>
+      <CopyButton
+        name={apiKey.name}
+        loading={copy.isPending}
+        autoFocus
+        onCopy={() => copyNotice(copy, props.accountKey, apiKey.key, apiKey.name)}
+      />
+    </Group>
   );
 }

@@ -1,11 +1,11 @@
-import { Alert, Button, Code, Group, Modal, Stack, Text } from "@mantine/core";
+import { Alert, Button, Group, Modal, Stack, Text } from "@mantine/core";
 import { notifications } from "@mantine/notifications";
 import { useMemo, useRef, useState } from "react";
 import type { ApiKeyView, RevealedApiKey } from "../../../../shared/bridge.ts";
-import { CopyButton, copyNotice } from "./CopyPublicApiKey.tsx";
+import { NewPublicApiKey } from "./CopyPublicApiKey.tsx";
 import { ipEntry, KeyForm, type KeyFormValues, toPicker } from "./KeyForm.tsx";
 import { changedFields, cleanIps, orderedPermissions, toApi } from "./keyEdits.ts";
-import { useCopyPublicApiKey, useCreateKey, useUpdateKey } from "./keyHooks.ts";
+import { useCreateKey, useUpdateKey } from "./keyHooks.ts";
 
 export function CreateKeyDialog(props: {
   opened: boolean;
@@ -191,7 +191,6 @@ export function DisableConfirmDialog(props: {
 
 /** The new key with its full publicApiKey, shown once, with a copy button. */
 export function NewKeyDialog(props: { apiKey: RevealedApiKey | null; accountKey: string; onClose(): void }) {
-  const copy = useCopyPublicApiKey();
   const key = props.apiKey;
   return (
     <Modal opened={key !== null} onClose={props.onClose} title="Key created">
@@ -200,17 +199,7 @@ export function NewKeyDialog(props: { apiKey: RevealedApiKey | null; accountKey:
           <Text size="sm">
             “{key.name}” ({key.permissions.join(", ")}) is ready. Its publicApiKey is what applications send:
           </Text>
-          <Group wrap="nowrap" gap="xs">
-            <Code data-testid="new-public-api-key" style={{ wordBreak: "break-all", flex: 1 }}>
-              {key.publicApiKey}
-            </Code>
-            <CopyButton
-              name={key.name}
-              loading={copy.isPending}
-              autoFocus
-              onCopy={() => copyNotice(copy, props.accountKey, key.key, key.name)}
-            />
-          </Group>
+          <NewPublicApiKey apiKey={key} accountKey={props.accountKey} />
           <Group justify="flex-end">
             <Button onClick={props.onClose}>Done</Button>
           </Group>

@@ -1,12 +1,12 @@
-import { Alert, Button, Code, Group, Modal, NumberInput, Select, Stack, Text } from "@mantine/core";
+import { Alert, Button, Group, Modal, NumberInput, Select, Stack, Text } from "@mantine/core";
 import { useState } from "react";
 import type { ApiKeyView } from "../../../../shared/bridge.ts";
 import { parseApiDateTime } from "../../../../shared/datetime.ts";
 import type { RetirementDto, RollResultDto } from "../../../../shared/keyLifecycleBridge.ts";
 import { errorText } from "../../bridgeHooks.ts";
 import { formatLocal, formatRelative } from "../../time.ts";
-import { CopyButton, copyNotice } from "./CopyPublicApiKey.tsx";
-import { useCopyPublicApiKey, useRetireKey, useRollKey } from "./keyHooks.ts";
+import { NewPublicApiKey } from "./CopyPublicApiKey.tsx";
+import { useRetireKey, useRollKey } from "./keyHooks.ts";
 import { rememberRetiring } from "./retiringKeys.ts";
 
 /**
@@ -43,7 +43,6 @@ function RollOutcome(props: {
   accountKey: string;
   onRetried(result: RollResultDto): void;
 }) {
-  const copy = useCopyPublicApiKey();
   const retire = useRetireKey();
   const { successor, old, retirement } = props.result;
   return (
@@ -52,17 +51,7 @@ function RollOutcome(props: {
         The successor “{successor.name}” is ready, with the same permissions, allowed IPs and validity. Its
         publicApiKey is shown this once:
       </Text>
-      <Group wrap="nowrap" gap="xs">
-        <Code data-testid="new-public-api-key" style={{ wordBreak: "break-all", flex: 1 }}>
-          {successor.publicApiKey}
-        </Code>
-        <CopyButton
-          name={successor.name}
-          loading={copy.isPending}
-          autoFocus
-          onCopy={() => copyNotice(copy, props.accountKey, successor.key, successor.name)}
-        />
-      </Group>
+      <NewPublicApiKey apiKey={successor} accountKey={props.accountKey} />
       <RetirementLine name={old.name} retirement={retirement} />
       {retirement.state === "failed" && (
         <Alert color="red" title="The old key was not shortened" data-testid="roll-retire-failed">
