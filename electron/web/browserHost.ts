@@ -7,6 +7,7 @@ import { existsSync } from "node:fs";
 import { homedir } from "node:os";
 import { join, resolve } from "node:path";
 import { parseArgs } from "node:util";
+import { UsageError } from "../cli/cliArgs.ts";
 import { explainListenError, stopOnSignals } from "../cli/processLifecycle.ts";
 import { startKeydeskCore } from "../main/core.ts";
 import { type KeydeskCore, PAGE_CLIPBOARD } from "../main/corePorts.ts";
@@ -14,8 +15,6 @@ import { openCredentialVault } from "../vault/openCredentialVault.ts";
 import { startBrowserHost } from "./httpHost.ts";
 
 const projectRoot = resolve(import.meta.dirname, "..", "..");
-
-class UsageError extends Error {}
 
 /** Electron's `app.getPath("userData")` for this app, so that both hosts share one data folder. */
 export function defaultUserDataDir(env: NodeJS.ProcessEnv = process.env): string {
