@@ -265,6 +265,25 @@ test("the details panel copies the publicApiKey without showing it, and disables
   await page.getByRole("textbox", { name: "Search", exact: true }).fill("");
 });
 
+test("a key id search shows that key alone: select-all selects it, nothing else; an unknown id shows no row", async (t) => {
+  if (skipWithoutChromium(t)) return;
+  const target = (await allKeys()).find((key) => key.name === "filler 07") as Key;
+  const search = page.getByRole("textbox", { name: "Search", exact: true });
+  await search.fill(target.key);
+  await page.getByTestId("search-matches").getByText("filler 07").waitFor();
+  await page.waitForFunction(() => document.querySelectorAll("[data-testid=key-row]").length === 1);
+  assert.equal(await rows().first().getByTestId("key-name").textContent(), "filler 07");
+  await page.getByRole("checkbox", { name: "Select every loaded key" }).check();
+  await page.getByTestId("bulk-count").getByText("1 key selected").waitFor();
+  assert.equal(await page.getByText(/Select all .* matching the filter/).count(), 0);
+  await page.getByRole("checkbox", { name: "Select every loaded key" }).uncheck();
+  await search.fill("AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA");
+  await page.getByText("No key of this account has that key id.").waitFor();
+  assert.equal(await rows().count(), 0);
+  await search.fill("");
+  await rows().first().waitFor();
+});
+
 test("keys made elsewhere show after Refresh, and when the window gets the focus back", async (t) => {
   if (skipWithoutChromium(t)) return;
   await page.getByRole("textbox", { name: "Search", exact: true }).fill("elsewhere");

@@ -251,7 +251,7 @@ const KeyRow = memo(function KeyRow(props: RowProps) {
 });
 
 export function KeyTable(props: {
-  keys: ApiKeyView[];
+  keys: readonly ApiKeyView[];
   /** How many rows the list has in all, when counted (for assistive technology). */
   total: number | undefined;
   /** More pages after the loaded rows: a loading row follows them, and nearing it loads the next. */

@@ -33,6 +33,7 @@ import {
   useSettledValue,
 } from "./keyHooks.ts";
 import { countLine, isFiltered, keyQueryOf, rowsOf } from "./keyPages.ts";
+import { searchRows } from "./keySearch.ts";
 import { filterKeys, type KeyFilters } from "./keyState.ts";
 import { RollKeyDialog } from "./RollKeyDialog.tsx";
 import { SearchMatches, useSearchMatches } from "./SearchMatch.tsx";
@@ -143,17 +144,26 @@ export function KeysView(props: {
   const totalCount = filtered ? total.data : current && !keys.hasNextPage ? shown.length : total.data;
   const accountEmpty =
     loaded !== undefined && current && shown.length === 0 && (!filtered || total.data === 0);
-  const bulk = useBulkActions({
-    accountKey: props.accountKey,
-    query,
-    filterScope: JSON.stringify(keyQueryOf(filters)),
-    rows: shown,
-    matching: filtered ? (current && !keys.hasNextPage ? shown.length : matching.data) : totalCount,
-  });
   // A key id, publicApiKey or hint finds its key whatever the name filter says.
   const matches = useSearchMatches(props.accountKey, settledName, shown);
   /** The search's key id, publicApiKey or hint found keys (or said none has it) above the table. */
   const foundAbove = matches.target.kind !== "name" && matches.shown;
+  const search = searchRows(matches.target.kind, matches, shown);
+  const visible = search.rows;
+  const bulk = useBulkActions({
+    accountKey: props.accountKey,
+    query,
+    filterScope: `${JSON.stringify(keyQueryOf(filters))} ${matches.target.kind}`,
+    rows: visible,
+    // Rows narrowed to what a search found: "select all matching" is those rows, not the filter's.
+    matching: search.narrowed
+      ? visible.length
+      : filtered
+        ? current && !keys.hasNextPage
+          ? shown.length
+          : matching.data
+        : totalCount,
+  });
   // The details panel shows the key as the lists have it now (after a toggle or an edit).
   const detailsKey = details && (shown.find((key) => key.key === details.key) ?? details);
 
@@ -234,26 +244,34 @@ export function KeysView(props: {
           {bulk.bar}
           <Text size="sm" c="dimmed" aria-live="polite" data-testid="key-count">
             {countLine({
-              filtered,
-              rows: shown.length,
-              loadedAll: current && !keys.hasNextPage,
+              filtered: filtered || search.narrowed,
+              rows: visible.length,
+              loadedAll: search.narrowed || (current && !keys.hasNextPage),
               total: totalCount,
               matching: current ? matching.data : undefined,
             })}
           </Text>
-          {shown.length === 0 && !current ? (
+          {visible.length === 0 && !current && !search.narrowed ? (
             <Center h={120} aria-busy="true">
               <Loader size="sm" aria-label="Loading keys" />
             </Center>
-          ) : shown.length === 0 && foundAbove ? null : shown.length === 0 ? (
+          ) : visible.length === 0 && (foundAbove || search.narrowed) ? null : visible.length === 0 ? (
             <Center h={120} data-testid="key-list-no-match">
               <Text>No key matches the filters.</Text>
             </Center>
           ) : (
             <KeyTable
-              keys={shown}
-              total={!current ? undefined : filtered ? matching.data : totalCount}
-              hasMore={hasMore}
+              keys={visible}
+              total={
+                search.narrowed
+                  ? visible.length
+                  : !current
+                    ? undefined
+                    : filtered
+                      ? matching.data
+                      : totalCount
+              }
+              hasMore={hasMore && !search.narrowed}
               loadingMore={keys.isFetchingNextPage}
               loadMoreFailed={keys.isFetchNextPageError}
               onLoadMore={loadMore}

@@ -33,3 +33,22 @@ export function keysWithHint(keys: readonly ApiKeyView[], hint: string): ApiKeyV
     return keyStart.startsWith(start) && keyEnd.endsWith(end);
   });
 }
+
+/**
+ * The rows the table shows for a search. A key id or a hint names keys, not a name: the table
+ * shows only the keys found (none while the lookup runs), never every key beside a "found" line,
+ * where a select-all would reach them all. A publicApiKey found is shown first, before the keys
+ * whose names hold the text. `narrowed`: the rows are exactly the search's, no page follows them.
+ */
+export function searchRows<K extends { key: string }>(
+  kind: SearchTarget["kind"],
+  found: { shown: boolean; keys: readonly K[] },
+  nameRows: readonly K[],
+): { rows: readonly K[]; narrowed: boolean } {
+  if (kind === "keyId" || kind === "hint") return { rows: found.shown ? found.keys : [], narrowed: true };
+  if (kind === "publicApiKey" && found.shown && found.keys.length > 0) {
+    const ids = new Set(found.keys.map((key) => key.key));
+    return { rows: [...found.keys, ...nameRows.filter((key) => !ids.has(key.key))], narrowed: false };
+  }
+  return { rows: nameRows, narrowed: false };
+}

@@ -1,6 +1,10 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { keysWithHint, searchTargetOf } from "../../../../../renderer/src/features/keys/keySearch.ts";
+import {
+  keysWithHint,
+  searchRows,
+  searchTargetOf,
+} from "../../../../../renderer/src/features/keys/keySearch.ts";
 import type { ApiKeyView } from "../../../../../shared/bridge.ts";
 
 test("the search text is a key id, a publicApiKey, a hint, or a piece of a name", () => {
@@ -38,4 +42,25 @@ test("a hint finds the keys whose hint begins and ends so", () => {
     keysWithHint(keys, "f87f…7fb").map((key) => key.name),
     ["a", "b"],
   );
+});
+
+test("a key id or hint search shows only the keys found (none while looking), never the whole list beside them", () => {
+  const all = [{ key: "A" }, { key: "B" }, { key: "C" }];
+  assert.deepEqual(searchRows("keyId", { shown: true, keys: [{ key: "B" }] }, all), {
+    rows: [{ key: "B" }],
+    narrowed: true,
+  });
+  assert.deepEqual(searchRows("keyId", { shown: false, keys: [] }, all), { rows: [], narrowed: true });
+  assert.deepEqual(searchRows("keyId", { shown: true, keys: [] }, all), { rows: [], narrowed: true });
+  assert.deepEqual(searchRows("hint", { shown: true, keys: [{ key: "C" }] }, all).rows, [{ key: "C" }]);
+});
+
+test("a publicApiKey found goes first, before (and not again among) the names holding the text; a name search is its rows", () => {
+  const names = [{ key: "A" }, { key: "B" }];
+  assert.deepEqual(searchRows("publicApiKey", { shown: true, keys: [{ key: "B" }] }, names), {
+    rows: [{ key: "B" }, { key: "A" }],
+    narrowed: false,
+  });
+  assert.deepEqual(searchRows("publicApiKey", { shown: false, keys: [] }, names).rows, names);
+  assert.deepEqual(searchRows("name", { shown: false, keys: [] }, names), { rows: names, narrowed: false });
 });
