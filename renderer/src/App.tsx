@@ -11,7 +11,7 @@ import { KeysView } from "./features/keys/KeysView.tsx";
 import { INITIAL_KEY_FILTERS, type KeyFilters } from "./features/keys/keyState.ts";
 import { ExpiryNotifier } from "./features/notifications/ExpiryNotifier.tsx";
 import { ProfileSwitcher } from "./features/profiles/ProfileSwitcher.tsx";
-import { useActiveProfile } from "./features/profiles/profileHooks.ts";
+import { useActiveProfile, useSwitchingProfile } from "./features/profiles/profileHooks.ts";
 import { useAppliedTheme } from "./features/settings/settingsHooks.ts";
 import { FIRST_ACCOUNT_KEY } from "./firstView.ts";
 import { HeaderStatus } from "./HeaderStatus.tsx";
@@ -54,6 +54,7 @@ export function App() {
 
   useAppliedTheme();
   const activeProfile = useActiveProfile();
+  const switchingProfile = useSwitchingProfile();
   // The list is a new object per refetch; the scope changes only with the profile.
   const [id, name, kind] = [activeProfile?.id, activeProfile?.name, activeProfile?.kind];
   const scope = useMemo(
@@ -160,6 +161,10 @@ export function App() {
                 {!scope ? (
                   <Center h={200} aria-busy="true">
                     <Loader aria-label="Loading the profiles" />
+                  </Center>
+                ) : switchingProfile ? (
+                  <Center h={200} aria-busy="true" data-testid="section-switching">
+                    <Loader aria-label="Switching the profile" />
                   </Center>
                 ) : (
                   <>

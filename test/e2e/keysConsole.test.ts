@@ -151,8 +151,10 @@ test("each Sort choice's label says which keys come first", async (t) => {
   ]);
   const noEndFirst = await firstNames("Valid to: no end first", "filler 59");
   assert.ok(!noEndFirst.slice(0, 5).includes("Long gone"), "keys without an end first");
-  const enabledFirst = await firstNames("Enabled first", "Long gone");
-  assert.notEqual(enabledFirst[0], "filler 59");
+  // The expired key leads (its switch is on): the label promises only that disabled keys come last.
+  const disabledLast = await firstNames("Disabled last", "Long gone");
+  assert.notEqual(disabledLast[0], "filler 59");
+  assert.equal(disabledLast.includes("filler 59"), false, "the disabled key is not among the first rows");
   assert.equal((await firstNames("Disabled first", "filler 59"))[0], "filler 59");
   await bridge("keys.setEnabled", { accountKey: "_", key: disabled.key, enabled: true });
   await sort.selectOption({ label: "Oldest first" });

@@ -210,6 +210,14 @@ test("at 800×500 to 1440×900, light and dark: no sideways scroll, every row ac
   if (skipWithoutChromium(t)) return;
   await page.goto(host.pageUrl);
   await page.getByTestId("key-row").first().waitFor();
+  // A key not valid yet says when it starts where others say when they end.
+  const notYet = page
+    .getByTestId("key-row")
+    .filter({ has: page.getByTestId("key-state").getByText("Not yet valid") });
+  assert.match(
+    (await notYet.first().getByTestId("key-valid-to").textContent()) ?? "",
+    /^starts in (9|10) days$/,
+  );
   for (const scheme of ["light", "dark"] as const) {
     await page.emulateMedia({ colorScheme: scheme });
     await page.waitForFunction((s) => document.documentElement.dataset.mantineColorScheme === s, scheme);

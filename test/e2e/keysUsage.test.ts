@@ -48,7 +48,10 @@ before(async () => {
     request(baseUrl, { path: "/2fa/2/applications", authorization: `App ${publicApiKey}` });
   for (let index = 0; index < 3; index++) assert.equal((await call(used.publicApiKey)).status, 200);
   assert.equal((await call(fenced.publicApiKey)).status, 403);
+  callBusy = () => call(used.publicApiKey);
 });
+
+let callBusy: () => Promise<{ status: number }>;
 
 after(() => closeUiSession(session));
 
@@ -133,6 +136,26 @@ test("a key's details show its usage: last allowed and refused calls, counts, re
     return drawer !== undefined && drawer.right <= window.innerWidth;
   });
   await page.screenshot({ path: join(RESULTS, "keys-usage-details.png") });
+  await page.keyboard.press("Escape");
+  await panel.waitFor({ state: "hidden" });
+});
+
+test("open details follow the key's calls: counts move while the panel is open, without Refresh", async (t) => {
+  if (skipWithoutChromium(t)) return;
+  await row("busy backend").getByRole("button", { name: "Details of busy backend" }).click();
+  const panel = page.getByRole("dialog", { name: "Key “busy backend”" });
+  await panel
+    .getByTestId("key-usage-total")
+    .getByText(/^Since creation: \d+ allowed/)
+    .waitFor();
+  const before = Number(
+    /(\d+) allowed/.exec((await panel.getByTestId("key-usage-total").textContent()) ?? "")?.[1],
+  );
+  for (let index = 0; index < 4; index++) assert.equal((await callBusy()).status, 200);
+  await panel
+    .getByTestId("key-usage-total")
+    .getByText(`Since creation: ${before + 4} allowed, 0 refused`)
+    .waitFor({ timeout: 15_000 });
   await page.keyboard.press("Escape");
   await panel.waitFor({ state: "hidden" });
 });

@@ -36,8 +36,8 @@ export function CopyButton(props: { name: string; loading: boolean; onCopy(): vo
 }
 
 /**
- * A new key's whole publicApiKey, shown this once (create, roll), with Copy focused: the one place
- * the renderer holds a key's secret without a Reveal.
+ * A new key's whole publicApiKey as its create or roll answered it, with Copy focused: the one
+ * place the renderer holds a key's secret without a Reveal.
  */
 export function NewPublicApiKey(props: {
   apiKey: { key: string; name: string; publicApiKey: string };

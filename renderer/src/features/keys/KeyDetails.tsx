@@ -57,7 +57,7 @@ export function KeyDetails(props: {
 }) {
   // The usage as the page had it at once, then as the service answers it now; the other fields
   // stay the row's (kept up to date by edits in this view).
-  const fresh = useKeyById(props.accountKey, props.apiKey?.key ?? null).data;
+  const fresh = useKeyById(props.accountKey, props.apiKey?.key ?? null, { live: true }).data;
   const key =
     props.apiKey && fresh?.key === props.apiKey.key
       ? { ...props.apiKey, usage: fresh.usage, createdAt: fresh.createdAt }

@@ -15,8 +15,9 @@ const SORT_OPTIONS: { value: string; label: string; sort: KeySort }[] = [
   // State filter's "Expiring soon" is the list of keys about to end); no end sorts after every date.
   { value: "validTo", label: "Valid to: ended first", sort: { by: "validTo", desc: false } },
   { value: "-validTo", label: "Valid to: no end first", sort: { by: "validTo", desc: true } },
-  // Enabled keys, earliest end first (ended ones too), then the disabled ones; and the reverse.
-  { value: "state", label: "Enabled first", sort: { by: "state", desc: false } },
+  // The service orders by the switch: enabled keys (earliest end first, ended ones too, so an
+  // expired key leads) then the disabled ones; "Enabled first" read as the State column's Enabled.
+  { value: "state", label: "Disabled last", sort: { by: "state", desc: false } },
   { value: "-state", label: "Disabled first", sort: { by: "state", desc: true } },
 ];
 export const sortValue = (sort: KeySort) => `${sort.desc ? "-" : ""}${sort.by}`;
@@ -84,7 +85,7 @@ export function KeyFilterBar(props: {
       />
       <NativeSelect
         label="Sort"
-        w={180}
+        w={204}
         value={sortValue(props.sort)}
         onChange={(event) => {
           const value = event.currentTarget.value;

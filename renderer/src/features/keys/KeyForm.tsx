@@ -318,7 +318,7 @@ export function KeyForm(props: {
             onChange={(value) => {
               const choice = value as ExpiryChoice;
               setEndChoice(choice);
-              set("validTo", validToFor(choice, Date.now(), values.validTo));
+              set("validTo", validToFor(choice, Date.now(), values.validTo, values.validFrom));
             }}
           />
           <EndStatement validTo={values.validTo} choice={endChoice} />

@@ -22,6 +22,7 @@ import {
   type KeyState,
   keyState,
   localDateTime,
+  relativeTime,
   validToText,
 } from "./keyState.ts";
 import { createdText, lastUsedText } from "./keyUsage.ts";
@@ -36,7 +37,8 @@ const HEAD_ROW_HEIGHT = 41;
 const FETCH_AHEAD_ROWS = 60;
 export const STATE_COLORS: Record<KeyState, string> = {
   enabled: "green",
-  disabled: "gray",
+  // gray.6 (the default) is a dot one cannot see on the dark table.
+  disabled: "gray.5",
   "not-yet-valid": "yellow",
   expired: "red",
 };
@@ -156,9 +158,22 @@ function cellOf(column: ColumnId, key: ApiKeyView, props: RowProps): React.React
     case "validTo": {
       const to = key.validTo ? parseApiDateTime(key.validTo) : null;
       const soon = expiringSoon(key, props.now);
-      const text = validToText(key, props.now, props.retiring);
+      const from = key.validFrom ? parseApiDateTime(key.validFrom) : null;
+      // A key not valid yet says when it starts: its State alone ("Not yet valid") does not.
+      const text =
+        state === "not-yet-valid" && from !== null
+          ? `starts ${relativeTime(from, props.now)}`
+          : validToText(key, props.now, props.retiring);
       return (
-        <Cell key={column} title={to === null ? "No end" : `${text} (${localDateTime(to)})`}>
+        <Cell
+          key={column}
+          title={[
+            from !== null && state === "not-yet-valid" ? `Starts ${localDateTime(from)}` : "",
+            to === null ? "No end" : `Ends ${localDateTime(to)}`,
+          ]
+            .filter(Boolean)
+            .join("; ")}
+        >
           <span
             className={soon ? "kd-keys-wrap kd-keys-soon" : "kd-keys-wrap"}
             data-testid="key-valid-to"

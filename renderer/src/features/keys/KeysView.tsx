@@ -299,7 +299,16 @@ export function KeysView(props: {
           accountKey={props.accountKey}
           query={query}
           sort={sortValue(sort) === "created" ? undefined : sort}
-          count={filtered ? (current && !keys.hasNextPage ? shown.length : matching.data) : totalCount}
+          // Unknown (not "0 keys") while the list cannot be read: an unreachable service is not an empty account.
+          count={
+            keys.isError
+              ? undefined
+              : filtered
+                ? current && !keys.hasNextPage
+                  ? shown.length
+                  : matching.data
+                : totalCount
+          }
           onClose={() => setExportOpen(false)}
         />
       </OnceOpened>

@@ -49,7 +49,7 @@ function RollOutcome(props: {
     <Stack>
       <Text size="sm">
         The successor “{successor.name}” is ready, with the same permissions, allowed IPs and validity. Its
-        publicApiKey is shown this once:
+        publicApiKey, for the apps to switch to (Reveal in its row shows it again):
       </Text>
       <NewPublicApiKey apiKey={successor} accountKey={props.accountKey} />
       <RetirementLine name={old.name} retirement={retirement} />

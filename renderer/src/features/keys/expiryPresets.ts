@@ -24,15 +24,22 @@ export function presetDays(choice: ExpiryChoice): number | null {
 }
 
 /**
- * The end a choice sets, as the picker holds it: a preset is now plus that many calendar days at
- * the same local time (to the minute: "ends 28 Dec, 14:05", not 14:05:37), "none" is no end, and
- * "date" keeps what the picker holds.
+ * The end a choice sets, as the picker holds it: a preset is that many calendar days at the same
+ * local time (to the minute: "ends 28 Dec, 14:05", not 14:05:37) from now, or from the key's start
+ * when that is later (a key valid from March gets 30 days of use, not an end before its start),
+ * "none" is no end, and "date" keeps what the picker holds.
  */
-export function validToFor(choice: ExpiryChoice, now: number, current: string | null): string | null {
+export function validToFor(
+  choice: ExpiryChoice,
+  now: number,
+  current: string | null,
+  validFrom: string | null = null,
+): string | null {
   if (choice === "none") return null;
   const days = presetDays(choice);
   if (days === null) return current;
-  return dayjs(now).startOf("minute").add(days, "day").format(PICKER_FORMAT);
+  const start = validFrom === null ? now : Math.max(now, dayjs(validFrom).valueOf());
+  return dayjs(start).startOf("minute").add(days, "day").format(PICKER_FORMAT);
 }
 
 /** The choice an existing end opens as: its date, or no end (a preset is only ever a shortcut). */

@@ -118,9 +118,16 @@ export function useKeyByPublicApiKey(accountKey: string, publicApiKey: string | 
  * The key with this id, asked when `key` is set; null when the account has none (a search, not an
  * error: no page-wide banner for a key id typed that is not there).
  */
-export function useKeyById(accountKey: string, key: string | null) {
+/**
+ * While a key's details are open its usage moves as apps call with it: they ask again every
+ * LIVE_USAGE_MS (only while the window is in the foreground).
+ */
+export const LIVE_USAGE_MS = 5_000;
+
+export function useKeyById(accountKey: string, key: string | null, options: { live?: boolean } = {}) {
   const scope = useAccountScope(accountKey);
   return useQuery({
+    ...(options.live && { refetchInterval: LIVE_USAGE_MS }),
     queryKey: ["keys.get", scope, key] as const,
     queryFn: async () => {
       try {
@@ -256,6 +263,7 @@ export function useKeyHistory(accountKey: string, key: string | null) {
 export function useKeyUsageSeries(accountKey: string, key: string | null) {
   const scope = useAccountScope(accountKey);
   return useQuery({
+    refetchInterval: LIVE_USAGE_MS,
     queryKey: ["keys.usageSeries", scope, key] as const,
     queryFn: () => callBridge("keys.usageSeries", { ...scope, key: key as string }),
     enabled: key !== null,

@@ -1,6 +1,6 @@
 // React Query hooks of the connection profiles: one per bridge operation.
 
-import { queryOptions, useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { queryOptions, useIsMutating, useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import type { BridgeArgs, ProfileDto } from "../../../../shared/bridge.ts";
 import { callBridge, queryKeys } from "../../bridgeHooks.ts";
 
@@ -54,9 +54,13 @@ export function useRemoveProfile() {
  * (the views' profile scope follows it, and their queries are that profile's from then on); then
  * everything is refetched.
  */
+/** Names the activation, so that the app can tell a switch is under way (useSwitchingProfile). */
+const ACTIVATE_KEY = ["profiles.activate"] as const;
+
 export function useActivateProfile() {
   const queryClient = useQueryClient();
   return useMutation({
+    mutationKey: ACTIVATE_KEY,
     mutationFn: (args: BridgeArgs<"profiles.activate">) => callBridge("profiles.activate", args),
     onSuccess: (_answer, { id }) => {
       queryClient.setQueryData(profileQueryKeys.list(), (list: ProfileDto[] | undefined) =>
@@ -79,4 +83,13 @@ export function useRevealLocalCredentials() {
   return useMutation({
     mutationFn: () => callBridge("profiles.revealLocalCredentials", undefined),
   });
+}
+
+/**
+ * Whether a profile switch is under way: from the click until the service has said the new
+ * profile is active. The rows of the one left are not shown meanwhile: an action on them would
+ * reach whichever service is active when it lands.
+ */
+export function useSwitchingProfile(): boolean {
+  return useIsMutating({ mutationKey: ACTIVATE_KEY }) > 0;
 }

@@ -16,7 +16,9 @@ function voluntarySwitches(): number {
 test("a yield takes the thread off its core: every call is a sleep, not a busy wait (Linux)", linux, () => {
   const before = voluntarySwitches();
   for (let call = 0; call < 20; call++) yieldThisThread();
-  assert.ok(voluntarySwitches() - before >= 20, `${voluntarySwitches() - before} sleeps for 20 yields`);
+  // A busy wait leaves the core ~0 times; on a loaded machine a sleep's timer may expire before the
+  // thread is taken off (19 of 20 was seen), so "nearly every call" is what tells the two apart.
+  assert.ok(voluntarySwitches() - before >= 16, `${voluntarySwitches() - before} sleeps for 20 yields`);
 });
 
 test("precise sleeps set the calling thread's timer slack to 1 ns (Linux)", linux, () => {

@@ -74,3 +74,13 @@ test("an end at or before the start is refused in the form; either one missing i
   assert.equal(windowProblem(null, "2027-01-01 00:00:00"), undefined);
   assert.equal(windowProblem("2027-01-01 00:00:00", null), undefined);
 });
+
+test("a preset counts from a later start: a key valid from March gets its days from then, never an end before its start", () => {
+  const now = new Date(2026, 10, 28, 14, 5, 37).getTime();
+  assert.equal(validToFor("30d", now, null, "2027-03-10 09:00:00"), "2027-04-09 09:00:00");
+  assert.equal(
+    validToFor("7d", now, null, "2026-01-01 00:00:00"),
+    "2026-12-05 14:05:00",
+    "a past start: from now",
+  );
+});
