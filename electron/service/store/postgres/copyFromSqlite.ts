@@ -2,7 +2,7 @@ import { isDeepStrictEqual } from "node:util";
 import type pg from "pg";
 import type { SecretBox } from "../../crypto/secretBox.ts";
 import { KEY_CHECK } from "../../dataDir.ts";
-import { type ApiKeyRow, grantOf, storedApiKeyOf } from "../apiKeyStore.ts";
+import { type ApiKeyRow, grantOf, storedApiKeyOf } from "../apiKeyRows.ts";
 import { type Db, readMeta, SCHEMA_VERSION, SCRUB_PENDING } from "../database.ts";
 import { migratePostgres, postgresSchemaVersion } from "./migrate.ts";
 import { postgresApiKeys } from "./postgresApiKeys.ts";

@@ -4,12 +4,11 @@ import {
   type ApiKeyRow,
   type GrantRow,
   grantOf,
-  type KeyChangeListener,
   publicApiKeyDigest,
   sealPublicApiKey,
   storedApiKeyOf,
-} from "../apiKeyStore.ts";
-import type { ApiKeyWrites } from "../store.ts";
+} from "../apiKeyRows.ts";
+import type { ApiKeyWrites, KeyChangeListener } from "../store.ts";
 import type { Sql } from "./sql.ts";
 
 const SELECT = `SELECT k.id, k.key, k.account_id, a.account_key, k.name, k.public_api_key_sealed,
