@@ -33,8 +33,8 @@ import { CURSOR_REFUSED, cursorBinding, decodeListCursor, encodeListCursor } fro
 import { badRequest, conflict, INVALID_QUERY, notFound } from "./errors.ts";
 import type { KeyLister } from "./keyListing.ts";
 import type { ServiceStorage } from "./serviceStorage.ts";
-import type { Account } from "./store/accountStore.ts";
-import type { IdempotentRequest } from "./store/idempotencyStore.ts";
+import type { Account } from "./store/accountRows.ts";
+import type { IdempotentRequest } from "./store/idempotencyRows.ts";
 import type { ApiKeyFilter, ListExtras, Store, StoreWrite } from "./store/store.ts";
 import type { UsageRecorder } from "./usage/usageRecorder.ts";
 

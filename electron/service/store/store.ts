@@ -14,12 +14,12 @@ import type {
   TemplateFields,
 } from "../tfa/applicationRules.ts";
 import type { RateLimit } from "../tfa/limits.ts";
-import type { Account } from "./accountStore.ts";
-import type { AuditPage, AuditQuery } from "./auditStore.ts";
-import type { IdempotencyLookup, IdempotentRequest, RememberedAnswer } from "./idempotencyStore.ts";
-import type { StoredUsage } from "./keyUsageStore.ts";
+import type { Account } from "./accountRows.ts";
+import type { AuditPage, AuditQuery } from "./auditRows.ts";
+import type { IdempotencyLookup, IdempotentRequest, RememberedAnswer } from "./idempotencyRows.ts";
+import type { StoredUsage } from "./keyUsageRows.ts";
 import type { CacheLookups } from "./readThroughCache.ts";
-import type { Fields, LinkCounts, LocalOnlyKey, OutboxEntry, SyncKeyState, SyncLink } from "./syncStore.ts";
+import type { Fields, LinkCounts, LocalOnlyKey, OutboxEntry, SyncKeyState, SyncLink } from "./syncRows.ts";
 import type {
   CapturedFilter,
   CapturedRow,
@@ -29,7 +29,7 @@ import type {
   PinStatusRow,
   VerificationRow,
   VerifyCallDecision,
-} from "./tfaPinStore.ts";
+} from "./tfaPinRows.ts";
 
 /** Told the digest of every key written through this store, so caches keyed by it can drop the entry. */
 export type KeyChangeListener = (digest: Buffer) => void;

@@ -1,7 +1,7 @@
 import type pg from "pg";
 import type { SecretBox } from "../../crypto/secretBox.ts";
 import type { NewAuditEntry } from "../../domain/auditEntries.ts";
-import { authFailuresOn } from "../authFailureStore.ts";
+import { authFailuresOn } from "../authFailureRows.ts";
 import type { CacheLookups } from "../readThroughCache.ts";
 import type {
   ApiKeyReads,
