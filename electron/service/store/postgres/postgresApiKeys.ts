@@ -27,7 +27,7 @@ function columns(fields: ApiKeyFields): unknown[] {
 }
 
 /**
- * API keys on PostgreSQL, sealed and digested as on SQLite (apiKeyStore.ts's functions).
+ * API keys on PostgreSQL, sealed and digested as on SQLite (apiKeyRows.ts's functions).
  * `changed` is told the publicApiKey of every key a write changes, after the statement; the store
  * tells its listeners then and again after the commit (a cache reload between the two would read
  * the row as it was).
