@@ -1,5 +1,6 @@
-// Accounts: rows and codecs the same on SQLite (accountStore.ts) and PostgreSQL (postgres/postgresAccounts.ts).
-// No SQL dialect and no connection here, so neither store imports the other's code.
+// Accounts: rows and codecs the same on SQLite (accountStore.ts) and PostgreSQL
+// (postgres/postgresAccounts.ts). No SQL dialect and no connection here, so neither store imports
+// the other's code.
 
 export interface Account {
   id: number;

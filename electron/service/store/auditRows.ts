@@ -1,8 +1,9 @@
 import type { AuditEntryDto } from "../../../shared/audit.ts";
 import { formatApiDateTime } from "../../../shared/datetime.ts";
 
-// The audit log: rows and codecs the same on SQLite (auditStore.ts) and PostgreSQL (postgres/postgresAudit.ts).
-// No SQL dialect and no connection here, so neither store imports the other's code.
+// The audit log: rows and codecs the same on SQLite (auditStore.ts) and PostgreSQL
+// (postgres/postgresAudit.ts). No SQL dialect and no connection here, so neither store imports the
+// other's code.
 
 /** Which entries a reader asks for; every filter optional but the accounts it may see. */
 export interface AuditQuery {

@@ -9,8 +9,9 @@ import {
 } from "../domain/failureBuckets.ts";
 import type { AuthFailureWrites } from "./store.ts";
 
-// The failed-login throttle: rows and codecs the same on SQLite (authFailureStore.ts) and PostgreSQL (postgres/postgresAuthFailures.ts).
-// No SQL dialect and no connection here, so neither store imports the other's code.
+// The failed-login throttle: rows and codecs the same on SQLite (authFailureStore.ts) and
+// PostgreSQL (postgres/postgresAuthFailures.ts). No SQL dialect and no connection here, so neither
+// store imports the other's code.
 
 /** Buckets full again by time deleted per take (a full bucket is the same as none). */
 export const AUTH_FAILURE_PURGE_BATCH = 100;

@@ -1,8 +1,9 @@
 import { timingSafeEqual } from "node:crypto";
 import type { SecretBox } from "../crypto/secretBox.ts";
 
-// Remembered idempotent answers: rows and codecs the same on SQLite (idempotencyStore.ts) and PostgreSQL (postgres/postgresIdempotency.ts).
-// No SQL dialect and no connection here, so neither store imports the other's code.
+// Remembered idempotent answers: rows and codecs the same on SQLite (idempotencyStore.ts) and
+// PostgreSQL (postgres/postgresIdempotency.ts). No SQL dialect and no connection here, so neither
+// store imports the other's code.
 
 /** How long a record is answered from: 24 hours after the create it remembers. */
 export const IDEMPOTENCY_RETENTION_MS = 24 * 60 * 60 * 1000;

@@ -3,8 +3,9 @@ import { noCounts, type PendingUsage, type UsageCounts } from "../domain/keyUsag
 import { emptyUsageByTime, type UsageByTime } from "../domain/keyUsageSeries.ts";
 import { REFUSAL_COLUMNS as COLUMNS } from "./keyUsageSchema.ts";
 
-// Key usage: rows and codecs the same on SQLite (keyUsageStore.ts) and PostgreSQL (postgres/postgresUsage.ts).
-// No SQL dialect and no connection here, so neither store imports the other's code.
+// Key usage: rows and codecs the same on SQLite (keyUsageStore.ts) and PostgreSQL
+// (postgres/postgresUsage.ts). No SQL dialect and no connection here, so neither store imports the
+// other's code.
 
 /** A key's stored usage: what the recorder has written so far. */
 export interface StoredUsage {

@@ -3,8 +3,9 @@ import type { SyncedField } from "../../../shared/sync.ts";
 import type { SecretBox } from "../crypto/secretBox.ts";
 import type { ApiKeyFields } from "../domain/apiKeyRules.ts";
 
-// The sync state: rows and codecs the same on SQLite (syncStore.ts) and PostgreSQL (postgres/postgresSync.ts).
-// No SQL dialect and no connection here, so neither store imports the other's code.
+// The sync state: rows and codecs the same on SQLite (syncStore.ts) and PostgreSQL
+// (postgres/postgresSync.ts). No SQL dialect and no connection here, so neither store imports the
+// other's code.
 
 /** A key's synced fields, in the service's stored form (electron/sync/syncedFields.ts). */
 export type Fields = ApiKeyFields;

@@ -2,8 +2,9 @@ import type { ApplicationConfigurationDto, Channel } from "../../../shared/tfa.t
 import type { SecretBox } from "../crypto/secretBox.ts";
 import type { TemplateFields } from "../tfa/applicationRules.ts";
 
-// Sent PINs and their messages: rows and codecs the same on SQLite (tfaPinStore.ts) and PostgreSQL (postgres/postgresTfaPins.ts).
-// No SQL dialect and no connection here, so neither store imports the other's code.
+// Sent PINs and their messages: rows and codecs the same on SQLite (tfaPinStore.ts) and PostgreSQL
+// (postgres/postgresTfaPins.ts). No SQL dialect and no connection here, so neither store imports
+// the other's code.
 
 /** What PIN status needs: one lookup by pinId, nothing to decrypt. */
 export interface PinStatusRow {

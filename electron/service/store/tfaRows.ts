@@ -1,8 +1,9 @@
 import type { ApplicationConfigurationDto } from "../../../shared/tfa.ts";
 import type { StoredApplication, StoredTemplate, TemplateFields } from "../tfa/applicationRules.ts";
 
-// 2FA applications and message templates: rows and codecs the same on SQLite (tfaStore.ts) and PostgreSQL (postgres/postgresTfa.ts).
-// No SQL dialect and no connection here, so neither store imports the other's code.
+// 2FA applications and message templates: rows and codecs the same on SQLite (tfaStore.ts) and
+// PostgreSQL (postgres/postgresTfa.ts). No SQL dialect and no connection here, so neither store
+// imports the other's code.
 
 /** An application's row, as SQLite (0/1) or PostgreSQL (boolean) returns it. */
 export interface ApplicationRow {
