@@ -3,7 +3,7 @@ import { join } from "node:path";
 import pg from "pg";
 import { redactDatabaseUrl } from "../service/databaseUrl.ts";
 import { DATABASE_FILE, openDataDir } from "../service/dataDir.ts";
-import { copySqliteToPostgres } from "../service/store/postgres/copyFromSqlite.ts";
+import { copySqliteToPostgres } from "../service/store/sqliteToPostgres.ts";
 import { parseOptions, requireOption, UsageError } from "./cliArgs.ts";
 import { databaseUrlOf } from "./storageArgs.ts";
 

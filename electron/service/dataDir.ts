@@ -4,13 +4,13 @@ import { DataKeyError, decodeDataKey, loadOrCreateKeyFile } from "./crypto/dataK
 import { createSecretBox, type SecretBox } from "./crypto/secretBox.ts";
 import { type ClaimMode, claimDataDir, type DataDirClaim } from "./dataDirClaim.ts";
 import type { KeyWriteJournal } from "./domain/keyWriteJournal.ts";
-import { storageFailure } from "./http/errorReplies.ts";
 import { inThreadLister } from "./keyListing.ts";
 import type { ServiceStorage } from "./serviceStorage.ts";
 import { AccountStore } from "./store/accountStore.ts";
 import { ApiKeyStore } from "./store/apiKeyStore.ts";
 import { AuditStore } from "./store/auditStore.ts";
 import { type Db, openDatabase, readMeta, writeMeta } from "./store/database.ts";
+import { sqliteFailure } from "./store/databaseHealth.ts";
 import { ExternalChanges } from "./store/externalChanges.ts";
 import { GroupCommit } from "./store/groupCommit.ts";
 import { KEY_CHECK, opensAny } from "./store/sealedColumns.ts";
@@ -151,7 +151,7 @@ function openClaimedDataDir(options: DataDirOptions, claim: DataDirClaim): DataD
       keyJournals: new Set(),
       keyLister: (worker) =>
         worker ? workerLister(worker, { databaseFile, dataKey }) : inThreadLister(parts.apiKeys),
-      failure: (error) => storageFailure(error, databaseFile),
+      failure: (error) => sqliteFailure(error, databaseFile),
       close: () => {
         db.close();
         claim.release();

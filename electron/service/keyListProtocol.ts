@@ -1,4 +1,4 @@
-import type { ApiKeyFilter, ListExtras } from "./store/apiKeyStore.ts";
+import type { ApiKeyFilter, ListExtras } from "./store/store.ts";
 
 /** What the service and its key list workers (keyListWorker.ts) tell each other. */
 

@@ -1,6 +1,7 @@
 import { setImmediate as nextTurn } from "node:timers/promises";
 import { apiKeyJson, type ListedKey } from "./domain/apiKeyRules.ts";
-import type { ApiKeyFilter, ApiKeyStore, ListExtras } from "./store/apiKeyStore.ts";
+import type { ApiKeyStore } from "./store/apiKeyStore.ts";
+import type { ApiKeyFilter, ListExtras } from "./store/store.ts";
 
 /**
  * Reading many keys without holding the event loop: the scan goes in small steps (a few hundred

@@ -33,10 +33,9 @@ import { CURSOR_REFUSED, cursorBinding, decodeListCursor, encodeListCursor } fro
 import { badRequest, conflict, INVALID_QUERY, notFound } from "./errors.ts";
 import type { KeyLister } from "./keyListing.ts";
 import type { ServiceStorage } from "./serviceStorage.ts";
-import type { Account } from "./store/accountStore.ts";
-import type { ApiKeyFilter, ListExtras } from "./store/apiKeyStore.ts";
-import type { IdempotentRequest } from "./store/idempotencyStore.ts";
-import type { Store, StoreWrite } from "./store/store.ts";
+import type { Account } from "./store/accountRows.ts";
+import type { IdempotentRequest } from "./store/idempotencyRows.ts";
+import type { ApiKeyFilter, ListExtras, Store, StoreWrite } from "./store/store.ts";
 import type { UsageRecorder } from "./usage/usageRecorder.ts";
 
 /** The largest page a client may ask for; a cursor alone pages by DEFAULT_PAGE_LIMIT. */

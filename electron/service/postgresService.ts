@@ -4,7 +4,6 @@ import { createSecretBox, isUnsealable } from "./crypto/secretBox.ts";
 import { redactDatabaseUrl } from "./databaseUrl.ts";
 import { KEY_CHECK } from "./dataDir.ts";
 import type { KeyWriteJournal } from "./domain/keyWriteJournal.ts";
-import { ApiError } from "./errors.ts";
 import { pagedLister } from "./keyListing.ts";
 import type { ServiceStorage } from "./serviceStorage.ts";
 import { migratePostgres } from "./store/postgres/migrate.ts";
@@ -100,15 +99,15 @@ const NETWORK_CODES = new Set([
 
 /**
  * A request that failed because the database is out of reach (down, restarting, too many
- * connections, the network): 503, so a load balancer or client retries. The text names neither
- * the host nor the credentials; the log has the details.
+ * connections, the network), or whose data was altered: its text (the HTTP layer answers 503, so a
+ * load balancer or client retries). The text names neither the host nor the credentials; the log
+ * has the details.
  */
-export function postgresFailure(error: unknown): ApiError | undefined {
+export function postgresFailure(error: unknown): string | undefined {
   if (isUnsealable(error))
-    return new ApiError(
-      "SERVICE_UNAVAILABLE",
+    return (
       "a sealed value in the service's database does not open with the data key: the database was altered or " +
-        "damaged; restore it from a backup (the service's log names the request)",
+      "damaged; restore it from a backup (the service's log names the request)"
     );
   const code = (error as { code?: unknown } | null)?.code;
   const message = error instanceof Error ? error.message : "";
@@ -118,9 +117,8 @@ export function postgresFailure(error: unknown): ApiError | undefined {
       message,
     );
   if (!unreachable) return undefined;
-  return new ApiError(
-    "SERVICE_UNAVAILABLE",
+  return (
     "the service's database cannot be reached right now: this request may not have been carried out; try again shortly " +
-      "(the service's log has the details)",
+    "(the service's log has the details)"
   );
 }

@@ -1,5 +1,4 @@
 import type { KeyWriteJournal } from "./domain/keyWriteJournal.ts";
-import type { ApiError } from "./errors.ts";
 import type { KeyLister } from "./keyListing.ts";
 import type { Store } from "./store/store.ts";
 
@@ -19,8 +18,11 @@ export interface ServiceStorage {
    * pages in its own process (PostgreSQL) ignores it.
    */
   keyLister(worker: URL | null | undefined): KeyLister;
-  /** A failure of the storage itself as the answer to give (503 with what to do), else undefined. */
-  failure(error: unknown): ApiError | undefined;
+  /**
+   * A failure of the storage itself (its database damaged, full or out of reach) in words an admin
+   * can act on, else undefined. Neutral: the HTTP layer answers it (app.ts: 503, retry later).
+   */
+  failure(error: unknown): string | undefined;
   /** Several processes serve this storage (PostgreSQL): limits kept per process are kept in the store. */
   readonly shared?: boolean;
   /** The connection pool (PostgreSQL's pg.Pool), read by the metrics when scraped; absent on SQLite. */

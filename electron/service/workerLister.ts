@@ -8,7 +8,7 @@ import type {
   KeyListWorkerInit,
   KeyListWorkerReady,
 } from "./keyListProtocol.ts";
-import { type ApiKeyFilter, isSorted } from "./store/apiKeyStore.ts";
+import { type ApiKeyFilter, isSorted } from "./store/store.ts";
 
 /**
  * Lists read by worker threads (keyListWorker.ts), each on its own read-only connection: the

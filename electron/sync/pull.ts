@@ -6,7 +6,7 @@ import { SYNCED_FIELDS, type SyncedField } from "../../shared/sync.ts";
 import type { KeyPage, KeyServiceClient } from "../client/keyServiceClient.ts";
 import { newKeyId } from "../service/domain/identifiers.ts";
 import type { StoreWrite } from "../service/store/store.ts";
-import type { OutboxEntry, SyncKeyState } from "../service/store/syncStore.ts";
+import type { OutboxEntry, SyncKeyState } from "../service/store/syncRows.ts";
 import { classifyRemoteFailure, LinkFailure } from "./remoteFailure.ts";
 import type { RunContext } from "./runContext.ts";
 import { recordPulled } from "./syncAudit.ts";

@@ -12,7 +12,7 @@ import {
 } from "../domain/listCursor.ts";
 import { badRequest, INVALID_QUERY } from "../errors.ts";
 import type { KeyService } from "../keyService.ts";
-import type { Account } from "../store/accountStore.ts";
+import type { Account } from "../store/accountRows.ts";
 import type { AuditReads, Store } from "../store/store.ts";
 
 export const MAX_AUDIT_PAGE = 1_000;

@@ -1,7 +1,7 @@
 import type { CallContext, KeyGrant, RefusalReason } from "../domain/keyAuthorization.ts";
 import { refusalOf } from "../domain/keyAuthorization.ts";
 import { ApiError } from "../errors.ts";
-import type { Account } from "../store/accountStore.ts";
+import type { Account } from "../store/accountRows.ts";
 import { type CacheLookups, ReadThroughCache } from "../store/readThroughCache.ts";
 import type { AccountReads, ApiKeyReads, ChangeFeed } from "../store/store.ts";
 

@@ -194,8 +194,8 @@ export function buildHttpApp<S extends ServiceStorage>(
   });
   app.setErrorHandler((error, request, reply) => {
     const failure = data.failure(error);
-    if (failure) metrics?.storageFailure();
-    const apiError = failure ?? toApiError(error);
+    if (failure !== undefined) metrics?.storageFailure();
+    const apiError = failure === undefined ? toApiError(error) : new ApiError("SERVICE_UNAVAILABLE", failure);
     if (apiError.status >= 500)
       request.log.error({ err: error, url: redactUrl(request.url) }, "request failed");
     return sendApiError(reply, apiError);

@@ -1,6 +1,6 @@
 import type { FastifyRequest } from "fastify";
 import { type AuditOrigin, channelOf, reasonOf } from "../domain/auditEntries.ts";
-import type { Account } from "../store/accountStore.ts";
+import type { Account } from "../store/accountRows.ts";
 
 /**
  * Who a request's change is recorded as: the authenticated account, the channel and reason the

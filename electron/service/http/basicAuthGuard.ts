@@ -3,7 +3,7 @@ import type { AppKeyAuthorizer } from "../auth/appKeyAuthorizer.ts";
 import { parseAuthorization } from "../auth/authorizationHeader.ts";
 import type { BasicAuthenticator } from "../auth/basicAuthenticator.ts";
 import { ApiError } from "../errors.ts";
-import type { Account } from "../store/accountStore.ts";
+import type { Account } from "../store/accountRows.ts";
 import { apiKeyRefusalText } from "./basicOnlyRefusal.ts";
 
 const CHALLENGE = { "www-authenticate": 'Basic realm="key-service", charset="UTF-8"' };

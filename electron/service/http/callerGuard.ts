@@ -3,7 +3,7 @@ import type { AppKeyAuthorizer, AuthorizedCall } from "../auth/appKeyAuthorizer.
 import { parseAuthorization } from "../auth/authorizationHeader.ts";
 import type { BasicAuthenticator } from "../auth/basicAuthenticator.ts";
 import { ApiError } from "../errors.ts";
-import type { Account } from "../store/accountStore.ts";
+import type { Account } from "../store/accountRows.ts";
 
 /** Who is calling a non-management route, and with what. */
 export interface Caller {

@@ -1,8 +1,6 @@
 import type { FastifyReply } from "fastify";
 import type { MessageId } from "../../../shared/apiErrors.ts";
-import { isUnsealable } from "../crypto/secretBox.ts";
 import { ApiError } from "../errors.ts";
-import { damagedText, isCorruption, isDiskFull } from "../store/databaseHealth.ts";
 
 const MESSAGE_ID_OF_STATUS: Record<number, MessageId> = {
   400: "BAD_REQUEST",
@@ -54,25 +52,4 @@ export function sendApiError(reply: FastifyReply, error: ApiError): FastifyReply
     .headers(error.headers)
     .type("application/json; charset=utf-8")
     .send(error.toJson());
-}
-
-/**
- * A failure of the database file itself, in words the admin can act on (503: retrying later, after
- * the admin acted, works): a damaged file, or a full disk (the change was not saved; reads go on).
- */
-export function storageFailure(error: unknown, databaseFile: string): ApiError | undefined {
-  if (isCorruption(error))
-    return new ApiError("SERVICE_UNAVAILABLE", damagedText(databaseFile, (error as Error).message));
-  if (isUnsealable(error))
-    return new ApiError(
-      "SERVICE_UNAVAILABLE",
-      damagedText(databaseFile, "a sealed value in it does not open with the data key: it was altered"),
-    );
-  if (isDiskFull(error))
-    return new ApiError(
-      "SERVICE_UNAVAILABLE",
-      `the disk holding ${databaseFile} is full: this change was not saved (nothing else was lost, and reading ` +
-        "still works); free some space and try again",
-    );
-  return undefined;
 }

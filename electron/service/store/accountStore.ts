@@ -1,36 +1,5 @@
+import { ACCOUNT_COLUMNS, type Account, type AccountRow, toAccount } from "./accountRows.ts";
 import type { Db } from "./database.ts";
-
-export interface Account {
-  id: number;
-  accountKey: string;
-  username: string;
-  passwordHash: string;
-  parentId: number | null;
-  createdAt: number;
-}
-
-/** An accounts row as both databases answer it. */
-export interface AccountRow {
-  id: number;
-  account_key: string;
-  username: string;
-  password_hash: string;
-  parent_id: number | null;
-  created_at: number;
-}
-
-export const ACCOUNT_COLUMNS = "id, account_key, username, password_hash, parent_id, created_at";
-
-export function toAccount(row: AccountRow): Account {
-  return {
-    id: row.id,
-    accountKey: row.account_key,
-    username: row.username,
-    passwordHash: row.password_hash,
-    parentId: row.parent_id,
-    createdAt: row.created_at,
-  };
-}
 
 export class AccountStore {
   readonly #byUsername;

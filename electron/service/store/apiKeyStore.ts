@@ -1,31 +1,26 @@
-import {
-  EXPIRING_SOON_MS,
-  type KeySortField,
-  type KeyStateFilter,
-  type Permission,
-} from "../../../shared/apiKeys.ts";
+import { EXPIRING_SOON_MS, type KeySortField, type KeyStateFilter } from "../../../shared/apiKeys.ts";
 import type { SealedValue, SecretBox } from "../crypto/secretBox.ts";
 import type { ApiKeyFields, ListedKey, StoredApiKey } from "../domain/apiKeyRules.ts";
 import type { KeyGrant } from "../domain/keyAuthorization.ts";
 import { dayStartHour, noCounts, REFUSAL_REASONS, type UsageCounts } from "../domain/keyUsage.ts";
+import {
+  type ApiKeyRow,
+  type GrantRow,
+  grantOf,
+  publicApiKeyDigest,
+  sealPublicApiKey,
+  storedApiKeyOf,
+  unsealPublicApiKeys,
+} from "./apiKeyRows.ts";
 import type { Db } from "./database.ts";
 import { COUNT_COLUMNS } from "./keyUsageSchema.ts";
-
-/** A key's row as either database returns it (SQLite's flags are 0/1, PostgreSQL's booleans). */
-export interface ApiKeyRow {
-  id: number;
-  key: string;
-  account_id: number;
-  account_key: string;
-  name: string;
-  public_api_key_sealed: Buffer;
-  allowed_ips: string | null;
-  permissions: string;
-  valid_from: number | null;
-  valid_to: number | null;
-  enabled: number | boolean;
-  origin_created_at: number | null;
-}
+import {
+  type ApiKeyFilter,
+  isSorted,
+  type KeyChangeListener,
+  type KeySort,
+  type ListExtras,
+} from "./store.ts";
 
 type ListedRow = [
   id: number,
@@ -39,103 +34,6 @@ type ListedRow = [
   enabled: number,
   ...extras: unknown[],
 ];
-
-export interface GrantRow {
-  key: string;
-  account_id: number;
-  permissions: string;
-  allowed_ips: string | null;
-  valid_from: number | null;
-  valid_to: number | null;
-  enabled: number | boolean;
-}
-
-/**
- * How a publicApiKey is kept at rest, on either database: sealed with the data key and bound to
- * its key id (a sealed value moved to another row does not open), found by its keyed digest.
- */
-export function sealPublicApiKey(box: SecretBox, publicApiKey: string, key: string): Buffer {
-  return box.encrypt(publicApiKey, key);
-}
-
-export function unsealPublicApiKey(box: SecretBox, sealed: Buffer, key: string): string {
-  return box.decrypt(sealed, key);
-}
-
-/** The publicApiKeys of a list's rows (each sealed value with its key id), in order. */
-export function unsealPublicApiKeys(box: SecretBox, sealed: readonly SealedValue[]): string[] {
-  return box.decryptMany(sealed);
-}
-
-/** The lookup index of a publicApiKey (public_api_key_digest). */
-export function publicApiKeyDigest(box: SecretBox, publicApiKey: string): Buffer {
-  return box.digest(publicApiKey);
-}
-
-export function grantOf(row: GrantRow): KeyGrant {
-  return {
-    key: row.key,
-    accountId: row.account_id,
-    permissions: JSON.parse(row.permissions) as Permission[],
-    allowedIPs: row.allowed_ips === null ? null : (JSON.parse(row.allowed_ips) as string[]),
-    validFrom: row.valid_from,
-    validTo: row.valid_to,
-    enabled: row.enabled === true || row.enabled === 1,
-  };
-}
-
-export function storedApiKeyOf(box: SecretBox, row: ApiKeyRow): StoredApiKey {
-  return {
-    id: row.id,
-    key: row.key,
-    accountId: row.account_id,
-    accountKey: row.account_key,
-    name: row.name,
-    publicApiKey: unsealPublicApiKey(box, row.public_api_key_sealed, row.key),
-    allowedIPs: row.allowed_ips === null ? null : (JSON.parse(row.allowed_ips) as string[]),
-    permissions: JSON.parse(row.permissions) as Permission[],
-    validFrom: row.valid_from,
-    validTo: row.valid_to,
-    enabled: row.enabled === true || row.enabled === 1,
-    createdAt: row.origin_created_at,
-  };
-}
-
-/** Told the digest of every key written through this store, so caches keyed by it can drop the entry. */
-export type KeyChangeListener = (digest: Buffer) => void;
-
-export interface ApiKeyFilter {
-  enabled?: boolean;
-  /** Exact name. */
-  name?: string;
-  publicApiKey?: string;
-  /** Case-insensitive substring of the name. */
-  nameContains?: string;
-  permission?: Permission;
-  /** The key's state at `now` (shared/apiKeys.ts keyStateAt; "expiring-soon" as isExpiringSoon). */
-  state?: KeyStateFilter;
-  /** The time `state` is evaluated at (ms); required with `state`. */
-  now?: number;
-  /** The order of a list; creation order (ascending) when left out. */
-  sort?: KeySort;
-  /**
-   * Keys not used (no allowed App-authorized call stored) since this time (ms): "not used for N
-   * days". A key never used matches. Reads key_usage: what the recorder has written.
-   */
-  unusedSince?: number;
-}
-
-/** What a list's keys carry beyond the spec's fields (include=created, include=usage). */
-export interface ListExtras {
-  created?: boolean;
-  /** The time (ms) the usage's last 24 hours end at; absent: no usage. */
-  usageAt?: number;
-}
-
-export interface KeySort {
-  by: KeySortField;
-  desc: boolean;
-}
 
 /**
  * The value each sort orders by, the row id breaking ties: the expressions of SORT_INDEXES, word
@@ -161,11 +59,6 @@ export const SORT_INDEXES = `
   CREATE INDEX IF NOT EXISTS api_keys_by_account_state
     ON api_keys(account_id, (1 - enabled) * 10000000000000000 + coalesce(valid_to, 9000000000000000), id);
 `;
-
-/** Whether a list is in another order than creation order (the id windows then do not apply). */
-export function isSorted(sort: KeySort | undefined): sort is KeySort {
-  return sort !== undefined && (sort.by !== "created" || sort.desc);
-}
 
 /** An enabled key inside its validity window at @now (valid_to exclusive, as App authorization). */
 const IN_WINDOW = "k.enabled = 1 AND (k.valid_from IS NULL OR k.valid_from <= @now)";

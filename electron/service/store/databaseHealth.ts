@@ -1,4 +1,5 @@
 import { statSync } from "node:fs";
+import { isUnsealable } from "../crypto/secretBox.ts";
 import type { Db } from "./database.ts";
 
 /**
@@ -76,4 +77,21 @@ export function worthCheckingAtStart(file: string, maxMb: number): boolean {
  */
 export function answerReadinessQuery(db: Db): void {
   db.prepare("SELECT (SELECT max(id) FROM accounts) AS account, (SELECT max(id) FROM api_keys) AS key").get();
+}
+
+/**
+ * A failure of the database file itself, in words the admin can act on (retrying later, after the
+ * admin acted, works): a damaged file, or a full disk (the change was not saved; reads go on).
+ * Undefined for any other error. What to answer with it is the HTTP layer's (app.ts: 503).
+ */
+export function sqliteFailure(error: unknown, databaseFile: string): string | undefined {
+  if (isCorruption(error)) return damagedText(databaseFile, (error as Error).message);
+  if (isUnsealable(error))
+    return damagedText(databaseFile, "a sealed value in it does not open with the data key: it was altered");
+  if (isDiskFull(error))
+    return (
+      `the disk holding ${databaseFile} is full: this change was not saved (nothing else was lost, and reading ` +
+      "still works); free some space and try again"
+    );
+  return undefined;
 }

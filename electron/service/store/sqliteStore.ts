@@ -1,8 +1,10 @@
 import type { SecretBox } from "../crypto/secretBox.ts";
-import type { Account, AccountStore } from "./accountStore.ts";
+import type { Account } from "./accountRows.ts";
+import type { AccountStore } from "./accountStore.ts";
 import type { ApiKeyStore } from "./apiKeyStore.ts";
 import type { AuditStore } from "./auditStore.ts";
-import { authFailuresOn, sqliteBucketRows } from "./authFailureStore.ts";
+import { authFailuresOn } from "./authFailureRows.ts";
+import { sqliteBucketRows } from "./authFailureStore.ts";
 import { type Db, readMeta, writeMeta } from "./database.ts";
 import { answerReadinessQuery } from "./databaseHealth.ts";
 import type { ExternalChanges } from "./externalChanges.ts";

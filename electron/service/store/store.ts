@@ -1,3 +1,4 @@
+import type { KeySortField, KeyStateFilter, Permission } from "../../../shared/apiKeys.ts";
 import type { AuditReason } from "../../../shared/audit.ts";
 import type { SyncedField } from "../../../shared/sync.ts";
 import type { ApiKeyFields, StoredApiKey } from "../domain/apiKeyRules.ts";
@@ -13,13 +14,12 @@ import type {
   TemplateFields,
 } from "../tfa/applicationRules.ts";
 import type { RateLimit } from "../tfa/limits.ts";
-import type { Account } from "./accountStore.ts";
-import type { KeyChangeListener } from "./apiKeyStore.ts";
-import type { AuditPage, AuditQuery } from "./auditStore.ts";
-import type { IdempotencyLookup, IdempotentRequest, RememberedAnswer } from "./idempotencyStore.ts";
-import type { StoredUsage } from "./keyUsageStore.ts";
+import type { Account } from "./accountRows.ts";
+import type { AuditPage, AuditQuery } from "./auditRows.ts";
+import type { IdempotencyLookup, IdempotentRequest, RememberedAnswer } from "./idempotencyRows.ts";
+import type { StoredUsage } from "./keyUsageRows.ts";
 import type { CacheLookups } from "./readThroughCache.ts";
-import type { Fields, LinkCounts, LocalOnlyKey, OutboxEntry, SyncKeyState, SyncLink } from "./syncStore.ts";
+import type { Fields, LinkCounts, LocalOnlyKey, OutboxEntry, SyncKeyState, SyncLink } from "./syncRows.ts";
 import type {
   CapturedFilter,
   CapturedRow,
@@ -29,7 +29,48 @@ import type {
   PinStatusRow,
   VerificationRow,
   VerifyCallDecision,
-} from "./tfaPinStore.ts";
+} from "./tfaPinRows.ts";
+
+/** Told the digest of every key written through this store, so caches keyed by it can drop the entry. */
+export type KeyChangeListener = (digest: Buffer) => void;
+
+export interface ApiKeyFilter {
+  enabled?: boolean;
+  /** Exact name. */
+  name?: string;
+  publicApiKey?: string;
+  /** Case-insensitive substring of the name. */
+  nameContains?: string;
+  permission?: Permission;
+  /** The key's state at `now` (shared/apiKeys.ts keyStateAt; "expiring-soon" as isExpiringSoon). */
+  state?: KeyStateFilter;
+  /** The time `state` is evaluated at (ms); required with `state`. */
+  now?: number;
+  /** The order of a list; creation order (ascending) when left out. */
+  sort?: KeySort;
+  /**
+   * Keys not used (no allowed App-authorized call stored) since this time (ms): "not used for N
+   * days". A key never used matches. Reads key_usage: what the recorder has written.
+   */
+  unusedSince?: number;
+}
+
+/** What a list's keys carry beyond the spec's fields (include=created, include=usage). */
+export interface ListExtras {
+  created?: boolean;
+  /** The time (ms) the usage's last 24 hours end at; absent: no usage. */
+  usageAt?: number;
+}
+
+export interface KeySort {
+  by: KeySortField;
+  desc: boolean;
+}
+
+/** Whether a list is in another order than creation order (the id windows then do not apply). */
+export function isSorted(sort: KeySort | undefined): sort is KeySort {
+  return sort !== undefined && (sort.by !== "created" || sort.desc);
+}
 
 /**
  * What the key service keeps, whatever the database (README.md, "The store interface"). Reads

@@ -1,7 +1,7 @@
 import type { ApplicationDto, MessageTemplateDto } from "../../../shared/tfa.ts";
 import { newKeyId } from "../domain/identifiers.ts";
 import { badRequest, notFound } from "../errors.ts";
-import type { Account } from "../store/accountStore.ts";
+import type { Account } from "../store/accountRows.ts";
 import type { Store, TfaReads } from "../store/store.ts";
 import {
   applicationAfterUpdate,

@@ -10,10 +10,10 @@ import type {
 } from "../../../shared/tfa.ts";
 import { newKeyId } from "../domain/identifiers.ts";
 import { ApiError, badRequest, forbidden, INVALID_QUERY, notFound } from "../errors.ts";
-import type { Account } from "../store/accountStore.ts";
+import type { Account } from "../store/accountRows.ts";
 import { type CacheLookups, ReadThroughCache } from "../store/readThroughCache.ts";
 import type { Store, TfaPinReads, TfaPinWrites, TfaReads } from "../store/store.ts";
-import type { PinRecord, PinStatusRow } from "../store/tfaPinStore.ts";
+import type { PinRecord, PinStatusRow } from "../store/tfaPinRows.ts";
 import { limitsOf, type StoredApplication } from "./applicationRules.ts";
 import { windowDecision } from "./limits.ts";
 import { renderMessage } from "./messageText.ts";

@@ -3,7 +3,7 @@ import { after, before, type TestContext, test } from "node:test";
 import { setTimeout as delay } from "node:timers/promises";
 import { newAccountKey } from "../../../electron/service/domain/identifiers.ts";
 import type { Store } from "../../../electron/service/store/store.ts";
-import type { SyncLink } from "../../../electron/service/store/syncStore.ts";
+import type { SyncLink } from "../../../electron/service/store/syncRows.ts";
 import { SyncEngine, type SyncEngineOptions } from "../../../electron/sync/syncEngine.ts";
 import { eventually } from "../../harness/eventually.ts";
 import { type ForeignRemote, startForeignRemote } from "../../harness/foreignRemote.ts";

@@ -1,4 +1,4 @@
-import type { Account } from "../accountStore.ts";
+import type { Account } from "../accountRows.ts";
 import { type CacheLookups, ReadThroughCache } from "../readThroughCache.ts";
 import type { AccountReads, ChangeFeed } from "../store.ts";
 

@@ -1,4 +1,4 @@
-import { ACCOUNT_COLUMNS, type AccountRow, toAccount } from "../accountStore.ts";
+import { ACCOUNT_COLUMNS, type AccountRow, toAccount } from "../accountRows.ts";
 import { type AccountWrites, DuplicateError } from "../store.ts";
 import { type Sql, sqlState, UNIQUE_VIOLATION } from "./sql.ts";
 

@@ -4,12 +4,11 @@ import {
   type ApiKeyRow,
   type GrantRow,
   grantOf,
-  type KeyChangeListener,
   publicApiKeyDigest,
   sealPublicApiKey,
   storedApiKeyOf,
-} from "../apiKeyStore.ts";
-import type { ApiKeyWrites } from "../store.ts";
+} from "../apiKeyRows.ts";
+import type { ApiKeyWrites, KeyChangeListener } from "../store.ts";
 import type { Sql } from "./sql.ts";
 
 const SELECT = `SELECT k.id, k.key, k.account_id, a.account_key, k.name, k.public_api_key_sealed,
@@ -28,7 +27,7 @@ function columns(fields: ApiKeyFields): unknown[] {
 }
 
 /**
- * API keys on PostgreSQL, sealed and digested as on SQLite (apiKeyStore.ts's functions).
+ * API keys on PostgreSQL, sealed and digested as on SQLite (apiKeyRows.ts's functions).
  * `changed` is told the publicApiKey of every key a write changes, after the statement; the store
  * tells its listeners then and again after the commit (a cache reload between the two would read
  * the row as it was).

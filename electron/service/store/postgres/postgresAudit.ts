@@ -1,5 +1,5 @@
 import type { NewAuditEntry } from "../../domain/auditEntries.ts";
-import { type EntryRow, toDto } from "../auditStore.ts";
+import { type EntryRow, toDto } from "../auditRows.ts";
 import type { AuditWrites } from "../store.ts";
 import type { Sql } from "./sql.ts";
 

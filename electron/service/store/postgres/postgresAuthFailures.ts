@@ -1,4 +1,4 @@
-import { AUTH_FAILURE_PURGE_BATCH, type BucketRows } from "../authFailureStore.ts";
+import { AUTH_FAILURE_PURGE_BATCH, type BucketRows } from "../authFailureRows.ts";
 import { advisoryLockKey, type Sql } from "./sql.ts";
 
 /** The advisory lock key of one address's bucket: a 64-bit hash, the same on every replica. */

@@ -6,7 +6,7 @@ import {
   lookupOf,
   type RecordRow,
   sealAnswer,
-} from "../idempotencyStore.ts";
+} from "../idempotencyRows.ts";
 import type { IdempotencyWrites } from "../store.ts";
 import { advisoryLockKey, type Sql } from "./sql.ts";
 

@@ -3,16 +3,10 @@ import { EXPIRING_SOON_MS, type KeySortField, type KeyStateFilter } from "../../
 import type { SecretBox } from "../../crypto/secretBox.ts";
 import type { ListedKey } from "../../domain/apiKeyRules.ts";
 import { dayStartHour } from "../../domain/keyUsage.ts";
-import {
-  type ApiKeyFilter,
-  isSorted,
-  type KeySort,
-  type ListExtras,
-  publicApiKeyDigest,
-  unsealPublicApiKeys,
-} from "../apiKeyStore.ts";
+import { publicApiKeyDigest, unsealPublicApiKeys } from "../apiKeyRows.ts";
+import { countsOf } from "../keyUsageRows.ts";
 import { COUNT_COLUMNS } from "../keyUsageSchema.ts";
-import { countsOf } from "../keyUsageStore.ts";
+import { type ApiKeyFilter, isSorted, type KeySort, type ListExtras } from "../store.ts";
 import { type Sql, sqlOn } from "./sql.ts";
 
 /**

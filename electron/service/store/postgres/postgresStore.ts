@@ -1,13 +1,13 @@
 import type pg from "pg";
 import type { SecretBox } from "../../crypto/secretBox.ts";
 import type { NewAuditEntry } from "../../domain/auditEntries.ts";
-import type { KeyChangeListener } from "../apiKeyStore.ts";
-import { authFailuresOn } from "../authFailureStore.ts";
+import { authFailuresOn } from "../authFailureRows.ts";
 import type { CacheLookups } from "../readThroughCache.ts";
 import type {
   ApiKeyReads,
   AuditReads,
   IdempotencyReads,
+  KeyChangeListener,
   MetaReads,
   Store,
   StoreHealth,

@@ -18,7 +18,7 @@ import {
   toKeyState,
   toLink,
   unsealRemotePassword,
-} from "../syncStore.ts";
+} from "../syncRows.ts";
 import type { Sql } from "./sql.ts";
 
 const KEY_COLUMNS = "api_key_id, link_id, remote_key, base, remote_missing, conflict";

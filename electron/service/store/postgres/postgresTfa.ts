@@ -8,7 +8,7 @@ import {
   type TemplateRow,
   toApplication,
   toTemplate,
-} from "../tfaStore.ts";
+} from "../tfaRows.ts";
 import type { Sql } from "./sql.ts";
 
 const applicationColumns = (fields: ApplicationFields) => [

@@ -16,7 +16,7 @@ import {
   VERIFY_CALL_PURGE_BATCH,
   type VerificationRowRaw,
   verificationOf,
-} from "../tfaPinStore.ts";
+} from "../tfaPinRows.ts";
 import { advisoryLockKey, type Sql } from "./sql.ts";
 
 /**

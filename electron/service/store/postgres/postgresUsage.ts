@@ -1,7 +1,7 @@
 import { dayStartHour } from "../../domain/keyUsage.ts";
 import { dayOfHour, lastPrunedDay, lastPrunedHour } from "../../domain/keyUsageSeries.ts";
+import { countParams, storedUsageOf, type TotalRow, usageByTimeOf } from "../keyUsageRows.ts";
 import { COUNT_COLUMNS } from "../keyUsageSchema.ts";
-import { countParams, storedUsageOf, type TotalRow, usageByTimeOf } from "../keyUsageStore.ts";
 import type { UsageWrites } from "../store.ts";
 import type { Sql } from "./sql.ts";
 

@@ -8,7 +8,7 @@ import { hashPassword } from "../../../../electron/service/crypto/passwords.ts";
 import type { FailureRule } from "../../../../electron/service/domain/failureBuckets.ts";
 import { newAccountKey } from "../../../../electron/service/domain/identifiers.ts";
 import { ApiError } from "../../../../electron/service/errors.ts";
-import { AUTH_FAILURE_PURGE_BATCH } from "../../../../electron/service/store/authFailureStore.ts";
+import { AUTH_FAILURE_PURGE_BATCH } from "../../../../electron/service/store/authFailureRows.ts";
 import type { Store } from "../../../../electron/service/store/store.ts";
 import { openStore, postgresReplica, STORE_KINDS, storedRows } from "./storeSubjects.ts";
 

@@ -5,8 +5,8 @@ import type { NewAuditEntry } from "../../../../electron/service/domain/auditEnt
 import { newAccountKey, newKeyId, newPublicApiKey } from "../../../../electron/service/domain/identifiers.ts";
 import { emptyPending, hourOf } from "../../../../electron/service/domain/keyUsage.ts";
 import { dayOf } from "../../../../electron/service/domain/keyUsageSeries.ts";
-import type { Account } from "../../../../electron/service/store/accountStore.ts";
-import { IDEMPOTENCY_RETENTION_MS } from "../../../../electron/service/store/idempotencyStore.ts";
+import type { Account } from "../../../../electron/service/store/accountRows.ts";
+import { IDEMPOTENCY_RETENTION_MS } from "../../../../electron/service/store/idempotencyRows.ts";
 import { DuplicateError, type Store } from "../../../../electron/service/store/store.ts";
 import { formatApiDateTime } from "../../../../shared/datetime.ts";
 import { openStore, poolOn, STORE_KINDS, type StoreSubject } from "./storeSubjects.ts";

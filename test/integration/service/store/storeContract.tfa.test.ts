@@ -1,9 +1,9 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import { newAccountKey, newKeyId } from "../../../../electron/service/domain/identifiers.ts";
-import type { Account } from "../../../../electron/service/store/accountStore.ts";
+import type { Account } from "../../../../electron/service/store/accountRows.ts";
 import type { Store } from "../../../../electron/service/store/store.ts";
-import { VERIFY_CALL_PURGE_BATCH } from "../../../../electron/service/store/tfaPinStore.ts";
+import { VERIFY_CALL_PURGE_BATCH } from "../../../../electron/service/store/tfaPinRows.ts";
 import type { StoredApplication, TemplateFields } from "../../../../electron/service/tfa/applicationRules.ts";
 import type { ApplicationConfigurationDto, Channel } from "../../../../shared/tfa.ts";
 import { DEFAULT_CONFIGURATION, MAX_DURATION_MS } from "../../../../shared/tfaSchemas.ts";

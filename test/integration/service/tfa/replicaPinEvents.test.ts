@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 import pg from "pg";
 import { newAccountKey } from "../../../../electron/service/domain/identifiers.ts";
-import type { Account } from "../../../../electron/service/store/accountStore.ts";
+import type { Account } from "../../../../electron/service/store/accountRows.ts";
 import {
   CHANGES_CHANNEL,
   type PostgresChangeFeed,

@@ -11,7 +11,7 @@ import {
   STEP_ROWS,
   scanKeys,
 } from "../../../../electron/service/keyListing.ts";
-import type { ApiKeyFilter } from "../../../../electron/service/store/apiKeyStore.ts";
+import type { ApiKeyFilter } from "../../../../electron/service/store/store.ts";
 import { makeTempDir, removeDir } from "../../../harness/keyServiceProcess.ts";
 
 /** Reading many keys in steps: the same keys as one read would give, with the event loop turning between. */

@@ -9,7 +9,7 @@ import {
   type KeyLister,
   type ListedAccount,
 } from "../../../../electron/service/keyListing.ts";
-import type { ApiKeyFilter } from "../../../../electron/service/store/apiKeyStore.ts";
+import type { ApiKeyFilter } from "../../../../electron/service/store/store.ts";
 import { keyListWorkerUrl, workerLister } from "../../../../electron/service/workerLister.ts";
 import { makeTempDir, removeDir } from "../../../harness/keyServiceProcess.ts";
 import { SCHED_IDLE, threadPolicies } from "../../../harness/threadPolicies.ts";

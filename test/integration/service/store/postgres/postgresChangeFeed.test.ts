@@ -10,7 +10,7 @@ import {
   newPublicApiKey,
 } from "../../../../../electron/service/domain/identifiers.ts";
 import { ApiError } from "../../../../../electron/service/errors.ts";
-import type { Account } from "../../../../../electron/service/store/accountStore.ts";
+import type { Account } from "../../../../../electron/service/store/accountRows.ts";
 import {
   CHANGES_CHANNEL,
   PostgresChangeFeed,

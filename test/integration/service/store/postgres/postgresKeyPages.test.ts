@@ -13,14 +13,18 @@ import {
   type ListedAccount,
   pagedLister,
 } from "../../../../../electron/service/keyListing.ts";
-import type { ApiKeyFilter, KeySort, ListExtras } from "../../../../../electron/service/store/apiKeyStore.ts";
 import { migratePostgres } from "../../../../../electron/service/store/postgres/migrate.ts";
 import {
   KEYSET_PAGE_ROWS,
   PostgresKeyPages,
 } from "../../../../../electron/service/store/postgres/postgresKeyPages.ts";
 import { PostgresStore } from "../../../../../electron/service/store/postgres/postgresStore.ts";
-import type { Store } from "../../../../../electron/service/store/store.ts";
+import type {
+  ApiKeyFilter,
+  KeySort,
+  ListExtras,
+  Store,
+} from "../../../../../electron/service/store/store.ts";
 import { EXPIRING_SOON_MS, KEY_STATE_FILTERS, type Permission } from "../../../../../shared/apiKeys.ts";
 import { makeTempDir, removeDir } from "../../../../harness/keyServiceProcess.ts";
 import {

@@ -7,7 +7,7 @@ import {
   newKeyId,
   newPublicApiKey,
 } from "../../../../../electron/service/domain/identifiers.ts";
-import type { ApiKeyFilter, KeySort } from "../../../../../electron/service/store/apiKeyStore.ts";
+import type { ApiKeyFilter, KeySort } from "../../../../../electron/service/store/store.ts";
 import { makeTempDir, removeDir } from "../../../../harness/keyServiceProcess.ts";
 
 /**

@@ -7,8 +7,8 @@ import {
   canonicalJson,
   IDEMPOTENCY_PURGE_BATCH,
   IDEMPOTENCY_RETENTION_MS,
-  IdempotencyStore,
-} from "../../../../../electron/service/store/idempotencyStore.ts";
+} from "../../../../../electron/service/store/idempotencyRows.ts";
+import { IdempotencyStore } from "../../../../../electron/service/store/idempotencyStore.ts";
 import { makeTempDir, removeDir } from "../../../../harness/keyServiceProcess.ts";
 
 const dirs: string[] = [];

@@ -10,12 +10,12 @@ import {
   newKeyId,
   newPublicApiKey,
 } from "../../../../../electron/service/domain/identifiers.ts";
-import type { ApiKeyFilter } from "../../../../../electron/service/store/apiKeyStore.ts";
 import {
   DatabaseVersionError,
   openDatabase,
   SCHEMA_VERSION,
 } from "../../../../../electron/service/store/database.ts";
+import type { ApiKeyFilter } from "../../../../../electron/service/store/store.ts";
 import { makeTempDir, removeDir } from "../../../../harness/keyServiceProcess.ts";
 
 const dirs: string[] = [];

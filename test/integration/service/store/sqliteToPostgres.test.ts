@@ -2,27 +2,23 @@ import assert from "node:assert/strict";
 import { randomBytes } from "node:crypto";
 import { after, describe, test } from "node:test";
 import pg from "pg";
-import { addAccount } from "../../../../../electron/service/accountAdmin.ts";
-import { createSecretBox } from "../../../../../electron/service/crypto/secretBox.ts";
-import { type DataDir, KEY_CHECK, openDataDir } from "../../../../../electron/service/dataDir.ts";
-import {
-  newAccountKey,
-  newKeyId,
-  newPublicApiKey,
-} from "../../../../../electron/service/domain/identifiers.ts";
-import { buildHttpApp } from "../../../../../electron/service/http/app.ts";
+import { addAccount } from "../../../../electron/service/accountAdmin.ts";
+import { createSecretBox } from "../../../../electron/service/crypto/secretBox.ts";
+import { type DataDir, KEY_CHECK, openDataDir } from "../../../../electron/service/dataDir.ts";
+import { newAccountKey, newKeyId, newPublicApiKey } from "../../../../electron/service/domain/identifiers.ts";
+import { buildHttpApp } from "../../../../electron/service/http/app.ts";
+import { migratePostgres } from "../../../../electron/service/store/postgres/migrate.ts";
+import { PostgresStore } from "../../../../electron/service/store/postgres/postgresStore.ts";
 import {
   COPIED_TABLES,
   type CopyProgress,
   CopyRefusedError,
   CopyVerificationError,
   copySqliteToPostgres,
-} from "../../../../../electron/service/store/postgres/copyFromSqlite.ts";
-import { migratePostgres } from "../../../../../electron/service/store/postgres/migrate.ts";
-import { PostgresStore } from "../../../../../electron/service/store/postgres/postgresStore.ts";
-import { createOutboxJournal } from "../../../../../electron/sync/outboxJournal.ts";
-import { basic, makeTempDir, removeDir } from "../../../../harness/keyServiceProcess.ts";
-import { type PostgresCluster, skipWithoutPostgres, testPostgres } from "../../../../harness/postgres.ts";
+} from "../../../../electron/service/store/sqliteToPostgres.ts";
+import { createOutboxJournal } from "../../../../electron/sync/outboxJournal.ts";
+import { basic, makeTempDir, removeDir } from "../../../harness/keyServiceProcess.ts";
+import { type PostgresCluster, skipWithoutPostgres, testPostgres } from "../../../harness/postgres.ts";
 
 /**
  * `migrate --from-sqlite`'s core: a SQLite data dir written by the real service (accounts by the

@@ -1,13 +1,13 @@
 import { isDeepStrictEqual } from "node:util";
 import type pg from "pg";
-import type { SecretBox } from "../../crypto/secretBox.ts";
-import { KEY_CHECK } from "../../dataDir.ts";
-import { type ApiKeyRow, grantOf, storedApiKeyOf } from "../apiKeyStore.ts";
-import { type Db, readMeta, SCHEMA_VERSION, SCRUB_PENDING } from "../database.ts";
-import { migratePostgres, postgresSchemaVersion } from "./migrate.ts";
-import { postgresApiKeys } from "./postgresApiKeys.ts";
-import { POSTGRES_MIGRATIONS, POSTGRES_SCHEMA_VERSION } from "./schema.ts";
-import { inTransaction, sqlOn } from "./sql.ts";
+import type { SecretBox } from "../crypto/secretBox.ts";
+import { KEY_CHECK } from "../dataDir.ts";
+import { type ApiKeyRow, grantOf, storedApiKeyOf } from "./apiKeyRows.ts";
+import { type Db, readMeta, SCHEMA_VERSION, SCRUB_PENDING } from "./database.ts";
+import { migratePostgres, postgresSchemaVersion } from "./postgres/migrate.ts";
+import { postgresApiKeys } from "./postgres/postgresApiKeys.ts";
+import { POSTGRES_MIGRATIONS, POSTGRES_SCHEMA_VERSION } from "./postgres/schema.ts";
+import { inTransaction, sqlOn } from "./postgres/sql.ts";
 
 /**
  * `key-service migrate --from-sqlite` (issue 15, slice 6): copies a SQLite data dir's database
@@ -152,7 +152,7 @@ function checkSource(db: Db, box: SecretBox): void {
   ).filter((name) => !COPIED_TABLES.includes(name));
   if (tables.length > 0) {
     throw new CopyRefusedError(
-      `the SQLite database has tables this copy does not know: ${tables.join(", ")} (add them to copyFromSqlite.ts)`,
+      `the SQLite database has tables this copy does not know: ${tables.join(", ")} (add them to sqliteToPostgres.ts)`,
     );
   }
 }

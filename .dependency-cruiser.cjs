@@ -1,0 +1,102 @@
+/**
+ * What must never import what (`npm run lint` runs this; a violation fails it). Each rule keeps a
+ * boundary that the code's layout promises and that nothing else checks; the tests in
+ * test/unit/dependencyRules.test.ts add a file that breaks each rule and see it fail.
+ */
+
+/**
+ * The SQLite store: the modules that hold a SQLite connection (they import `database.ts` or
+ * `better-sqlite3`). Named so, not found by what they import, so a PostgreSQL module cannot reach
+ * one by accident: `database.ts` and its helpers, `sqlite*.ts`, and the `<name>Store.ts` classes
+ * (`store.ts`, the interface both databases implement, is not one; the dialect-free rows and codecs
+ * the two databases share are `<name>Rows.ts`).
+ */
+const SQLITE_STORE =
+  "^electron/service/store/(database|databaseHealth|externalChanges|groupCommit|sqlite[A-Za-z]*|[a-z][A-Za-z]*Store)[.]ts$";
+
+/** Who may open SQLite (import the driver): the SQLite store; and outside it, each for its reason. */
+const SQLITE_DRIVER_USERS = [
+  SQLITE_STORE,
+  // `keydesk-service check`: opens the data directory's database read-only to check it.
+  "^electron/cli/checkCommand[.]ts$",
+  // The data directory's single-writer claim: a lock held through SQLite itself.
+  "^electron/service/dataDirClaim[.]ts$",
+  // The list worker: its own read-only connection, in a thread of its own.
+  "^electron/service/keyListWorker[.]ts$",
+  // Backups copy the SQLite database file (its online backup API) and check what they restore.
+  "^electron/service/backup/",
+  "^electron/main/core/localBackup[.]ts$",
+  // Tests open databases to damage, age or inspect them.
+  "^test/",
+];
+
+/** @type {import('dependency-cruiser').IConfiguration} */
+module.exports = {
+  forbidden: [
+    {
+      name: "renderer-not-electron",
+      comment:
+        "The renderer runs in a sandboxed page: it reaches the main process only through the preload's " +
+        "bridge (shared/ holds the bridge's types and schemas). Importing electron/ would bundle Node code " +
+        "into the page or break the bridge's single door.",
+      severity: "error",
+      from: { path: "^renderer/" },
+      to: { path: "^electron/" },
+    },
+    {
+      name: "shared-not-electron-or-renderer",
+      comment:
+        "shared/ is what both sides agree on (types, zod schemas, pure rules); it depends on neither side, " +
+        "or it would drag one side's code into the other.",
+      severity: "error",
+      from: { path: "^shared/" },
+      to: { path: "^(electron|renderer)/" },
+    },
+    {
+      name: "service-not-main",
+      comment:
+        "The key service runs without Electron (the CLI, a server, the tests): nothing in it may need the " +
+        "desktop app's main process.",
+      severity: "error",
+      from: { path: "^electron/service/" },
+      to: { path: "^electron/main/" },
+    },
+    {
+      name: "store-not-http",
+      comment:
+        "The store keeps data and reports neutral failures; answering HTTP (status codes, error bodies, " +
+        "routes) is the HTTP layer's job, which maps what the store reports.",
+      severity: "error",
+      from: { path: "^electron/service/store/" },
+      to: { path: "^electron/service/http/" },
+    },
+    {
+      name: "postgres-not-sqlite",
+      comment:
+        "The PostgreSQL store shares only dialect-free code with SQLite's (store.ts, the <name>Rows.ts codecs): " +
+        "a change to a SQLite class must not be able to change PostgreSQL's behaviour, and a PostgreSQL " +
+        "deployment must not load the SQLite driver.",
+      severity: "error",
+      from: { path: "^electron/service/store/postgres/" },
+      // Reachable: through any chain of imports too, so a shared helper cannot carry SQLite in.
+      to: { path: [SQLITE_STORE, "(^|/)node_modules/better-sqlite3/"], reachable: true },
+    },
+    {
+      name: "sqlite-driver-only-where-sqlite-is-opened",
+      comment:
+        "SQL for SQLite lives in the SQLite store (store/README.md): anything else that opened the driver " +
+        "would be a second place where SQLite's dialect and files are known. The few that must are listed.",
+      severity: "error",
+      from: { pathNot: SQLITE_DRIVER_USERS },
+      to: { path: "(^|/)node_modules/better-sqlite3/" },
+    },
+  ],
+  options: {
+    doNotFollow: { path: "node_modules" },
+    // Type-only imports are dependencies too: a type from a SQLite class ties its module to the class.
+    tsPreCompilationDeps: true,
+    tsConfig: { fileName: "tsconfig.json" },
+    // Build output is not source; node_modules stays in (not followed) so imports of packages are seen.
+    exclude: { path: "^(out|dist)/" },
+  },
+};

@@ -1,0 +1,98 @@
+import assert from "node:assert/strict";
+import { spawnSync } from "node:child_process";
+import { mkdirSync, rmSync, writeFileSync } from "node:fs";
+import { basename, dirname, join } from "node:path";
+import { test } from "node:test";
+import { REPO_ROOT } from "../harness/keyServiceProcess.ts";
+
+/**
+ * The rules of .dependency-cruiser.cjs (run by `npm run lint`) fail on a violation: files that
+ * break each rule are added to the tree where the rule looks, the cruise runs on them with the
+ * project's config, and it must exit non-zero naming each rule and each broken import. A file that
+ * imports what it may (the renderer importing shared/) is cruised with them and must not be named.
+ * The probes are removed afterwards, whatever happened.
+ */
+
+/** Letters only (the SQLite store's module names have no digits): this process's id spelled in letters. */
+const PROBE = `dependencyRulesProbe${[...String(process.pid)].map((digit) => "abcdefghij"[Number(digit)]).join("")}`;
+
+/** A probe: where it is added, what it imports, the rule that must name it, a name ending. */
+interface Probe {
+  at: string;
+  imports: string;
+  rule?: string;
+  name?: string;
+}
+
+const VIOLATIONS: Probe[] = [
+  { at: "renderer/src", imports: "../../electron/service/errors.ts", rule: "renderer-not-electron" },
+  { at: "shared", imports: "../electron/service/errors.ts", rule: "shared-not-electron-or-renderer" },
+  { at: "shared/x", imports: "../../renderer/src/App.tsx", rule: "shared-not-electron-or-renderer" },
+  { at: "electron/service", imports: "../main/core.ts", rule: "service-not-main" },
+  { at: "electron/service/store", imports: "../http/errorReplies.ts", rule: "store-not-http" },
+  { at: "electron/service/store/postgres", imports: "../apiKeyStore.ts", rule: "postgres-not-sqlite" },
+  { at: "electron/service/store/postgres/x", imports: "../../database.ts", rule: "postgres-not-sqlite" },
+  { at: "electron/service/store/postgres/y", imports: "better-sqlite3", rule: "postgres-not-sqlite" },
+  // Through a module that is not SQLite's itself (the probe below, importing the driver).
+  {
+    at: "electron/service/store/postgres/z",
+    imports: "../../../domain/<domain probe>",
+    rule: "postgres-not-sqlite",
+  },
+  {
+    at: "electron/service/domain",
+    imports: "better-sqlite3",
+    rule: "sqlite-driver-only-where-sqlite-is-opened",
+  },
+];
+const ALLOWED: Probe[] = [
+  { at: "renderer/src/ok", imports: "../../../shared/apiKeys.ts" },
+  // A module of the SQLite store (named <name>Store.ts) opens the driver; PostgreSQL's store reads
+  // the rows both share.
+  { at: "electron/service/store", imports: "better-sqlite3", name: "Store" },
+  { at: "electron/service/store/postgres/ok", imports: "../../apiKeyRows.ts" },
+];
+
+test("each dependency rule fails the cruise on a file that breaks it, and passes what is allowed", (t) => {
+  const probes = [...VIOLATIONS, ...ALLOWED].map((probe, index) => ({
+    ...probe,
+    file: `${probe.at}/${PROBE}${"abcdefghijklmnop"[index]}${probe.name ?? ""}.ts`,
+  }));
+  const madeDirs = new Set<string>();
+  t.after(() => {
+    for (const probe of probes) rmSync(join(REPO_ROOT, probe.file), { force: true });
+    for (const dir of madeDirs) rmSync(dir, { recursive: true, force: true });
+  });
+  for (const probe of probes) {
+    const dir = join(REPO_ROOT, dirname(probe.file));
+    // A directory of its own for probes that need one (x, y, ok), removed with them.
+    if (/\/(x|y|z|ok)$/.test(dir)) madeDirs.add(dir);
+    mkdirSync(dir, { recursive: true });
+    const domainProbe = probes.find((other) => other.at === "electron/service/domain")?.file ?? "";
+    const imports = probe.imports.replace("<domain probe>", basename(domainProbe));
+    writeFileSync(join(REPO_ROOT, probe.file), `import "${imports}";\n`);
+  }
+
+  const cruise = spawnSync(
+    process.execPath,
+    [
+      join(REPO_ROOT, "node_modules/dependency-cruiser/bin/dependency-cruiser.mjs"),
+      "--config",
+      ".dependency-cruiser.cjs",
+      "--output-type",
+      "err",
+      ...probes.map((probe) => probe.file),
+    ],
+    { cwd: REPO_ROOT, encoding: "utf8" },
+  );
+  const report = `${cruise.stdout}${cruise.stderr}`;
+  assert.notEqual(cruise.status, 0, `the cruise passed:\n${report}`);
+  for (const probe of probes.slice(0, VIOLATIONS.length))
+    assert.match(
+      report,
+      new RegExp(`error ${probe.rule ?? ""}: ${probe.file.replaceAll(".", "[.]")} → `),
+      `${probe.file} (imports ${probe.imports}) is not named by ${probe.rule}:\n${report}`,
+    );
+  for (const probe of probes.slice(VIOLATIONS.length))
+    assert.doesNotMatch(report, new RegExp(probe.file.replaceAll(".", "[.]")), `${probe.file} was refused`);
+});
