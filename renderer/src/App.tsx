@@ -172,8 +172,10 @@ export function App() {
                     <AfterFirstPaint>
                       <ExpiryNotifier accountKey={accountKey} />
                     </AfterFirstPaint>
+                    {/* Mounted anew for each account too: a dialog, a selection or a message of one account's keys does not act on another's. */}
                     {view === "keys" && (
                       <KeysView
+                        key={accountKey}
                         accountKey={accountKey}
                         filters={keyFilters}
                         onFiltersChange={setKeyFilters}
@@ -192,7 +194,7 @@ export function App() {
                     >
                       {view === "profiles" && <ProfilesView />}
                       {view === "pins" && <PinInboxView />}
-                      {view === "tfa" && <TfaView accountKey={accountKey} />}
+                      {view === "tfa" && <TfaView key={accountKey} accountKey={accountKey} />}
                       {view === "sync" && <SyncView onOpenProfiles={() => setView("profiles")} />}
                       {view === "settings" && <SettingsView />}
                     </Suspense>

@@ -277,9 +277,15 @@ test("with a sub-account in view, the view explains that its applications need i
   await bridge("accounts.addSubAccount", { username: "tfa-sub", password: "tfa-sub-password-1" });
   await page.reload();
   await openTfa();
+  // A message of the owner's view does not follow to the sub-account's.
+  await page.getByRole("button", { name: "New application" }).click();
+  await field("Name").fill("Before the switch");
+  await dialog().getByRole("button", { name: "Create application" }).click();
+  await page.getByTestId("tfa-saved").getByText("Created the application Before the switch.").waitFor();
   await page.getByRole("combobox", { name: "Account", exact: true }).click();
   await page.getByRole("option", { name: "tfa-sub (sub-account)" }).click();
   await page.getByTestId("tfa-sub-account").waitFor();
+  assert.equal(await page.getByTestId("tfa-saved").count(), 0, "the owner's message is gone");
   assert.equal(await page.getByTestId("application-card").count(), 0);
   assert.equal(await page.getByRole("button", { name: "New application" }).count(), 0);
   assert.equal(await page.getByTestId("query-error-banner").count(), 0, "no failing request behind it");
