@@ -13,6 +13,9 @@ import { readFileSync } from "node:fs";
 
 const REVIEWED = {
   "better-sqlite3": "the SQLite store (DESIGN.md); maintained, Node-API",
+  "eventsource-parser":
+    "reads the service's server-sent events (PIN inbox, sync state) in the HTTP client (issue 33): the " +
+    "maintained spec-conformant parser (rexxars/eventsource-parser), no dependencies, no native code",
   fastify: "the HTTP service: schemas, body limits, logging (DESIGN.md)",
   "ipaddr.js": "IPv4/IPv6 and CIDR parsing for allowedIPs",
   pg: "the PostgreSQL store of the team server (issue 15): node-postgres, the maintained standard client",
