@@ -88,8 +88,35 @@ export function parseApiDateTime(text: string): number | null {
 
 const pad = (n: number, width: number): string => String(n).padStart(width, "0");
 
-/** Formats epoch milliseconds as the API's UTC output shape. */
+const DAY_MS = 86_400_000;
+const TWO_DIGITS = Array.from({ length: 60 }, (_, n) => pad(n, 2));
+const THREE_DIGITS = Array.from({ length: 1000 }, (_, n) => pad(n, 3));
+/** "YYYY-MM-DDT" of UTC day starts seen lately: the keys of a list fall on few days. */
+const dayPrefixes = new Map<number, string>();
+const MAX_DAY_PREFIXES = 4096;
+
+/**
+ * Formats epoch milliseconds as the API's UTC output shape. A list of a million keys formats two
+ * million times: the date part is formatted once per day, the time of day from the remainder.
+ */
 export function formatApiDateTime(time: number): string {
+  if (!Number.isInteger(time) || time < MIN_TIME || time > MAX_TIME) return formatByParts(time);
+  const ofDay = ((time % DAY_MS) + DAY_MS) % DAY_MS;
+  const day = time - ofDay;
+  let prefix = dayPrefixes.get(day);
+  if (prefix === undefined) {
+    if (dayPrefixes.size >= MAX_DAY_PREFIXES) dayPrefixes.clear();
+    prefix = formatByParts(day).slice(0, 11);
+    dayPrefixes.set(day, prefix);
+  }
+  const seconds = Math.floor(ofDay / 1000);
+  return (
+    `${prefix}${TWO_DIGITS[Math.floor(seconds / 3600)]}:${TWO_DIGITS[Math.floor(seconds / 60) % 60]}` +
+    `:${TWO_DIGITS[seconds % 60]}.${THREE_DIGITS[ofDay % 1000]}+0000`
+  );
+}
+
+function formatByParts(time: number): string {
   const d = new Date(time);
   return (
     `${pad(d.getUTCFullYear(), 4)}-${pad(d.getUTCMonth() + 1, 2)}-${pad(d.getUTCDate(), 2)}` +

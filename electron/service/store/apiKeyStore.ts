@@ -318,11 +318,12 @@ export class ApiKeyStore {
       filter.permission !== undefined ||
       filter.state !== undefined ||
       filter.unusedSince !== undefined;
-    // Without a narrowing filter every row matches: the window is the limit itself.
-    const windowRows = narrowing && !indexed ? window : limit;
-    const { upTo, last } = indexed
-      ? { upTo: Number.MAX_SAFE_INTEGER, last: true }
-      : this.#window(accountId, after, windowRows);
+    // Without a narrowing filter every row matches, so the LIMIT alone bounds the rows a step
+    // reads; the window's end is looked up only when a filter may skip most rows.
+    const { upTo, last } =
+      indexed || !narrowing
+        ? { upTo: Number.MAX_SAFE_INTEGER, last: true }
+        : this.#window(accountId, after, window);
     const statement = this.#statement(
       this.#steps,
       `${extrasKey(extras)} ${where}`,

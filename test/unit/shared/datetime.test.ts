@@ -291,6 +291,25 @@ test("formats instants as UTC with milliseconds and a +0000 offset", () => {
   assert.equal(formatApiDateTime(yearFive.getTime()), "0005-02-03T00:00:00.000+0000");
 });
 
+test("times on a day already formatted are written as Date writes them, before 1970 too", () => {
+  const byDate = (time: number) => `${new Date(time).toISOString().slice(0, 23)}+0000`;
+  // Many times on few days, so most are written from a day formatted before.
+  const days = fc.integer({ min: -719_162, max: 2_932_896 }).map((day) => day * 86_400_000);
+  fc.assert(
+    fc.property(
+      fc.array(fc.tuple(days, fc.integer({ min: 0, max: 86_399_999 })), { minLength: 1, maxLength: 40 }),
+      (times) => {
+        for (const [day, ofDay] of times) {
+          const time = Math.min(Math.max(day + ofDay, YEAR_1), LAST);
+          assert.equal(formatApiDateTime(time), byDate(time));
+          assert.equal(formatApiDateTime(time), byDate(time));
+        }
+      },
+    ),
+    RUNS,
+  );
+});
+
 test("still rejects what is not a datetime or not a real instant", () => {
   for (const text of [
     "2026-01-31T13:45+0100", // no seconds
