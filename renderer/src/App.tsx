@@ -3,6 +3,7 @@ import { useElementSize, useHotkeys } from "@mantine/hooks";
 import { lazy, Suspense, useMemo, useState } from "react";
 import type { KeySort } from "../../shared/apiKeyRules.ts";
 import { AfterFirstPaint } from "./AfterFirstPaint.tsx";
+import { AppHeaderHeightContext } from "./appHeaderHeight.ts";
 import { useBridgeEvents, useFollowProfileChanges, useRetryWhenReachable } from "./bridgeHooks.ts";
 import { FailingQueriesBanner } from "./FailingQueriesBanner.tsx";
 import { AccountSwitcher } from "./features/accounts/AccountSwitcher.tsx";
@@ -106,104 +107,106 @@ export function App() {
   return (
     <NavigationContext.Provider value={navigation}>
       <ProfileScopeContext.Provider value={scope}>
-        <AppShell header={{ height: headerHeight }} padding="md">
-          <a href="#main" className="kd-skip-link">
-            Skip to content
-          </a>
-          <AppShell.Header
-            px="md"
-            py={HEADER_PADDING_Y}
-            display="flex"
-            // The active profile's colour across the top: Local and each remote are told apart at a glance.
-            style={{
-              alignItems: "center",
-              borderTop: `4px solid var(--mantine-color-${scope?.color ?? "gray"}-6)`,
-            }}
-            data-testid="app-header"
-            data-app-header
-          >
-            {/* Profile, account, then the service's state: one line from 1024 px, two below. */}
-            <Group
-              ref={headerContent}
-              w="100%"
-              wrap="wrap"
-              gap="xs"
-              style={{ columnGap: "var(--mantine-spacing-md)" }}
+        <AppHeaderHeightContext.Provider value={headerHeight}>
+          <AppShell header={{ height: headerHeight }} padding="md">
+            <a href="#main" className="kd-skip-link">
+              Skip to content
+            </a>
+            <AppShell.Header
+              px="md"
+              py={HEADER_PADDING_Y}
+              display="flex"
+              // The active profile's colour across the top: Local and each remote are told apart at a glance.
+              style={{
+                alignItems: "center",
+                borderTop: `4px solid var(--mantine-color-${scope?.color ?? "gray"}-6)`,
+              }}
+              data-testid="app-header"
+              data-app-header
             >
-              <Title order={1} size="h3">
-                Keydesk
-              </Title>
-              {scope && <ProfileSwitcher />}
-              {/* Only the Keys and 2FA apps views are of one account; the others (the PIN inbox lists every account's PINs) ignore it. */}
-              {scope && (view === "keys" || view === "tfa") && (
-                <AccountSwitcher key={scope.id} accountKey={accountKey} onChange={setAccountKey} />
-              )}
-              <HeaderStatus />
-            </Group>
-          </AppShell.Header>
-          <AppShell.Main>
-            <Stack gap={0}>
-              <nav aria-label="Views">
-                <Tabs value={view} onChange={(value) => navigation.open((value ?? "keys") as View)} mb="md">
-                  <Tabs.List>
-                    <Tabs.Tab value="keys">Keys</Tabs.Tab>
-                    <Tabs.Tab value="profiles">Profiles</Tabs.Tab>
-                    <Tabs.Tab value="pins">PIN inbox</Tabs.Tab>
-                    <Tabs.Tab value="tfa">2FA apps</Tabs.Tab>
-                    <Tabs.Tab value="sync">Sync</Tabs.Tab>
-                    <Tabs.Tab value="settings">Settings</Tabs.Tab>
-                  </Tabs.List>
-                </Tabs>
-              </nav>
-              <FailingQueriesBanner />
-              {/* Mounted anew for each profile: nothing opened on one profile's data acts on another's. */}
-              <section id="main" tabIndex={-1} aria-label={VIEW_NAMES[view]} key={scope?.id ?? "none"}>
-                {!scope ? (
-                  <Center h={200} aria-busy="true">
-                    <Loader aria-label="Loading the profiles" />
-                  </Center>
-                ) : switchingProfile ? (
-                  <Center h={200} aria-busy="true" data-testid="section-switching">
-                    <Loader aria-label="Switching the profile" />
-                  </Center>
-                ) : (
-                  <>
-                    {/* Nothing on the first screen needs it: it asks for its keys after the first rows. */}
-                    <AfterFirstPaint>
-                      <ExpiryNotifier accountKey={accountKey} />
-                    </AfterFirstPaint>
-                    {/* Mounted anew for each account too: a dialog, a selection or a message of one account's keys does not act on another's. */}
-                    {view === "keys" && (
-                      <KeysView
-                        key={accountKey}
-                        accountKey={accountKey}
-                        filters={keyFilters}
-                        onFiltersChange={setKeyFilters}
-                        sort={keySort}
-                        onSortChange={setKeySort}
-                        createOpen={createOpen}
-                        onCreateOpenChange={setCreateOpen}
-                      />
-                    )}
-                    <Suspense
-                      fallback={
-                        <Center h={200} aria-busy="true">
-                          <Loader aria-label={`Loading ${VIEW_NAMES[view]}`} />
-                        </Center>
-                      }
-                    >
-                      {view === "profiles" && <ProfilesView />}
-                      {view === "pins" && <PinInboxView />}
-                      {view === "tfa" && <TfaView key={accountKey} accountKey={accountKey} />}
-                      {view === "sync" && <SyncView onOpenProfiles={() => setView("profiles")} />}
-                      {view === "settings" && <SettingsView />}
-                    </Suspense>
-                  </>
+              {/* Profile, account, then the service's state: one line from 1024 px, two below. */}
+              <Group
+                ref={headerContent}
+                w="100%"
+                wrap="wrap"
+                gap="xs"
+                style={{ columnGap: "var(--mantine-spacing-md)" }}
+              >
+                <Title order={1} size="h3">
+                  Keydesk
+                </Title>
+                {scope && <ProfileSwitcher />}
+                {/* Only the Keys and 2FA apps views are of one account; the others (the PIN inbox lists every account's PINs) ignore it. */}
+                {scope && (view === "keys" || view === "tfa") && (
+                  <AccountSwitcher key={scope.id} accountKey={accountKey} onChange={setAccountKey} />
                 )}
-              </section>
-            </Stack>
-          </AppShell.Main>
-        </AppShell>
+                <HeaderStatus />
+              </Group>
+            </AppShell.Header>
+            <AppShell.Main>
+              <Stack gap={0}>
+                <nav aria-label="Views">
+                  <Tabs value={view} onChange={(value) => navigation.open((value ?? "keys") as View)} mb="md">
+                    <Tabs.List>
+                      <Tabs.Tab value="keys">Keys</Tabs.Tab>
+                      <Tabs.Tab value="profiles">Profiles</Tabs.Tab>
+                      <Tabs.Tab value="pins">PIN inbox</Tabs.Tab>
+                      <Tabs.Tab value="tfa">2FA apps</Tabs.Tab>
+                      <Tabs.Tab value="sync">Sync</Tabs.Tab>
+                      <Tabs.Tab value="settings">Settings</Tabs.Tab>
+                    </Tabs.List>
+                  </Tabs>
+                </nav>
+                <FailingQueriesBanner />
+                {/* Mounted anew for each profile: nothing opened on one profile's data acts on another's. */}
+                <section id="main" tabIndex={-1} aria-label={VIEW_NAMES[view]} key={scope?.id ?? "none"}>
+                  {!scope ? (
+                    <Center h={200} aria-busy="true">
+                      <Loader aria-label="Loading the profiles" />
+                    </Center>
+                  ) : switchingProfile ? (
+                    <Center h={200} aria-busy="true" data-testid="section-switching">
+                      <Loader aria-label="Switching the profile" />
+                    </Center>
+                  ) : (
+                    <>
+                      {/* Nothing on the first screen needs it: it asks for its keys after the first rows. */}
+                      <AfterFirstPaint>
+                        <ExpiryNotifier accountKey={accountKey} />
+                      </AfterFirstPaint>
+                      {/* Mounted anew for each account too: a dialog, a selection or a message of one account's keys does not act on another's. */}
+                      {view === "keys" && (
+                        <KeysView
+                          key={accountKey}
+                          accountKey={accountKey}
+                          filters={keyFilters}
+                          onFiltersChange={setKeyFilters}
+                          sort={keySort}
+                          onSortChange={setKeySort}
+                          createOpen={createOpen}
+                          onCreateOpenChange={setCreateOpen}
+                        />
+                      )}
+                      <Suspense
+                        fallback={
+                          <Center h={200} aria-busy="true">
+                            <Loader aria-label={`Loading ${VIEW_NAMES[view]}`} />
+                          </Center>
+                        }
+                      >
+                        {view === "profiles" && <ProfilesView />}
+                        {view === "pins" && <PinInboxView />}
+                        {view === "tfa" && <TfaView key={accountKey} accountKey={accountKey} />}
+                        {view === "sync" && <SyncView onOpenProfiles={() => setView("profiles")} />}
+                        {view === "settings" && <SettingsView />}
+                      </Suspense>
+                    </>
+                  )}
+                </section>
+              </Stack>
+            </AppShell.Main>
+          </AppShell>
+        </AppHeaderHeightContext.Provider>
       </ProfileScopeContext.Provider>
     </NavigationContext.Provider>
   );

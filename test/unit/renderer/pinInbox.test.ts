@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 import {
   cleanFilters,
-  pinEventAction,
+  pinEventUpdate,
   withCapturedPin,
   withPinState,
 } from "../../../renderer/src/features/pins/pinHooks.ts";
@@ -111,11 +111,41 @@ test("timer delays are never negative and never beyond what setTimeout can hold"
 test("a captured PIN is put first only in the loaded, idle unfiltered list; every other list is fetched again", () => {
   const unfiltered = ["pins.list", {}];
   const filtered = ["pins.list", { to: "41793026727" }];
-  assert.equal(pinEventAction(unfiltered, { hasData: true, fetching: false }), "prepend");
+  const captured = { type: "pin", pin: pin("P2") } as const;
+  assert.deepEqual(pinEventUpdate(unfiltered, { pins: [pin("P1")], fetching: false }, captured), {
+    set: [pin("P2"), pin("P1")],
+  });
   // Still loading, or reloading: the answer on its way may predate the PIN, so fetch again.
-  assert.equal(pinEventAction(unfiltered, { hasData: false, fetching: true }), "refetch");
-  assert.equal(pinEventAction(unfiltered, { hasData: true, fetching: true }), "refetch");
-  assert.equal(pinEventAction(filtered, { hasData: true, fetching: false }), "refetch");
+  assert.equal(pinEventUpdate(unfiltered, { pins: undefined, fetching: true }, captured), "refetch");
+  assert.equal(pinEventUpdate(unfiltered, { pins: [pin("P1")], fetching: true }, captured), "refetch");
+  assert.equal(pinEventUpdate(filtered, { pins: [pin("P1")], fetching: false }, captured), "refetch");
+});
+
+test("a verification changes the PIN in every loaded list, filtered or not; a list being fetched is fetched again", () => {
+  const listed = pin("P1");
+  const state = {
+    type: "pin-state",
+    state: {
+      pinId: "P1",
+      applicationId: listed.applicationId,
+      to: listed.to,
+      attemptsRemaining: 0,
+      verified: true,
+    },
+  } as const;
+  for (const queryKey of [
+    ["pins.list", {}],
+    ["pins.list", { to: listed.to }],
+  ]) {
+    const update = pinEventUpdate(queryKey, { pins: [listed], fetching: false }, state);
+    assert.notEqual(typeof update, "string");
+    assert.deepEqual(
+      (update as { set: CapturedPinDto[] }).set.map((each) => [each.pinId, each.verified]),
+      [["P1", true]],
+    );
+    assert.equal(pinEventUpdate(queryKey, { pins: [listed], fetching: true }, state), "refetch");
+  }
+  assert.equal(pinEventUpdate(["pins.list", {}], { pins: undefined, fetching: false }, state), "keep");
 });
 
 test("a captured PIN without its application's name (a resend) takes the name of a listed PIN of that application", () => {

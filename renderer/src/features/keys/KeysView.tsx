@@ -142,6 +142,8 @@ export function KeysView(props: {
   const { fetchNextPage } = keys;
   const loadMore = useCallback(() => void fetchNextPage(), [fetchNextPage]);
   const totalCount = filtered ? total.data : current && !keys.hasNextPage ? shown.length : total.data;
+  /** Keys the filters match in the account: the rows themselves once every page is loaded. */
+  const matchingCount = filtered ? (current && !keys.hasNextPage ? shown.length : matching.data) : totalCount;
   const accountEmpty =
     loaded !== undefined && current && shown.length === 0 && (!filtered || total.data === 0);
   // A key id, publicApiKey or hint finds its key whatever the name filter says.
@@ -156,13 +158,7 @@ export function KeysView(props: {
     filterScope: `${JSON.stringify(keyQueryOf(filters))} ${matches.target.kind}`,
     rows: visible,
     // Rows narrowed to what a search found: "select all matching" is those rows, not the filter's.
-    matching: search.narrowed
-      ? visible.length
-      : filtered
-        ? current && !keys.hasNextPage
-          ? shown.length
-          : matching.data
-        : totalCount,
+    matching: search.narrowed ? visible.length : matchingCount,
   });
   // The details panel shows the key as the lists have it now (after a toggle or an edit).
   const detailsKey = details && (shown.find((key) => key.key === details.key) ?? details);
@@ -300,15 +296,7 @@ export function KeysView(props: {
           query={query}
           sort={sortValue(sort) === "created" ? undefined : sort}
           // Unknown (not "0 keys") while the list cannot be read: an unreachable service is not an empty account.
-          count={
-            keys.isError
-              ? undefined
-              : filtered
-                ? current && !keys.hasNextPage
-                  ? shown.length
-                  : matching.data
-                : totalCount
-          }
+          count={keys.isError ? undefined : matchingCount}
           onClose={() => setExportOpen(false)}
         />
       </OnceOpened>

@@ -1,4 +1,5 @@
 import { type RefObject, useEffect, useState } from "react";
+import { useAppHeaderHeight } from "../../appHeaderHeight.ts";
 import { tableHeight } from "./tableHeight.ts";
 
 /**
@@ -11,11 +12,11 @@ export function useTableHeight(
 ): number | undefined {
   const [height, setHeight] = useState<number>();
   const { rowHeight, headRow } = sizes;
+  const header = useAppHeaderHeight();
   useEffect(() => {
     const measure = () => {
       const box = element.current?.getBoundingClientRect();
       if (!box) return;
-      const header = document.querySelector<HTMLElement>("[data-app-header]")?.offsetHeight ?? 0;
       setHeight(
         tableHeight({
           viewport: window.innerHeight,
@@ -34,6 +35,6 @@ export function useTableHeight(
       observer.disconnect();
       window.removeEventListener("resize", measure);
     };
-  }, [element, rowHeight, headRow]);
+  }, [element, rowHeight, headRow, header]);
   return height;
 }

@@ -2,7 +2,7 @@
 
 import { type QueryKey, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useEffect } from "react";
-import type { BridgeArgs } from "../../../../shared/bridge.ts";
+import type { BridgeArgs, BridgeEvent } from "../../../../shared/bridge.ts";
 import type { CapturedPinDto, PinStateDto } from "../../../../shared/tfa.ts";
 import { getBridge } from "../../bridge.ts";
 import { callBridge } from "../../bridgeHooks.ts";
@@ -59,23 +59,28 @@ function isUnfiltered(queryKey: QueryKey): boolean {
   return filters === undefined || (filters.to === undefined && filters.applicationId === undefined);
 }
 
+type PinEvent = Extract<BridgeEvent, { type: "pin" | "pin-state" }>;
+
 /**
- * What a "pin" event does to one cached list: the unfiltered list, loaded and not being fetched,
- * takes the PIN first at once; any other is fetched again. A list still loading (or reloading)
- * would otherwise drop the event and then show an answer taken before the PIN was captured.
+ * What a PIN event does to one cached list. A captured PIN ("pin") goes first in the unfiltered
+ * list, loaded and not being fetched; any other list is fetched again (its matching rules are the
+ * service's). A verification's outcome ("pin-state") changes that PIN's rows in every loaded list.
+ * A list being fetched is fetched again either way: its answer may predate the event.
  */
-export function pinEventAction(
+export function pinEventUpdate(
   queryKey: QueryKey,
-  state: { hasData: boolean; fetching: boolean },
-): "prepend" | "refetch" {
-  return isUnfiltered(queryKey) && state.hasData && !state.fetching ? "prepend" : "refetch";
+  list: { pins: readonly CapturedPinDto[] | undefined; fetching: boolean },
+  event: PinEvent,
+): { set: readonly CapturedPinDto[] } | "refetch" | "keep" {
+  const { pins, fetching } = list;
+  if (fetching) return "refetch";
+  if (event.type === "pin-state")
+    return pins === undefined ? "keep" : { set: withPinState(pins, event.state) };
+  return pins !== undefined && isUnfiltered(queryKey) ? { set: withCapturedPin(pins, event.pin) } : "refetch";
 }
 
 /**
- * A captured PIN arrives as a "pin" event: it is prepended to the unfiltered list at once, and
- * the filtered lists (whose matching rules are the service's) are refetched (see pinEventAction).
- * A "pin-state" event (attempts used, verified) changes that PIN's rows in every list at once; a
- * list still fetching is fetched again, as its answer may predate the verification. The events
+ * Captured PINs and verifications show in the inbox as they happen (pinEventUpdate). The events
  * come from the Local service only: with a remote profile active (`live` false) they are ignored.
  */
 export function usePinEvents(live: boolean): void {
@@ -83,30 +88,17 @@ export function usePinEvents(live: boolean): void {
   useEffect(
     () =>
       getBridge().onEvent((event) => {
-        if (!live) return;
-        if (event.type === "pin-state") {
-          for (const [queryKey, pins] of queryClient.getQueriesData<CapturedPinDto[]>({
-            queryKey: pinQueryKeys.all(),
-          })) {
-            if (queryClient.getQueryState(queryKey)?.fetchStatus === "fetching") {
-              void queryClient.invalidateQueries({ queryKey, exact: true });
-            } else if (pins !== undefined) {
-              queryClient.setQueryData<readonly CapturedPinDto[]>(queryKey, withPinState(pins, event.state));
-            }
-          }
-          return;
-        }
-        if (event.type !== "pin") return;
-        const pin = event.pin;
+        if (!live || (event.type !== "pin" && event.type !== "pin-state")) return;
         for (const [queryKey, pins] of queryClient.getQueriesData<CapturedPinDto[]>({
           queryKey: pinQueryKeys.all(),
         })) {
           const fetching = queryClient.getQueryState(queryKey)?.fetchStatus === "fetching";
-          if (pins !== undefined && pinEventAction(queryKey, { hasData: true, fetching }) === "prepend") {
-            queryClient.setQueryData<CapturedPinDto[]>(queryKey, withCapturedPin(pins, pin));
-          } else {
-            // Cancels a fetch in flight and fetches again: the new answer holds the PIN.
+          const update = pinEventUpdate(queryKey, { pins, fetching }, event);
+          if (update === "refetch") {
+            // Cancels a fetch in flight and fetches again.
             void queryClient.invalidateQueries({ queryKey, exact: true });
+          } else if (update !== "keep") {
+            queryClient.setQueryData<readonly CapturedPinDto[]>(queryKey, update.set);
           }
         }
       }),
