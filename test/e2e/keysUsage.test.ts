@@ -1,7 +1,9 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
+import Database from "better-sqlite3";
 import type { Page } from "playwright-core";
+import { DATABASE_FILE } from "../../electron/service/dataDir.ts";
 import { chromiumMissing, skipWithoutChromium } from "../harness/chromium.ts";
 import { startForeignRemote } from "../harness/foreignRemote.ts";
 import { request } from "../harness/keyServiceProcess.ts";
@@ -42,6 +44,16 @@ before(async () => {
     request: { name: "fenced backend", allowedIPs: ["10.1.1.1"] },
   });
   await bridge("keys.create", { accountKey: "_", request: { name: "idle backend" } });
+  // The three as if made a month ago; a key made today has not been unused for 7 days.
+  const db = new Database(join(session.dataDir, "service", DATABASE_FILE));
+  try {
+    db.pragma("busy_timeout = 5000");
+    const monthAgo = Date.now() - 30 * 24 * 3_600_000;
+    db.prepare("UPDATE api_keys SET created_at = ?, origin_created_at = ?").run(monthAgo, monthAgo);
+  } finally {
+    db.close();
+  }
+  await bridge("keys.create", { accountKey: "_", request: { name: "new backend" } });
   const profiles = await bridge<{ kind: string; baseUrl: string }[]>("profiles.list");
   const baseUrl = profiles.find((profile) => profile.kind === "local")?.baseUrl as string;
   const call = (publicApiKey: string) =>
@@ -55,7 +67,7 @@ let callBusy: () => Promise<{ status: number }>;
 
 after(() => closeUiSession(session));
 
-test("Last used says when a key last authorized a call, never for an unused one; Created says when it was made", async (t) => {
+test("Last used says when a key last authorized a call, never for an unused one, when a refused-only one was refused; Created says when it was made", async (t) => {
   if (skipWithoutChromium(t)) return;
   await page.goto(host.pageUrl);
   await row("busy backend").waitFor();
@@ -71,9 +83,20 @@ test("Last used says when a key last authorized a call, never for an unused one;
     /from 127\.0\.0\.1$/,
   );
   assert.equal(await row("idle backend").getByTestId("key-last-used").textContent(), "never");
-  assert.equal(await row("fenced backend").getByTestId("key-last-used").textContent(), "never");
+  // Every call of the fenced key was refused: not "never", which reads as a key nobody calls.
   assert.match(
-    (await row("idle backend").getByTestId("key-created").textContent()) ?? "",
+    (await row("fenced backend").getByTestId("key-last-used").textContent()) ?? "",
+    /^refused (just now|\d+ s ago)$/,
+  );
+  assert.match(
+    (await row("fenced backend")
+      .getByTestId("key-last-used")
+      .locator("xpath=ancestor::td")
+      .getAttribute("title")) ?? "",
+    /^No allowed call since usage recording began; 1 refused \(1 from an address not allowed\), the last at .* from 127\.0\.0\.1$/,
+  );
+  assert.match(
+    (await row("new backend").getByTestId("key-created").textContent()) ?? "",
     /^(just now|\d+ s ago)$/,
   );
   await page.screenshot({ path: join(RESULTS, "keys-usage-columns-1440.png") });
@@ -160,7 +183,7 @@ test("open details follow the key's calls: counts move while the panel is open, 
   await panel.waitFor({ state: "hidden" });
 });
 
-test("Not used for 7 days lists the keys without an allowed call in a week, never-used ones included", async (t) => {
+test("Not used for 7 days lists the keys at least a week old without an allowed call in it, never-used ones included", async (t) => {
   if (skipWithoutChromium(t)) return;
   await page.getByRole("combobox", { name: "Not used for", exact: true }).selectOption({ label: "7 days" });
   await row("busy backend").waitFor({ state: "detached" });

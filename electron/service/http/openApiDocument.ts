@@ -111,7 +111,7 @@ const keyFilterParameters = [
     name: "unusedForDays",
     in: "query",
     schema: { type: "string", pattern: "^[0-9]{1,5}$" },
-    description: `A Keydesk extension: keys without an allowed App-authorized call in the last N days (1 to ${UNUSED_FOR_DAYS_MAX}); a key never used matches (usage counts from when recording began). A 400 where the service runs with --usage off`,
+    description: `A Keydesk extension: keys without an allowed App-authorized call in the last N days (1 to ${UNUSED_FOR_DAYS_MAX}); a key never used matches (usage counts from when recording began). Only keys at least N days old match: created N days ago or earlier (for a key whose creation time is not known, come to this service by then). A 400 where the service runs with --usage off`,
   },
 ];
 /** `include` on get, list and page: the extras of our own service's key answers. */

@@ -542,8 +542,11 @@ export class ApiKeyStore {
     }
     if (filter.unusedSince !== undefined) {
       // last_used_at 0 is "never" (keyUsageStore.ts): below any time, so a never-used key matches.
+      // A key younger than the period has not been unused for it: created (where that is not
+      // known, come to this service) at or before the period's start.
       where.push(
         "NOT EXISTS (SELECT 1 FROM key_usage n WHERE n.api_key_id = k.id AND n.last_used_at >= @unusedSince)",
+        "coalesce(k.origin_created_at, k.created_at) <= @unusedSince",
       );
       params.unusedSince = filter.unusedSince;
     }

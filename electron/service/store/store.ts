@@ -50,7 +50,8 @@ export interface ApiKeyFilter {
   sort?: KeySort;
   /**
    * Keys not used (no allowed App-authorized call stored) since this time (ms): "not used for N
-   * days". A key never used matches. Reads key_usage: what the recorder has written.
+   * days". A key never used matches, if it existed then: created at or before this time (where its
+   * creation is not known, come to this service by then). Reads key_usage: what the recorder has written.
    */
   unusedSince?: number;
 }

@@ -269,7 +269,7 @@ test("include takes usage and created only, comma-separated; anything else is a 
   }
 });
 
-test("unusedForDays lists and counts keys without an allowed call in N days, never-used ones too, combined with the other filters", {
+test("unusedForDays lists and counts keys at least N days old without an allowed call in N days, never-used ones too, combined with the other filters", {
   skip: SQLITE_ONLY,
 }, async () => {
   const [recent, old, , refusedOnly] = await Promise.all(
@@ -279,10 +279,16 @@ test("unusedForDays lists and counts keys without an allowed call in N days, nev
   );
   assertOk(await call(recent as ApiKey));
   assertApiError(await call(refusedOnly as ApiKey), 403, "FORBIDDEN");
-  // A key last used ten days ago: its row as the recorder would have written it then.
+  // The account's keys as they would be had they been created 40 days ago, and one key last used
+  // ten days ago: its row as the recorder would have written it then.
   const db = new Database(join(service.dataDir, DATABASE_FILE));
   try {
     db.pragma("busy_timeout = 5000");
+    const fortyDaysAgo = Date.now() - 40 * 24 * 3_600_000;
+    db.prepare(
+      `UPDATE api_keys SET created_at = ?, origin_created_at = ?
+       WHERE account_id = (SELECT id FROM accounts WHERE username = 'idle')`,
+    ).run(fortyDaysAgo, fortyDaysAgo);
     db.prepare(
       `INSERT INTO key_usage (api_key_id, allowed, last_used_at, last_used_from)
        SELECT id, 3, ?, '10.0.0.1' FROM api_keys WHERE key = ?`,
@@ -290,6 +296,8 @@ test("unusedForDays lists and counts keys without an allowed call in N days, nev
   } finally {
     db.close();
   }
+  // Never used, but made just now: it has not been unused for a day, let alone seven.
+  await service.createKey("idle", { name: "idle new" });
   const names = async (query: string) => (await listed("idle", query)).map((key) => key.name).sort();
   assert.deepEqual(await names("unusedForDays=7&nameContains=idle"), [
     "idle never",
@@ -309,7 +317,8 @@ test("unusedForDays lists and counts keys without an allowed call in N days, nev
   ]);
   assert.equal(await countOf("idle", "unusedForDays=7"), 4);
   assert.equal(await countOf("idle", "unusedForDays=30&nameContains=idle"), 2);
-  assert.equal(await countOf("idle", "unusedForDays=3650"), 3);
+  assert.equal(await countOf("idle", "unusedForDays=39"), 3);
+  assert.equal(await countOf("idle", "unusedForDays=41"), 0, "no key of the account is 41 days old");
   for (const days of ["0", "3651", "-1", "1.5", "seven", ""]) {
     for (const path of [keysPath(), "/local/1/accounts/_/api-keys/count"]) {
       const res = await service.call({

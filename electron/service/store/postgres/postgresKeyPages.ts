@@ -252,9 +252,12 @@ export class PostgresKeyPages {
       where.push(`(${clause})`);
     }
     if (filter.unusedSince !== undefined) {
-      // last_used_at 0 is "never": below any time, so a never-used key matches.
+      // last_used_at 0 is "never": below any time, so a never-used key matches; a key younger than
+      // the period has not been unused for it.
+      const since = param(filter.unusedSince);
       where.push(
-        `NOT EXISTS (SELECT 1 FROM key_usage n WHERE n.api_key_id = k.id AND n.last_used_at >= ${param(filter.unusedSince)})`,
+        `NOT EXISTS (SELECT 1 FROM key_usage n WHERE n.api_key_id = k.id AND n.last_used_at >= ${since})`,
+        `coalesce(k.origin_created_at, k.created_at) <= ${since}`,
       );
     }
     return where.join(" AND ");

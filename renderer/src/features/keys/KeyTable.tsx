@@ -189,12 +189,12 @@ function cellOf(column: ColumnId, key: ApiKeyView, props: RowProps): React.React
     case "lastUsed":
     case "created": {
       const used = column === "lastUsed";
-      const { text, title } = used ? lastUsedText(key, props.now) : createdText(key, props.now);
+      const { text, title, warning } = used ? lastUsedText(key, props.now) : createdText(key, props.now);
       const known = used ? key.usage !== undefined : typeof key.createdAt === "string";
       return (
         <Cell key={column} title={title}>
           <span
-            className={known ? "kd-keys-wrap" : "kd-keys-wrap kd-keys-dimmed"}
+            className={`kd-keys-wrap${known ? "" : " kd-keys-dimmed"}${warning ? " kd-keys-warning" : ""}`}
             data-testid={`key-${used ? "last-used" : "created"}`}
           >
             {text}

@@ -29,14 +29,31 @@ export const unusedLabel = (days: number) => (days === 365 ? "1 year" : `${days}
 export interface CellText {
   text: string;
   title: string;
+  /** A call that should be looked at: the key's calls were all refused. */
+  warning?: boolean;
 }
 
-/** "never", "3 min ago"; the local time and the address on hover. */
+/**
+ * "never", "3 min ago"; the local time and the address on hover. A key whose every call was
+ * refused is not "never" used: something calls it and fails, which an admin about to delete an
+ * "unused" key must see ("refused 2 min ago").
+ */
 export function lastUsedText(key: ApiKeyView, now: number): CellText {
   const usage = key.usage;
   if (usage === undefined) return { text: NOT_REPORTED, title: USAGE_NOT_REPORTED };
   const at = usage.lastUsedAt === null ? null : parseApiDateTime(usage.lastUsedAt);
-  if (at === null) return { text: "never", title: "No allowed call since usage recording began" };
+  if (at === null) {
+    const refusedAt = usage.lastRefusedAt === null ? null : parseApiDateTime(usage.lastRefusedAt);
+    if (refusedAt === null) return { text: "never", title: "No allowed call since usage recording began" };
+    return {
+      text: `refused ${relativeTime(refusedAt, now)}`,
+      title:
+        `No allowed call since usage recording began; ${refusedTotal(usage.total).toLocaleString()} refused ` +
+        `(${refusalsInWords(usage.total)}), the last at ${localDateTime(refusedAt)}` +
+        `${usage.lastRefusedFrom ? ` from ${usage.lastRefusedFrom}` : ""}`,
+      warning: true,
+    };
+  }
   return {
     text: relativeTime(at, now),
     title: `${localDateTime(at)}${usage.lastUsedFrom ? ` from ${usage.lastUsedFrom}` : ""}`,
@@ -67,9 +84,16 @@ export function refusalsInWords(counts: UsageCountsDto): string {
   return parts.length === 0 ? "none" : parts.join("; ");
 }
 
-/** Whether a key loaded earlier has no allowed call in `days` (unknown usage: kept, the service decides). */
+/**
+ * Whether a key loaded earlier has had no allowed call for `days`: it is at least that old (the
+ * service's rule; a creation time not known does not exclude it) and was not used since. Unknown
+ * usage: kept, the service decides.
+ */
 export function unusedFor(key: ApiKeyView, days: number, now: number): boolean {
   if (key.usage === undefined) return true;
+  const since = now - days * DAY_MS;
+  const created = typeof key.createdAt === "string" ? parseApiDateTime(key.createdAt) : null;
+  if (created !== null && created > since) return false;
   const at = key.usage.lastUsedAt === null ? null : parseApiDateTime(key.usage.lastUsedAt);
-  return at === null || at < now - days * DAY_MS;
+  return at === null || at < since;
 }

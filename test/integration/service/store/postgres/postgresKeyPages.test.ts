@@ -128,7 +128,8 @@ async function seed(store: Store): Promise<{ id: number; accountKey: string }> {
         identity,
         fieldsAt(index, next),
         NOW,
-        index % 9 === 0 ? null : NOW - index,
+        // Two minutes apart, the first ones younger than the "not used since" times below.
+        index % 9 === 0 ? null : NOW - index * 120_000,
       );
     }
     return owner;
@@ -242,6 +243,17 @@ test("whole lists and counts: every filter in every order is the SQLite store's 
   const all = JSON.parse(`[${await whole(postgres, {})}]`) as unknown[];
   assert.ok(all.length > KEYSET_PAGE_ROWS * 2);
   assert.ok(JSON.parse(`[${await whole(postgres, { enabled: false })}]`).length < all.length);
+  // "Not used since": neither a key made after that time nor one whose creation is unknown and
+  // which came to the store after it (created_at NOW), used or not.
+  const unused = JSON.parse(`[${await whole(postgres, { unusedSince: NOW - 10 * 60_000 })}]`) as {
+    key: string;
+  }[];
+  assert.ok(unused.length > 0);
+  const indexes = unused.map((key) => Number(key.key.slice(3)));
+  assert.ok(indexes.every((index) => index >= 5 && index % 9 !== 0));
+  assert.ok(
+    indexes.some((index) => index % 3 !== 0) && indexes.some((index) => index % 3 === 0 && index % 11 === 0),
+  );
 });
 
 test("pages walked by their cursors are SQLite's, in every order", async (t) => {

@@ -37,6 +37,25 @@ test("Last used: never, a relative time with time and address on hover, or — w
   assert.deepEqual(lastUsedText(base, NOW), { text: "—", title: USAGE_NOT_REPORTED });
 });
 
+test("Last used of a key whose every call was refused says when the last one was, with the rules, not never", () => {
+  const refusedOnly = {
+    ...usage(null),
+    lastRefusedAt: "2026-11-25T11:58:00.000+0000",
+    lastRefusedFrom: "10.9.9.9",
+  };
+  const cell = lastUsedText({ ...base, usage: refusedOnly }, NOW);
+  assert.equal(cell.text, "refused 2 min ago");
+  assert.equal(cell.warning, true);
+  assert.match(
+    cell.title,
+    /^No allowed call since usage recording began; 3 refused \(2 while disabled; 1 from an address not allowed\), the last at .* from 10\.9\.9\.9$/,
+  );
+  assert.equal(
+    lastUsedText({ ...base, usage: usage("2026-11-25T11:57:00.000+0000") }, NOW).warning,
+    undefined,
+  );
+});
+
 test("Created: unknown when the service says it is not known, — when it does not report it", () => {
   assert.equal(createdText({ ...base, createdAt: null }, NOW).text, "unknown");
   assert.equal(createdText({ ...base, createdAt: "2026-11-20T12:00:00.000+0000" }, NOW).text, "5 days ago");
@@ -49,4 +68,14 @@ test("refusals are listed by rule in words; a key never used counts as unused", 
   assert.equal(unusedFor({ ...base, usage: usage(null) }, 7, NOW), true);
   assert.equal(unusedFor({ ...base, usage: usage("2026-11-24T12:00:00.000+0000") }, 7, NOW), false);
   assert.equal(unusedFor({ ...base, usage: usage("2026-11-01T12:00:00.000+0000") }, 7, NOW), true);
+});
+
+test("a key younger than the period is not unused for it; one whose creation is not known may be", () => {
+  const never = usage(null);
+  assert.equal(
+    unusedFor({ ...base, usage: never, createdAt: "2026-11-24T12:00:00.000+0000" }, 7, NOW),
+    false,
+  );
+  assert.equal(unusedFor({ ...base, usage: never, createdAt: "2026-11-18T12:00:00.000+0000" }, 7, NOW), true);
+  assert.equal(unusedFor({ ...base, usage: never, createdAt: null }, 7, NOW), true);
 });
