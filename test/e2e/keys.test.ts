@@ -434,7 +434,12 @@ test("a row reveals its publicApiKey on request, hides it again, and copies it t
   const { publicApiKey } = await bridge<Key>("keys.revealPublicApiKey", { accountKey: "_", key: target.key });
   const shown = row("Old partner").getByTestId("public-api-key");
   assert.notEqual(await shown.textContent(), publicApiKey, "masked at first");
+  const edit = row("Old partner").getByRole("button", { name: "Edit Old partner" });
+  const editAt = (await edit.boundingBox())?.x;
   await row("Old partner").getByRole("button", { name: "Reveal the publicApiKey of Old partner" }).click();
+  // Reveal becomes Hide in the same room: the row's other actions stay where the pointer left them.
+  await row("Old partner").getByRole("button", { name: "Hide the publicApiKey of Old partner" }).waitFor();
+  assert.equal((await edit.boundingBox())?.x, editAt);
   // Whole, in a popover of its own (not drawn over the neighbouring rows), with Copy beside it.
   const popover = page.getByRole("dialog", { name: "publicApiKey of Old partner" });
   const full = popover.getByTestId("revealed-public-api-key");

@@ -60,7 +60,16 @@ export function RevealButton(props: { apiKey: ApiKeyView; accountKey: string }) 
       aria-expanded={shown !== null}
       onClick={() => (shown ? close() : open())}
     >
-      {shown ? "Hide" : "Reveal"}
+      {/* Both words in one grid cell, the other one hidden: the button is as wide either way, so
+          the row's actions do not move under the pointer when Reveal becomes Hide. */}
+      <span className="kd-same-width">
+        <span aria-hidden="true" data-shown={!shown}>
+          Reveal
+        </span>
+        <span aria-hidden="true" data-shown={Boolean(shown)}>
+          Hide
+        </span>
+      </span>
     </Button>
   );
   // Closed, the row holds a plain button: a popover per row (its floating position hooks) costs
