@@ -1,18 +1,12 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import {
-  cleanFilters,
-  pinEventAction,
-  withCapturedPin,
-  withPinState,
-} from "../../../renderer/src/features/pins/pinHooks.ts";
-import {
   MAX_TIMER_DELAY_MS,
   nextPinExpiry,
   pinState,
   timerDelay,
-} from "../../../renderer/src/features/pins/pinState.ts";
-import type { CapturedPinDto } from "../../../shared/tfa.ts";
+} from "../../../../../renderer/src/features/pins/pinState.ts";
+import type { CapturedPinDto } from "../../../../../shared/tfa.ts";
 
 function pin(pinId: string): CapturedPinDto {
   return {
@@ -29,40 +23,6 @@ function pin(pinId: string): CapturedPinDto {
     verified: false,
   };
 }
-
-test("a captured PIN goes first in the inbox list, before the older ones", () => {
-  const listed = [pin("P2"), pin("P1")];
-  assert.deepEqual(
-    withCapturedPin(listed, pin("P3")).map((each) => each.pinId),
-    ["P3", "P2", "P1"],
-  );
-  assert.deepEqual(
-    listed.map((each) => each.pinId),
-    ["P2", "P1"],
-    "the cached list is not changed in place",
-  );
-});
-
-test("a PIN the list already holds is listed once, first, with the event's state", () => {
-  const verified = { ...pin("P1"), verified: true };
-  const next = withCapturedPin([pin("P2"), pin("P1")], verified);
-  assert.deepEqual(
-    next.map((each) => [each.pinId, each.verified]),
-    [
-      ["P1", true],
-      ["P2", false],
-    ],
-  );
-});
-
-test("blank inbox filters are left out, others are trimmed, so that no filter has one cache entry", () => {
-  assert.deepEqual(cleanFilters({ to: "  ", applicationId: "" }), {});
-  assert.deepEqual(cleanFilters({}), {});
-  assert.deepEqual(cleanFilters({ to: " 41793026727 ", applicationId: "APP" }), {
-    to: "41793026727",
-    applicationId: "APP",
-  });
-});
 
 const at = (text: string) => Date.parse(text.replace("+0000", "Z"));
 
@@ -106,48 +66,6 @@ test("timer delays are never negative and never beyond what setTimeout can hold"
   assert.equal(timerDelay(400, 1_000), 0, "an expiry already passed: at once");
   assert.equal(timerDelay(365 * 24 * 3600 * 1000, 0), MAX_TIMER_DELAY_MS);
   assert.equal(MAX_TIMER_DELAY_MS, 2_147_483_647);
-});
-
-test("a captured PIN is put first only in the loaded, idle unfiltered list; every other list is fetched again", () => {
-  const unfiltered = ["pins.list", {}];
-  const filtered = ["pins.list", { to: "41793026727" }];
-  assert.equal(pinEventAction(unfiltered, { hasData: true, fetching: false }), "prepend");
-  // Still loading, or reloading: the answer on its way may predate the PIN, so fetch again.
-  assert.equal(pinEventAction(unfiltered, { hasData: false, fetching: true }), "refetch");
-  assert.equal(pinEventAction(unfiltered, { hasData: true, fetching: true }), "refetch");
-  assert.equal(pinEventAction(filtered, { hasData: true, fetching: false }), "refetch");
-});
-
-test("a captured PIN without its application's name (a resend) takes the name of a listed PIN of that application", () => {
-  const listed = { ...pin("listed"), applicationName: "Customer login" };
-  const resent = pin("resent");
-  const [first] = withCapturedPin([listed], resent);
-  assert.equal(first?.applicationName, "Customer login");
-  const [unknown] = withCapturedPin([], resent);
-  assert.equal(unknown?.applicationName, undefined);
-});
-
-test("a verification's outcome changes every listed message of that PIN, and no other", () => {
-  const first = pin("P1");
-  const resent = { ...pin("P1"), channel: "VOICE" as const };
-  const other = pin("P2");
-  const after = withPinState([resent, other, first], {
-    pinId: "P1",
-    applicationId: first.applicationId,
-    to: first.to,
-    attemptsRemaining: 9,
-    verified: true,
-  });
-  assert.deepEqual(
-    after.map((each) => [each.pinId, each.attemptsRemaining, each.verified]),
-    [
-      ["P1", 9, true],
-      ["P2", 10, false],
-      ["P1", 9, true],
-    ],
-  );
-  const unlisted = [other];
-  assert.equal(withPinState(unlisted, { ...after[0], pinId: "P9" } as never), unlisted, "the same list");
 });
 
 test("a message a failure test number kept from the phone says so, with its status, whatever its attempts", () => {

@@ -1,12 +1,12 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { BridgeFailure } from "../../../../electron/client/bridgeFailure.ts";
+import { BridgeFailure } from "../../../../../electron/client/bridgeFailure.ts";
 import {
   type KeyPage,
   type KeyQuery,
   type KeyServiceClient,
   matchesKeyQuery,
-} from "../../../../electron/client/keyServiceClient.ts";
+} from "../../../../../electron/client/keyServiceClient.ts";
 import {
   clientQueryOf,
   KEPT_LIST_FRESH_MS,
@@ -14,8 +14,8 @@ import {
   MAX_KEPT_LISTS,
   mainCursor,
   parseMainCursor,
-} from "../../../../electron/main/core/keyPager.ts";
-import { type ApiKeyDto, KEY_INCLUDES } from "../../../../shared/apiKeys.ts";
+} from "../../../../../electron/main/core/keyPager.ts";
+import { type ApiKeyDto, KEY_INCLUDES } from "../../../../../shared/apiKeys.ts";
 
 const keys: ApiKeyDto[] = Array.from({ length: 25 }, (_, index) => ({
   name: `key ${index}`,
