@@ -7,7 +7,7 @@ import type {
   RegionalDto,
   TemplateLanguage,
 } from "../../../shared/tfa.ts";
-import type { ApiKeyFields, StoredApiKey } from "../domain/apiKeyRules.ts";
+import type { ApiKeyFields, StoredApiKey } from "../domain/apiKeyRecords.ts";
 import type { NewAuditEntry } from "../domain/auditEntries.ts";
 import type { FailureRule } from "../domain/failureBuckets.ts";
 import type { KeyGrant } from "../domain/keyAuthorization.ts";
