@@ -19,12 +19,7 @@ import type {
 /** Applications and message templates: request data to stored fields (and back to the API shapes). */
 
 // The defaults are shared with the renderer's forms, which show them before anything is sent.
-export {
-  DEFAULT_CONFIGURATION,
-  DEFAULT_LANGUAGE,
-  DEFAULT_PIN_LENGTH,
-  DEFAULT_SPEECH_RATE,
-} from "../../../shared/tfaSchemas.ts";
+export { DEFAULT_CONFIGURATION } from "../../../shared/tfaSchemas.ts";
 
 export type RuleResult<T> = { ok: true; value: T } | { ok: false; errors: ValidationErrors };
 

@@ -6,13 +6,9 @@ import type { RateLimit } from "../../../shared/tfaSchemas.ts";
  */
 
 export {
-  DURATION_HINT,
   MAX_DURATION_MS,
-  MAX_LIMIT_ATTEMPTS,
-  type Parsed,
   parseDuration,
   parseRateLimit,
-  RATE_LIMIT_HINT,
   type RateLimit,
 } from "../../../shared/tfaSchemas.ts";
 
