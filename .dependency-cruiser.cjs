@@ -71,6 +71,16 @@ module.exports = {
       to: { path: "^electron/service/http/" },
     },
     {
+      name: "store-not-tfa",
+      comment:
+        "The store keeps the 2FA data; the rules over it (rate limits, PIN decisions, request shapes) are " +
+        "tfa/'s, applied by its callers to what the store reads: a store that decided them would be a " +
+        "second place to change a rule, once per database. The stored shapes are store.ts's.",
+      severity: "error",
+      from: { path: "^electron/service/store/" },
+      to: { path: "^electron/service/tfa/" },
+    },
+    {
       name: "postgres-not-sqlite",
       comment:
         "The PostgreSQL store shares only dialect-free code with SQLite's (store.ts, the <name>Rows.ts codecs): " +

@@ -1,7 +1,7 @@
 import { performance } from "node:perf_hooks";
 import { addAccount } from "../electron/service/accountAdmin.ts";
 import { openDataDir } from "../electron/service/dataDir.ts";
-import { fieldsForCreate } from "../electron/service/domain/apiKeyRules.ts";
+import { fieldsForCreate } from "../electron/service/domain/apiKeyRecords.ts";
 import { newKeyId, newPublicApiKey } from "../electron/service/domain/identifiers.ts";
 import type { SyncLinkDto } from "../shared/sync.ts";
 import {

@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { performance } from "node:perf_hooks";
 import type { Browser, Page } from "playwright-core";
 import { openDataDir } from "../electron/service/dataDir.ts";
-import { fieldsForCreate } from "../electron/service/domain/apiKeyRules.ts";
+import { fieldsForCreate } from "../electron/service/domain/apiKeyRecords.ts";
 import { newKeyId, newPublicApiKey } from "../electron/service/domain/identifiers.ts";
 import { chromiumMissing, launchChromium } from "../test/harness/chromium.ts";
 import { makeTempDir, REPO_ROOT, removeDir } from "../test/harness/keyServiceProcess.ts";

@@ -43,13 +43,3 @@ export const STATUS_OF_MESSAGE_ID: Record<MessageId, number> = {
   /** The database file is damaged or its disk is full: the text says which and what to do. */
   SERVICE_UNAVAILABLE: 503,
 };
-
-export function isApiErrorBody(value: unknown): value is ApiErrorBody {
-  const exception = (value as ApiErrorBody | null)?.requestError?.serviceException;
-  return (
-    typeof exception === "object" &&
-    exception !== null &&
-    (MESSAGE_IDS as readonly string[]).includes(exception.messageId) &&
-    typeof exception.text === "string"
-  );
-}

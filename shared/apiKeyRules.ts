@@ -21,10 +21,6 @@ export interface ApiKeyDto {
   enabled: boolean;
 }
 
-export interface ApiKeyListDto {
-  apiKeys: ApiKeyDto[];
-}
-
 export const NAME_MAX_LENGTH = 255;
 export const KEY_ID_PATTERN = /^[0-9A-F]{32}$/;
 export const ACCOUNT_KEY_PATTERN = /^[0-9A-F]{32}$/;

@@ -70,10 +70,6 @@ export const auditPageSchema = z.strictObject({
   nextCursor: z.string().nullable(),
 });
 
-/** Request headers of the shared contract: who calls the key service, and why. */
-export const CLIENT_HEADER = "Keydesk-Client";
-export const ACTION_HEADER = "Keydesk-Action";
-
 /**
  * A key's history as the desktop shows it: the newest entries of the key (`more` when older ones
  * exist), or `kept: false` when the profile's service keeps no audit history (another service

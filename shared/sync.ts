@@ -65,10 +65,6 @@ export interface SyncLinkDto {
   linkedKeys: number;
 }
 
-export interface SyncLinkListDto {
-  links: SyncLinkDto[];
-}
-
 export type SyncKeyState = "synced" | "pending" | "conflict" | "remote-missing" | "failed" | "local-only";
 
 export interface SyncFieldConflictDto {
@@ -91,11 +87,6 @@ export interface SyncKeyDto {
   error: string | null;
 }
 
-/** `GET .../keys` lists only linked keys that need attention: never "synced" ones (a resolve may answer one). */
-export interface SyncKeyListDto {
-  keys: SyncKeyDto[];
-}
-
 export interface SyncOutboxEntryDto {
   id: number;
   key: string;
@@ -107,10 +98,6 @@ export interface SyncOutboxEntryDto {
   failed: boolean;
   lastError: string | null;
   createdAt: string;
-}
-
-export interface SyncOutboxDto {
-  entries: SyncOutboxEntryDto[];
 }
 
 /**

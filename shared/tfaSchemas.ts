@@ -242,6 +242,5 @@ export const updateTemplateSchema = z.strictObject(
 
 export type CreateApplicationRequest = z.infer<typeof createApplicationSchema>;
 export type UpdateApplicationRequest = z.infer<typeof updateApplicationSchema>;
-export type ConfigurationRequest = z.infer<typeof configurationSchema>;
 export type CreateTemplateRequest = z.infer<typeof createTemplateSchema>;
 export type UpdateTemplateRequest = z.infer<typeof updateTemplateSchema>;

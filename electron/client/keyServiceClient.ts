@@ -14,9 +14,9 @@ import {
 } from "../../shared/apiKeys.ts";
 import { type AuditPageDto, auditPageSchema } from "../../shared/audit.ts";
 import type { AccountDto, ConnectionVerdict } from "../../shared/bridge.ts";
+import { ACTION_HEADER, CLIENT_HEADER } from "../../shared/httpHeaders.ts";
 import { type CapturedPinDto, PIN_STREAM_EVENTS, type PinStateDto } from "../../shared/tfa.ts";
 import { AnswerTooLarge, DEFAULT_MAX_ANSWER_BYTES, formatBytes, readBoundedText } from "./boundedAnswer.ts";
-import { BridgeFailure } from "./bridgeFailure.ts";
 import {
   accountListSchema,
   apiKeyCountSchema,
@@ -30,10 +30,11 @@ import {
   pinStateSchema,
   tfaApiKeyAnswerSchema,
 } from "./responseSchemas.ts";
+import { ServiceCallFailure } from "./serviceCallFailure.ts";
 
 /**
  * The one HTTP client of the key-management API, for the embedded service and remote ones
- * alike: base URL plus Basic credentials. Every failure is thrown as a BridgeFailure:
+ * alike: base URL plus Basic credentials. Every failure is thrown as a ServiceCallFailure:
  * - the service's error body → its messageId, text and validationErrors;
  * - no answer (refused, DNS, TLS, timeout after 10 s) → UNREACHABLE, naming the URL;
  * - an answer larger than maxAnswerBytes (256 MB by default) → GENERAL_ERROR, read no further;
@@ -71,13 +72,12 @@ export interface KeyWriteOptions {
 function writeHeaders(options: KeyWriteOptions): Record<string, string> {
   return {
     ...(options.idempotencyKey !== undefined && { "idempotency-key": options.idempotencyKey }),
-    ...(options.action !== undefined && { "keydesk-action": options.action }),
+    ...(options.action !== undefined && { [ACTION_HEADER]: options.action }),
   };
 }
 
 /** `Keydesk-Client`: the kind of client calling a Keydesk key service (foreign services ignore it). */
 export type KeydeskClientKind = "desktop" | "cli" | "sync";
-export const KEYDESK_CLIENT_HEADER = "keydesk-client";
 
 export interface KeyListFilter {
   enabled?: boolean | undefined;
@@ -169,9 +169,9 @@ function keyQueryParams(query: KeyQuery): URLSearchParams {
 /** A 400 of a Keydesk service naming include: an older one, or one that records no usage. */
 function refusesInclude(error: unknown): boolean {
   return (
-    error instanceof BridgeFailure &&
+    error instanceof ServiceCallFailure &&
     error.status === 400 &&
-    error.bridgeError.validationErrors?.include !== undefined
+    error.validationErrors?.include !== undefined
   );
 }
 
@@ -254,7 +254,7 @@ export class KeyServiceClient {
     const withoutUsage = (key: ApiKeyWithExtrasDto) => key.usage === undefined;
     if (query.unusedForDays !== undefined && usageAsked && keys.some(withoutUsage)) {
       // A service that ignored the filter: its keys say nothing about their use either.
-      throw new BridgeFailure("INVALID_ARGUMENT", USAGE_NOT_REPORTED, {
+      throw new ServiceCallFailure("INVALID_ARGUMENT", USAGE_NOT_REPORTED, {
         unusedForDays: [USAGE_NOT_REPORTED],
       });
     }
@@ -285,8 +285,8 @@ export class KeyServiceClient {
     } catch (error) {
       // The route is missing (another service, or an older Keydesk: "no such route"), as opposed
       // to an account these credentials do not manage.
-      if (error instanceof BridgeFailure && error.status === 404) {
-        const { messageId, text } = error.bridgeError;
+      if (error instanceof ServiceCallFailure && error.status === 404) {
+        const { messageId, text } = error;
         if (messageId !== "NOT_FOUND" || text.startsWith("no such route")) return null;
       }
       throw error;
@@ -303,8 +303,8 @@ export class KeyServiceClient {
         query: new URLSearchParams({ key, limit: String(limit) }),
       });
     } catch (error) {
-      if (error instanceof BridgeFailure && (error.status === 404 || error.status === 405)) {
-        const { messageId, text } = error.bridgeError;
+      if (error instanceof ServiceCallFailure && (error.status === 404 || error.status === 405)) {
+        const { messageId, text } = error;
         if (messageId !== "NOT_FOUND" || text.startsWith("no such route")) return null;
       }
       throw error;
@@ -323,14 +323,14 @@ export class KeyServiceClient {
         keyUsageSeriesSchema,
       )) as KeyUsageSeriesDto;
     } catch (error) {
-      if (error instanceof BridgeFailure && (error.status === 404 || error.status === 405)) {
-        const { messageId, text } = error.bridgeError;
+      if (error instanceof ServiceCallFailure && (error.status === 404 || error.status === 405)) {
+        const { messageId, text } = error;
         if (messageId !== "NOT_FOUND" || text.startsWith("no such route")) return null;
       }
       if (
-        error instanceof BridgeFailure &&
+        error instanceof ServiceCallFailure &&
         error.status === 400 &&
-        error.bridgeError.validationErrors?.usage !== undefined
+        error.validationErrors?.usage !== undefined
       )
         return null;
       throw error;
@@ -395,7 +395,7 @@ export class KeyServiceClient {
     });
     const created = await this.lookup("_", publicApiKey);
     if (!created) {
-      throw new BridgeFailure(
+      throw new ServiceCallFailure(
         "GENERAL_ERROR",
         `${this.baseUrl} created a 2FA key but does not list it under the credentials' own account`,
       );
@@ -431,7 +431,7 @@ export class KeyServiceClient {
     try {
       return (await this.#json(LOCAL_ACCOUNTS_PATH, accountListSchema)).accounts;
     } catch (error) {
-      if (error instanceof BridgeFailure && error.status === 404) {
+      if (error instanceof ServiceCallFailure && error.status === 404) {
         return [{ accountKey: "_", username: this.username, parentAccountKey: null }];
       }
       throw error;
@@ -461,7 +461,7 @@ export class KeyServiceClient {
           headers: {
             authorization: this.#authorization,
             accept: "text/event-stream",
-            ...(this.#clientKind !== undefined && { [KEYDESK_CLIENT_HEADER]: this.#clientKind }),
+            ...(this.#clientKind !== undefined && { [CLIENT_HEADER]: this.#clientKind }),
           },
           signal: controller.signal,
         });
@@ -505,8 +505,8 @@ export class KeyServiceClient {
         text: `Connected to ${this.baseUrl} as ${this.username}; this service does not say which account that is.`,
       };
     } catch (error) {
-      if (!(error instanceof BridgeFailure)) throw error;
-      const { messageId, text } = error.bridgeError;
+      if (!(error instanceof ServiceCallFailure)) throw error;
+      const { messageId, text } = error;
       if (messageId === "UNREACHABLE") return { reachable: false, credentialsAccepted: false, text };
       if (messageId === "UNAUTHORIZED") {
         return {
@@ -530,7 +530,7 @@ export class KeyServiceClient {
 
   /**
    * Any JSON route of this service through the same transport and checks (electron/client/syncClient.ts
-   * builds on it): the answer must match `schema`; failures are thrown as BridgeFailure like above.
+   * builds on it): the answer must match `schema`; failures are thrown as ServiceCallFailure like above.
    */
   requestJson<S extends z.ZodType>(
     path: string,
@@ -567,9 +567,9 @@ export class KeyServiceClient {
       const error = isJson ? errorBodySchema.safeParse(parsed) : undefined;
       if (error?.success) {
         const { messageId, text, validationErrors } = error.data.requestError.serviceException;
-        throw new BridgeFailure(messageId, text, validationErrors, answer.status, answer.retryAfterMs);
+        throw new ServiceCallFailure(messageId, text, validationErrors, answer.status, answer.retryAfterMs);
       }
-      throw new BridgeFailure(
+      throw new ServiceCallFailure(
         "GENERAL_ERROR",
         `${url} answered HTTP ${answer.status} with something that is not the key-management API's error body; check the base URL`,
         undefined,
@@ -580,7 +580,7 @@ export class KeyServiceClient {
     if (schema === null && answer.status >= 200 && answer.status < 300) return undefined as z.output<S>;
     const result = isJson && schema !== null ? schema.safeParse(parsed) : undefined;
     if (!result?.success) {
-      throw new BridgeFailure(
+      throw new ServiceCallFailure(
         "GENERAL_ERROR",
         `${url} answered something that is not the key-management API (HTTP ${answer.status}, ${answer.contentType || "no content type"}); check the base URL`,
         undefined,
@@ -598,7 +598,7 @@ export class KeyServiceClient {
       authorization: this.#authorization,
       accept: "application/json",
     };
-    if (this.#clientKind !== undefined) headers[KEYDESK_CLIENT_HEADER] = this.#clientKind;
+    if (this.#clientKind !== undefined) headers[CLIENT_HEADER] = this.#clientKind;
     if (options.body !== undefined) headers["content-type"] = "application/json";
     try {
       const response = await fetch(url, {
@@ -618,12 +618,12 @@ export class KeyServiceClient {
       };
     } catch (error) {
       if (error instanceof AnswerTooLarge) {
-        throw new BridgeFailure(
+        throw new ServiceCallFailure(
           "GENERAL_ERROR",
           `the remote's answer is larger than ${formatBytes(error.limitBytes)}; the request to ${this.baseUrl}${path} was aborted (is this the key-management API? a service may raise the limit with --sync-max-answer-mb)`,
         );
       }
-      throw new BridgeFailure(
+      throw new ServiceCallFailure(
         "UNREACHABLE",
         unreachableText(`${this.baseUrl}${path}`, error, options.timeoutMs ?? this.#timeoutMs),
       );

@@ -16,7 +16,7 @@ import type { KeyServiceClient } from "./keyServiceClient.ts";
 /**
  * The client of a Keydesk key service's sync routes (`/local/1/sync/links`, shared/sync.ts), over
  * the same transport as every other call (KeyServiceClient: Basic credentials, one error shape,
- * BridgeFailure). The desktop uses it against the embedded service only: links live there.
+ * ServiceCallFailure). The desktop uses it against the embedded service only: links live there.
  * Every answer is checked with the schemas below before it is used.
  */
 

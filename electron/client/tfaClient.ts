@@ -17,7 +17,7 @@ import type { KeyServiceClient } from "./keyServiceClient.ts";
 /**
  * The client of the 2FA API's applications and message templates (`/2fa/2/applications...`, the
  * provider's routes, which the embedded service simulates), over the same transport as every other
- * call (KeyServiceClient: Basic credentials, one error shape, BridgeFailure). The routes act in the
+ * call (KeyServiceClient: Basic credentials, one error shape, ServiceCallFailure). The routes act in the
  * credentials' own account. Every answer is checked with the schemas below before it is used.
  */
 

@@ -6,7 +6,7 @@
 import { parentPort, workerData } from "node:worker_threads";
 import Database from "better-sqlite3";
 import { createSecretBox } from "./crypto/secretBox.ts";
-import { apiKeyJson } from "./domain/apiKeyRules.ts";
+import { apiKeyJson } from "./domain/apiKeyRecords.ts";
 import type {
   KeyListAnswer,
   KeyListRecycle,

@@ -1,5 +1,5 @@
 import { setImmediate as nextTurn } from "node:timers/promises";
-import { apiKeyJson, type ListedKey } from "./domain/apiKeyRules.ts";
+import { apiKeyJson, type ListedKey } from "./domain/apiKeyRecords.ts";
 import type { ApiKeyStore } from "./store/apiKeyStore.ts";
 import type { ApiKeyFilter, ListExtras } from "./store/store.ts";
 

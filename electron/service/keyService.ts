@@ -26,7 +26,7 @@ import {
   type StoredApiKey,
   toApiKeyDto,
   validationErrorsOf,
-} from "./domain/apiKeyRules.ts";
+} from "./domain/apiKeyRecords.ts";
 import { type AuditOrigin, keyCreatedEntry, keyUpdatedEntry } from "./domain/auditEntries.ts";
 import { newKeyId, newPublicApiKey } from "./domain/identifiers.ts";
 import { CURSOR_REFUSED, cursorBinding, decodeListCursor, encodeListCursor } from "./domain/listCursor.ts";

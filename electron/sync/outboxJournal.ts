@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import type { StoredApiKey } from "../service/domain/apiKeyRules.ts";
+import type { StoredApiKey } from "../service/domain/apiKeyRecords.ts";
 import type { AuditOrigin } from "../service/domain/auditEntries.ts";
 import type { KeyWriteJournal } from "../service/domain/keyWriteJournal.ts";
 import type { StoreWrite } from "../service/store/store.ts";

@@ -1,4 +1,4 @@
-import { BridgeFailure } from "../client/bridgeFailure.ts";
+import { ServiceCallFailure } from "../client/serviceCallFailure.ts";
 import { scrubRemoteText } from "./remoteText.ts";
 
 /**
@@ -21,15 +21,15 @@ export type RemoteFailure =
  * accounts the remote talks about.
  */
 export function classifyRemoteFailure(error: unknown): RemoteFailure {
-  if (!(error instanceof BridgeFailure)) {
+  if (!(error instanceof ServiceCallFailure)) {
     return {
       kind: "unavailable",
       text: scrubRemoteText(error instanceof Error ? error.message : String(error)),
     };
   }
   const { status } = error;
-  const { messageId } = error.bridgeError;
-  const text = scrubRemoteText(error.bridgeError.text);
+  const { messageId } = error;
+  const text = scrubRemoteText(error.text);
   const said = `HTTP ${status} ${messageId}: ${text}`;
   if (status === 401) return { kind: "credentials", text: `the remote refused the credentials (${said})` };
   if (status === 429)

@@ -1,5 +1,5 @@
 import type { AuditChange } from "../../shared/audit.ts";
-import type { StoredApiKey } from "../service/domain/apiKeyRules.ts";
+import type { StoredApiKey } from "../service/domain/apiKeyRecords.ts";
 import { type AuditOrigin, fieldChanges } from "../service/domain/auditEntries.ts";
 import type { StoreWrite } from "../service/store/store.ts";
 import type { RunContext } from "./runContext.ts";

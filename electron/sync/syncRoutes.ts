@@ -9,7 +9,7 @@ import {
   SYNC_LINKS_PATH,
   updateSyncLinkRequestSchema,
 } from "../../shared/sync.ts";
-import { validationErrorsOf } from "../service/domain/apiKeyRules.ts";
+import { validationErrorsOf } from "../service/domain/apiKeyRecords.ts";
 import { badRequest, INVALID_QUERY, notFound } from "../service/errors.ts";
 import { auditOriginOf } from "../service/http/auditOrigin.ts";
 import type { BasicGuard } from "../service/http/basicAuthGuard.ts";

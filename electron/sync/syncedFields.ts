@@ -2,7 +2,7 @@ import type { ApiKeyDto, CreateApiKeyRequest, UpdateApiKeyRequest } from "../../
 import { formatApiDateTime, parseApiDateTime } from "../../shared/datetime.ts";
 import { normalizeIpEntry } from "../../shared/ip.ts";
 import { SYNCED_FIELDS, type SyncedField } from "../../shared/sync.ts";
-import { normalizeAllowedIPs, normalizePermissions } from "../service/domain/apiKeyRules.ts";
+import { normalizeAllowedIPs, normalizePermissions } from "../service/domain/apiKeyRecords.ts";
 import type { Fields } from "../service/store/syncRows.ts";
 
 // Kept with the sync tables (nothing in the service imports this folder); used here too.

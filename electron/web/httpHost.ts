@@ -10,6 +10,7 @@ import type { AddressInfo } from "node:net";
 import { sep } from "node:path";
 import type { BridgeError, BridgeEvent, BridgeResult } from "../../shared/bridge.ts";
 import { isBridgeMethod } from "../../shared/bridgeMethods.ts";
+import { TOKEN_HEADER, UPLOAD_NAME_HEADER } from "../../shared/httpHeaders.ts";
 import { DOWNLOAD_PATH_PREFIX } from "../main/core/exportDownloads.ts";
 import { MAX_UPLOAD_BYTES, UploadTooLarge } from "../main/core/restoreSources.ts";
 import type { KeydeskCore } from "../main/corePorts.ts";
@@ -25,11 +26,8 @@ import {
 } from "./hostSecurity.ts";
 import { type TokenProblem, tokenHelpPage, wantsPage } from "./tokenHelpPage.ts";
 
-/** The header every bridge call carries the session token in. */
-export const TOKEN_HEADER = "x-keydesk-token";
 /** Where the page uploads a backup to restore; its file name comes URI-encoded in UPLOAD_NAME_HEADER. */
 export const UPLOAD_PATH = "/upload/backup";
-export const UPLOAD_NAME_HEADER = "x-keydesk-file-name";
 const MAX_BODY_BYTES = 1024 * 1024;
 const HEARTBEAT_MS = 20_000;
 /** How long close() lets requests in flight finish before it cuts their connections. */

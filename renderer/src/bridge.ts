@@ -3,9 +3,9 @@
 
 import type { BridgeError, BridgeEvent, BridgeResult, KeydeskBridge } from "../../shared/bridge.ts";
 import { buildKeydeskBridge } from "../../shared/bridgeMethods.ts";
+import { TOKEN_HEADER, UPLOAD_NAME_HEADER } from "../../shared/httpHeaders.ts";
 
 const TOKEN_STORAGE_KEY = "keydesk.sessionToken";
-const TOKEN_HEADER = "x-keydesk-token";
 
 /**
  * The browser host's session token: from the page's URL (?token=) the first time, then from
@@ -122,7 +122,7 @@ export async function uploadBackupFile(file: File): Promise<BridgeResult<{ uploa
       method: "POST",
       headers: {
         ...(token === "" ? {} : { [TOKEN_HEADER]: token }),
-        "x-keydesk-file-name": encodeURIComponent(file.name),
+        [UPLOAD_NAME_HEADER]: encodeURIComponent(file.name),
         "Content-Type": "application/octet-stream",
       },
       body: file,

@@ -30,6 +30,8 @@ const VIOLATIONS: Probe[] = [
   { at: "shared/x", imports: "../../renderer/src/App.tsx", rule: "shared-not-electron-or-renderer" },
   { at: "electron/service", imports: "../main/core.ts", rule: "service-not-main" },
   { at: "electron/service/store", imports: "../http/errorReplies.ts", rule: "store-not-http" },
+  { at: "electron/service/store", imports: "../tfa/limits.ts", rule: "store-not-tfa" },
+  { at: "electron/service/store/postgres", imports: "../../tfa/limits.ts", rule: "store-not-tfa" },
   { at: "electron/service/store/postgres", imports: "../apiKeyStore.ts", rule: "postgres-not-sqlite" },
   { at: "electron/service/store/postgres/x", imports: "../../database.ts", rule: "postgres-not-sqlite" },
   { at: "electron/service/store/postgres/y", imports: "better-sqlite3", rule: "postgres-not-sqlite" },

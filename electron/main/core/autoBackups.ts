@@ -6,8 +6,8 @@ import {
   type AutoBackupDto,
   type AutoBackupStatusDto,
 } from "../../../shared/backupBridge.ts";
-import { BridgeFailure } from "../../client/bridgeFailure.ts";
 import { type CredentialVault, vaultAccounts } from "../../vault/credentialVault.ts";
+import { CoreFailure } from "./coreFailure.ts";
 import type { ProfileStore } from "./profileStore.ts";
 
 /**
@@ -148,7 +148,7 @@ export class AutoBackups {
   async configure(change: { enabled: true; passphrase: string } | { enabled: false }): Promise<void> {
     if (change.enabled) {
       if (this.#options.vault.kind !== "os")
-        throw new BridgeFailure("NO_KEYCHAIN", this.status().unavailableReason ?? "no OS keychain");
+        throw new CoreFailure("NO_KEYCHAIN", this.status().unavailableReason ?? "no OS keychain");
       await this.#options.vault.set(vaultAccounts.autoBackupPassphrase, change.passphrase);
       this.#options.store.update((settings) => {
         settings.autoBackup = true;

@@ -5,7 +5,6 @@ import type {
   BridgeResults,
   ProfileDto,
 } from "../../../shared/bridge.ts";
-import { BridgeFailure } from "../../client/bridgeFailure.ts";
 import { KeyServiceClient } from "../../client/keyServiceClient.ts";
 import { type CredentialVault, vaultAccounts } from "../../vault/credentialVault.ts";
 import type {
@@ -16,6 +15,7 @@ import type {
   PAGE_CLIPBOARD,
 } from "../corePorts.ts";
 import type { AutoBackups } from "./autoBackups.ts";
+import { CoreFailure } from "./coreFailure.ts";
 import type { EmbeddedService } from "./embeddedService.ts";
 import type { ExportDownloads } from "./exportDownloads.ts";
 import { LOCAL_PROFILE_ID, type ProfileStore, type StoredProfile } from "./profileStore.ts";
@@ -56,7 +56,7 @@ export type HandlerTable<M extends BridgeMethod> = { [K in M]: Handler<K> };
 
 export function profileOrFail(context: CoreContext, id: string): StoredProfile {
   const profile = context.store.profile(id);
-  if (!profile) throw new BridgeFailure("NOT_FOUND", `there is no connection profile ${id}`);
+  if (!profile) throw new CoreFailure("NOT_FOUND", `there is no connection profile ${id}`);
   return profile;
 }
 
@@ -73,7 +73,7 @@ export function toProfileDto(context: CoreContext, profile: StoredProfile): Prof
 export async function clientOf(context: CoreContext, profile: StoredProfile): Promise<KeyServiceClient> {
   const password = await context.vault.get(vaultAccounts.profilePassword(profile.id));
   if (password === null) {
-    throw new BridgeFailure(
+    throw new CoreFailure(
       context.vault.kind === "session-only" ? "NO_KEYCHAIN" : "UNAUTHORIZED",
       `the password of the profile "${profile.name}" is not stored${
         context.vault.kind === "session-only" ? " (no keychain: passwords are kept for one session only)" : ""

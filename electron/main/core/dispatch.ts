@@ -1,7 +1,7 @@
 import type { z } from "zod";
 import type { ValidationErrors } from "../../../shared/apiErrors.ts";
 import { type BridgeMethod, type BridgeResult, bridgeArgumentSchemas } from "../../../shared/bridge.ts";
-import { toBridgeError } from "../../client/bridgeFailure.ts";
+import { toBridgeError } from "./bridgeErrors.ts";
 import { activeProfile, type CoreContext, type Handler, type HandlerTable } from "./context.ts";
 import { accountHandlers } from "./handlers/accounts.ts";
 import { backupHandlers } from "./handlers/backup.ts";

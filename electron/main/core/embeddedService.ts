@@ -2,7 +2,6 @@ import { randomBytes } from "node:crypto";
 import { mkdirSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import type { AccountDto } from "../../../shared/bridge.ts";
-import { BridgeFailure } from "../../client/bridgeFailure.ts";
 import { AccountAdminError, addAccount, changePassword } from "../../service/accountAdmin.ts";
 import { DataKeyError, decodeDataKey, readKeyFile } from "../../service/crypto/dataKey.ts";
 import { createPrivateFile, fileExists, readPrivateFile } from "../../service/crypto/privateFile.ts";
@@ -12,6 +11,7 @@ import type { KeyServiceApp } from "../../service/http/app.ts";
 import { type RunningKeyService, startKeyService } from "../../service/server.ts";
 import { attachSync } from "../../sync/attachSync.ts";
 import { type CredentialVault, vaultAccounts } from "../../vault/credentialVault.ts";
+import { CoreFailure } from "./coreFailure.ts";
 
 /**
  * The key service embedded in the desktop app: its data under `<dataDir>/service`, its data key
@@ -231,9 +231,9 @@ export async function startEmbeddedService(options: EmbeddedServiceOptions): Pro
     },
     async addSubAccount(username, password) {
       const problem = usernameProblem(username);
-      if (problem) throw new BridgeFailure("BAD_REQUEST", problem, { username: [problem] });
+      if (problem) throw new CoreFailure("BAD_REQUEST", problem, { username: [problem] });
       const passwordIssue = passwordProblem(password);
-      if (passwordIssue) throw new BridgeFailure("BAD_REQUEST", passwordIssue, { password: [passwordIssue] });
+      if (passwordIssue) throw new CoreFailure("BAD_REQUEST", passwordIssue, { password: [passwordIssue] });
       // A second connection to the same database, as the CLI does from another process.
       const admin = openDataDir({ dataDir, ...(dataKey && { dataKey }) });
       try {
@@ -251,7 +251,7 @@ export async function startEmbeddedService(options: EmbeddedServiceOptions): Pro
       } catch (error) {
         if (error instanceof AccountAdminError) {
           const exists = /already exists/.test(error.message);
-          throw new BridgeFailure(exists ? "CONFLICT" : "BAD_REQUEST", error.message, {
+          throw new CoreFailure(exists ? "CONFLICT" : "BAD_REQUEST", error.message, {
             username: [error.message],
           });
         }

@@ -1,7 +1,8 @@
 import { type ApiKeyDto, KEY_INCLUDES, type KeySort } from "../../../shared/apiKeys.ts";
 import type { KeyQueryDto } from "../../../shared/bridge.ts";
-import { BridgeFailure } from "../../client/bridgeFailure.ts";
 import type { KeyPage, KeyQuery, KeyServiceClient } from "../../client/keyServiceClient.ts";
+import { ServiceCallFailure } from "../../client/serviceCallFailure.ts";
+import { CoreFailure } from "./coreFailure.ts";
 
 /**
  * Pages of an account's keys for the renderer, whatever the remote does. A Keydesk service pages
@@ -34,8 +35,8 @@ export function parseMainCursor(cursor: string): number {
   return Number(digits);
 }
 
-function invalidCursor(text: string): BridgeFailure {
-  return new BridgeFailure("INVALID_ARGUMENT", `invalid arguments for keys.page: cursor ${text}`, {
+function invalidCursor(text: string): CoreFailure {
+  return new CoreFailure("INVALID_ARGUMENT", `invalid arguments for keys.page: cursor ${text}`, {
     cursor: [text],
   });
 }
@@ -111,8 +112,8 @@ export class KeyPager {
     try {
       page = await target.client.listPage(accountKey, query, { limit, cursor });
     } catch (error) {
-      if (error instanceof BridgeFailure && error.status === 400) {
-        throw invalidCursor(`was refused by the service: ${error.bridgeError.text}`);
+      if (error instanceof ServiceCallFailure && error.status === 400) {
+        throw invalidCursor(`was refused by the service: ${error.text}`);
       }
       throw error;
     }

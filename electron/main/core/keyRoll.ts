@@ -44,6 +44,3 @@ export function retirement(
   const at = start !== null && retireAt <= start ? start + 1 : retireAt;
   return { validTo: formatApiDateTime(at) };
 }
-
-/** Grace periods the dialog offers (ms); any other whole number of minutes up to a year is allowed. */
-export const MAX_GRACE_MS = 366 * 24 * 60 * 60 * 1000;

@@ -1,5 +1,5 @@
-import { BridgeFailure } from "../../client/bridgeFailure.ts";
 import { activeProfile, type CoreContext } from "./context.ts";
+import { CoreFailure } from "./coreFailure.ts";
 
 /**
  * Refuses a call made for a profile that is no longer the active one: its rows, keys and accounts
@@ -12,7 +12,7 @@ export function requireActiveProfile(context: CoreContext, args: unknown): void 
   const active = activeProfile(context);
   if (named === active.id) return;
   const shown = context.store.profile(named)?.name;
-  throw new BridgeFailure(
+  throw new CoreFailure(
     "PROFILE_CHANGED",
     `nothing was done: this view showed ${shown ? `the profile “${shown}”` : "a profile since removed"}, ` +
       `and “${active.name}” is the active profile now; look again at its data and try once more`,

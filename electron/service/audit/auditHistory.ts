@@ -2,7 +2,7 @@ import { z } from "zod";
 import { KEY_ID_PATTERN } from "../../../shared/apiKeys.ts";
 import type { AuditPageDto } from "../../../shared/audit.ts";
 import { DATETIME_FORMAT_HINT, parseApiDateTime } from "../../../shared/datetime.ts";
-import { validationErrorsOf } from "../domain/apiKeyRules.ts";
+import { validationErrorsOf } from "../domain/apiKeyRecords.ts";
 import {
   CURSOR_REFUSED,
   type CursorSeal,

@@ -7,7 +7,7 @@ import {
   type AuditReason,
 } from "../../../shared/audit.ts";
 import { formatApiDateTime } from "../../../shared/datetime.ts";
-import type { ApiKeyFields } from "./apiKeyRules.ts";
+import type { ApiKeyFields } from "./apiKeyRecords.ts";
 
 /** The audit history's rules: plain functions from a change to the entry that records it. */
 

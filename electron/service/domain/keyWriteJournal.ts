@@ -1,5 +1,5 @@
 import type { StoreWrite } from "../store/store.ts";
-import type { StoredApiKey } from "./apiKeyRules.ts";
+import type { StoredApiKey } from "./apiKeyRecords.ts";
 import type { AuditOrigin } from "./auditEntries.ts";
 
 /**

@@ -1,4 +1,5 @@
 import type { FastifyRequest } from "fastify";
+import { ACTION_HEADER, CLIENT_HEADER } from "../../../shared/httpHeaders.ts";
 import { type AuditOrigin, channelOf, reasonOf } from "../domain/auditEntries.ts";
 import type { Account } from "../store/accountRows.ts";
 
@@ -10,8 +11,8 @@ import type { Account } from "../store/accountRows.ts";
 export function auditOriginOf(request: FastifyRequest, caller: Account): AuditOrigin {
   return {
     actor: caller.username,
-    channel: channelOf(request.headers["keydesk-client"]),
+    channel: channelOf(request.headers[CLIENT_HEADER]),
     address: request.ip ?? null,
-    reason: reasonOf(request.headers["keydesk-action"]),
+    reason: reasonOf(request.headers[ACTION_HEADER]),
   };
 }

@@ -2,7 +2,7 @@ import type { FastifyRequest } from "fastify";
 import { badRequest } from "../errors.ts";
 
 /** The request header that makes a create safe to retry. */
-export const IDEMPOTENCY_KEY_HEADER = "Idempotency-Key";
+const IDEMPOTENCY_KEY_HEADER = "Idempotency-Key";
 /** 1–255 visible ASCII characters (0x21–0x7E): no spaces, no control or non-ASCII characters. */
 const IDEMPOTENCY_KEY_PATTERN = /^[\x21-\x7E]{1,255}$/;
 const INVALID =

@@ -1,6 +1,6 @@
 import type { Permission } from "../../../shared/apiKeys.ts";
 import type { SealedValue, SecretBox } from "../crypto/secretBox.ts";
-import type { StoredApiKey } from "../domain/apiKeyRules.ts";
+import type { StoredApiKey } from "../domain/apiKeyRecords.ts";
 import type { KeyGrant } from "../domain/keyAuthorization.ts";
 
 // A key's rows and how its values are kept at rest, the same on SQLite (apiKeyStore.ts) and

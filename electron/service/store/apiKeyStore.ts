@@ -1,6 +1,6 @@
 import { EXPIRING_SOON_MS, type KeySortField, type KeyStateFilter } from "../../../shared/apiKeys.ts";
 import type { SealedValue, SecretBox } from "../crypto/secretBox.ts";
-import type { ApiKeyFields, ListedKey, StoredApiKey } from "../domain/apiKeyRules.ts";
+import type { ApiKeyFields, ListedKey, StoredApiKey } from "../domain/apiKeyRecords.ts";
 import type { KeyGrant } from "../domain/keyAuthorization.ts";
 import { dayStartHour, noCounts, REFUSAL_REASONS, type UsageCounts } from "../domain/keyUsage.ts";
 import {

@@ -199,7 +199,7 @@ const MIGRATIONS: readonly string[] = [
   UPDATE api_keys SET origin_created_at = created_at
     WHERE id NOT IN (SELECT api_key_id FROM sync_keys);
   `,
-  // verifyPinLimit's calls per PIN (TfaPinStore.takeVerifyCall), kept in the database so that every
+  // verifyPinLimit's calls per PIN (TfaPinStore.nthNewestVerifyCall/recordVerifyCall), kept in the database so that every
   // replica of a shared one counts the same calls. Rows leave once out of every possible window.
   `
   CREATE TABLE tfa_verify_calls (

@@ -274,7 +274,8 @@ function tfaPinsOf(store: TfaPinStore): TfaPinWrites {
       settle(() => store.nthNewestSendTo(applicationRef, msisdn, n)),
     insertPin: (pin, send) => settle(() => store.insertPin(pin, send)),
     recordResend: (send) => settle(() => store.recordResend(send)),
-    takeVerifyCall: (pin, limit, now) => settle(() => store.takeVerifyCall(pin, limit, now)),
+    nthNewestVerifyCall: (pin, n, forget) => settle(() => store.nthNewestVerifyCall(pin, n, forget)),
+    recordVerifyCall: (pin, at) => settle(() => store.recordVerifyCall(pin, at)),
     spendAttempt: (pin) => settle(() => store.spendAttempt(pin)),
     markVerified: (pin, verifiedAt) => settle(() => store.markVerified(pin, verifiedAt)),
   };

@@ -1,19 +1,18 @@
 import type { KeySortField, KeyStateFilter, Permission } from "../../../shared/apiKeys.ts";
 import type { AuditReason } from "../../../shared/audit.ts";
 import type { SyncedField } from "../../../shared/sync.ts";
-import type { ApiKeyFields, StoredApiKey } from "../domain/apiKeyRules.ts";
+import type {
+  ApplicationConfigurationDto,
+  PinType,
+  RegionalDto,
+  TemplateLanguage,
+} from "../../../shared/tfa.ts";
+import type { ApiKeyFields, StoredApiKey } from "../domain/apiKeyRecords.ts";
 import type { NewAuditEntry } from "../domain/auditEntries.ts";
 import type { FailureRule } from "../domain/failureBuckets.ts";
 import type { KeyGrant } from "../domain/keyAuthorization.ts";
 import type { PendingUsage } from "../domain/keyUsage.ts";
 import type { UsageByTime } from "../domain/keyUsageSeries.ts";
-import type {
-  ApplicationFields,
-  StoredApplication,
-  StoredTemplate,
-  TemplateFields,
-} from "../tfa/applicationRules.ts";
-import type { RateLimit } from "../tfa/limits.ts";
 import type { Account } from "./accountRows.ts";
 import type { AuditPage, AuditQuery } from "./auditRows.ts";
 import type { IdempotencyLookup, IdempotentRequest, RememberedAnswer } from "./idempotencyRows.ts";
@@ -28,7 +27,6 @@ import type {
   PinRecord,
   PinStatusRow,
   VerificationRow,
-  VerifyCallDecision,
 } from "./tfaPinRows.ts";
 
 /** Told the digest of every key written through this store, so caches keyed by it can drop the entry. */
@@ -404,6 +402,39 @@ export interface SyncWrites extends SyncReads {
   dropFields(apiKeyId: number, fields: readonly SyncedField[], upToId?: number): Promise<void>;
 }
 
+/** A 2FA application as stored (tfa/applicationRules.ts makes it from requests and answers it). */
+export interface ApplicationFields {
+  name: string;
+  enabled: boolean;
+  configuration: ApplicationConfigurationDto;
+}
+
+export interface StoredApplication extends ApplicationFields {
+  id: number;
+  applicationId: string;
+  accountId: number;
+}
+
+/** A message template as stored (tfa/applicationRules.ts makes it from requests and answers it). */
+export interface TemplateFields {
+  messageText: string;
+  pinType: PinType;
+  pinLength: number;
+  language: TemplateLanguage;
+  senderId: string | null;
+  repeatDTMF: string | null;
+  speechRate: number;
+  voiceName: string | null;
+  regional: RegionalDto | null;
+}
+
+export interface StoredTemplate extends TemplateFields {
+  id: number;
+  messageId: string;
+  applicationRef: number;
+  applicationId: string;
+}
+
 /** 2FA applications and their message templates, each in its owner's account. */
 export interface TfaReads {
   /** The account's application with this applicationId. */
@@ -437,6 +468,14 @@ export interface TfaWrites extends TfaReads {
   updateTemplate(stored: StoredTemplate, fields: TemplateFields, now: number): Promise<StoredTemplate>;
 }
 
+/** The verify calls that count no more, deleted before a PIN's calls are read (times in ms). */
+export interface VerifyCallForget {
+  /** The PIN's calls at or before this time are out of the limit's window. */
+  windowStart: number;
+  /** Every PIN's calls at or before this time are out of any window (a batch at a time). */
+  expiredBefore: number;
+}
+
 /** Sent PINs and every message sent for them; PINs and texts are stored sealed. */
 export interface TfaPinReads {
   /** The hot path of PIN status: nothing decrypted. */
@@ -468,15 +507,18 @@ export interface TfaPinWrites extends TfaPinReads {
   /** One more message of an existing PIN (a resend). */
   recordResend(send: NewSend): Promise<void>;
   /**
-   * verifyPinLimit for one verify call of the PIN: the call is counted when the limit allows it,
-   * and is not when refused. Counted in the database, so calls through every replica of a shared
-   * one add up; calls of one PIN take turns (on PostgreSQL the PIN's row stays locked to the commit).
+   * Time of the n-th most recent verify call of the PIN (1 = newest), if there were that many:
+   * what verifyPinLimit counts (the caller decides, tfa/verifyCallLimit.ts, and records an allowed
+   * call with recordVerifyCall in the same write). The PIN's calls at or before
+   * `forget.windowStart` are deleted first (a limit changed to a longer window then counts only
+   * the calls the previous one still counted), and so is a batch of every PIN's calls at or
+   * before `forget.expiredBefore` (older than any window). Calls are counted in the database, so
+   * calls through every replica of a shared one add up; from this read to the commit, the verify
+   * calls of one PIN take turns (on PostgreSQL the PIN's row stays locked to the commit).
    */
-  takeVerifyCall(
-    pin: { id: number; pinId: string },
-    limit: RateLimit,
-    now: number,
-  ): Promise<VerifyCallDecision>;
+  nthNewestVerifyCall(pin: { id: number }, n: number, forget: VerifyCallForget): Promise<number | undefined>;
+  /** Counts one verify call of the PIN at `at` (after nthNewestVerifyCall, in the same write). */
+  recordVerifyCall(pin: { id: number }, at: number): Promise<void>;
   /**
    * Uses one attempt if one is left and, when `verified` is given, the PIN is still in that state
    * (a wrong PIN decided on an unverified PIN spends nothing once another call verified it): the

@@ -1,7 +1,7 @@
 import type { AuditReason } from "../../../shared/audit.ts";
 import type { SyncedField } from "../../../shared/sync.ts";
 import type { SecretBox } from "../crypto/secretBox.ts";
-import type { ApiKeyFields } from "../domain/apiKeyRules.ts";
+import type { ApiKeyFields } from "../domain/apiKeyRecords.ts";
 
 // The sync state: rows and codecs the same on SQLite (syncStore.ts) and PostgreSQL
 // (postgres/postgresSync.ts). No SQL dialect and no connection here, so neither store imports the

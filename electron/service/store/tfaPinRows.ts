@@ -1,6 +1,6 @@
 import type { ApplicationConfigurationDto, Channel } from "../../../shared/tfa.ts";
 import type { SecretBox } from "../crypto/secretBox.ts";
-import type { TemplateFields } from "../tfa/applicationRules.ts";
+import type { TemplateFields } from "./store.ts";
 
 // Sent PINs and their messages: rows and codecs the same on SQLite (tfaPinStore.ts) and PostgreSQL
 // (postgres/postgresTfaPins.ts). No SQL dialect and no connection here, so neither store imports
@@ -206,11 +206,8 @@ export function capturedOf(box: SecretBox, row: CapturedRowRaw): CapturedRow {
   };
 }
 
-/** verifyPinLimit's answer to one verify call: allowed (and counted), or how long until one fits. */
-export type VerifyCallDecision = { allowed: true } | { allowed: false; retryAfterMs: number };
-
 /**
- * Verify calls older than any window a limit can have (MAX_DURATION_MS) count for nothing: each
- * verify call deletes at most this many of them, oldest first, whatever their PIN.
+ * Verify calls older than any window a limit can have count for nothing: each read of a PIN's
+ * calls deletes at most this many of them, oldest first, whatever their PIN.
  */
 export const VERIFY_CALL_PURGE_BATCH = 100;

@@ -1,6 +1,6 @@
 import type { SecretBox } from "../crypto/secretBox.ts";
-import { MAX_DURATION_MS, type RateLimit, windowDecision } from "../tfa/limits.ts";
 import type { Db } from "./database.ts";
+import type { VerifyCallForget } from "./store.ts";
 import {
   CAPTURED_SELECT,
   type CapturedFilter,
@@ -22,7 +22,6 @@ import {
   VERIFY_CALL_PURGE_BATCH,
   type VerificationRow,
   type VerificationRowRaw,
-  type VerifyCallDecision,
   verificationOf,
 } from "./tfaPinRows.ts";
 
@@ -105,19 +104,21 @@ export class TfaPinStore {
   }
 
   /**
-   * verifyPinLimit for one call of the PIN: counted when the limit allows it (a refused call is
-   * not). Calls out of this limit's window are forgotten first, so a limit changed to a longer
-   * window counts only the calls the previous one still counted.
+   * Time of the n-th most recent verify call of the PIN still counted (1 = newest), after the
+   * PIN's calls at or before `forget.windowStart` and a batch of every PIN's calls at or before
+   * `forget.expiredBefore` are deleted (store.ts TfaPinWrites). One savepoint: all or nothing.
    */
-  takeVerifyCall(pin: { id: number }, limit: RateLimit, now: number): VerifyCallDecision {
+  nthNewestVerifyCall(pin: { id: number }, n: number, forget: VerifyCallForget): number | undefined {
     return this.#db.transaction(() => {
-      this.#dropCallsOutOfWindow.run(pin.id, now - limit.windowMs);
-      this.#purgeCalls.run(now - MAX_DURATION_MS, VERIFY_CALL_PURGE_BATCH);
-      const nthNewest = this.#nthCall.get(pin.id, limit.attempts - 1) as number | undefined;
-      const decision = windowDecision(limit, nthNewest, now);
-      if (decision.allowed) this.#insertCall.run(pin.id, now);
-      return decision;
+      this.#dropCallsOutOfWindow.run(pin.id, forget.windowStart);
+      this.#purgeCalls.run(forget.expiredBefore, VERIFY_CALL_PURGE_BATCH);
+      return this.#nthCall.get(pin.id, n - 1) as number | undefined;
     })();
+  }
+
+  /** Counts one verify call of the PIN. */
+  recordVerifyCall(pin: { id: number }, at: number): void {
+    this.#insertCall.run(pin.id, at);
   }
 
   /** The hot path of PIN status: one lookup on the unique pinId index (TfaPins caches it). */

@@ -1,5 +1,5 @@
 import type { ApplicationConfigurationDto } from "../../../shared/tfa.ts";
-import type { StoredApplication, StoredTemplate, TemplateFields } from "../tfa/applicationRules.ts";
+import type { StoredApplication, StoredTemplate, TemplateFields } from "./store.ts";
 
 // 2FA applications and message templates: rows and codecs the same on SQLite (tfaStore.ts) and
 // PostgreSQL (postgres/postgresTfa.ts). No SQL dialect and no connection here, so neither store

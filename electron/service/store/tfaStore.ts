@@ -1,10 +1,5 @@
-import type {
-  ApplicationFields,
-  StoredApplication,
-  StoredTemplate,
-  TemplateFields,
-} from "../tfa/applicationRules.ts";
 import type { Db } from "./database.ts";
+import type { ApplicationFields, StoredApplication, StoredTemplate, TemplateFields } from "./store.ts";
 import {
   APPLICATION_COLUMNS,
   type ApplicationRow,

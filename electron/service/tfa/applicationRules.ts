@@ -1,12 +1,5 @@
 import type { ValidationErrors } from "../../../shared/apiErrors.ts";
-import type {
-  ApplicationConfigurationDto,
-  ApplicationDto,
-  MessageTemplateDto,
-  PinType,
-  RegionalDto,
-  TemplateLanguage,
-} from "../../../shared/tfa.ts";
+import type { ApplicationConfigurationDto, ApplicationDto, MessageTemplateDto } from "../../../shared/tfa.ts";
 import { PIN_PLACEHOLDER } from "../../../shared/tfa.ts";
 import {
   DEFAULT_CONFIGURATION,
@@ -14,6 +7,7 @@ import {
   DEFAULT_PIN_LENGTH,
   DEFAULT_SPEECH_RATE,
 } from "../../../shared/tfaSchemas.ts";
+import type { ApplicationFields, StoredApplication, StoredTemplate, TemplateFields } from "../store/store.ts";
 import { parseDuration, parseRateLimit, type RateLimit } from "./limits.ts";
 import type {
   CreateApplicationRequest,
@@ -25,45 +19,9 @@ import type {
 /** Applications and message templates: request data to stored fields (and back to the API shapes). */
 
 // The defaults are shared with the renderer's forms, which show them before anything is sent.
-export {
-  DEFAULT_CONFIGURATION,
-  DEFAULT_LANGUAGE,
-  DEFAULT_PIN_LENGTH,
-  DEFAULT_SPEECH_RATE,
-} from "../../../shared/tfaSchemas.ts";
+export { DEFAULT_CONFIGURATION } from "../../../shared/tfaSchemas.ts";
 
 export type RuleResult<T> = { ok: true; value: T } | { ok: false; errors: ValidationErrors };
-
-export interface ApplicationFields {
-  name: string;
-  enabled: boolean;
-  configuration: ApplicationConfigurationDto;
-}
-
-export interface StoredApplication extends ApplicationFields {
-  id: number;
-  applicationId: string;
-  accountId: number;
-}
-
-export interface TemplateFields {
-  messageText: string;
-  pinType: PinType;
-  pinLength: number;
-  language: TemplateLanguage;
-  senderId: string | null;
-  repeatDTMF: string | null;
-  speechRate: number;
-  voiceName: string | null;
-  regional: RegionalDto | null;
-}
-
-export interface StoredTemplate extends TemplateFields {
-  id: number;
-  messageId: string;
-  applicationRef: number;
-  applicationId: string;
-}
 
 function unchangedErrors(sent: Record<string, string | undefined>, stored: Record<string, string>) {
   const errors: ValidationErrors = {};

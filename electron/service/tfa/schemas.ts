@@ -10,15 +10,10 @@ import { MSISDN_HINT, NUMBER_PART_HINT, normalizeMsisdn, numberPartDigits } from
  */
 
 export {
-  type ConfigurationRequest,
   type CreateApplicationRequest,
   type CreateTemplateRequest,
   createApplicationSchema,
   createTemplateSchema,
-  MAX_PIN_ATTEMPTS,
-  MESSAGE_TEXT_MAX_LENGTH,
-  PIN_LENGTH_RANGE,
-  SENDER_MAX_LENGTH,
   type UpdateApplicationRequest,
   type UpdateTemplateRequest,
   updateApplicationSchema,
@@ -103,6 +98,3 @@ export const localPinsQuerySchema = z.strictObject({
     })
     .optional(),
 });
-
-export type SendPinRequest = z.infer<typeof sendPinSchema>;
-export type ResendPinRequest = z.infer<typeof resendPinSchema>;

@@ -2,12 +2,10 @@ import type { ApplicationDto, MessageTemplateDto } from "../../../shared/tfa.ts"
 import { newKeyId } from "../domain/identifiers.ts";
 import { badRequest, notFound } from "../errors.ts";
 import type { Account } from "../store/accountRows.ts";
-import type { Store, TfaReads } from "../store/store.ts";
+import type { Store, StoredApplication, StoredTemplate, TfaReads } from "../store/store.ts";
 import {
   applicationAfterUpdate,
   applicationForCreate,
-  type StoredApplication,
-  type StoredTemplate,
   templateAfterUpdate,
   templateForCreate,
   toApplicationDto,

@@ -12,9 +12,9 @@ import { newKeyId } from "../domain/identifiers.ts";
 import { ApiError, badRequest, forbidden, INVALID_QUERY, notFound } from "../errors.ts";
 import type { Account } from "../store/accountRows.ts";
 import { type CacheLookups, ReadThroughCache } from "../store/readThroughCache.ts";
-import type { Store, TfaPinReads, TfaPinWrites, TfaReads } from "../store/store.ts";
+import type { Store, StoredApplication, TfaPinReads, TfaPinWrites, TfaReads } from "../store/store.ts";
 import type { PinRecord, PinStatusRow } from "../store/tfaPinRows.ts";
-import { limitsOf, type StoredApplication } from "./applicationRules.ts";
+import { limitsOf } from "./applicationRules.ts";
 import { windowDecision } from "./limits.ts";
 import { renderMessage } from "./messageText.ts";
 import { normalizeMsisdn } from "./phoneNumbers.ts";
@@ -37,6 +37,7 @@ import {
 import { deliveryOf, deliveryOutcome } from "./testNumbers.ts";
 import { INVALID_BODY, shownId, TFA_ID_PATTERN, type TfaApplications } from "./tfaApplications.ts";
 import { parseOrBadRequest } from "./validation.ts";
+import { takeVerifyCall } from "./verifyCallLimit.ts";
 
 function tooManyRequests(text: string, retryAfterMs: number): ApiError {
   const seconds = Math.max(1, Math.ceil(retryAfterMs / 1000));
@@ -310,7 +311,7 @@ export class TfaPins {
       const request = parseOrBadRequest(verifyPinSchema, body, INVALID_BODY);
       const now = this.#now();
       const { verifyPinLimit } = limitsOf(read.configuration);
-      const allowed = await tx.tfaPins.takeVerifyCall(read, verifyPinLimit, now);
+      const allowed = await takeVerifyCall(tx.tfaPins, read, verifyPinLimit, now);
       if (!allowed.allowed) {
         throw tooManyRequests(
           `verifyPinLimit (${read.configuration.verifyPinLimit}) of 2FA application ${read.applicationId} reached for PIN ${read.pinId}`,

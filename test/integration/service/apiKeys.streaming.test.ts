@@ -3,7 +3,7 @@ import http from "node:http";
 import { after, before, describe, test } from "node:test";
 import { addAccount } from "../../../electron/service/accountAdmin.ts";
 import { openDataDir } from "../../../electron/service/dataDir.ts";
-import { fieldsForCreate } from "../../../electron/service/domain/apiKeyRules.ts";
+import { fieldsForCreate } from "../../../electron/service/domain/apiKeyRecords.ts";
 import { newKeyId, newPublicApiKey } from "../../../electron/service/domain/identifiers.ts";
 import {
   basic,

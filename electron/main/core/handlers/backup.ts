@@ -3,10 +3,10 @@ import { readFileSync, rmSync } from "node:fs";
 import { basename, dirname, join } from "node:path";
 import type { BackupResultDto, RestoreSourceDto } from "../../../../shared/backupBridge.ts";
 import type { BridgeParsedArgs } from "../../../../shared/bridge.ts";
-import { BridgeFailure } from "../../../client/bridgeFailure.ts";
 import { BackupFileError } from "../../../service/backup/backupFormat.ts";
 import { vaultAccounts } from "../../../vault/credentialVault.ts";
 import type { CoreContext, HandlerTable } from "../context.ts";
+import { CoreFailure } from "../coreFailure.ts";
 import { DOWNLOAD_PATH_PREFIX } from "../exportDownloads.ts";
 import { backupHeaderOf, backupLocalData, currentCounts, restoreLocalData } from "../localBackup.ts";
 
@@ -85,7 +85,7 @@ function inspect(
         : (error as NodeJS.ErrnoException).code === "ENOENT"
           ? "there is no such file"
           : (error as Error).message;
-    throw new BridgeFailure("BAD_REQUEST", `${source.fileName} cannot be restored: ${reason}`);
+    throw new CoreFailure("BAD_REQUEST", `${source.fileName} cannot be restored: ${reason}`);
   }
   return {
     sourceId: id ?? context.restoreSources.add(source),
@@ -103,7 +103,7 @@ async function inspectSource(
 ): Promise<RestoreSourceDto | null> {
   if (source.kind === "pick") {
     if (!context.backupFiles)
-      throw new BridgeFailure(
+      throw new CoreFailure(
         "NOT_SUPPORTED",
         "this window has no file dialog: upload the backup file instead",
       );
@@ -113,11 +113,11 @@ async function inspectSource(
   }
   if (source.kind === "upload") {
     const upload = context.restoreSources.get(source.uploadId);
-    if (!upload) throw new BridgeFailure("NOT_FOUND", "this upload is gone; choose the file again");
+    if (!upload) throw new CoreFailure("NOT_FOUND", "this upload is gone; choose the file again");
     return inspect(context, upload, source.uploadId);
   }
   const path = context.autoBackups.pathOf(source.name);
-  if (!path) throw new BridgeFailure("NOT_FOUND", `there is no automatic backup ${source.name}`);
+  if (!path) throw new CoreFailure("NOT_FOUND", `there is no automatic backup ${source.name}`);
   return inspect(context, { path, fileName: source.name, automatic: true, temporary: false });
 }
 
@@ -126,11 +126,11 @@ async function restore(
   context: CoreContext,
 ) {
   const source = context.restoreSources.get(sourceId);
-  if (!source) throw new BridgeFailure("NOT_FOUND", "this backup is no longer chosen; choose it again");
+  if (!source) throw new CoreFailure("NOT_FOUND", "this backup is no longer chosen; choose it again");
   const secret =
     passphrase ?? (source.automatic ? await context.vault.get(vaultAccounts.autoBackupPassphrase) : null);
   if (secret === null || secret === undefined)
-    throw new BridgeFailure("BAD_REQUEST", "enter the backup's passphrase", {
+    throw new CoreFailure("BAD_REQUEST", "enter the backup's passphrase", {
       passphrase: ["must not be empty"],
     });
   const onProgress = progressOf(context, progressId, "restore");
@@ -147,7 +147,7 @@ async function restore(
     return result;
   } catch (error) {
     if (error instanceof BackupFileError)
-      throw new BridgeFailure("BAD_REQUEST", `${source.fileName} was not restored: ${error.message}`);
+      throw new CoreFailure("BAD_REQUEST", `${source.fileName} was not restored: ${error.message}`);
     throw error;
   }
 }

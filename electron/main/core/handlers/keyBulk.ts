@@ -1,7 +1,8 @@
 import type { BridgeParsedArgs } from "../../../../shared/bridge.ts";
 import type { BulkFailureDto, BulkResultDto } from "../../../../shared/keyLifecycleBridge.ts";
-import { BridgeFailure, toBridgeError } from "../../../client/bridgeFailure.ts";
 import type { KeyServiceClient } from "../../../client/keyServiceClient.ts";
+import { ServiceCallFailure } from "../../../client/serviceCallFailure.ts";
+import { toBridgeError } from "../bridgeErrors.ts";
 import { activeClient, type CoreContext, type HandlerTable } from "../context.ts";
 import { walkKeys } from "../keyWalk.ts";
 
@@ -78,7 +79,7 @@ async function bulkSetEnabled(
         result.changed += 1;
       }
     } catch (error) {
-      if (!(error instanceof BridgeFailure)) throw error;
+      if (!(error instanceof ServiceCallFailure)) throw error;
       failures.set(target.key, { key: target.key, name, error: toBridgeError(error) });
     }
     progress();

@@ -2,9 +2,11 @@ import type { ApiKeyDto } from "../../../../shared/apiKeys.ts";
 import type { ApiKeyView } from "../../../../shared/bridge.ts";
 import { formatApiDateTime, parseApiDateTime } from "../../../../shared/datetime.ts";
 import type { RetirementDto } from "../../../../shared/keyLifecycleBridge.ts";
-import { BridgeFailure, toBridgeError } from "../../../client/bridgeFailure.ts";
 import type { KeyServiceClient } from "../../../client/keyServiceClient.ts";
+import { ServiceCallFailure } from "../../../client/serviceCallFailure.ts";
+import { toBridgeError } from "../bridgeErrors.ts";
 import { activeClient, type HandlerTable } from "../context.ts";
+import { CoreFailure } from "../coreFailure.ts";
 import { retirement, successorRequest } from "../keyRoll.ts";
 import { toKeyView, toRevealedKey } from "../keyViews.ts";
 
@@ -27,7 +29,7 @@ async function retire(
     const updated = await client.update(accountKey, old.key, { validTo: plan.validTo }, { action: "rotate" });
     return { state: "shortened", validTo: updated.validTo ?? plan.validTo, old: toKeyView(updated) };
   } catch (error) {
-    if (!(error instanceof BridgeFailure)) throw error;
+    if (!(error instanceof ServiceCallFailure)) throw error;
     return {
       state: "failed",
       retireAt: formatApiDateTime(retireAt),
@@ -44,7 +46,7 @@ export const keyRollHandlers: HandlerTable<"keys.roll" | "keys.retire"> = {
     // A create cannot make a disabled key (the spec's create has no `enabled`): the successor of a
     // disabled key would authorize what its predecessor does not, so such a roll is refused.
     if (!old.enabled)
-      throw new BridgeFailure(
+      throw new CoreFailure(
         "INVALID_ARGUMENT",
         `the key "${old.name}" is disabled: a successor would be enabled at once; enable the key first, or create a new key`,
       );

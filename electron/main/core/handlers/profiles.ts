@@ -1,6 +1,5 @@
 import { randomUUID } from "node:crypto";
 import { formatApiDateTime } from "../../../../shared/datetime.ts";
-import { BridgeFailure } from "../../../client/bridgeFailure.ts";
 import { KeyServiceClient } from "../../../client/keyServiceClient.ts";
 import { vaultAccounts } from "../../../vault/credentialVault.ts";
 import {
@@ -11,6 +10,7 @@ import {
   profileOrFail,
   toProfileDto,
 } from "../context.ts";
+import { CoreFailure } from "../coreFailure.ts";
 import { LOCAL_PROFILE_ID } from "../profileStore.ts";
 import { updateLinkCredentials } from "./sync.ts";
 
@@ -46,7 +46,7 @@ export const profileHandlers: HandlerTable<ProfileMethods> = {
   "profiles.edit": async ({ id, name, baseUrl, username, password }, context) => {
     const profile = profileOrFail(context, id);
     if (profile.kind === "local" && (baseUrl ?? username ?? password) !== undefined) {
-      throw new BridgeFailure(
+      throw new CoreFailure(
         "NOT_SUPPORTED",
         "the Local profile's address and credentials belong to the embedded service; only its name can change",
       );
@@ -67,7 +67,7 @@ export const profileHandlers: HandlerTable<ProfileMethods> = {
   "profiles.remove": async ({ id }, context) => {
     const profile = profileOrFail(context, id);
     if (profile.kind === "local") {
-      throw new BridgeFailure("NOT_SUPPORTED", "the Local profile cannot be removed");
+      throw new CoreFailure("NOT_SUPPORTED", "the Local profile cannot be removed");
     }
     const wasActive = activeProfile(context).id === id;
     context.store.update((settings) => {
@@ -97,7 +97,7 @@ export const profileHandlers: HandlerTable<ProfileMethods> = {
     const local = profileOrFail(context, LOCAL_PROFILE_ID);
     const password = await context.vault.get(vaultAccounts.profilePassword(LOCAL_PROFILE_ID));
     if (password === null) {
-      throw new BridgeFailure("NO_KEYCHAIN", "the Local profile's password is not in the keychain");
+      throw new CoreFailure("NO_KEYCHAIN", "the Local profile's password is not in the keychain");
     }
     return { baseUrl: context.service.url, username: local.username, password };
   },

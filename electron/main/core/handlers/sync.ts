@@ -1,8 +1,8 @@
 import { linkUses, sameBaseUrl } from "../../../../shared/syncLinks.ts";
-import { BridgeFailure } from "../../../client/bridgeFailure.ts";
 import { SyncClient } from "../../../client/syncClient.ts";
 import { vaultAccounts } from "../../../vault/credentialVault.ts";
 import { type CoreContext, clientOf, type HandlerTable, profileOrFail } from "../context.ts";
+import { CoreFailure } from "../coreFailure.ts";
 import { LOCAL_PROFILE_ID, type StoredProfile } from "../profileStore.ts";
 
 /**
@@ -49,7 +49,7 @@ function remoteProfileOrFail(context: CoreContext, id: string): StoredProfile {
   const profile = profileOrFail(context, id);
   if (profile.kind !== "remote") {
     const text = "a link joins the Local service to a remote profile; choose a remote profile";
-    throw new BridgeFailure("INVALID_ARGUMENT", text, { profileId: [text] });
+    throw new CoreFailure("INVALID_ARGUMENT", text, { profileId: [text] });
   }
   return profile;
 }
@@ -57,7 +57,7 @@ function remoteProfileOrFail(context: CoreContext, id: string): StoredProfile {
 async function passwordOf(context: CoreContext, profile: StoredProfile): Promise<string> {
   const password = await context.vault.get(vaultAccounts.profilePassword(profile.id));
   if (password === null) {
-    throw new BridgeFailure(
+    throw new CoreFailure(
       context.vault.kind === "session-only" ? "NO_KEYCHAIN" : "UNAUTHORIZED",
       `the password of the profile "${profile.name}" is not stored; edit the profile and enter it again`,
     );

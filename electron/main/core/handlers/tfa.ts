@@ -1,7 +1,7 @@
 import type { BridgeMethod } from "../../../../shared/bridge.ts";
-import { BridgeFailure } from "../../../client/bridgeFailure.ts";
 import { TfaClient } from "../../../client/tfaClient.ts";
 import { activeClient, type CoreContext, type HandlerTable } from "../context.ts";
+import { CoreFailure } from "../coreFailure.ts";
 
 type TfaMethod = Extract<BridgeMethod, `tfa.${string}`>;
 
@@ -15,7 +15,7 @@ async function ownAccountClient(context: CoreContext, accountKey: string): Promi
   if (accountKey !== "_") {
     const [own] = await client.accounts();
     if (own?.accountKey !== accountKey) {
-      throw new BridgeFailure(
+      throw new CoreFailure(
         "NOT_SUPPORTED",
         "2FA applications and templates belong to the account whose credentials call the 2FA API; " +
           "those of a sub-account are managed with its own credentials (a profile that signs in as it)",

@@ -1,5 +1,5 @@
 import type { SecretBox } from "../../crypto/secretBox.ts";
-import type { ApiKeyFields } from "../../domain/apiKeyRules.ts";
+import type { ApiKeyFields } from "../../domain/apiKeyRecords.ts";
 import {
   type ApiKeyRow,
   type GrantRow,

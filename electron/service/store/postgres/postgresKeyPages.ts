@@ -1,7 +1,7 @@
 import type pg from "pg";
 import { EXPIRING_SOON_MS, type KeySortField, type KeyStateFilter } from "../../../../shared/apiKeys.ts";
 import type { SecretBox } from "../../crypto/secretBox.ts";
-import type { ListedKey } from "../../domain/apiKeyRules.ts";
+import type { ListedKey } from "../../domain/apiKeyRecords.ts";
 import { dayStartHour } from "../../domain/keyUsage.ts";
 import { publicApiKeyDigest, unsealPublicApiKeys } from "../apiKeyRows.ts";
 import { countsOf } from "../keyUsageRows.ts";

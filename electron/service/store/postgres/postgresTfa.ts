@@ -1,5 +1,4 @@
-import type { ApplicationFields } from "../../tfa/applicationRules.ts";
-import type { TfaWrites } from "../store.ts";
+import type { ApplicationFields, TfaWrites } from "../store.ts";
 import {
   APPLICATION_COLUMNS,
   type ApplicationRow,

@@ -1,5 +1,4 @@
 import type { SecretBox } from "../../crypto/secretBox.ts";
-import { MAX_DURATION_MS, windowDecision } from "../../tfa/limits.ts";
 import type { PinEventNote, TfaPinWrites } from "../store.ts";
 import {
   CAPTURED_SELECT,
@@ -185,30 +184,29 @@ export function postgresTfaPins(
       );
       sent(send, (row as { id: number }).id);
     },
-    async takeVerifyCall(pin, limit, now) {
+    async nthNewestVerifyCall(pin, n, forget) {
       // The PIN's row, locked to the commit: verify calls of one PIN through any replica take
-      // turns here, and each counts the calls committed before it. NO KEY UPDATE: inserts that
+      // turns from here, and each reads the calls committed before it. NO KEY UPDATE: inserts that
       // only refer to the PIN (a resend's message) do not wait.
       await sql.rows("SELECT id FROM tfa_pins WHERE id = $1 FOR NO KEY UPDATE", [pin.id]);
       await sql.count("DELETE FROM tfa_verify_calls WHERE pin_ref = $1 AND called_at <= $2", [
         pin.id,
-        now - limit.windowMs,
+        forget.windowStart,
       ]);
       // Rows another replica is deleting are left to it (no wait, no deadlock between purges).
       await sql.count(
         `DELETE FROM tfa_verify_calls WHERE id IN (SELECT id FROM tfa_verify_calls WHERE called_at <= $1
            ORDER BY called_at LIMIT $2 FOR UPDATE SKIP LOCKED)`,
-        [now - MAX_DURATION_MS, VERIFY_CALL_PURGE_BATCH],
+        [forget.expiredBefore, VERIFY_CALL_PURGE_BATCH],
       );
       const [row] = await sql.rows<{ called_at: number }>(
         "SELECT called_at FROM tfa_verify_calls WHERE pin_ref = $1 ORDER BY called_at DESC LIMIT 1 OFFSET $2",
-        [pin.id, limit.attempts - 1],
+        [pin.id, n - 1],
       );
-      const decision = windowDecision(limit, row?.called_at, now);
-      if (decision.allowed) {
-        await sql.count("INSERT INTO tfa_verify_calls (pin_ref, called_at) VALUES ($1, $2)", [pin.id, now]);
-      }
-      return decision;
+      return row?.called_at;
+    },
+    async recordVerifyCall(pin, at) {
+      await sql.count("INSERT INTO tfa_verify_calls (pin_ref, called_at) VALUES ($1, $2)", [pin.id, at]);
     },
     async spendAttempt(pin) {
       const [row] = await sql.rows<StateRow>(

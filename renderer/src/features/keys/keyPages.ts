@@ -9,8 +9,6 @@ import { filterKeys, type KeyFilters, nameNeedle } from "./keyState.ts";
 
 export type KeyPages = InfiniteData<KeyPageDto, unknown>;
 
-export const NO_FILTERS: KeyFilters = { state: "all", permission: "any", name: "" };
-
 /** What the service narrows the pages by (the same rules as filterKeys). */
 export function keyQueryOf(filters: KeyFilters): KeyQueryDto {
   // A key id, publicApiKey or hint is looked up (keySearch.ts), not searched in names.

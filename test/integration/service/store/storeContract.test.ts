@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
-import type { ApiKeyFields } from "../../../../electron/service/domain/apiKeyRules.ts";
+import type { ApiKeyFields } from "../../../../electron/service/domain/apiKeyRecords.ts";
 import type { NewAuditEntry } from "../../../../electron/service/domain/auditEntries.ts";
 import { newAccountKey, newKeyId, newPublicApiKey } from "../../../../electron/service/domain/identifiers.ts";
 import { emptyPending, hourOf } from "../../../../electron/service/domain/keyUsage.ts";

@@ -2,9 +2,9 @@ import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import { newAccountKey, newKeyId } from "../../../../electron/service/domain/identifiers.ts";
 import type { Account } from "../../../../electron/service/store/accountRows.ts";
-import type { Store } from "../../../../electron/service/store/store.ts";
+import type { Store, StoredApplication, TemplateFields } from "../../../../electron/service/store/store.ts";
 import { VERIFY_CALL_PURGE_BATCH } from "../../../../electron/service/store/tfaPinRows.ts";
-import type { StoredApplication, TemplateFields } from "../../../../electron/service/tfa/applicationRules.ts";
+import { takeVerifyCall } from "../../../../electron/service/tfa/verifyCallLimit.ts";
 import type { ApplicationConfigurationDto, Channel } from "../../../../shared/tfa.ts";
 import { DEFAULT_CONFIGURATION, MAX_DURATION_MS } from "../../../../shared/tfaSchemas.ts";
 import { openStore, STORE_KINDS, storedRows } from "./storeSubjects.ts";
@@ -312,7 +312,7 @@ for (const kind of STORE_KINDS) {
       const b = await sendPin(store, setup, "41790000002", NOW);
       const limit = { attempts: 2, windowMs: 1000 };
       const take = (pin: Sent, at: number, by = limit) =>
-        store.write((tx) => tx.tfaPins.takeVerifyCall(pin, by, NOW + at));
+        store.write((tx) => takeVerifyCall(tx.tfaPins, pin, by, NOW + at));
       assert.deepEqual(await take(a, 0), { allowed: true });
       assert.deepEqual(await take(a, 100), { allowed: true });
       assert.deepEqual(await take(a, 200), { allowed: false, retryAfterMs: 800 });
@@ -337,14 +337,14 @@ for (const kind of STORE_KINDS) {
       const limit = { attempts: 3, windowMs: 60_000 };
       await assert.rejects(
         store.write(async (tx) => {
-          await tx.tfaPins.takeVerifyCall(pin, limit, NOW);
+          await takeVerifyCall(tx.tfaPins, pin, limit, NOW);
           throw new Error("the verify failed");
         }),
         /the verify failed/,
       );
       const decisions = await Promise.all(
         Array.from({ length: 7 }, (_, i) =>
-          store.write((tx) => tx.tfaPins.takeVerifyCall(pin, limit, NOW + i)),
+          store.write((tx) => takeVerifyCall(tx.tfaPins, pin, limit, NOW + i)),
         ),
       );
       assert.equal(decisions.filter((decision) => decision.allowed).length, 3);
@@ -359,12 +359,12 @@ for (const kind of STORE_KINDS) {
       const recent = await sendPin(store, setup, "41790000002", NOW);
       const limit = { attempts: 1000, windowMs: 1000 };
       for (let i = 0; i < VERIFY_CALL_PURGE_BATCH + 5; i++) {
-        await store.write((tx) => tx.tfaPins.takeVerifyCall(old, limit, NOW + i));
+        await store.write((tx) => takeVerifyCall(tx.tfaPins, old, limit, NOW + i));
       }
       const later = NOW + MAX_DURATION_MS + 10_000;
-      await store.write((tx) => tx.tfaPins.takeVerifyCall(recent, limit, later));
+      await store.write((tx) => takeVerifyCall(tx.tfaPins, recent, limit, later));
       assert.equal((await storedRows(subject, "tfa_verify_calls")).length, 5 + 1, "one batch went");
-      await store.write((tx) => tx.tfaPins.takeVerifyCall(recent, limit, later + 1));
+      await store.write((tx) => takeVerifyCall(tx.tfaPins, recent, limit, later + 1));
       const left = await storedRows(subject, "tfa_verify_calls");
       assert.deepEqual(
         left.map((row) => Number(row.pin_ref)),

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
-import type { ApiKeyFields } from "../../../../electron/service/domain/apiKeyRules.ts";
+import type { ApiKeyFields } from "../../../../electron/service/domain/apiKeyRecords.ts";
 import { newAccountKey, newKeyId, newPublicApiKey } from "../../../../electron/service/domain/identifiers.ts";
 import { DuplicateError, type Store } from "../../../../electron/service/store/store.ts";
 import { SYNCED_FIELDS } from "../../../../shared/sync.ts";

@@ -1,8 +1,8 @@
 import assert from "node:assert/strict";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import { after, before, test } from "node:test";
-import { BridgeFailure } from "../../../../electron/client/bridgeFailure.ts";
 import { KeyServiceClient } from "../../../../electron/client/keyServiceClient.ts";
+import { ServiceCallFailure } from "../../../../electron/client/serviceCallFailure.ts";
 
 /**
  * The API client against servers that are not (or not quite) the key service: a remote is never
@@ -57,14 +57,14 @@ after(() => {
 const client = (timeoutMs?: number) =>
   new KeyServiceClient({ baseUrl, username: "zoë", password: "pä:ss", ...(timeoutMs && { timeoutMs }) });
 
-async function failure(promise: Promise<unknown>): Promise<BridgeFailure> {
+async function failure(promise: Promise<unknown>): Promise<ServiceCallFailure> {
   try {
     await promise;
   } catch (error) {
-    assert.ok(error instanceof BridgeFailure, String(error));
+    assert.ok(error instanceof ServiceCallFailure, String(error));
     return error;
   }
-  assert.fail("expected a BridgeFailure");
+  assert.fail("expected a ServiceCallFailure");
 }
 
 test("sends Basic credentials as UTF-8 and the filters as query parameters; the permission filter applies locally", async () => {
@@ -92,9 +92,9 @@ test("an HTML page answered with 200 is not the API: GENERAL_ERROR naming the UR
     send(200, "text/html", "<html>"),
   );
   const error = await failure(client().get("_", KEY.key));
-  assert.equal(error.bridgeError.messageId, "GENERAL_ERROR");
-  assert.match(error.bridgeError.text, /not the key-management API/);
-  assert.ok(error.bridgeError.text.includes("127.0.0.1"));
+  assert.equal(error.messageId, "GENERAL_ERROR");
+  assert.match(error.text, /not the key-management API/);
+  assert.ok(error.text.includes("127.0.0.1"));
 });
 
 test("JSON of the wrong shape, or not JSON despite its content type, is refused too", async () => {
@@ -102,16 +102,16 @@ test("JSON of the wrong shape, or not JSON despite its content type, is refused 
     "GET /settings/1/accounts/_/api-keys",
     send(200, "application/json", JSON.stringify({ apiKeys: [{ ...KEY, enabled: "yes" }] })),
   );
-  assert.equal((await failure(client().list("_"))).bridgeError.messageId, "GENERAL_ERROR");
+  assert.equal((await failure(client().list("_"))).messageId, "GENERAL_ERROR");
   routes.set("GET /settings/1/accounts/_/api-keys", send(200, "application/json", "{ nope"));
-  assert.equal((await failure(client().list("_"))).bridgeError.messageId, "GENERAL_ERROR");
+  assert.equal((await failure(client().list("_"))).messageId, "GENERAL_ERROR");
 });
 
 test("an error status without the API's error body is GENERAL_ERROR with the status", async () => {
   routes.set("POST /settings/1/accounts/_/api-keys", send(502, "text/plain", "Bad Gateway"));
   const error = await failure(client().create("_", { name: "x" }));
-  assert.equal(error.bridgeError.messageId, "GENERAL_ERROR");
-  assert.match(error.bridgeError.text, /HTTP 502/);
+  assert.equal(error.messageId, "GENERAL_ERROR");
+  assert.match(error.text, /HTTP 502/);
 });
 
 test("the API's error body keeps its messageId, text and validationErrors", async () => {
@@ -132,11 +132,16 @@ test("the API's error body keeps its messageId, text and validationErrors", asyn
     ),
   );
   const error = await failure(client().create("_", { name: "x" }));
-  assert.deepEqual(error.bridgeError, {
-    messageId: "BAD_REQUEST",
-    text: "bad",
-    validationErrors: { name: ["is required"] },
-  });
+  const { messageId, text, validationErrors, status } = error;
+  assert.deepEqual(
+    { messageId, text, validationErrors, status },
+    {
+      messageId: "BAD_REQUEST",
+      text: "bad",
+      validationErrors: { name: ["is required"] },
+      status: 400,
+    },
+  );
   assert.equal(seen.at(-1)?.body, JSON.stringify({ name: "x" }));
 });
 
@@ -166,8 +171,8 @@ test("a server that does not answer in time is UNREACHABLE", async () => {
   });
   const started = Date.now();
   const error = await failure(client(200).pins());
-  assert.equal(error.bridgeError.messageId, "UNREACHABLE");
-  assert.match(error.bridgeError.text, /did not answer within/);
+  assert.equal(error.messageId, "UNREACHABLE");
+  assert.match(error.text, /did not answer within/);
   assert.ok(Date.now() - started < 5000);
 });
 

@@ -1,8 +1,8 @@
 import assert from "node:assert/strict";
 import { createServer, type Server } from "node:http";
 import { after, before, beforeEach, test } from "node:test";
-import { BridgeFailure } from "../../../../electron/client/bridgeFailure.ts";
 import { KeyServiceClient } from "../../../../electron/client/keyServiceClient.ts";
+import { ServiceCallFailure } from "../../../../electron/client/serviceCallFailure.ts";
 import { SyncClient } from "../../../../electron/client/syncClient.ts";
 import type { SyncLinkDto } from "../../../../shared/sync.ts";
 
@@ -175,7 +175,7 @@ test("local-only keys: a page with limit and cursor, and a push of some or all",
   assert.deepEqual(JSON.parse(seen[3]?.body ?? ""), { all: true });
 });
 
-test("the service's error body comes back as a BridgeFailure with its messageId and status", async () => {
+test("the service's error body comes back as a ServiceCallFailure with its messageId and status", async () => {
   answer = {
     status: 409,
     body: {
@@ -190,10 +190,10 @@ test("the service's error body comes back as a BridgeFailure with its messageId 
       remote: { baseUrl: "http://127.0.0.1:9", username: "a", password: "b" },
     }),
     (error: unknown) =>
-      error instanceof BridgeFailure &&
+      error instanceof ServiceCallFailure &&
       error.status === 409 &&
-      error.bridgeError.messageId === "CONFLICT" &&
-      /already linked/.test(error.bridgeError.text),
+      error.messageId === "CONFLICT" &&
+      /already linked/.test(error.text),
   );
 });
 
@@ -201,7 +201,7 @@ test("an answer that is not the contract's shape is refused, also for a route th
   answer = { status: 200, body: { links: [{ ...LINK, state: "sleeping" }] } };
   await assert.rejects(
     sync.links(),
-    (error: unknown) => error instanceof BridgeFailure && error.bridgeError.messageId === "GENERAL_ERROR",
+    (error: unknown) => error instanceof ServiceCallFailure && error.messageId === "GENERAL_ERROR",
   );
   answer = { status: 200, body: { ...LINK, password: "never answered" } };
   const link = await sync.link(7);
@@ -210,8 +210,6 @@ test("an answer that is not the contract's shape is refused, also for a route th
   await assert.rejects(
     sync.removeLink(7),
     (error: unknown) =>
-      error instanceof BridgeFailure &&
-      error.status === 404 &&
-      error.bridgeError.messageId === "GENERAL_ERROR",
+      error instanceof ServiceCallFailure && error.status === 404 && error.messageId === "GENERAL_ERROR",
   );
 });

@@ -1,8 +1,8 @@
 import assert from "node:assert/strict";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import { after, before, test } from "node:test";
-import { BridgeFailure } from "../../../../electron/client/bridgeFailure.ts";
 import { KeyServiceClient } from "../../../../electron/client/keyServiceClient.ts";
+import { ServiceCallFailure } from "../../../../electron/client/serviceCallFailure.ts";
 import { TfaClient } from "../../../../electron/client/tfaClient.ts";
 
 /**
@@ -71,9 +71,9 @@ test("the provider's application shape passes, unknown fields are dropped", asyn
 test("an answer that is not the 2FA API's is refused in words", async () => {
   routes.set("GET /2fa/2/applications", json(200, { applications: [APPLICATION] }));
   await assert.rejects(client.applications(), (error: unknown) => {
-    assert.ok(error instanceof BridgeFailure);
-    assert.equal(error.bridgeError.messageId, "GENERAL_ERROR");
-    assert.match(error.bridgeError.text, /not the key-management API/);
+    assert.ok(error instanceof ServiceCallFailure);
+    assert.equal(error.messageId, "GENERAL_ERROR");
+    assert.match(error.text, /not the key-management API/);
     return true;
   });
 });
@@ -93,8 +93,8 @@ test("ids are encoded into the path, the body is sent as given, and the service'
     })(request, body, response);
   });
   await assert.rejects(client.updateTemplate("a/b?", "m n", { messageText: "x" }), (error: unknown) => {
-    assert.ok(error instanceof BridgeFailure);
-    assert.deepEqual(error.bridgeError.validationErrors, {
+    assert.ok(error instanceof ServiceCallFailure);
+    assert.deepEqual(error.validationErrors, {
       messageText: ["must contain the PIN placeholder {{pin}}"],
     });
     return true;

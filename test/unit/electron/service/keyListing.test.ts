@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { randomBytes } from "node:crypto";
 import { after, before, test } from "node:test";
 import { type DataDir, openDataDir } from "../../../../electron/service/dataDir.ts";
-import type { ApiKeyFields } from "../../../../electron/service/domain/apiKeyRules.ts";
+import type { ApiKeyFields } from "../../../../electron/service/domain/apiKeyRecords.ts";
 import { newAccountKey, newKeyId, newPublicApiKey } from "../../../../electron/service/domain/identifiers.ts";
 import {
   countKeys,

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { BridgeFailure } from "../../../../electron/client/bridgeFailure.ts";
+import { ServiceCallFailure } from "../../../../electron/client/serviceCallFailure.ts";
 import {
   backoffMs,
   classifyRemoteFailure,
@@ -10,35 +10,38 @@ import {
 
 test("401 asks for credentials, 429 keeps the remote's Retry-After", () => {
   assert.equal(
-    classifyRemoteFailure(new BridgeFailure("UNAUTHORIZED", "no", undefined, 401)).kind,
+    classifyRemoteFailure(new ServiceCallFailure("UNAUTHORIZED", "no", undefined, 401)).kind,
     "credentials",
   );
   const throttled = classifyRemoteFailure(
-    new BridgeFailure("TOO_MANY_REQUESTS", "slow", undefined, 429, 7000),
+    new ServiceCallFailure("TOO_MANY_REQUESTS", "slow", undefined, 429, 7000),
   );
   assert.deepEqual(throttled.kind === "throttled" && throttled.retryAfterMs, 7000);
 });
 
 test("no answer, 5xx, 408 and answers that are not the API end the run; other 4xx refuse one change", () => {
-  assert.equal(classifyRemoteFailure(new BridgeFailure("UNREACHABLE", "down")).kind, "unavailable");
+  assert.equal(classifyRemoteFailure(new ServiceCallFailure("UNREACHABLE", "down")).kind, "unavailable");
   assert.equal(
-    classifyRemoteFailure(new BridgeFailure("GENERAL_ERROR", "x", undefined, 503)).kind,
+    classifyRemoteFailure(new ServiceCallFailure("GENERAL_ERROR", "x", undefined, 503)).kind,
     "unavailable",
   );
   assert.equal(
-    classifyRemoteFailure(new BridgeFailure("GENERAL_ERROR", "x", undefined, 408)).kind,
+    classifyRemoteFailure(new ServiceCallFailure("GENERAL_ERROR", "x", undefined, 408)).kind,
     "unavailable",
   );
   assert.equal(
-    classifyRemoteFailure(new BridgeFailure("GENERAL_ERROR", "x", undefined, 200)).kind,
+    classifyRemoteFailure(new ServiceCallFailure("GENERAL_ERROR", "x", undefined, 200)).kind,
     "unavailable",
   );
   assert.equal(classifyRemoteFailure(new Error("bug")).kind, "unavailable");
-  const refused = classifyRemoteFailure(new BridgeFailure("BAD_REQUEST", "bad name", undefined, 400));
+  const refused = classifyRemoteFailure(new ServiceCallFailure("BAD_REQUEST", "bad name", undefined, 400));
   assert.deepEqual(refused, { kind: "refused", text: "HTTP 400 BAD_REQUEST: bad name", status: 400 });
-  assert.equal(classifyRemoteFailure(new BridgeFailure("NOT_FOUND", "gone", undefined, 404)).kind, "refused");
+  assert.equal(
+    classifyRemoteFailure(new ServiceCallFailure("NOT_FOUND", "gone", undefined, 404)).kind,
+    "refused",
+  );
   const foreign = classifyRemoteFailure(
-    new BridgeFailure("GENERAL_ERROR", "check the base URL", undefined, 422),
+    new ServiceCallFailure("GENERAL_ERROR", "check the base URL", undefined, 422),
   );
   assert.deepEqual(foreign, { kind: "refused", text: "the remote answered HTTP 422", status: 422 });
 });
@@ -48,7 +51,7 @@ test("a remote's text is kept with its status and messageId, without identifiers
   const key = "9f8e7d6c5b4a39281706f5e4d3c2b1a0";
   const publicApiKey = `${key}-1b4e28ba-2fa1-41d2-883f-0016d3cca427`;
   const refused = classifyRemoteFailure(
-    new BridgeFailure(
+    new ServiceCallFailure(
       "NOT_FOUND",
       `no API key ${key} in account ${accountKey} (publicApiKey ${publicApiKey})`,
       undefined,
@@ -57,12 +60,14 @@ test("a remote's text is kept with its status and messageId, without identifiers
   );
   assert.equal(refused.text, "HTTP 404 NOT_FOUND: no API key [id] in account [id] (publicApiKey [id])");
   const paused = classifyRemoteFailure(
-    new BridgeFailure("UNAUTHORIZED", `account ${accountKey}`, undefined, 401),
+    new ServiceCallFailure("UNAUTHORIZED", `account ${accountKey}`, undefined, 401),
   );
   assert.equal(paused.text, "the remote refused the credentials (HTTP 401 UNAUTHORIZED: account [id])");
   const down = classifyRemoteFailure(new Error(`socket of ${accountKey} closed`));
   assert.equal(down.text, "socket of [id] closed");
-  const long = classifyRemoteFailure(new BridgeFailure("BAD_REQUEST", "x".repeat(5_000), undefined, 400));
+  const long = classifyRemoteFailure(
+    new ServiceCallFailure("BAD_REQUEST", "x".repeat(5_000), undefined, 400),
+  );
   assert.ok(long.text.length < 600, "a remote cannot store a text of any length");
 });
 

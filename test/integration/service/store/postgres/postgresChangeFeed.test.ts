@@ -3,7 +3,7 @@ import { randomUUID } from "node:crypto";
 import { test } from "node:test";
 import pg from "pg";
 import { AppKeyAuthorizer } from "../../../../../electron/service/auth/appKeyAuthorizer.ts";
-import type { StoredApiKey } from "../../../../../electron/service/domain/apiKeyRules.ts";
+import type { StoredApiKey } from "../../../../../electron/service/domain/apiKeyRecords.ts";
 import {
   newAccountKey,
   newKeyId,

@@ -4,7 +4,7 @@ import { after, before, test } from "node:test";
 import pg from "pg";
 import { createSecretBox } from "../../../../../electron/service/crypto/secretBox.ts";
 import { type DataDir, openDataDir } from "../../../../../electron/service/dataDir.ts";
-import type { ApiKeyFields } from "../../../../../electron/service/domain/apiKeyRules.ts";
+import type { ApiKeyFields } from "../../../../../electron/service/domain/apiKeyRecords.ts";
 import { newPublicApiKey } from "../../../../../electron/service/domain/identifiers.ts";
 import { emptyPending, hourOf } from "../../../../../electron/service/domain/keyUsage.ts";
 import {

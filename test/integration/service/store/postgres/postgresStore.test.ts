@@ -5,7 +5,7 @@ import {
   AUDIT_RETENTION_LOCK,
   AuditRetention,
 } from "../../../../../electron/service/audit/auditRetention.ts";
-import type { ApiKeyFields } from "../../../../../electron/service/domain/apiKeyRules.ts";
+import type { ApiKeyFields } from "../../../../../electron/service/domain/apiKeyRecords.ts";
 import {
   newAccountKey,
   newKeyId,

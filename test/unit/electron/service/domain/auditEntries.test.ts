@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import type { StoredApiKey } from "../../../../../electron/service/domain/apiKeyRules.ts";
+import type { StoredApiKey } from "../../../../../electron/service/domain/apiKeyRecords.ts";
 import {
   channelOf,
   fieldChanges,

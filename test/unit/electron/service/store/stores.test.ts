@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { after, test } from "node:test";
 import Database from "better-sqlite3";
 import { openDataDir } from "../../../../../electron/service/dataDir.ts";
-import type { ApiKeyFields } from "../../../../../electron/service/domain/apiKeyRules.ts";
+import type { ApiKeyFields } from "../../../../../electron/service/domain/apiKeyRecords.ts";
 import {
   newAccountKey,
   newKeyId,

@@ -1,12 +1,11 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
+import type { StoredApplication, StoredTemplate } from "../../../../../electron/service/store/store.ts";
 import {
   applicationAfterUpdate,
   applicationForCreate,
   DEFAULT_CONFIGURATION,
   limitsOf,
-  type StoredApplication,
-  type StoredTemplate,
   templateAfterUpdate,
   templateForCreate,
   toTemplateDto,

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { DOWNLOAD_TTL_MS, ExportDownloads } from "../../../../electron/main/core/exportDownloads.ts";
+import { DOWNLOAD_TTL_MS, ExportDownloads } from "../../../../../electron/main/core/exportDownloads.ts";
 
 const file = (name: string) => ({
   fileName: name,

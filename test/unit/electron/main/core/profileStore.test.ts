@@ -2,8 +2,8 @@ import assert from "node:assert/strict";
 import { readdir, readFile, stat, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterEach, beforeEach, test } from "node:test";
-import { ProfileStore } from "../../../../electron/main/core/profileStore.ts";
-import { makeTempDir, removeDir } from "../../../harness/keyServiceProcess.ts";
+import { ProfileStore } from "../../../../../electron/main/core/profileStore.ts";
+import { makeTempDir, removeDir } from "../../../../harness/keyServiceProcess.ts";
 
 /** The settings file: checked on read, written atomically, a corrupt one kept aside. */
 

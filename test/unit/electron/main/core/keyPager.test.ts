@@ -1,12 +1,13 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { BridgeFailure } from "../../../../electron/client/bridgeFailure.ts";
 import {
   type KeyPage,
   type KeyQuery,
   type KeyServiceClient,
   matchesKeyQuery,
-} from "../../../../electron/client/keyServiceClient.ts";
+} from "../../../../../electron/client/keyServiceClient.ts";
+import { ServiceCallFailure } from "../../../../../electron/client/serviceCallFailure.ts";
+import { CoreFailure } from "../../../../../electron/main/core/coreFailure.ts";
 import {
   clientQueryOf,
   KEPT_LIST_FRESH_MS,
@@ -14,8 +15,8 @@ import {
   MAX_KEPT_LISTS,
   mainCursor,
   parseMainCursor,
-} from "../../../../electron/main/core/keyPager.ts";
-import { type ApiKeyDto, KEY_INCLUDES } from "../../../../shared/apiKeys.ts";
+} from "../../../../../electron/main/core/keyPager.ts";
+import { type ApiKeyDto, KEY_INCLUDES } from "../../../../../shared/apiKeys.ts";
 
 const keys: ApiKeyDto[] = Array.from({ length: 25 }, (_, index) => ({
   name: `key ${index}`,
@@ -41,7 +42,7 @@ function fakeClient(options: { pages: boolean; counts: boolean; baseUrl?: string
       const matching = keys.filter(matchesKeyQuery(query));
       if (!options.pages) return { keys: matching, nextCursor: null, paged: false };
       if (page.cursor !== undefined && !/^\d+$/.test(page.cursor)) {
-        throw new BridgeFailure("BAD_REQUEST", "bad cursor", { cursor: ["bad"] }, 400);
+        throw new ServiceCallFailure("BAD_REQUEST", "bad cursor", { cursor: ["bad"] }, 400);
       }
       const from = Number(page.cursor ?? 0);
       const end = from + page.limit;
@@ -79,8 +80,7 @@ test("main's cursors: main:<offset>, anything else refused as INVALID_ARGUMENT",
   for (const bad of ["main:", "main:-1", "main:01", "main:1e3", "main:12345678901", "other:1", "main:1 "]) {
     assert.throws(
       () => parseMainCursor(bad),
-      (error: unknown) =>
-        error instanceof BridgeFailure && error.bridgeError.messageId === "INVALID_ARGUMENT",
+      (error: unknown) => error instanceof CoreFailure && error.messageId === "INVALID_ARGUMENT",
       bad,
     );
   }
@@ -117,9 +117,9 @@ test("a paging service's pages and cursors pass through; its refusal of a cursor
   await assert.rejects(
     pager.page(target, "a", {}, { limit: 10, cursor: "zz" }),
     (error: unknown) =>
-      error instanceof BridgeFailure &&
-      error.bridgeError.messageId === "INVALID_ARGUMENT" &&
-      error.bridgeError.validationErrors?.cursor !== undefined,
+      error instanceof CoreFailure &&
+      error.messageId === "INVALID_ARGUMENT" &&
+      error.validationErrors?.cursor !== undefined,
   );
   assert.equal(await pager.count(target, "a", { permission: "TFA" }), 5);
 });
@@ -147,11 +147,11 @@ test("a whole list is kept and paged from memory; the count falls back to its le
   // A cursor the service did not give (it answers the whole list again) is refused.
   await assert.rejects(
     pager.page(target, "a", {}, { limit: 10, cursor: "abc" }),
-    (error: unknown) => error instanceof BridgeFailure && error.bridgeError.messageId === "INVALID_ARGUMENT",
+    (error: unknown) => error instanceof CoreFailure && error.messageId === "INVALID_ARGUMENT",
   );
   await assert.rejects(
     pager.page(target, "a", {}, { limit: 10, cursor: "main:26" }),
-    (error: unknown) => error instanceof BridgeFailure && error.bridgeError.messageId === "INVALID_ARGUMENT",
+    (error: unknown) => error instanceof CoreFailure && error.messageId === "INVALID_ARGUMENT",
   );
 });
 
@@ -189,7 +189,7 @@ test("a failed first page is not kept", async () => {
   const { client } = fakeClient({ pages: false, counts: false });
   const failing = Object.assign(Object.create(client), {
     listPage: async () => {
-      throw new BridgeFailure("UNREACHABLE", "gone");
+      throw new ServiceCallFailure("UNREACHABLE", "gone");
     },
   }) as KeyServiceClient;
   const pager = new KeyPager();

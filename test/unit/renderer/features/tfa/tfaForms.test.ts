@@ -8,7 +8,7 @@ import {
   templateFormErrors,
   templateFormValues,
   templateRequestOf,
-} from "../../../renderer/src/features/tfa/tfaForms.ts";
+} from "../../../../../renderer/src/features/tfa/tfaForms.ts";
 
 /** The 2FA forms' pure half: values to requests, and errors from the service's own schemas. */
 

@@ -14,9 +14,9 @@ import {
   progressText,
   relativeTime,
   staleAfter,
-} from "../../../renderer/src/features/sync/syncState.ts";
-import type { AccountDto, ProfileDto } from "../../../shared/bridge.ts";
-import type { SyncLinkDto } from "../../../shared/sync.ts";
+} from "../../../../../renderer/src/features/sync/syncState.ts";
+import type { AccountDto, ProfileDto } from "../../../../../shared/bridge.ts";
+import type { SyncLinkDto } from "../../../../../shared/sync.ts";
 
 const OWNER = "A".repeat(32);
 const SUB = "B".repeat(32);

@@ -1,8 +1,8 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { retirement, rolledName, successorRequest } from "../../../../electron/main/core/keyRoll.ts";
-import { NAME_MAX_LENGTH } from "../../../../shared/apiKeys.ts";
-import { formatApiDateTime } from "../../../../shared/datetime.ts";
+import { retirement, rolledName, successorRequest } from "../../../../../electron/main/core/keyRoll.ts";
+import { NAME_MAX_LENGTH } from "../../../../../shared/apiKeys.ts";
+import { formatApiDateTime } from "../../../../../shared/datetime.ts";
 
 const NOW = Date.parse("2026-11-25T10:00:00Z");
 const HOUR = 3600_000;

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { passwordStrength } from "../../../renderer/src/features/accounts/passwordStrength.ts";
+import { passwordStrength } from "../../../../../renderer/src/features/accounts/passwordStrength.ts";
 
 const level = (password: string, username?: string) => passwordStrength(password, username).level;
 

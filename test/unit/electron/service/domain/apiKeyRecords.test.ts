@@ -9,7 +9,7 @@ import {
   type StoredApiKey,
   toApiKeyDto,
   validationErrorsOf,
-} from "../../../../../electron/service/domain/apiKeyRules.ts";
+} from "../../../../../electron/service/domain/apiKeyRecords.ts";
 import {
   createApiKeyRequestSchema,
   type Permission,

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { BridgeFailure } from "../../../../electron/client/bridgeFailure.ts";
 import type { KeyPage } from "../../../../electron/client/keyServiceClient.ts";
+import { ServiceCallFailure } from "../../../../electron/client/serviceCallFailure.ts";
 import { type PagingClient, type RemoteKeyPage, remoteKeyPages } from "../../../../electron/sync/pull.ts";
 import { LinkFailure } from "../../../../electron/sync/remoteFailure.ts";
 import type { ApiKeyDto } from "../../../../shared/apiKeys.ts";
@@ -121,7 +121,7 @@ test("a cursor given again (the previous one or an earlier one) ends the pull in
 });
 
 test("a page that fails ends the pull: the first page's failure as it was, a later one says how far it got", async () => {
-  const first = fakeClient([new BridgeFailure("UNAUTHORIZED", "who are you", undefined, 401)]);
+  const first = fakeClient([new ServiceCallFailure("UNAUTHORIZED", "who are you", undefined, 401)]);
   await assert.rejects(read(first), (error: unknown) => {
     assert.ok(error instanceof LinkFailure);
     assert.equal(error.failure.kind, "credentials");
@@ -130,7 +130,7 @@ test("a page that fails ends the pull: the first page's failure as it was, a lat
   });
   const later = fakeClient([
     { keys: keys(0, 2), nextCursor: "a", paged: true },
-    new BridgeFailure("BAD_REQUEST", "cursor is not a cursor this service gave", undefined, 400),
+    new ServiceCallFailure("BAD_REQUEST", "cursor is not a cursor this service gave", undefined, 400),
   ]);
   await assert.rejects(read(later), (error: unknown) => {
     assert.ok(error instanceof LinkFailure);

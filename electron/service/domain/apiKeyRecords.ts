@@ -11,7 +11,10 @@ import { formatApiDateTime, parseApiDateTime } from "../../../shared/datetime.ts
 import { normalizeIpEntry } from "../../../shared/ip.ts";
 import type { UsageCounts } from "./keyUsage.ts";
 
-/** The rules of the API-key resource: plain functions from request data to stored data. */
+/**
+ * The service's API-key records: plain functions from request data to the stored fields, and from a
+ * stored key to the API's answers (the resource's rules both sides share are shared/apiKeyRules.ts).
+ */
 
 /** The fields a caller controls. Times are epoch milliseconds; null means "not set". */
 export interface ApiKeyFields {

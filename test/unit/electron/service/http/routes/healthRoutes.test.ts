@@ -4,7 +4,7 @@ import Fastify from "fastify";
 import {
   HEALTH_READY_PATH,
   registerHealthRoutes,
-} from "../../../../../electron/service/http/routes/healthRoutes.ts";
+} from "../../../../../../electron/service/http/routes/healthRoutes.ts";
 
 /**
  * Readiness while the service stops (a state a request to a real process reaches only by a race),

@@ -1,12 +1,12 @@
 import assert from "node:assert/strict";
 import { readdirSync, writeFileSync } from "node:fs";
 import { after, before, test } from "node:test";
-import { AutoBackups, autoBackupName, DAY_MS } from "../../../../electron/main/core/autoBackups.ts";
-import { ProfileStore } from "../../../../electron/main/core/profileStore.ts";
-import { type CredentialVault, vaultAccounts } from "../../../../electron/vault/credentialVault.ts";
-import { SessionVault } from "../../../../electron/vault/sessionVault.ts";
-import { makeTempDir, removeDir } from "../../../harness/keyServiceProcess.ts";
-import { memoryKeychain } from "../../../harness/memoryKeychain.ts";
+import { AutoBackups, autoBackupName, DAY_MS } from "../../../../../electron/main/core/autoBackups.ts";
+import { ProfileStore } from "../../../../../electron/main/core/profileStore.ts";
+import { type CredentialVault, vaultAccounts } from "../../../../../electron/vault/credentialVault.ts";
+import { SessionVault } from "../../../../../electron/vault/sessionVault.ts";
+import { makeTempDir, removeDir } from "../../../../harness/keyServiceProcess.ts";
+import { memoryKeychain } from "../../../../harness/memoryKeychain.ts";
 
 /**
  * The automatic backups' schedule on an injected clock: one at once when there is none, none

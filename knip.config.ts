@@ -1,0 +1,48 @@
+import type { KnipConfig } from "knip";
+
+/**
+ * What knip (run by `npm run lint`) counts as used: every file, export, type and dependency must
+ * be reached from an entry point below, or from the scripts of package.json (knip reads those:
+ * `key-service`, `web`, `start`'s launch.ts, `bench`'s run.ts, `test:postgres`'s harness), or from
+ * the configs of the tools it knows (electron-vite, Biome, dependency-cruiser).
+ */
+const config: KnipConfig = {
+  entry: [
+    // electron.vite.config.ts's inputs: the main process, its key-list worker thread, the preload,
+    // and the renderer (index.html loads src/main.tsx).
+    "electron/main/index.ts",
+    "electron/service/keyListWorker.ts",
+    "electron/preload/index.ts",
+    "renderer/src/main.tsx",
+    // The benchmarks (bench/run.ts runs them) and the processes they start by path.
+    "bench/*.bench.ts",
+    "bench/lib/listLoop.ts",
+    "bench/lib/probeLoop.ts",
+    "bench/plainJsonServer.ts",
+    // The tests, and the Electron stand-in, which Node loads by path through module hooks rather
+    // than through an import (the harness modules named by package.json's scripts, --import and
+    // --test-global-setup, knip finds there). The rest of test/harness is reached from the tests,
+    // so its unused exports are reported too.
+    "test/**/*.test.ts",
+    "test/harness/electronStandIn/**/*.ts",
+    "test/fixtures/*/make.mjs",
+    // CI's checks.
+    ".ci/*.mjs",
+  ],
+  project: ["**/*.{ts,tsx,mjs,cjs}"],
+  // A constant or function exported for the tests but also used in its own module is not dead.
+  ignoreExportsUsedInFile: true,
+  ignoreIssues: {
+    // Being replaced by the document generated from the routes (issue 33): remove this entry
+    // once the hand-written OpenAPI modules are gone.
+    "electron/service/http/openApi*.ts": ["exports", "types"],
+  },
+  // Programs of the OS, not npm packages: util-linux's chrt (threadPriority.ts), PostgreSQL's
+  // pg_config (test/harness/postgres.ts), coreutils' mkfifo (a backup restore test).
+  ignoreBinaries: ["chrt", "pg_config", "mkfifo"],
+  // builderConfig.test.ts reads app-builder-lib's JSON schema through electron-builder's own
+  // resolution: the schema of the version electron-builder runs, not a dependency of ours.
+  ignoreDependencies: ["app-builder-lib"],
+};
+
+export default config;

@@ -1,0 +1,80 @@
+import assert from "node:assert/strict";
+import { test } from "node:test";
+import {
+  MAX_TIMER_DELAY_MS,
+  nextPinExpiry,
+  pinState,
+  timerDelay,
+} from "../../../../../renderer/src/features/pins/pinState.ts";
+import type { CapturedPinDto } from "../../../../../shared/tfa.ts";
+
+function pin(pinId: string): CapturedPinDto {
+  return {
+    pinId,
+    applicationId: "A".repeat(32),
+    messageId: "B".repeat(32),
+    to: "41793026727",
+    channel: "SMS",
+    pin: "123456",
+    text: "Your code is 123456",
+    sentAt: "2026-06-15T12:00:00.000+0000",
+    expiresAt: "2026-06-15T12:15:00.000+0000",
+    attemptsRemaining: 10,
+    verified: false,
+  };
+}
+
+const at = (text: string) => Date.parse(text.replace("+0000", "Z"));
+
+test("a PIN's state: attempts left until it expires, then Expired; verified and used-up PINs stay so", () => {
+  const sent = pin("P1"); // expires 12:15:00.000 UTC
+  assert.equal(pinState(sent, at("2026-06-15T12:14:59.999+0000")).label, "10 attempts left");
+  assert.equal(pinState(sent, at("2026-06-15T12:15:00.000+0000")).label, "Expired", "expired at the instant");
+  assert.equal(
+    pinState({ ...sent, attemptsRemaining: 1 }, at("2026-06-15T12:00:00.000+0000")).label,
+    "1 attempt left",
+  );
+  assert.equal(pinState({ ...sent, verified: true }, at("2026-06-15T13:00:00.000+0000")).label, "Verified");
+  assert.equal(
+    pinState({ ...sent, attemptsRemaining: 0 }, at("2026-06-15T13:00:00.000+0000")).label,
+    "No attempts left",
+  );
+});
+
+test("the next expiry is the earliest expiry of the PINs still pending, after now", () => {
+  const now = at("2026-06-15T12:05:00.000+0000");
+  const pins = [
+    { ...pin("late"), expiresAt: "2026-06-15T12:20:00.000+0000" },
+    { ...pin("soon"), expiresAt: "2026-06-15T12:10:00.000+0000" },
+    { ...pin("gone"), expiresAt: "2026-06-15T12:01:00.000+0000" }, // expired already
+    { ...pin("verified"), expiresAt: "2026-06-15T12:06:00.000+0000", verified: true },
+    { ...pin("used up"), expiresAt: "2026-06-15T12:07:00.000+0000", attemptsRemaining: 0 },
+  ];
+  assert.equal(nextPinExpiry(pins, now), at("2026-06-15T12:10:00.000+0000"));
+  // Once that one expired, the next is the later one; after the last, there is none.
+  assert.equal(nextPinExpiry(pins, at("2026-06-15T12:10:00.000+0000")), at("2026-06-15T12:20:00.000+0000"));
+  assert.equal(nextPinExpiry(pins, at("2026-06-15T12:20:00.000+0000")), null);
+  assert.equal(nextPinExpiry([], now), null);
+});
+
+test("a PIN whose expiry cannot be read never schedules a timer", () => {
+  assert.equal(nextPinExpiry([{ ...pin("odd"), expiresAt: "not a date" }], 0), null);
+});
+
+test("timer delays are never negative and never beyond what setTimeout can hold", () => {
+  assert.equal(timerDelay(1_000, 400), 600);
+  assert.equal(timerDelay(400, 1_000), 0, "an expiry already passed: at once");
+  assert.equal(timerDelay(365 * 24 * 3600 * 1000, 0), MAX_TIMER_DELAY_MS);
+  assert.equal(MAX_TIMER_DELAY_MS, 2_147_483_647);
+});
+
+test("a message a failure test number kept from the phone says so, with its status, whatever its attempts", () => {
+  const kept = { ...pin("P1"), delivered: false, status: "MESSAGE_NOT_SENT" as const };
+  const state = pinState(kept, at("2026-06-15T12:00:00.000+0000"));
+  assert.equal(state.label, "Not delivered (MESSAGE_NOT_SENT)");
+  assert.equal(state.pending, false);
+  assert.equal(
+    pinState({ ...kept, delivered: true }, at("2026-06-15T12:00:00.000+0000")).label,
+    "10 attempts left",
+  );
+});
