@@ -77,44 +77,36 @@ export function formatPast(date: Date | number, now: Date | number): string {
   return formatRelative(Math.min(toTime(date), toTime(now)), now);
 }
 
-const shortFormats = new Map<string, [Intl.DateTimeFormat, Intl.DateTimeFormat, Intl.DateTimeFormat]>();
+const dayAndTimeFormats = new Map<string, [Intl.DateTimeFormat, Intl.DateTimeFormat, Intl.DateTimeFormat]>();
 
 /**
- * A compact local time for a column whose header names the zone: the time alone on `now`'s day
- * ("17:27:29"), the day and time otherwise ("24 Nov, 17:27"; with the year when not `now`'s).
+ * A local time for a column whose header names the zone, as two short lines: the day ("25 Nov",
+ * with the year when it is not `now`'s) and the time to the second ("16:27:29"). Always with the
+ * day: an inbox left open over midnight must not show yesterday's 23:59 as if it were today's.
  */
-export function formatLocalShort(
+export function localDayAndTime(
   date: Date | number,
   now: Date | number,
   options: TimeFormatOptions = {},
-): string {
+): { day: string; time: string } {
   const id = `${options.locale ?? ""}|${options.timeZone ?? ""}`;
-  let found = shortFormats.get(id);
+  let found = dayAndTimeFormats.get(id);
   if (!found) {
     const zone = options.timeZone !== undefined ? { timeZone: options.timeZone } : {};
     found = [
-      new Intl.DateTimeFormat(options.locale, { year: "numeric", month: "2-digit", day: "2-digit", ...zone }),
+      new Intl.DateTimeFormat(options.locale, { year: "numeric", ...zone }),
+      new Intl.DateTimeFormat(options.locale, { month: "short", day: "numeric", ...zone }),
       new Intl.DateTimeFormat(options.locale, {
         hour: "2-digit",
         minute: "2-digit",
         second: "2-digit",
         ...zone,
       }),
-      new Intl.DateTimeFormat(options.locale, {
-        month: "short",
-        day: "numeric",
-        hour: "2-digit",
-        minute: "2-digit",
-        ...zone,
-      }),
     ];
-    shortFormats.set(id, found);
+    dayAndTimeFormats.set(id, found);
   }
-  const [day, time, dayTime] = found;
+  const [year, day, time] = found;
   const at = toTime(date);
-  if (day.format(at) === day.format(toTime(now))) return time.format(at);
-  const sameYear =
-    day.formatToParts(at).find((p) => p.type === "year")?.value ===
-    day.formatToParts(toTime(now)).find((p) => p.type === "year")?.value;
-  return sameYear ? dayTime.format(at) : formatLocal(at, options).replace(/\s\S+$/, "");
+  const sameYear = year.format(at) === year.format(toTime(now));
+  return { day: sameYear ? day.format(at) : `${day.format(at)} ${year.format(at)}`, time: time.format(at) };
 }

@@ -531,9 +531,42 @@ test("a verification changes a PIN's state in the inbox without a reload; a fail
     app,
   );
   assert.equal(failing.smsStatus, "MESSAGE_NOT_SENT");
-  await stateOf(failing.pinId).getByText("Not delivered (MESSAGE_NOT_SENT)").waitFor({ timeout: 5_000 });
+  await stateOf(failing.pinId).getByText("Not delivered").waitFor({ timeout: 5_000 });
+  assert.equal(await stateOf(failing.pinId).textContent(), "Not deliveredMESSAGE_NOT_SENT");
   assert.equal(await page.evaluate(() => (window as unknown as { notReloaded?: boolean }).notReloaded), true);
   await page.screenshot({ path: join(RESULTS, "pin-inbox-live-state.png"), fullPage: true });
+
+  // At 800 px every message is read whole, inside the window, and every time has its day.
+  await page.setViewportSize({ width: 800, height: 600 });
+  const longText =
+    "Your Keydesk sign-in code is {{pin}}. It expires in 10 minutes; never share it with anyone.";
+  const { messageId: longMessage } = await call<{ messageId: string }>(
+    `/2fa/2/applications/${applicationId}/messages`,
+    { messageText: longText, pinType: "NUMERIC", pinLength: 4 },
+  );
+  const long = await call<{ pinId: string }>(
+    "/2fa/2/pin",
+    { applicationId, messageId: longMessage, to: "41793026751" },
+    app,
+  );
+  const longRow = inbox.locator(`[data-testid="pin-row"][data-pin-id="${long.pinId}"]`);
+  await longRow.waitFor({ timeout: 5_000 });
+  const message = longRow.getByTestId("pin-message");
+  assert.match((await message.textContent()) ?? "", /never share it with anyone\.$/);
+  const whole = await message.evaluate((element) => {
+    const box = element.getBoundingClientRect();
+    return element.scrollHeight <= element.clientHeight + 1 && box.right <= window.innerWidth;
+  });
+  assert.equal(whole, true, "the message is neither clamped nor past the window's edge");
+  assert.equal(await page.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth), true);
+  // Every row inside the window (the state too), and every time with its day ("Nov 29" then the time).
+  for (const cell of await inbox.getByTestId("pin-state").all()) {
+    assert.ok(((await cell.boundingBox())?.x ?? 801) + ((await cell.boundingBox())?.width ?? 0) <= 800);
+  }
+  for (const sent of await inbox.getByTestId("pin-sent-at").allTextContents()) {
+    assert.match(sent, /^([A-Z][a-z]{2} \d{1,2}|\d{1,2} [A-Z][a-z]{2})\d\d:\d\d:\d\d/, sent);
+  }
+  await page.screenshot({ path: join(RESULTS, "pin-inbox-800x600.png"), fullPage: true });
   assert.deepEqual(problems, []);
   await page.close();
 });

@@ -2,9 +2,9 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 import {
   formatLocal,
-  formatLocalShort,
   formatPast,
   formatRelative,
+  localDayAndTime,
   zoneName,
 } from "../../../renderer/src/time.ts";
 
@@ -36,11 +36,14 @@ test("formatRelative says how far, before or after now", () => {
   assert.equal(formatRelative(new Date(at(-400 * 86_400)), new Date(NOW)), "1 year ago");
 });
 
-test("formatLocalShort: the time alone on today's date, the day too otherwise", () => {
+test("localDayAndTime: the day (with the year when it is not this year's) and the time to the second", () => {
   const zurich = { timeZone: "Europe/Zurich", locale: "en-GB" };
-  assert.equal(formatLocalShort(NOW - 3600_000, NOW, zurich), "16:27:29");
-  assert.equal(formatLocalShort(NOW - 86_400_000, NOW, zurich), "24 Nov, 17:27");
-  assert.equal(formatLocalShort(NOW - 400 * 86_400_000, NOW, zurich), "21 Oct 2025, 18:27:29");
+  assert.deepEqual(localDayAndTime(NOW - 3600_000, NOW, zurich), { day: "25 Nov", time: "16:27:29" });
+  assert.deepEqual(localDayAndTime(NOW - 86_400_000, NOW, zurich), { day: "24 Nov", time: "17:27:29" });
+  assert.deepEqual(localDayAndTime(NOW - 400 * 86_400_000, NOW, zurich), {
+    day: "21 Oct 2025",
+    time: "18:27:29",
+  });
 });
 
 test("formatPast never puts a past event in the future: a time a little ahead of now is just now", () => {

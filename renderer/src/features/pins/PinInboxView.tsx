@@ -4,7 +4,7 @@ import { useEffect, useRef, useState } from "react";
 import { parseApiDateTime } from "../../../../shared/datetime.ts";
 import type { CapturedPinDto } from "../../../../shared/tfa.ts";
 import { BridgeFailure, errorText } from "../../bridgeHooks.ts";
-import { formatLocal, formatLocalShort, zoneName } from "../../time.ts";
+import { formatLocal, localDayAndTime, zoneName } from "../../time.ts";
 import { WHOLE_BADGE } from "../../wholeBadge.ts";
 import { copyText } from "../profiles/CopyableField.tsx";
 import { useActiveProfile } from "../profiles/profileHooks.ts";
@@ -101,16 +101,15 @@ export function PinInboxView() {
             No PINs captured{to || applicationId ? " for these filters" : " yet"}.
           </Text>
         ) : (
-          <Table.ScrollContainer minWidth={680} type="native">
+          <Table.ScrollContainer minWidth={600} type="native">
             <Table striped data-testid="pin-table">
               <Table.Thead>
                 <Table.Tr>
                   <Table.Th>Sent ({zoneName(now)})</Table.Th>
                   <Table.Th>To</Table.Th>
                   <Table.Th>PIN</Table.Th>
-                  <Table.Th>Application</Table.Th>
+                  <Table.Th>Application and message</Table.Th>
                   <Table.Th>State</Table.Th>
-                  <Table.Th>Message</Table.Th>
                 </Table.Tr>
               </Table.Thead>
               <Table.Tbody>
@@ -128,9 +127,15 @@ export function PinInboxView() {
 function SentAt({ at, now }: { at: string; now: number }) {
   const time = parseApiDateTime(at);
   if (time === null) return <span>{at}</span>;
+  const { day, time: timeOfDay } = localDayAndTime(time, now);
   return (
     <time dateTime={new Date(time).toISOString()} title={formatLocal(time)} data-testid="pin-sent-at">
-      {formatLocalShort(time, now)}
+      <Text size="sm" span display="block">
+        {day}
+      </Text>
+      <Text size="sm" span display="block">
+        {timeOfDay}
+      </Text>
     </time>
   );
 }
@@ -180,20 +185,26 @@ function PinRow({ pin, now }: { pin: CapturedPinDto; now: number }) {
           </Button>
         </Group>
       </Table.Td>
-      <Table.Td data-testid="pin-application" title={`Application ID ${pin.applicationId}`}>
-        {pin.applicationName ?? <code>{pin.applicationId}</code>}
-      </Table.Td>
-      <Table.Td>
-        {/* The whole state, never "5 ATTEMP…": the badge keeps its width and its words' case. */}
-        <Badge color={state.color} variant="dot" tt="none" data-testid="pin-state" styles={WHOLE_BADGE}>
-          {state.label}
-        </Badge>
-      </Table.Td>
-      {/* 128 px: with DejaVu Sans (Linux's fallback font) 160 made the table 26 px too wide at 800 px. */}
-      <Table.Td miw={128}>
-        <Text size="sm" lineClamp={2} title={pin.text}>
+      {/* The message under its application, wrapped whole (never clamped: checking a template's
+          text is why one reads it), so that at 800 px it is not a column scrolled out of the window. */}
+      <Table.Td miw={160}>
+        <Text size="sm" data-testid="pin-application" title={`Application ID ${pin.applicationId}`}>
+          {pin.applicationName ?? <code>{pin.applicationId}</code>}
+        </Text>
+        <Text size="sm" c="dimmed" style={{ overflowWrap: "anywhere" }} data-testid="pin-message">
           {pin.text}
         </Text>
+      </Table.Td>
+      <Table.Td data-testid="pin-state">
+        {/* The whole state, never "5 ATTEMP…": the badge keeps its width and its words' case. */}
+        <Badge color={state.color} variant="dot" tt="none" styles={WHOLE_BADGE}>
+          {state.label}
+        </Badge>
+        {state.detail && (
+          <Text size="xs" c="dimmed" mt={2} style={{ overflowWrap: "anywhere" }}>
+            {state.detail}
+          </Text>
+        )}
       </Table.Td>
     </Table.Tr>
   );

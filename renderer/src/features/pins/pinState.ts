@@ -5,6 +5,8 @@ import type { CapturedPinDto } from "../../../../shared/tfa.ts";
 
 export interface PinState {
   label: string;
+  /** What the badge leaves out, on a line of its own (the provider's status of an undelivered message). */
+  detail?: string;
   color: string;
   /** Still usable: not verified, attempts left, not expired. */
   pending: boolean;
@@ -14,7 +16,7 @@ export interface PinState {
 export function pinState(pin: CapturedPinDto, now: number): PinState {
   // The phone never got it (a failure test number): what the app's user could not have typed.
   if (pin.delivered === false)
-    return { label: `Not delivered (${pin.status ?? "not sent"})`, color: "orange", pending: false };
+    return { label: "Not delivered", detail: pin.status ?? "not sent", color: "orange", pending: false };
   if (pin.verified) return { label: "Verified", color: "green", pending: false };
   if (pin.attemptsRemaining <= 0) return { label: "No attempts left", color: "red", pending: false };
   const expiresAt = parseApiDateTime(pin.expiresAt);

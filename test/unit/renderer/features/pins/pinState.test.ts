@@ -71,7 +71,8 @@ test("timer delays are never negative and never beyond what setTimeout can hold"
 test("a message a failure test number kept from the phone says so, with its status, whatever its attempts", () => {
   const kept = { ...pin("P1"), delivered: false, status: "MESSAGE_NOT_SENT" as const };
   const state = pinState(kept, at("2026-06-15T12:00:00.000+0000"));
-  assert.equal(state.label, "Not delivered (MESSAGE_NOT_SENT)");
+  assert.equal(state.label, "Not delivered");
+  assert.equal(state.detail, "MESSAGE_NOT_SENT");
   assert.equal(state.pending, false);
   assert.equal(
     pinState({ ...kept, delivered: true }, at("2026-06-15T12:00:00.000+0000")).label,
