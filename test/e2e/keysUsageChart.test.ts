@@ -85,6 +85,8 @@ test("the details chart a key's calls of the last 48 hours, allowed and refused,
   assert.equal(await image.locator(".recharts-bar-rectangle path").count(), 2);
   await image.getByText("Allowed").waitFor();
   await image.getByText("Refused").waitFor();
+  // The hours are the page's local time, and the axis says which (Europe/Berlin in winter: CET).
+  await image.getByText(/^Hour \((CET|GMT\+1)\)$/).waitFor();
   await chart.scrollIntoViewIfNeeded();
   await page.screenshot({ path: join(RESULTS, "keys-usage-chart-1280.png") });
   assert.deepEqual(await seriousViolations(page, "body"), [], "axe on the details panel with its chart");
@@ -92,6 +94,7 @@ test("the details chart a key's calls of the last 48 hours, allowed and refused,
   await chart.getByText("30 d").click();
   await summary.getByText("4 allowed, 1 refused in the last 30 days").waitFor();
   await chart.getByRole("img", { name: "Calls per day: 4 allowed, 1 refused in the last 30 days" }).waitFor();
+  await chart.getByText("Day (UTC)").waitFor();
 
   await image.waitFor({ state: "detached" });
   await page.emulateMedia({ colorScheme: "dark" });

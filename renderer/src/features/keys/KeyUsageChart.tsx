@@ -2,6 +2,7 @@ import { BarChart } from "@mantine/charts";
 import { Alert, Group, Loader, SegmentedControl, Stack, Text } from "@mantine/core";
 import { useState } from "react";
 import { errorText } from "../../bridgeHooks.ts";
+import { zoneName } from "../../time.ts";
 import { useKeyUsageSeries } from "./keyHooks.ts";
 import {
   PERIOD_WORDS,
@@ -69,11 +70,13 @@ export function KeyUsageChart(props: { accountKey: string; keyId: string }) {
         />
       </Group>
       <BarChart
-        h={140}
+        h={164}
         role="img"
         aria-label={`Calls per ${period === "hours" ? "hour" : "day"}: ${summary}`}
         data={seriesRows(buckets, period)}
         dataKey="label"
+        // Hours are local (the zone named, as a DST change or a colleague's screenshot needs), days UTC.
+        xAxisLabel={period === "hours" ? `Hour (${zoneName(Date.now())})` : "Day (UTC)"}
         type="stacked"
         series={SERIES}
         withLegend
