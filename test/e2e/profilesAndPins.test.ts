@@ -165,6 +165,18 @@ test("a remote profile is added, tested, activated with its keys shown, and the 
   const refused = dialog.getByTestId("connection-verdict");
   await refused.waitFor();
   assert.match((await refused.textContent()) ?? "", /Reachable: yes.*Credentials accepted: no/s);
+  // Adding it as it is asks first: a profile the service refuses is not saved silently.
+  await dialog.getByRole("button", { name: "Add profile" }).click();
+  const unconfirmed = dialog.getByTestId("profile-unconfirmed");
+  await unconfirmed.getByRole("button", { name: "Save anyway" }).waitFor();
+  assert.match((await unconfirmed.textContent()) ?? "", /could not confirm this profile/);
+  assert.deepEqual(
+    (await bridge<{ name: string }[]>("profiles.list")).map((each) => each.name),
+    ["Local"],
+    "nothing saved",
+  );
+  await unconfirmed.getByRole("button", { name: "Keep editing" }).click();
+  await unconfirmed.waitFor({ state: "detached" });
 
   await dialog.getByRole("textbox", { name: "Password", exact: true }).fill(REMOTE_PASSWORD);
   await dialog.getByRole("button", { name: "Test connection" }).click();
@@ -235,6 +247,23 @@ test("a remote profile is added, tested, activated with its keys shown, and the 
     (await bridge<{ name: string }[]>("profiles.list")).map((profile) => profile.name),
     ["Local"],
   );
+
+  // A service that is not up yet may still be added, when the admin says so.
+  await profiles.getByRole("button", { name: "Add remote profile" }).click();
+  await dialog.getByRole("textbox", { name: "Name", exact: true }).fill("Not up yet");
+  await dialog.getByRole("textbox", { name: "Base URL", exact: true }).fill("http://127.0.0.1:9");
+  await dialog.getByRole("textbox", { name: "Username", exact: true }).fill("admin");
+  await dialog.getByRole("textbox", { name: "Password", exact: true }).fill("some-password");
+  await dialog.getByRole("button", { name: "Add profile" }).click();
+  await dialog.getByTestId("profile-unconfirmed").getByRole("button", { name: "Save anyway" }).click();
+  await dialog.waitFor({ state: "hidden" });
+  assert.deepEqual(
+    (await bridge<{ name: string }[]>("profiles.list")).map((profile) => profile.name),
+    ["Local", "Not up yet"],
+  );
+  await page.getByRole("button", { name: "Remove Not up yet" }).click();
+  await dialog.getByRole("button", { name: "Remove profile" }).click();
+  await dialog.waitFor({ state: "hidden" });
 
   assert.deepEqual(problems, []);
   await page.close();

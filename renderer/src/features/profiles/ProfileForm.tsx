@@ -1,6 +1,7 @@
 import { Alert, Button, Group, PasswordInput, Stack, TextInput } from "@mantine/core";
 import { useForm } from "@mantine/form";
-import type { ProfileDto } from "../../../../shared/bridge.ts";
+import { useState } from "react";
+import type { BridgeArgs, ConnectionVerdict, ProfileDto } from "../../../../shared/bridge.ts";
 import { BridgeFailure, errorText } from "../../bridgeHooks.ts";
 import { useAddProfile, useEditProfile, useTestProfile } from "./profileHooks.ts";
 import { VerdictView } from "./VerdictView.tsx";
@@ -12,12 +13,22 @@ interface ProfileValues {
   password: string;
 }
 
-/** Adds a remote profile, or edits one (also the Sync view's "Enter credentials"). */
+/** A verdict that lets a profile be saved without asking: the service answered and took the credentials. */
+const confirmed = (verdict: ConnectionVerdict) => verdict.reachable && verdict.credentialsAccepted;
+
+/**
+ * Adds a remote profile, or edits one (also the Sync view's "Enter credentials"). Saving tests the
+ * connection first (unless only the name changed): a profile the service refuses or that cannot be
+ * reached is saved only when the admin says so ("Save anyway"), never silently.
+ */
 export function ProfileForm({ profile, onDone }: { profile?: ProfileDto; onDone(): void }) {
   const add = useAddProfile();
   const edit = useEditProfile();
   const test = useTestProfile();
+  /** The connection could not be confirmed for the values as they are: the admin is asked. */
+  const [unconfirmed, setUnconfirmed] = useState<string | null>(null);
   const form = useForm<ProfileValues>({
+    onValuesChange: () => setUnconfirmed(null),
     initialValues: {
       name: profile?.name ?? "",
       baseUrl: profile?.baseUrl ?? "",
@@ -42,7 +53,11 @@ export function ProfileForm({ profile, onDone }: { profile?: ProfileDto; onDone(
       form.setErrors(errors);
     }
   };
-  const submit = form.onSubmit((values) => {
+  const testArgs = (values: ProfileValues): BridgeArgs<"profiles.test"> =>
+    profile && values.password === ""
+      ? { id: profile.id }
+      : { baseUrl: values.baseUrl.trim(), username: values.username.trim(), password: values.password };
+  const saveValues = (values: ProfileValues) => {
     const common = {
       name: values.name.trim(),
       baseUrl: values.baseUrl.trim(),
@@ -56,18 +71,31 @@ export function ProfileForm({ profile, onDone }: { profile?: ProfileDto; onDone(
     } else {
       add.mutate({ ...common, password: values.password }, { onSuccess: onDone, onError: showFieldErrors });
     }
+  };
+  const submit = form.onSubmit(async (values) => {
+    const connectionKept =
+      profile !== undefined &&
+      values.password === "" &&
+      values.baseUrl.trim() === profile.baseUrl &&
+      values.username.trim() === profile.username;
+    if (connectionKept) {
+      saveValues(values);
+      return;
+    }
+    try {
+      const verdict = await test.mutateAsync(testArgs(values));
+      if (confirmed(verdict)) saveValues(values);
+      else setUnconfirmed(verdict.text);
+    } catch (error) {
+      showFieldErrors(error);
+      if (!(error instanceof BridgeFailure && error.error.validationErrors)) setUnconfirmed(errorText(error));
+    }
   });
   const runTest = () => {
     const values = form.getValues();
-    if (profile && values.password === "") {
-      test.mutate({ id: profile.id });
-      return;
-    }
-    if (form.validate().hasErrors) return;
-    test.mutate(
-      { baseUrl: values.baseUrl.trim(), username: values.username.trim(), password: values.password },
-      { onError: showFieldErrors },
-    );
+    const args = testArgs(values);
+    if (!("id" in args) && form.validate().hasErrors) return;
+    test.mutate(args, { onError: showFieldErrors });
   };
   return (
     <form onSubmit={submit} noValidate>
@@ -88,10 +116,33 @@ export function ProfileForm({ profile, onDone }: { profile?: ProfileDto; onDone(
           {...form.getInputProps("password")}
         />
         {test.data && <VerdictView verdict={test.data} />}
-        {(test.isError ||
+        {((test.isError && unconfirmed === null) ||
           (save.isError && !(save.error instanceof BridgeFailure && save.error.error.validationErrors))) && (
           <Alert color="red.9" role="alert">
             {errorText(test.error ?? save.error)}
+          </Alert>
+        )}
+        {unconfirmed !== null && (
+          <Alert color="orange" role="alert" title="Not saved yet" data-testid="profile-unconfirmed">
+            <Stack gap="xs">
+              <span>
+                Keydesk could not confirm this profile: {unconfirmed} Save it anyway, or correct it and try
+                again.
+              </span>
+              <Group gap="xs">
+                <Button
+                  size="compact-sm"
+                  color="orange"
+                  loading={save.isPending}
+                  onClick={() => saveValues(form.getValues())}
+                >
+                  Save anyway
+                </Button>
+                <Button size="compact-sm" variant="default" onClick={() => setUnconfirmed(null)}>
+                  Keep editing
+                </Button>
+              </Group>
+            </Stack>
           </Alert>
         )}
         <Group justify="space-between">
@@ -102,7 +153,7 @@ export function ProfileForm({ profile, onDone }: { profile?: ProfileDto; onDone(
             <Button variant="default" onClick={onDone}>
               Cancel
             </Button>
-            <Button type="submit" loading={save.isPending}>
+            <Button type="submit" loading={save.isPending || test.isPending} disabled={unconfirmed !== null}>
               {profile ? "Save" : "Add profile"}
             </Button>
           </Group>
