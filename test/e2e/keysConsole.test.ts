@@ -373,6 +373,52 @@ test("in a sub-account, New TFA key + copy makes a TFA key there, and the headin
   assert.ok(!(await allKeys()).some((key) => key.name === "team-b 2FA"), "not in the owner's account");
 });
 
+test("a key created beyond the loaded pages is shown on top, marked, in view", async (t) => {
+  if (skipWithoutChromium(t)) return;
+  const sub = (await bridge<{ username: string; accountKey: string }[]>("accounts.list")).find(
+    (account) => account.username === "team-b",
+  );
+  assert.ok(sub);
+  // 205 keys more: the first page (200) does not reach the end, where a new key is in creation order.
+  for (let first = 0; first < 205; first += 15) {
+    await Promise.all(
+      Array.from({ length: Math.min(15, 205 - first) }, (_, index) =>
+        bridge("keys.create", {
+          accountKey: sub.accountKey,
+          request: { name: `team-b bulk ${String(first + index).padStart(3, "0")}` },
+        }),
+      ),
+    );
+  }
+  await page.reload();
+  await page.getByRole("combobox", { name: "Account", exact: true }).click();
+  await page.getByRole("option", { name: "team-b (sub-account)", exact: true }).click();
+  await page.getByTestId("keys-heading").getByText("API keys of team-b (sub-account)").waitFor();
+  await row("team-b bulk 000").waitFor();
+  await page.getByRole("button", { name: "New key", exact: true }).click();
+  const dialog = page.getByRole("dialog", { name: "New API key" });
+  await dialog.getByLabel("Name").fill("team-b newest");
+  await dialog.getByRole("button", { name: "Create key" }).click();
+  await page.getByRole("dialog", { name: "Key created" }).getByRole("button", { name: "Done" }).click();
+  const created = row("team-b newest");
+  await created.waitFor();
+  assert.equal(await created.getAttribute("data-highlighted"), "true");
+  assert.equal(await rows().first().getByTestId("key-name").textContent(), "team-b newest");
+  const [rowBox, listBox] = [
+    await created.boundingBox(),
+    await page.getByTestId("key-list").locator("xpath=..").boundingBox(),
+  ];
+  assert.ok(
+    rowBox && listBox && rowBox.y >= listBox.y && rowBox.y + rowBox.height <= listBox.y + listBox.height,
+    "the new row is in the table's view",
+  );
+  // Another view (a sort) puts it back where the service lists it.
+  await page.getByRole("combobox", { name: "Sort", exact: true }).selectOption({ label: "Name A–Z" });
+  await row("team-b 2FA").waitFor();
+  assert.notEqual(await rows().first().getByTestId("key-name").textContent(), "team-b newest");
+  await page.getByRole("combobox", { name: "Sort", exact: true }).selectOption({ label: "Oldest first" });
+});
+
 /** A loopback port that is free right now. */
 function freePort(): Promise<number> {
   return new Promise((resolvePort, reject) => {

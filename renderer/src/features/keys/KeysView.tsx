@@ -6,6 +6,7 @@ import {
   type SetStateAction,
   useCallback,
   useDeferredValue,
+  useEffect,
   useMemo,
   useRef,
   useState,
@@ -32,7 +33,7 @@ import {
   useSetKeyEnabled,
   useSettledValue,
 } from "./keyHooks.ts";
-import { countLine, isFiltered, keyQueryOf, rowsOf } from "./keyPages.ts";
+import { countLine, isFiltered, keyQueryOf, rowsOf, withJustCreated } from "./keyPages.ts";
 import { searchRows } from "./keySearch.ts";
 import { filterKeys, type KeyFilters } from "./keyState.ts";
 import { RollKeyDialog } from "./RollKeyDialog.tsx";
@@ -131,6 +132,8 @@ export function KeysView(props: {
   const [details, setDetails] = useState<ApiKeyView | null>(null);
   const [created, setCreated] = useState<RevealedApiKey | null>(null);
   const [highlighted, setHighlighted] = useState<string | null>(null);
+  /** The key just created here: on top of the rows until the view changes, if no loaded page has it. */
+  const [justCreated, setJustCreated] = useState<ApiKeyView | null>(null);
   const [tfaOpen, setTfaOpen] = useState(false);
   const [rolling, setRolling] = useState<ApiKeyView | null>(null);
   const [exportOpen, setExportOpen] = useState(false);
@@ -152,6 +155,11 @@ export function KeysView(props: {
   const foundAbove = matches.target.kind !== "name" && matches.shown;
   const search = searchRows(matches.target.kind, matches, shown);
   const visible = search.rows;
+  const tableRows = withJustCreated(visible, search.narrowed ? null : justCreated);
+  // Another filter, search or sort is another view: the key made here goes back to its place.
+  const viewKey = `${JSON.stringify(keyQueryOf(filters))} ${sortValue(sort)}`;
+  // biome-ignore lint/correctness/useExhaustiveDependencies: viewKey is the trigger, not an input.
+  useEffect(() => setJustCreated(null), [viewKey]);
   const bulk = useBulkActions({
     accountKey: props.accountKey,
     query,
@@ -247,17 +255,17 @@ export function KeysView(props: {
               matching: current ? matching.data : undefined,
             })}
           </Text>
-          {visible.length === 0 && !current && !search.narrowed ? (
+          {tableRows.length === 0 && !current && !search.narrowed ? (
             <Center h={120} aria-busy="true">
               <Loader size="sm" aria-label="Loading keys" />
             </Center>
-          ) : visible.length === 0 && (foundAbove || search.narrowed) ? null : visible.length === 0 ? (
+          ) : tableRows.length === 0 && (foundAbove || search.narrowed) ? null : tableRows.length === 0 ? (
             <Center h={120} data-testid="key-list-no-match">
               <Text>No key matches the filters.</Text>
             </Center>
           ) : (
             <KeyTable
-              keys={visible}
+              keys={tableRows}
               total={
                 search.narrowed
                   ? visible.length
@@ -275,7 +283,7 @@ export function KeysView(props: {
               highlighted={highlighted}
               sort={sort}
               onSort={setSort}
-              viewOf={`${JSON.stringify(keyQueryOf(filters))} ${sortValue(sort)}`}
+              viewOf={viewKey}
               onDetails={setDetails}
               onEdit={setEditing}
               onToggle={actions.request}
@@ -309,6 +317,8 @@ export function KeysView(props: {
             props.onCreateOpenChange(false);
             setCreated(key);
             setHighlighted(key.key);
+            const { publicApiKey: _secret, ...view } = key;
+            setJustCreated(view);
           }}
         />
       </OnceOpened>

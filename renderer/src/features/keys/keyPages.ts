@@ -46,6 +46,19 @@ export function rowsOf(data: KeyPages | undefined): ApiKeyView[] {
 }
 
 /**
+ * The rows with the key just created on top when no loaded page has it (the 301st key of an
+ * account whose first 200 are loaded): the admin sees the key they made at once, marked, without
+ * loading every page; once a loaded page has it, it is shown there alone.
+ */
+export function withJustCreated<K extends { key: string }>(
+  rows: readonly K[],
+  created: K | null,
+): readonly K[] {
+  if (created === null || rows.some((row) => row.key === created.key)) return rows;
+  return [created, ...rows];
+}
+
+/**
  * The pages with `key` as the service now answers it: replaced where it is, or left out when it
  * no longer matches the pages' query (a key disabled while only enabled keys are listed).
  */

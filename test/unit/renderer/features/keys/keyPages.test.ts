@@ -7,6 +7,7 @@ import {
   type KeyPages,
   keyQueryOf,
   rowsOf,
+  withJustCreated,
   withKeyChanged,
   withKeyEnabled,
 } from "../../../../../renderer/src/features/keys/keyPages.ts";
@@ -54,6 +55,13 @@ test("the rows are every loaded page's, in order", () => {
     rowsOf(data).map((key) => key.name),
     ["a", "b", "c"],
   );
+});
+
+test("a key just created is on top while no loaded page has it, and in its place once one has", () => {
+  const rows = [{ key: "A" }, { key: "B" }];
+  assert.deepEqual(withJustCreated(rows, { key: "Z" }), [{ key: "Z" }, { key: "A" }, { key: "B" }]);
+  assert.equal(withJustCreated(rows, { key: "B" }), rows);
+  assert.equal(withJustCreated(rows, null), rows);
 });
 
 test("a toggle changes the row in whichever page holds it, and leaves the rest untouched", () => {
