@@ -127,6 +127,20 @@ export interface ActiveProfileStatusDto {
 /** What keys.page and keys.count are narrowed by. */
 export type KeyQueryDto = z.infer<typeof keyQuery>;
 
+/** The fewest characters a part of a key id or publicApiKey is searched by (a hint shows six). */
+export const KEY_FRAGMENT_MIN = 6;
+
+/**
+ * The keys whose key id or publicApiKey holds a piece of text (a key id or publicApiKey cut short
+ * in a log): at most a few, from the first keys of the account up to a bound; `complete` when the
+ * whole account was searched.
+ */
+export interface KeyFragmentMatchesDto {
+  matches: { key: ApiKeyView; foundBy: "keyId" | "publicApiKey" }[];
+  searched: number;
+  complete: boolean;
+}
+
 /**
  * One page of an account's keys in creation order, never more than the limit asked for. Pass
  * nextCursor back (same account and query) for the next page; null on the last one.
@@ -198,6 +212,16 @@ export const bridgeArgumentSchemas = {
   "keys.count": z.strictObject({ profile, accountKey, query: keyQuery.optional() }),
   "keys.get": z.strictObject({ profile, accountKey, key: keyId }),
   "keys.lookup": z.strictObject({ profile, accountKey, publicApiKey: z.string().min(1).max(200) }),
+  "keys.findByFragment": z.strictObject({
+    profile,
+    accountKey,
+    fragment: z
+      .string()
+      .trim()
+      .min(KEY_FRAGMENT_MIN)
+      .max(200)
+      .regex(/^[0-9A-Za-z-]+$/, "letters, digits and dashes only"),
+  }),
   "keys.create": z.strictObject({ profile, accountKey, request: createApiKeyRequestSchema }),
   "keys.createTfa": z.strictObject({ profile, accountKey, name: z.string().max(255).optional() }),
   "keys.update": z.strictObject({ profile, accountKey, key: keyId, request: updateApiKeyRequestSchema }),
@@ -277,6 +301,7 @@ export interface BridgeResults
   "keys.count": { count: number };
   "keys.get": ApiKeyView;
   "keys.lookup": ApiKeyView | null;
+  "keys.findByFragment": KeyFragmentMatchesDto;
   "keys.create": RevealedApiKey;
   "keys.createTfa": RevealedApiKey;
   "keys.update": ApiKeyView;

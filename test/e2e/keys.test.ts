@@ -410,6 +410,29 @@ test("the one search box finds a key by its publicApiKey, its key id (any case) 
   assert.equal(await page.getByTestId("query-error-banner").count(), 0, "a search is no failed query");
 });
 
+test("a piece of a publicApiKey or of a key id (as a log cuts it) finds its key, shown first in the table", async (t) => {
+  if (skipWithoutChromium(t)) return;
+  const target = await keyNamed("Old partner");
+  const { publicApiKey } = await bridge<Key>("keys.revealPublicApiKey", { accountKey: "_", key: target.key });
+  const search = page.getByRole("textbox", { name: "Search", exact: true });
+  const matches = page.getByTestId("search-matches");
+  await search.fill(publicApiKey.slice(0, 16));
+  await matches.getByText(/Found by part of its publicApiKey: Old partner/).waitFor();
+  assert.equal(
+    await page.getByTestId("key-row").first().getByTestId("key-name").textContent(),
+    "Old partner",
+  );
+  await search.fill(target.key.slice(4, 14).toLowerCase());
+  await matches.getByText(/Found by part of its key id: Old partner/).waitFor();
+  assert.equal(
+    await page.getByTestId("key-row").first().getByTestId("key-name").textContent(),
+    "Old partner",
+  );
+  await page.screenshot({ path: join(RESULTS, "keys-search-piece-1280.png") });
+  await search.fill("");
+  await matches.waitFor({ state: "detached" });
+});
+
 test("a key's whole name, long and without spaces as a publicApiKey is, finds it by name", async (t) => {
   if (skipWithoutChromium(t)) return;
   await bridge("keys.create", { request: { name: "data-export-prod-dave-019" } });

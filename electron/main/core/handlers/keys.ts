@@ -1,7 +1,14 @@
 import { KEY_INCLUDES } from "../../../../shared/apiKeys.ts";
 import { KEY_HISTORY_LIMIT } from "../../../../shared/audit.ts";
+import type { KeyFragmentMatchesDto } from "../../../../shared/bridge.ts";
 import { formatApiDateTime } from "../../../../shared/datetime.ts";
 import { activeClient, activeProfile, type CoreContext, clientOf, type HandlerTable } from "../context.ts";
+import {
+  FRAGMENT_PAGE_KEYS,
+  fragmentFoundBy,
+  MAX_FRAGMENT_MATCHES,
+  MAX_FRAGMENT_SEARCH,
+} from "../keyFragment.ts";
 import { KeyPager, type PagerTarget } from "../keyPager.ts";
 import { toKeyView, toRevealedKey } from "../keyViews.ts";
 
@@ -10,6 +17,7 @@ type KeyMethods =
   | "keys.count"
   | "keys.get"
   | "keys.lookup"
+  | "keys.findByFragment"
   | "keys.create"
   | "keys.createTfa"
   | "keys.update"
@@ -56,6 +64,27 @@ export const keyHandlers: HandlerTable<KeyMethods> = {
   "keys.lookup": async ({ accountKey, publicApiKey }, context) => {
     const found = await (await activeClient(context)).lookup(accountKey, publicApiKey);
     return found && toKeyView(found);
+  },
+  "keys.findByFragment": async ({ accountKey, fragment }, context) => {
+    const client = await activeClient(context);
+    const matches: KeyFragmentMatchesDto["matches"] = [];
+    let searched = 0;
+    let cursor: string | undefined;
+    for (;;) {
+      const page = await client.listPage(accountKey, {}, { limit: FRAGMENT_PAGE_KEYS, cursor });
+      for (const key of page.keys) {
+        searched++;
+        const foundBy = fragmentFoundBy(key, fragment);
+        if (foundBy !== null) matches.push({ key: toKeyView(key), foundBy });
+        if (matches.length === MAX_FRAGMENT_MATCHES) {
+          return { matches, searched, complete: false };
+        }
+      }
+      if (page.nextCursor === null || searched >= MAX_FRAGMENT_SEARCH) {
+        return { matches, searched, complete: page.nextCursor === null };
+      }
+      cursor = page.nextCursor;
+    }
   },
   "keys.create": async ({ accountKey, request }, context) =>
     toRevealedKey(await (await activeClient(context)).create(accountKey, request)),

@@ -152,7 +152,7 @@ export function KeysView(props: {
   // A key id, publicApiKey or hint finds its key whatever the name filter says.
   const matches = useSearchMatches(props.accountKey, settledName, shown);
   /** The search's key id, publicApiKey or hint found keys (or said none has it) above the table. */
-  const foundAbove = matches.target.kind !== "name" && matches.shown;
+  const foundAbove = matches.shown && (matches.target.kind !== "name" || matches.found.length > 0);
   const search = searchRows(matches.target.kind, matches, shown);
   const visible = search.rows;
   const tableRows = withJustCreated(visible, search.narrowed ? null : justCreated);
@@ -218,8 +218,13 @@ export function KeysView(props: {
         </Group>
       </Group>
       <KeyFilterBar filters={filters} onFiltersChange={setFilters} sort={sort} onSortChange={setSort} />
-      {matches.target.kind !== "name" && matches.shown && (
-        <SearchMatches kind={matches.target.kind} keys={matches.keys} onDetails={setDetails} />
+      {foundAbove && (
+        <SearchMatches
+          kind={matches.target.kind === "name" ? "publicApiKey" : matches.target.kind}
+          found={matches.found}
+          searched={matches.searched}
+          onDetails={setDetails}
+        />
       )}
       {keys.isPending ? (
         <Center h={200} aria-busy="true">

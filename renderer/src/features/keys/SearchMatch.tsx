@@ -1,49 +1,91 @@
 import { Button, Code, Group, Paper, Text } from "@mantine/core";
 import type { ApiKeyView } from "../../../../shared/bridge.ts";
-import { useKeyById, useKeyByPublicApiKey } from "./keyHooks.ts";
-import { keysWithHint, searchTargetOf } from "./keySearch.ts";
+import { useKeyById, useKeyByPublicApiKey, useKeysByFragment } from "./keyHooks.ts";
+import { fragmentOf, keysWithHint, type SearchTarget, searchTargetOf } from "./keySearch.ts";
 import { KEY_STATE_LABELS, keyState } from "./keyState.ts";
 
 const FOUND_BY = { keyId: "key id", publicApiKey: "publicApiKey", hint: "publicApiKey hint" } as const;
+type FoundBy = keyof typeof FOUND_BY | "keyIdPart" | "publicApiKeyPart";
+const FOUND_BY_WORDS: Record<FoundBy, string> = {
+  ...FOUND_BY,
+  keyIdPart: "part of its key id",
+  publicApiKeyPart: "part of its publicApiKey",
+};
 
-/** The keys the search text names exactly (by key id, publicApiKey or hint), with their ways in. */
-export function useSearchMatches(accountKey: string, text: string, loaded: readonly ApiKeyView[]) {
+/**
+ * The keys the search text names (by key id, publicApiKey or hint), or whose key id or
+ * publicApiKey holds it (a piece cut short in a log), each with how it was found.
+ */
+export interface SearchMatchesFound {
+  target: SearchTarget;
+  found: { key: ApiKeyView; foundBy: FoundBy }[];
+  keys: ApiKeyView[];
+  /** Settled, and worth a line above the table. */
+  shown: boolean;
+  /** Keys searched for a piece, when the account has more. */
+  searched?: number | undefined;
+}
+
+export function useSearchMatches(
+  accountKey: string,
+  text: string,
+  loaded: readonly ApiKeyView[],
+): SearchMatchesFound {
   const target = searchTargetOf(text);
   const byId = useKeyById(accountKey, target.kind === "keyId" ? target.id : null);
   const byPublicApiKey = useKeyByPublicApiKey(
     accountKey,
     target.kind === "publicApiKey" && target.value.length <= 200 ? target.value : null,
   );
-  if (target.kind === "name") return { target, keys: [], shown: false };
-  const keys =
-    target.kind === "hint"
-      ? keysWithHint(loaded, target.hint)
-      : [target.kind === "keyId" ? byId.data : byPublicApiKey.data].filter(
-          (key): key is ApiKeyView => key !== undefined && key !== null,
-        );
-  const pending = target.kind === "keyId" ? byId.isFetching : byPublicApiKey.isFetching;
-  // Text read as a publicApiKey that none has is a name search only: no "nothing found" above rows
-  // whose names match it.
-  const shown = !pending && (target.kind !== "publicApiKey" || keys.length > 0);
-  return { target, keys, pending, shown };
+  const fragment = fragmentOf(text);
+  const byFragment = useKeysByFragment(accountKey, fragment);
+  if (target.kind === "keyId" || target.kind === "hint") {
+    const keys =
+      target.kind === "hint"
+        ? keysWithHint(loaded, target.hint)
+        : [byId.data].filter((key): key is ApiKeyView => key !== undefined && key !== null);
+    const foundBy = target.kind;
+    return { target, found: keys.map((key) => ({ key, foundBy })), keys, shown: !byId.isFetching };
+  }
+  // A whole publicApiKey found is the answer; else the keys holding the text as a piece, if any.
+  const exact = byPublicApiKey.data ? [{ key: byPublicApiKey.data, foundBy: "publicApiKey" as const }] : [];
+  const pieces = (byFragment.data?.matches ?? []).map((match) => ({
+    key: match.key,
+    foundBy: match.foundBy === "keyId" ? ("keyIdPart" as const) : ("publicApiKeyPart" as const),
+  }));
+  const found: { key: ApiKeyView; foundBy: FoundBy }[] = exact.length > 0 ? exact : pieces;
+  const pending = byPublicApiKey.isFetching || byFragment.isFetching;
+  // Text none has as a publicApiKey, or as a piece of one, is a name search only: no "nothing found"
+  // above rows whose names match it.
+  const shown = !pending && found.length > 0;
+  const partial = exact.length === 0 && byFragment.data !== undefined && !byFragment.data.complete;
+  return {
+    target,
+    found,
+    keys: found.map((each) => each.key),
+    shown,
+    searched: partial ? byFragment.data?.searched : undefined,
+  };
 }
 
-/** The keys found by id, publicApiKey or hint, above the table (they may not be in its rows). */
+/** The keys found by id, publicApiKey, hint or a piece of one, above the table (they may not be in its rows). */
 export function SearchMatches(props: {
   kind: keyof typeof FOUND_BY;
-  keys: readonly ApiKeyView[];
+  found: readonly { key: ApiKeyView; foundBy: FoundBy }[];
+  /** Keys searched for a piece, when the account has more than were searched. */
+  searched?: number | undefined;
   onDetails(key: ApiKeyView): void;
 }) {
   const now = Date.now();
   return (
     <Paper withBorder p="xs" data-testid="search-matches" aria-live="polite">
-      {props.keys.length === 0 ? (
+      {props.found.length === 0 ? (
         <Text size="sm">No key of this account has that {FOUND_BY[props.kind]}.</Text>
       ) : (
-        props.keys.slice(0, 5).map((key) => (
+        props.found.slice(0, 5).map(({ key, foundBy }) => (
           <Group key={key.key} gap="xs" wrap="nowrap">
             <Text size="sm" truncate title={key.name}>
-              Found by {FOUND_BY[props.kind]}: <strong>{key.name}</strong> (<Code>{key.key}</Code>,{" "}
+              Found by {FOUND_BY_WORDS[foundBy]}: <strong>{key.name}</strong> (<Code>{key.key}</Code>,{" "}
               {KEY_STATE_LABELS[keyState(key, now)].toLowerCase()})
             </Text>
             <Button
@@ -57,6 +99,16 @@ export function SearchMatches(props: {
             </Button>
           </Group>
         ))
+      )}
+      {props.found.length > 5 && (
+        <Text size="xs" c="dimmed">
+          and {props.found.length - 5} more, in the table below
+        </Text>
+      )}
+      {props.searched !== undefined && (
+        <Text size="xs" c="dimmed" data-testid="search-matches-partial">
+          Searched the first {props.searched.toLocaleString()} keys of the account for the piece.
+        </Text>
       )}
     </Paper>
   );

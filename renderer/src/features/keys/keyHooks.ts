@@ -105,6 +105,16 @@ export function useSettledValue<T>(value: T, ms: number): T {
 }
 
 /** The key with this publicApiKey (null: none of the account's), asked when `publicApiKey` is set. */
+/** Keys whose key id or publicApiKey holds `fragment` (main reads the account's pages), when set. */
+export function useKeysByFragment(accountKey: string, fragment: string | null) {
+  const scope = useAccountScope(accountKey);
+  return useQuery({
+    queryKey: ["keys.findByFragment", scope, fragment] as const,
+    queryFn: () => callBridge("keys.findByFragment", { ...scope, fragment: fragment as string }),
+    enabled: fragment !== null,
+  });
+}
+
 export function useKeyByPublicApiKey(accountKey: string, publicApiKey: string | null) {
   const scope = useAccountScope(accountKey);
   return useQuery({

@@ -1,4 +1,4 @@
-import type { ApiKeyView } from "../../../../shared/bridge.ts";
+import { type ApiKeyView, KEY_FRAGMENT_MIN } from "../../../../shared/bridge.ts";
 
 /**
  * What the one search box was given, besides a piece of a name: a key id (Keydesk's: 32 hex
@@ -25,6 +25,19 @@ export function searchTargetOf(text: string): SearchTarget {
   return { kind: "name" };
 }
 
+/**
+ * The text as a piece of a key id or publicApiKey (one cut short in a log), or null: letters,
+ * digits and dashes with a digit among them, at least as long as a hint's start. A whole key id or
+ * a hint is looked up as such, not as a piece.
+ */
+export function fragmentOf(text: string): string | null {
+  const value = text.trim();
+  const kind = searchTargetOf(value).kind;
+  if (kind === "keyId" || kind === "hint") return null;
+  if (value.length < KEY_FRAGMENT_MIN || value.length > 200) return null;
+  return /^[0-9A-Za-z-]+$/.test(value) && /[0-9]/.test(value) ? value : null;
+}
+
 /** The keys whose hint starts and ends as the one typed (a hint's ends may be typed shorter). */
 export function keysWithHint(keys: readonly ApiKeyView[], hint: string): ApiKeyView[] {
   const [start = "", end = ""] = hint.toLowerCase().split("…");
@@ -37,8 +50,8 @@ export function keysWithHint(keys: readonly ApiKeyView[], hint: string): ApiKeyV
 /**
  * The rows the table shows for a search. A key id or a hint names keys, not a name: the table
  * shows only the keys found (none while the lookup runs), never every key beside a "found" line,
- * where a select-all would reach them all. A publicApiKey found is shown first, before the keys
- * whose names hold the text. `narrowed`: the rows are exactly the search's, no page follows them.
+ * where a select-all would reach them all. A publicApiKey, or a piece of a key id or publicApiKey,
+ * found is shown first, before the keys whose names hold the text. `narrowed`: the rows are exactly the search's, no page follows them.
  */
 export function searchRows<K extends { key: string }>(
   kind: SearchTarget["kind"],
@@ -46,7 +59,7 @@ export function searchRows<K extends { key: string }>(
   nameRows: readonly K[],
 ): { rows: readonly K[]; narrowed: boolean } {
   if (kind === "keyId" || kind === "hint") return { rows: found.shown ? found.keys : [], narrowed: true };
-  if (kind === "publicApiKey" && found.shown && found.keys.length > 0) {
+  if (found.shown && found.keys.length > 0) {
     const ids = new Set(found.keys.map((key) => key.key));
     return { rows: [...found.keys, ...nameRows.filter((key) => !ids.has(key.key))], narrowed: false };
   }

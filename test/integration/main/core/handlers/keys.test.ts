@@ -6,7 +6,7 @@ import { MemoryClipboard } from "../../../../../electron/main/memoryClipboard.ts
 import { SessionVault } from "../../../../../electron/vault/sessionVault.ts";
 import { formatApiDateTime } from "../../../../../shared/datetime.ts";
 import { makeTempDir, removeDir } from "../../../../harness/keyServiceProcess.ts";
-import { allKeys, ok } from "../../dispatchAssertions.ts";
+import { allKeys, fails, ok } from "../../dispatchAssertions.ts";
 
 /** The keys handlers through dispatch, against the real embedded service (Local profile). */
 
@@ -42,6 +42,48 @@ test("keys.createTfa in a sub-account makes a TFA key there (as New key does), n
   // Without a name it gets the service's kind of default.
   const unnamed = await ok(core, "keys.createTfa", { accountKey: sub.accountKey });
   assert.match(unnamed.name, /^TFA key \d{4}-\d{2}-\d{2}T/);
+});
+
+test("keys.findByFragment finds keys by a piece of their key id or publicApiKey, any case, across pages; never a secret to the renderer", async () => {
+  const sub = await ok(core, "accounts.addSubAccount", { username: "team-f", password: "team-f-secret" });
+  const made = [];
+  // More than one service page (1,000 keys): the piece is looked for past the first.
+  for (let first = 0; first < 1_050; first += 50) {
+    made.push(
+      ...(await Promise.all(
+        Array.from({ length: 50 }, (_, index) =>
+          ok(core, "keys.create", { accountKey: sub.accountKey, request: { name: `f-${first + index}` } }),
+        ),
+      )),
+    );
+  }
+  const last = made.at(-1);
+  assert.ok(last);
+  const find = (fragment: string) =>
+    ok(core, "keys.findByFragment", { accountKey: sub.accountKey, fragment });
+
+  const byPublic = await find(last.publicApiKey.slice(3, 19).toUpperCase());
+  assert.deepEqual(
+    byPublic.matches.map((match) => [match.key.key, match.foundBy]),
+    [[last.key, "publicApiKey"]],
+  );
+  assert.equal(byPublic.complete, true);
+  assert.equal(byPublic.searched, 1_050);
+  assert.equal("publicApiKey" in (byPublic.matches[0]?.key ?? {}), false, "a view, with the hint only");
+
+  const byId = await find(last.key.slice(0, 12).toLowerCase());
+  assert.deepEqual(
+    byId.matches.map((match) => [match.key.name, match.foundBy]),
+    [[last.name, "keyId"]],
+  );
+  assert.deepEqual((await find("0000000000000000")).matches, []);
+  // A piece too short, or with what no key id or publicApiKey holds, is refused, not searched.
+  for (const fragment of ["abc12", "abc 1234", "abc%1234"]) {
+    assert.equal(
+      (await fails(core, "keys.findByFragment", { accountKey: sub.accountKey, fragment })).messageId,
+      "INVALID_ARGUMENT",
+    );
+  }
 });
 
 test("keys.page and keys.count narrow by state at the time of the call", async () => {

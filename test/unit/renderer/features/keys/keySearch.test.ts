@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import {
+  fragmentOf,
   keysWithHint,
   searchRows,
   searchTargetOf,
@@ -63,4 +64,24 @@ test("a publicApiKey found goes first, before (and not again among) the names ho
   });
   assert.deepEqual(searchRows("publicApiKey", { shown: false, keys: [] }, names).rows, names);
   assert.deepEqual(searchRows("name", { shown: false, keys: [] }, names), { rows: names, narrowed: false });
+  // A piece of a key id or publicApiKey found while the text is searched as a name goes first too.
+  assert.deepEqual(searchRows("name", { shown: true, keys: [{ key: "C" }] }, names).rows, [
+    { key: "C" },
+    { key: "A" },
+    { key: "B" },
+  ]);
+});
+
+test("a piece of a key id or publicApiKey: six or more letters, digits and dashes with a digit; not a whole id or a hint", () => {
+  assert.equal(fragmentOf(" 863f15e6573d "), "863f15e6573d");
+  assert.equal(fragmentOf("5ACC9CCF-FA0B"), "5ACC9CCF-FA0B");
+  assert.equal(
+    fragmentOf("863f15e6573dbdc0279aaa4a8a7bde8a-5acc9ccf"),
+    "863f15e6573dbdc0279aaa4a8a7bde8a-5acc9ccf",
+  );
+  assert.equal(fragmentOf("863f1"), null, "shorter than a hint's start");
+  assert.equal(fragmentOf("checkout"), null, "a name without a digit");
+  assert.equal(fragmentOf("billing 2026"), null, "words");
+  assert.equal(fragmentOf("46CE99DD937D058FFFBE1ED6048E473C"), null, "a whole key id is looked up as one");
+  assert.equal(fragmentOf("863f15…fc52"), null, "a hint is matched as a hint");
 });
