@@ -351,6 +351,7 @@ export function KeysView(props: {
             setDetails(null);
             setRolling(key);
           }}
+          onDetails={setDetails}
           onToggle={actions.request}
         />
       </OnceOpened>
