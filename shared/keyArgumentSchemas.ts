@@ -27,6 +27,8 @@ export const keyIdSchema = z.string().regex(ANY_ID_PATTERN, "must be a key id (p
 export const keyQuerySchema = z.strictObject({
   enabled: z.boolean().optional(),
   permission: z.enum(PERMISSIONS).optional(),
+  /** The whole name, exactly (the API's own `name` lookup). */
+  name: z.string().max(255).optional(),
   /** Case-insensitive substring of the name. */
   nameContains: z.string().max(255).optional(),
   /** The key's state when the service answers (see shared/apiKeys.ts keyStateAt). */

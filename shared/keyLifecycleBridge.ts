@@ -27,23 +27,32 @@ const datetime = z
   .refine((text) => parseApiDateTime(text) !== null, "must be a datetime like 2026-11-25T10:00:00.000+0000");
 
 export const keyLifecycleArgumentSchemas = {
-  /** Creates the key's successor, then ends the old key `graceMinutes` from now (0: now). */
+  /**
+   * Creates the key's successor (with the key's name, ending at `validTo`: null none, absent the
+   * old key's end when more than 30 days away, else none), then marks the old key's name as
+   * rolled and ends it `graceMinutes` from now (0: now), in one update.
+   */
   "keys.roll": z.strictObject({
     profile: callProfileSchema,
     accountKey: accountKeySchema,
     key: keyIdSchema,
+    validTo: datetime.nullable().optional(),
     graceMinutes: z
       .int("must be a whole number of minutes")
       .min(0, "must not be negative")
       .max(MAX_GRACE_MINUTES, `must be at most ${MAX_GRACE_MINUTES} minutes (a year)`)
       .default(24 * 60),
   }),
-  /** The second half of a roll again (after it failed): ends the old key at `retireAt`, never later than it ends now. */
+  /**
+   * The second half of a roll again (after it failed): marks the old key's name as rolled on
+   * `rolledAt` (absent: now) and ends it at `retireAt`, never later than it ends now.
+   */
   "keys.retire": z.strictObject({
     profile: callProfileSchema,
     accountKey: accountKeySchema,
     key: keyIdSchema,
     retireAt: datetime,
+    rolledAt: datetime.optional(),
   }),
   "keys.bulkSetEnabled": z.strictObject({
     profile: callProfileSchema,
@@ -74,11 +83,14 @@ export const keyLifecycleArgumentSchemas = {
   }),
 } as const;
 
-/** How the old key's end went: shortened, already ending earlier (kept), or refused (retry offered). */
+/**
+ * How the old key's update (marked name, end) went: its end shortened, its end already earlier
+ * (kept, the name marked all the same), or refused (retry offered with the same times).
+ */
 export type RetirementDto =
   | { state: "shortened"; validTo: string }
   | { state: "unchanged"; validTo: string }
-  | { state: "failed"; retireAt: string; error: BridgeError };
+  | { state: "failed"; retireAt: string; rolledAt: string; error: BridgeError };
 
 export interface RollResultDto {
   /** Shown once: its publicApiKey is in the answer. */

@@ -3,6 +3,9 @@ import type { QueryClient } from "@tanstack/react-query";
 /** The expiry notifications' list of keys expiring soon (features/notifications). */
 export const EXPIRING_KEYS_QUERY = "keys.expiring";
 
+/** The keys of one exact name: a rolled key's successor or predecessor (features/keys RollLinks). */
+export const NAMED_KEYS_QUERY = "keys.named";
+
 /**
  * Refetches every key list, count and history (of every account): after creates, edits and syncs.
  * Here rather than in a feature: the keys view and the sync view both change keys, and neither
@@ -14,5 +17,6 @@ export function invalidateKeyLists(queryClient: QueryClient): Promise<unknown> {
     queryClient.invalidateQueries({ queryKey: ["keys.count"] }),
     queryClient.invalidateQueries({ queryKey: ["keys.history"] }),
     queryClient.invalidateQueries({ queryKey: [EXPIRING_KEYS_QUERY] }),
+    queryClient.invalidateQueries({ queryKey: [NAMED_KEYS_QUERY] }),
   ]);
 }

@@ -3,14 +3,16 @@ import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
 import type { Page } from "playwright-core";
-import { chromiumMissing, skipWithoutChromium } from "../harness/chromium.ts";
+import { formatApiDateTime, parseApiDateTime } from "../../shared/datetime.ts";
+import { chromiumMissing, skipWithoutChromium, watchPageErrors } from "../harness/chromium.ts";
 import { everyPage } from "../harness/keyPages.ts";
 import { closeUiSession, openUiSession, RESULTS, type UiSession } from "../harness/uiSession.ts";
 import { callBridge, type WebHostProcess } from "../harness/webHostProcess.ts";
 
 /**
- * The key lifecycle in Chromium through the browser host: roll a key (successor shown once, Copy,
- * the old key retiring), bulk disable with shift-click and one confirmation, and export as a file
+ * The key lifecycle in Chromium through the browser host: roll a key (the new key under the name,
+ * shown once with Copy, its end chosen; the old key renamed and retiring in every window, linked
+ * to its successor both ways), bulk disable with shift-click and one confirmation, and export as a file
  * the browser downloads (its content never in the page's JS).
  */
 
@@ -64,9 +66,15 @@ before(async () => {
 
 after(() => closeUiSession(session));
 
-test("roll: the successor's publicApiKey once with Copy, the old key retiring in 24 h", async (t) => {
+const today = () => new Date().toISOString().slice(0, 10);
+const nameCell = (target: Page, name: string) =>
+  target.getByTestId("key-name").filter({ hasText: new RegExp(`^${name.replace(/[()]/g, "\\$&")}$`) });
+
+test("roll: the new key takes the name, the old key is renamed and retiring, the publicApiKey once with Copy", async (t) => {
   if (skipWithoutChromium(t)) return;
   await page.goto(host.pageUrl);
+  const original = (await allKeys()).find((key) => key.name === "payments");
+  assert.ok(original);
   await row("payments").getByTestId("key-name").click();
   await page.getByRole("button", { name: "Roll…" }).click();
   const dialog = page.getByRole("dialog", { name: "Roll “payments”" });
@@ -75,6 +83,8 @@ test("roll: the successor's publicApiKey once with Copy, the old key retiring in
     await dialog.getByRole("combobox", { name: "Old key keeps working for" }).inputValue(),
     "24 hours",
   );
+  assert.equal(await dialog.getByTestId("roll-ends").textContent(), "No end: the key never expires.");
+  assert.equal(await dialog.getByTestId("roll-end-why").count(), 0, "the old key has no end to explain");
   await page.screenshot({ path: join(RESULTS, "lifecycle-roll-dialog-1440x900.png") });
   await dialog.getByRole("button", { name: "Roll key" }).click();
   const shown = page.getByTestId("new-public-api-key");
@@ -83,31 +93,111 @@ test("roll: the successor's publicApiKey once with Copy, the old key retiring in
   assert.match(publicApiKey, /^[0-9a-f-]{40,}$/);
   assert.match(
     (await page.getByTestId("roll-retirement").textContent()) ?? "",
-    /“payments” keeps working until .* retiring/,
+    new RegExp(`The old key, now “payments \\(rolled ${today()}\\)”, keeps working until .* retiring`),
   );
   await page
     .getByRole("dialog", { name: "Key rolled" })
-    .getByRole("button", { name: /^Copy the publicApiKey of payments \(rolled/ })
+    .getByRole("button", { name: "Copy the publicApiKey of payments", exact: true })
     .click();
   await page.waitForFunction(async (value) => (await navigator.clipboard.readText()) === value, publicApiKey);
   await page.screenshot({ path: join(RESULTS, "lifecycle-roll-done-1440x900.png") });
   await page.getByRole("button", { name: "Done" }).click();
 
-  const successor = (await allKeys()).find((key) => key.name.startsWith("payments (rolled"));
-  assert.ok(successor, "the successor is listed");
-  await row("payments (rolled").waitFor();
-  const oldValidTo = row("payments").first().getByTestId("key-valid-to");
-  await page.waitForFunction(
-    () =>
-      [...document.querySelectorAll('[data-testid="key-valid-to"][data-retiring="true"]')].some((cell) =>
-        /retiring in (24|23) h|retiring in 1 day/.test(cell.textContent ?? ""),
-      ),
-    undefined,
-  );
+  const keys = await allKeys();
+  const successor = keys.find((key) => key.name === "payments");
+  assert.ok(successor && successor.key !== original.key, "the new key is found by the old name");
+  assert.equal(keys.find((key) => key.key === original.key)?.name, `payments (rolled ${today()})`);
+  const oldValidTo = nameCell(page, `payments (rolled ${today()})`)
+    .locator("xpath=ancestor::tr")
+    .getByTestId("key-valid-to");
+  await oldValidTo.waitFor();
+  assert.match((await oldValidTo.textContent()) ?? "", /retiring in (24|23) h|retiring in 1 day/);
   assert.equal(await oldValidTo.getAttribute("data-retiring"), "true");
+  const newValidTo = nameCell(page, "payments").locator("xpath=ancestor::tr").getByTestId("key-valid-to");
+  assert.equal(await newValidTo.getAttribute("data-retiring"), "false");
   await page.setViewportSize({ width: 800, height: 500 });
   await page.screenshot({ path: join(RESULTS, "lifecycle-keys-800x500.png") });
   await page.setViewportSize({ width: 1440, height: 900 });
+});
+
+test("a key rolled by another admin is retiring in a fresh window, and the details link it and its successor both ways", async (t) => {
+  if (skipWithoutChromium(t)) return;
+  const old = await bridge<Key>("keys.create", { accountKey: "_", request: { name: "ledger" } });
+  // Rolled through the service, not by this browser: nothing of it is in any page's storage.
+  const rolled = await bridge<{ successor: Key; old: Key }>("keys.roll", {
+    accountKey: "_",
+    key: old.key,
+    graceMinutes: 24 * 60,
+  });
+  const rolledName = `ledger (rolled ${today()})`;
+  assert.equal(rolled.old.name, rolledName);
+  const other = await (session as UiSession).browser.newContext({
+    viewport: { width: 1280, height: 800 },
+    timezoneId: "Europe/Berlin",
+  });
+  try {
+    const fresh = await other.newPage();
+    watchPageErrors(fresh, pageProblems);
+    await fresh.goto(host.pageUrl);
+    const oldRow = nameCell(fresh, rolledName).locator("xpath=ancestor::tr");
+    await oldRow.waitFor();
+    assert.match(
+      (await oldRow.getByTestId("key-valid-to").textContent()) ?? "",
+      /retiring in (24|23) h|retiring in 1 day/,
+    );
+    await nameCell(fresh, rolledName).click();
+    const details = fresh.getByTestId("key-details");
+    await details.getByTestId("key-retiring").waitFor();
+    assert.match((await details.getByTestId("key-retiring").textContent()) ?? "", /^Retiring in/);
+    const replacedBy = details.getByTestId("key-replaced-by");
+    await replacedBy.waitFor();
+    assert.equal(await replacedBy.getByText(/Replaced by/).textContent(), "Replaced by “ledger”");
+    await fresh.screenshot({ path: join(RESULTS, "lifecycle-rolled-details-1280x800.png") });
+    await replacedBy.getByRole("button", { name: "Open the details of ledger", exact: true }).click();
+    await fresh.getByRole("dialog", { name: "Key “ledger”" }).waitFor();
+    const replaces = fresh.getByTestId("key-details").getByTestId("key-replaces");
+    await replaces.waitFor();
+    assert.equal(await replaces.getByText(/Replaces/).textContent(), `Replaces “${rolledName}”`);
+    assert.equal(await fresh.getByTestId("key-details").getByTestId("key-retiring").count(), 0);
+    await fresh.setViewportSize({ width: 800, height: 600 });
+    await fresh.screenshot({ path: join(RESULTS, "lifecycle-successor-details-800x600.png") });
+    await replaces.getByRole("button", { name: `Open the details of ${rolledName}` }).click();
+    await fresh.getByRole("dialog", { name: `Key “${rolledName}”` }).waitFor();
+  } finally {
+    await other.close();
+  }
+});
+
+test("rolling a key that ends in 3 days: the new key has no end by default, says why, and takes the preset chosen", async (t) => {
+  if (skipWithoutChromium(t)) return;
+  const DAY = 24 * 3600_000;
+  const endsSoon = formatApiDateTime(Date.now() + 3 * DAY + 3600_000);
+  await bridge("keys.create", { accountKey: "_", request: { name: "short-lived", validTo: endsSoon } });
+  await page.setViewportSize({ width: 1280, height: 800 });
+  await page.goto(host.pageUrl);
+  await nameCell(page, "short-lived").click();
+  await page.getByRole("button", { name: "Roll…" }).click();
+  const dialog = page.getByRole("dialog", { name: "Roll “short-lived”" });
+  const why = dialog.getByTestId("roll-end-why");
+  await why.waitFor();
+  assert.match((await why.textContent()) ?? "", /^The old key ends in 3 days; the new key would end with it/);
+  assert.equal(await dialog.getByTestId("roll-ends").textContent(), "No end: the key never expires.");
+  await page.screenshot({ path: join(RESULTS, "lifecycle-roll-end-1280x800.png") });
+  await page.setViewportSize({ width: 800, height: 600 });
+  await page.screenshot({ path: join(RESULTS, "lifecycle-roll-end-800x600.png") });
+  await dialog.getByText("90 days", { exact: true }).click();
+  assert.match((await dialog.getByTestId("roll-ends").textContent()) ?? "", /^Ends .*\(in 3 months\)$/);
+  const before = Date.now();
+  await dialog.getByRole("button", { name: "Roll key" }).click();
+  await page.getByTestId("new-public-api-key").waitFor();
+  await page.getByRole("button", { name: "Done" }).click();
+  await page.setViewportSize({ width: 1440, height: 900 });
+  const successor = (await allKeys()).find((key) => key.name === "short-lived");
+  const end = parseApiDateTime(successor?.validTo ?? "") as number;
+  assert.ok(
+    end >= before + 90 * DAY - 3600_000 && end <= Date.now() + 90 * DAY + 3600_000,
+    successor?.validTo,
+  );
 });
 
 test("bulk disable: click and shift-click select a range, one confirmation names the count, each key disabled", async (t) => {
@@ -174,7 +264,7 @@ test("export: the file the browser downloads holds the keys in view, guarded, th
   const csv = await readFile((await download.path()) as string, "utf8");
   const lines = csv.split("\r\n");
   assert.equal(lines[0], "key,name,accountKey,permissions,allowedIPs,validFrom,validTo,enabled");
-  assert.equal(lines.length, 10, "8 keys, a header and the final line end");
+  assert.equal(lines.length, 14, "12 keys, a header and the final line end");
   assert.ok(csv.includes(`,"'=HYPERLINK(""x"")",`), "a formula-looking name is guarded and quoted");
   assert.ok(!/[0-9a-f]{32}-[0-9a-f]{8}-/.test(csv), "no publicApiKey");
 
@@ -190,7 +280,7 @@ test("export: the file the browser downloads holds the keys in view, guarded, th
   const json = JSON.parse(await readFile((await second.path()) as string, "utf8")) as {
     apiKeys: { name: string; publicApiKey?: string }[];
   };
-  assert.equal(json.apiKeys.length, 8);
+  assert.equal(json.apiKeys.length, 12);
   assert.ok(
     json.apiKeys.every((key) => typeof key.publicApiKey === "string" && key.publicApiKey.length > 40),
   );

@@ -47,6 +47,7 @@ export function clientQueryOf(query: KeyQueryDto | undefined, sort?: KeySort): K
   return {
     ...(sort !== undefined && { sort }),
     ...(query?.enabled !== undefined && { enabled: query.enabled }),
+    ...(query?.name !== undefined && { name: query.name }),
     ...(query?.permission !== undefined && { permission: query.permission }),
     ...(query?.state !== undefined && { state: query.state }),
     ...(query?.unusedForDays !== undefined && { unusedForDays: query.unusedForDays }),
@@ -189,6 +190,7 @@ export class KeyPager {
     return JSON.stringify([
       accountKey,
       query.enabled ?? null,
+      query.name ?? null,
       query.permission ?? null,
       query.nameContains ?? null,
       query.state ?? null,

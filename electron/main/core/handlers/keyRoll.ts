@@ -2,19 +2,21 @@ import type { ApiKeyDto } from "../../../../shared/apiKeys.ts";
 import type { ApiKeyView } from "../../../../shared/bridge.ts";
 import { formatApiDateTime, parseApiDateTime } from "../../../../shared/datetime.ts";
 import type { RetirementDto } from "../../../../shared/keyLifecycleBridge.ts";
+import { defaultSuccessorEnd } from "../../../../shared/keyRollNames.ts";
 import type { KeyServiceClient } from "../../../client/keyServiceClient.ts";
 import { ServiceCallFailure } from "../../../client/serviceCallFailure.ts";
 import { toBridgeError } from "../bridgeErrors.ts";
 import { activeClient, type HandlerTable } from "../context.ts";
 import { CoreFailure } from "../coreFailure.ts";
-import { retirement, successorRequest } from "../keyRoll.ts";
+import { retirement, successorEndProblem, successorRequest } from "../keyRoll.ts";
 import { toKeyView, toRevealedKey } from "../keyViews.ts";
 
 /**
- * Rolling a key: create the successor, then shorten the old key, both marked
- * `Keydesk-Action: rotate`. The two calls cannot be one transaction on a remote, so the order is
- * the safe one: a failed create changes nothing; a failed shortening leaves both keys working (the
- * old one as long as before) and answers what failed, for keys.retire to try again.
+ * Rolling a key: create the successor (under the key's name), then rename and shorten the old key
+ * in one update, both marked `Keydesk-Action: rotate`. The two calls cannot be one transaction on a
+ * remote, so the order is the safe one: a failed create changes nothing; a failed update leaves
+ * both keys working (the old one as long as before, under its name) and answers what failed, for
+ * keys.retire to try again (name and end).
  */
 
 async function retire(
@@ -22,17 +24,21 @@ async function retire(
   accountKey: string,
   old: ApiKeyDto,
   retireAt: number,
+  rolledAt: number,
 ): Promise<RetirementDto & { old: ApiKeyView }> {
-  const plan = retirement(old, retireAt);
-  if ("unchanged" in plan) return { state: "unchanged", validTo: plan.unchanged, old: toKeyView(old) };
+  const plan = retirement(old, retireAt, rolledAt);
+  const state = plan.shortened ? "shortened" : "unchanged";
+  if (!plan.shortened && plan.name === old.name) return { state, validTo: plan.validTo, old: toKeyView(old) };
   try {
-    const updated = await client.update(accountKey, old.key, { validTo: plan.validTo }, { action: "rotate" });
-    return { state: "shortened", validTo: updated.validTo ?? plan.validTo, old: toKeyView(updated) };
+    const changes = plan.shortened ? { name: plan.name, validTo: plan.validTo } : { name: plan.name };
+    const updated = await client.update(accountKey, old.key, changes, { action: "rotate" });
+    return { state, validTo: updated.validTo ?? plan.validTo, old: toKeyView(updated) };
   } catch (error) {
     if (!(error instanceof ServiceCallFailure)) throw error;
     return {
       state: "failed",
       retireAt: formatApiDateTime(retireAt),
+      rolledAt: formatApiDateTime(rolledAt),
       error: toBridgeError(error),
       old: toKeyView(old),
     };
@@ -40,7 +46,7 @@ async function retire(
 }
 
 export const keyRollHandlers: HandlerTable<"keys.roll" | "keys.retire"> = {
-  "keys.roll": async ({ accountKey, key, graceMinutes }, context) => {
+  "keys.roll": async ({ accountKey, key, graceMinutes, validTo }, context) => {
     const client = await activeClient(context);
     const old = await client.get(accountKey, key);
     // A create cannot make a disabled key (the spec's create has no `enabled`): the successor of a
@@ -51,13 +57,17 @@ export const keyRollHandlers: HandlerTable<"keys.roll" | "keys.retire"> = {
         `the key "${old.name}" is disabled: a successor would be enabled at once; enable the key first, or create a new key`,
       );
     const now = Date.now();
-    const successor = await client.create(accountKey, successorRequest(old, now), { action: "rotate" });
-    const { old: after, ...state } = await retire(client, accountKey, old, now + graceMinutes * 60_000);
+    const end = validTo === undefined ? defaultSuccessorEnd(old.validTo, now).validTo : validTo;
+    const problem = successorEndProblem(end, now);
+    if (problem !== null) throw new CoreFailure("INVALID_ARGUMENT", problem, { validTo: [problem] });
+    const successor = await client.create(accountKey, successorRequest(old, end), { action: "rotate" });
+    const { old: after, ...state } = await retire(client, accountKey, old, now + graceMinutes * 60_000, now);
     return { successor: toRevealedKey(successor), old: after, retirement: state };
   },
-  "keys.retire": async ({ accountKey, key, retireAt }, context) => {
+  "keys.retire": async ({ accountKey, key, retireAt, rolledAt }, context) => {
     const client = await activeClient(context);
     const old = await client.get(accountKey, key);
-    return retire(client, accountKey, old, parseApiDateTime(retireAt) as number);
+    const on = rolledAt === undefined ? Date.now() : (parseApiDateTime(rolledAt) as number);
+    return retire(client, accountKey, old, parseApiDateTime(retireAt) as number, on);
   },
 };

@@ -15,11 +15,12 @@ import {
   keyState,
   localDateTime,
   relativeTime,
+  retiringKey,
   stateExplanation,
   validToText,
 } from "./keyState.ts";
 import { RevealedKey } from "./RevealPopover.tsx";
-import { isRetiring, useRetiringKeys } from "./retiringKeys.ts";
+import { RollLinks } from "./RollLinks.tsx";
 
 function Field(props: { label: string; children: React.ReactNode }) {
   return (
@@ -52,6 +53,8 @@ export function KeyDetails(props: {
   onClose(): void;
   onEdit(key: ApiKeyView): void;
   onRoll(key: ApiKeyView): void;
+  /** Opens another key's details (a rolled key's successor or predecessor). */
+  onDetails(key: ApiKeyView): void;
   /** As the row's switch: a disable is confirmed first where the table's would be. */
   onToggle(key: ApiKeyView, enabled: boolean): void;
 }) {
@@ -62,7 +65,6 @@ export function KeyDetails(props: {
     props.apiKey && fresh?.key === props.apiKey.key
       ? { ...props.apiKey, usage: fresh.usage, createdAt: fresh.createdAt }
       : props.apiKey;
-  const retiring = useRetiringKeys();
   const reveal = useRevealPublicApiKey();
   const copy = useCopyPublicApiKey();
   const [revealed, setRevealed] = useState<string | null>(null);
@@ -87,12 +89,12 @@ export function KeyDetails(props: {
               <Badge variant="dot" color={STATE_COLORS[state]}>
                 {KEY_STATE_LABELS[state]}
               </Badge>
-              {isRetiring(retiring, key) && keyState(key, now) === "enabled" && (
+              {retiringKey(key, now) && keyState(key, now) === "enabled" && (
                 <Badge color="orange.9" variant="filled" data-testid="key-retiring">
-                  {validToText(key, now, true).replace(/^r/, "R")}
+                  {validToText(key, now).replace(/^r/, "R")}
                 </Badge>
               )}
-              {expiringSoon(key, now) && !isRetiring(retiring, key) && (
+              {expiringSoon(key, now) && !retiringKey(key, now) && (
                 <Badge color="orange.9" variant="filled">
                   Expiring soon
                 </Badge>
@@ -107,6 +109,7 @@ export function KeyDetails(props: {
               {key.name}
             </Text>
           </Field>
+          <RollLinks apiKey={key} accountKey={props.accountKey} onOpen={props.onDetails} />
           <Field label="Key id">
             <Group gap="xs" wrap="nowrap">
               <Code style={{ userSelect: "all" }}>{key.key}</Code>

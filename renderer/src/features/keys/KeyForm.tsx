@@ -1,15 +1,4 @@
-import {
-  Alert,
-  Button,
-  Checkbox,
-  Group,
-  SegmentedControl,
-  Stack,
-  Switch,
-  Text,
-  TextInput,
-} from "@mantine/core";
-import { DateTimePicker } from "@mantine/dates";
+import { Alert, Button, Checkbox, Group, Stack, Switch, Text, TextInput } from "@mantine/core";
 import dayjs from "dayjs";
 import { type FormEvent, useState } from "react";
 import type { ValidationErrors } from "../../../../shared/apiErrors.ts";
@@ -17,14 +6,8 @@ import { nameProblems, type Permission } from "../../../../shared/apiKeyRules.ts
 import { parseApiDateTime } from "../../../../shared/datetime.ts";
 import { normalizeIpEntry } from "../../../../shared/ip.ts";
 import { BridgeFailure } from "../../bridgeHooks.ts";
-import { formatLocal, formatRelative } from "../../time.ts";
-import {
-  EXPIRY_CHOICES,
-  type ExpiryChoice,
-  initialChoice,
-  validToFor,
-  windowProblem,
-} from "./expiryPresets.ts";
+import { EndsChoice, LocalDateTimeField } from "./EndsChoice.tsx";
+import { type ExpiryChoice, initialChoice, windowProblem } from "./expiryPresets.ts";
 
 /** The form of a key (create and edit): its fields, local checks, and the service's messages at them. */
 
@@ -34,7 +17,6 @@ export function ipEntry(value: string): { id: number; value: string } {
   return { id: nextIpId++, value };
 }
 const PICKER_FORMAT = "YYYY-MM-DD HH:mm:ss";
-export const LOCAL_ZONE = Intl.DateTimeFormat().resolvedOptions().timeZone;
 
 export interface KeyFormValues {
   name: string;
@@ -113,55 +95,6 @@ function localProblems(values: KeyFormValues): {
     // The service's rule too (its message shows at Valid to as well): refused before sending.
     validTo: windowProblem(values.validFrom, values.validTo),
   };
-}
-
-/** A date-time picker in local time, the zone named, every control labelled. */
-function LocalDateTimeField(props: {
-  label: string;
-  placeholder: string;
-  value: string | null;
-  onChange(value: string | null): void;
-  error: string | undefined;
-}) {
-  return (
-    <DateTimePicker
-      label={props.label}
-      description={`Local time (${LOCAL_ZONE})`}
-      placeholder={props.placeholder}
-      clearable
-      withSeconds
-      valueFormat="YYYY-MM-DD HH:mm:ss"
-      value={props.value}
-      onChange={props.onChange}
-      error={props.error}
-      clearButtonProps={{ "aria-label": `Clear ${props.label}` }}
-      submitButtonProps={{ "aria-label": `Apply ${props.label}` }}
-      nextLabel="Next month"
-      previousLabel="Previous month"
-      timePickerProps={{
-        hoursInputLabel: "Hours",
-        minutesInputLabel: "Minutes",
-        secondsInputLabel: "Seconds",
-      }}
-    />
-  );
-}
-
-/** When the key ends, in words: the date a preset or the picker gave, and how far away it is. */
-function EndStatement(props: { validTo: string | null; choice: ExpiryChoice }) {
-  if (props.validTo === null) {
-    return (
-      <Text size="sm" c="dimmed" data-testid="key-form-ends">
-        {props.choice === "date" ? "No end yet: pick one at Valid to." : "No end: the key never expires."}
-      </Text>
-    );
-  }
-  const end = dayjs(props.validTo).valueOf();
-  return (
-    <Text size="sm" data-testid="key-form-ends">
-      Ends {formatLocal(end)} ({formatRelative(end, Date.now())})
-    </Text>
-  );
 }
 
 /** Whether two forms hold the same values (the IP entries' ids aside). */
@@ -306,23 +239,16 @@ export function KeyForm(props: {
             error={local.validTo || server.fields.validTo}
           />
         </Group>
-        <Stack gap={4}>
-          <Text size="sm" fw={500} id="key-form-ends-label">
-            Ends
-          </Text>
-          <SegmentedControl
-            aria-labelledby="key-form-ends-label"
-            fullWidth
-            data={EXPIRY_CHOICES}
-            value={endChoice}
-            onChange={(value) => {
-              const choice = value as ExpiryChoice;
-              setEndChoice(choice);
-              set("validTo", validToFor(choice, Date.now(), values.validTo, values.validFrom));
-            }}
-          />
-          <EndStatement validTo={values.validTo} choice={endChoice} />
-        </Stack>
+        <EndsChoice
+          id="key-form-ends"
+          choice={endChoice}
+          validTo={values.validTo}
+          validFrom={values.validFrom}
+          onChange={(choice, validTo) => {
+            setEndChoice(choice);
+            set("validTo", validTo);
+          }}
+        />
         {props.withEnabled && (
           <Switch
             label="Enabled"

@@ -23,11 +23,11 @@ import {
   keyState,
   localDateTime,
   relativeTime,
+  retiringKey,
   validToText,
 } from "./keyState.ts";
 import { createdText, lastUsedText } from "./keyUsage.ts";
 import { RevealButton } from "./RevealPopover.tsx";
-import { isRetiring, useRetiringKeys } from "./retiringKeys.ts";
 import { useTableHeight } from "./useTableHeight.ts";
 
 const ROW_HEIGHT = 48;
@@ -163,7 +163,7 @@ function cellOf(column: ColumnId, key: ApiKeyView, props: RowProps): React.React
       const text =
         state === "not-yet-valid" && from !== null
           ? `starts ${relativeTime(from, props.now)}`
-          : validToText(key, props.now, props.retiring);
+          : validToText(key, props.now);
       return (
         <Cell
           key={column}
@@ -178,7 +178,7 @@ function cellOf(column: ColumnId, key: ApiKeyView, props: RowProps): React.React
             className={soon ? "kd-keys-wrap kd-keys-soon" : "kd-keys-wrap"}
             data-testid="key-valid-to"
             data-expiring-soon={soon}
-            data-retiring={props.retiring}
+            data-retiring={retiringKey(key, props.now)}
           >
             {soon ? "⚠ " : ""}
             {text}
@@ -255,8 +255,6 @@ interface RowProps extends RowHandlers {
   now: number;
   copying: boolean;
   syncState?: SyncKeyState | undefined;
-  /** Rolled by this app and not ended yet: "retiring in …". */
-  retiring: boolean;
   selected: boolean;
 }
 
@@ -287,7 +285,6 @@ export function KeyTable(props: {
   onToggle(key: ApiKeyView, enabled: boolean): void;
   selection: TableSelection;
 }) {
-  const retiring = useRetiringKeys();
   const scrollRef = useRef<HTMLDivElement>(null);
   const { ref: sizeRef, width } = useElementSize();
   const mergedRef = useMergedRef(scrollRef, sizeRef);
@@ -461,7 +458,6 @@ export function KeyTable(props: {
                   onToggle={onToggle}
                   onSelect={onSelect}
                   syncState={syncStates.get(key.key)}
-                  retiring={isRetiring(retiring, key)}
                   selected={props.selection.isSelected(key.key)}
                 />
               </tr>

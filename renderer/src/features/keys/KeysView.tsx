@@ -366,6 +366,7 @@ export function KeysView(props: {
             setDetails(null);
             setRolling(key);
           }}
+          onDetails={setDetails}
           onToggle={actions.request}
         />
       </OnceOpened>

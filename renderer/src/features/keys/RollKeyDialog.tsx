@@ -3,16 +3,21 @@ import { useState } from "react";
 import type { ApiKeyView } from "../../../../shared/bridge.ts";
 import { parseApiDateTime } from "../../../../shared/datetime.ts";
 import type { RetirementDto, RollResultDto } from "../../../../shared/keyLifecycleBridge.ts";
+import { defaultSuccessorEnd } from "../../../../shared/keyRollNames.ts";
 import { errorText } from "../../bridgeHooks.ts";
 import { formatLocal, formatRelative } from "../../time.ts";
 import { NewPublicApiKey } from "./CopyPublicApiKey.tsx";
+import { EndsChoice, LocalDateTimeField } from "./EndsChoice.tsx";
+import type { ExpiryChoice } from "./expiryPresets.ts";
+import { toPicker } from "./KeyForm.tsx";
+import { toApi } from "./keyEdits.ts";
 import { useRetireKey, useRollKey } from "./keyHooks.ts";
-import { rememberRetiring } from "./retiringKeys.ts";
 
 /**
- * Roll a key: pick how long the old key keeps working (the grace), then see the successor's
- * publicApiKey once (with Copy) and what became of the old key: ends at…, already ended earlier,
- * or not shortened (the remote refused), with Retry, which only tries the shortening again.
+ * Roll a key: choose the new key's end (the key form's presets) and how long the old key keeps
+ * working (the grace), then see the successor's publicApiKey once (with Copy) and what became of
+ * the old key: renamed "… (rolled <day>)" and ending at…, its earlier end kept, or not changed
+ * (the remote refused), with Retry, which only tries that update again.
  */
 
 const GRACE_OPTIONS = [
@@ -32,8 +37,8 @@ function RetirementLine(props: { name: string; retirement: RetirementDto }) {
   return (
     <Text size="sm" data-testid="roll-retirement">
       {retirement.state === "shortened"
-        ? `“${props.name}” keeps working until ${when}, then stops: retiring.`
-        : `“${props.name}” already ends earlier, at ${when}; its end was kept.`}
+        ? `The old key, now “${props.name}”, keeps working until ${when}, then stops: retiring.`
+        : `The old key, now “${props.name}”, already ends earlier, at ${when}; its end was kept.`}
     </Text>
   );
 }
@@ -48,7 +53,7 @@ function RollOutcome(props: {
   return (
     <Stack>
       <Text size="sm">
-        The successor “{successor.name}” is ready, with the same permissions, allowed IPs and validity. Its
+        The new key “{successor.name}” is ready, with the same name, permissions and allowed IPs. Its
         publicApiKey, for the apps to switch to (Reveal in its row shows it again):
       </Text>
       <NewPublicApiKey apiKey={successor} accountKey={props.accountKey} />
@@ -57,8 +62,9 @@ function RollOutcome(props: {
         <Alert color="red" title="The old key was not shortened" data-testid="roll-retire-failed">
           <Stack gap="xs">
             <Text size="sm">
-              “{old.name}” keeps working as before: {retirement.error.text}. The successor exists; Retry only
-              sets the old key's end ({formatLocal(parseApiDateTime(retirement.retireAt) as number)}).
+              “{old.name}” keeps its name and works as before: {retirement.error.text}. The new key exists;
+              Retry only renames the old key and sets its end (
+              {formatLocal(parseApiDateTime(retirement.retireAt) as number)}).
             </Text>
             {retire.error && <Text size="sm">Retry failed: {errorText(retire.error)}</Text>}
             <Group>
@@ -69,12 +75,15 @@ function RollOutcome(props: {
                 loading={retire.isPending}
                 onClick={() =>
                   retire.mutate(
-                    { accountKey: props.accountKey, key: old.key, retireAt: retirement.retireAt },
                     {
-                      onSuccess: ({ old: after, ...state }) => {
-                        if (state.state === "shortened") rememberRetiring(after.key, state.validTo);
-                        props.onRetried({ successor, old: after, retirement: state });
-                      },
+                      accountKey: props.accountKey,
+                      key: old.key,
+                      retireAt: retirement.retireAt,
+                      rolledAt: retirement.rolledAt,
+                    },
+                    {
+                      onSuccess: ({ old: after, ...state }) =>
+                        props.onRetried({ successor, old: after, retirement: state }),
                     },
                   )
                 }
@@ -89,31 +98,126 @@ function RollOutcome(props: {
   );
 }
 
-export function RollKeyDialog(props: { apiKey: ApiKeyView | null; accountKey: string; onClose(): void }) {
-  const roll = useRollKey();
+/** The new key's end the dialog opens with, and why it is not the old key's (null: it is). */
+function initialEnd(
+  key: ApiKeyView,
+  now: number,
+): { choice: ExpiryChoice; validTo: string | null; why: string | null } {
+  const proposal = defaultSuccessorEnd(key.validTo, now);
+  if (proposal.validTo !== null) return { choice: "date", validTo: toPicker(proposal.validTo), why: null };
+  const end = proposal.oldEnd;
+  if (end === null) return { choice: "none", validTo: null, why: null };
+  const when = formatRelative(end, now);
+  return {
+    choice: "none",
+    validTo: null,
+    why:
+      end > now
+        ? `The old key ends ${when}; the new key would end with it, so it has no end unless you choose one.`
+        : `The old key ended ${when}; the new key would be expired at once, so it has no end unless you choose one.`,
+  };
+}
+
+/** The choices before the roll, for one key (remounted for another). */
+function RollForm(props: {
+  apiKey: ApiKeyView;
+  pending: boolean;
+  error: unknown;
+  onRoll(choice: { graceMinutes: number; validTo: string | null }): void;
+  onCancel(): void;
+}) {
   const [grace, setGrace] = useState(DEFAULT_GRACE);
   const [customHours, setCustomHours] = useState<number | string>(48);
+  const [initial] = useState(() => initialEnd(props.apiKey, Date.now()));
+  const [endChoice, setEndChoice] = useState(initial.choice);
+  const [endValue, setEndValue] = useState(initial.validTo);
+  const graceMinutes = grace === "custom" ? Math.round(Number(customHours) * 60) : Number(grace);
+  const validFrom = toPicker(props.apiKey.validFrom);
+  const endMissing = endChoice === "date" && endValue === null;
+  return (
+    <Stack>
+      <Text size="sm">
+        A new key is created under this key's name, with the same permissions and allowed IPs. This key is
+        renamed “… (rolled {new Date().toISOString().slice(0, 10)})” and keeps working for the grace period,
+        so that applications can switch over, then stops.
+      </Text>
+      <EndsChoice
+        id="roll-ends"
+        label="New key ends"
+        choice={endChoice}
+        validTo={endValue}
+        validFrom={validFrom}
+        onChange={(choice, validTo) => {
+          setEndChoice(choice);
+          setEndValue(validTo);
+        }}
+      />
+      {endChoice === "date" && (
+        <LocalDateTimeField
+          label="New key valid to"
+          placeholder="Pick the end"
+          value={endValue}
+          onChange={(value) => {
+            setEndChoice(value === null ? "none" : "date");
+            setEndValue(value);
+          }}
+          error={undefined}
+        />
+      )}
+      {initial.why && (
+        <Alert color="yellow" data-testid="roll-end-why">
+          {initial.why}
+        </Alert>
+      )}
+      <Group align="flex-end">
+        <Select
+          label="Old key keeps working for"
+          data={GRACE_OPTIONS}
+          value={grace}
+          allowDeselect={false}
+          onChange={(value) => setGrace(value ?? DEFAULT_GRACE)}
+          w={220}
+        />
+        {grace === "custom" && (
+          <NumberInput
+            label="Hours"
+            min={0}
+            max={366 * 24}
+            value={customHours}
+            onChange={setCustomHours}
+            w={120}
+          />
+        )}
+      </Group>
+      {props.error !== null && props.error !== undefined && (
+        <Alert color="red" title="The key was not rolled">
+          {errorText(props.error)} Nothing was changed.
+        </Alert>
+      )}
+      <Group justify="flex-end">
+        <Button variant="default" onClick={props.onCancel}>
+          Cancel
+        </Button>
+        <Button
+          onClick={() => props.onRoll({ graceMinutes, validTo: toApi(endValue) })}
+          loading={props.pending}
+          disabled={!Number.isFinite(graceMinutes) || graceMinutes < 0 || endMissing}
+        >
+          Roll key
+        </Button>
+      </Group>
+    </Stack>
+  );
+}
+
+export function RollKeyDialog(props: { apiKey: ApiKeyView | null; accountKey: string; onClose(): void }) {
+  const roll = useRollKey();
   const [result, setResult] = useState<RollResultDto | null>(null);
   const key = props.apiKey;
   const close = () => {
     roll.reset();
     setResult(null);
-    setGrace(DEFAULT_GRACE);
     props.onClose();
-  };
-  const graceMinutes = grace === "custom" ? Math.round(Number(customHours) * 60) : Number(grace);
-  const submit = () => {
-    if (!key) return;
-    roll.mutate(
-      { accountKey: props.accountKey, key: key.key, graceMinutes },
-      {
-        onSuccess: (answer) => {
-          if (answer.retirement.state === "shortened")
-            rememberRetiring(answer.old.key, answer.retirement.validTo);
-          setResult(answer);
-        },
-      },
-    );
   };
   return (
     <Modal
@@ -130,49 +234,18 @@ export function RollKeyDialog(props: { apiKey: ApiKeyView | null; accountKey: st
           </Group>
         </Stack>
       ) : (
-        <Stack>
-          <Text size="sm">
-            A successor is created with the same permissions, allowed IPs and validity; this key keeps working
-            for the grace period, so that applications can switch over, then stops.
-          </Text>
-          <Group align="flex-end">
-            <Select
-              label="Old key keeps working for"
-              data={GRACE_OPTIONS}
-              value={grace}
-              allowDeselect={false}
-              onChange={(value) => setGrace(value ?? DEFAULT_GRACE)}
-              w={220}
-            />
-            {grace === "custom" && (
-              <NumberInput
-                label="Hours"
-                min={0}
-                max={366 * 24}
-                value={customHours}
-                onChange={setCustomHours}
-                w={120}
-              />
-            )}
-          </Group>
-          {roll.error && (
-            <Alert color="red" title="The key was not rolled">
-              {errorText(roll.error)} Nothing was changed.
-            </Alert>
-          )}
-          <Group justify="flex-end">
-            <Button variant="default" onClick={close}>
-              Cancel
-            </Button>
-            <Button
-              onClick={submit}
-              loading={roll.isPending}
-              disabled={!Number.isFinite(graceMinutes) || graceMinutes < 0}
-            >
-              Roll key
-            </Button>
-          </Group>
-        </Stack>
+        key && (
+          <RollForm
+            key={key.key}
+            apiKey={key}
+            pending={roll.isPending}
+            error={roll.error}
+            onCancel={close}
+            onRoll={(choice) =>
+              roll.mutate({ accountKey: props.accountKey, key: key.key, ...choice }, { onSuccess: setResult })
+            }
+          />
+        )
       )}
     </Modal>
   );

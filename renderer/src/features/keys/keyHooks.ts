@@ -13,7 +13,7 @@ import { useEffect, useState } from "react";
 import type { KeySort } from "../../../../shared/apiKeyRules.ts";
 import type { BridgeArgs, KeyQueryDto } from "../../../../shared/bridge.ts";
 import { BridgeFailure, callBridge } from "../../bridgeHooks.ts";
-import { invalidateKeyLists } from "../../keyListQueries.ts";
+import { invalidateKeyLists, NAMED_KEYS_QUERY } from "../../keyListQueries.ts";
 import { writeAndClearLater } from "../../pageClipboard.ts";
 import { useProfileScope } from "../../profileScope.ts";
 import { type KeyPages, withKeyChanged, withKeyEnabled } from "./keyPages.ts";
@@ -148,6 +148,27 @@ export function useKeyById(accountKey: string, key: string | null, options: { li
       }
     },
     enabled: key !== null,
+  });
+}
+
+/** Keys of one name asked for (the newest first): a roll's successor is among the newest. */
+const NAMED_KEYS_LIMIT = 100;
+
+/** The keys whose name is exactly `name` (the API's own `name` lookup), asked when `name` is set. */
+export function useKeysNamed(accountKey: string, name: string | null) {
+  const scope = useAccountScope(accountKey);
+  return useQuery({
+    queryKey: [NAMED_KEYS_QUERY, scope, name] as const,
+    queryFn: async () =>
+      (
+        await callBridge("keys.page", {
+          ...scope,
+          query: { name: name as string },
+          sort: { by: "created", desc: true },
+          limit: NAMED_KEYS_LIMIT,
+        })
+      ).keys,
+    enabled: name !== null,
   });
 }
 

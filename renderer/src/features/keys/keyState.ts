@@ -9,6 +9,7 @@ import {
 } from "../../../../shared/apiKeyRules.ts";
 import type { ApiKeyView } from "../../../../shared/bridge.ts";
 import { parseApiDateTime } from "../../../../shared/datetime.ts";
+import { isRetiring } from "../../../../shared/keyRollNames.ts";
 import { formatLocal, formatRelative } from "../../time.ts";
 import { searchTargetOf } from "./keySearch.ts";
 import { unusedFor } from "./keyUsage.ts";
@@ -47,14 +48,20 @@ export const relativeTime = (time: number, now: number): string => formatRelativ
 export const localDateTime = (time: number): string => formatLocal(time);
 
 /**
- * The Valid to column: "expires in 5 days", "expired 2 days ago", "—" (no end); a key this app
- * rolled (see retiringKeys.ts) is "retiring in 23 h" until its end.
+ * The Valid to column: "expires in 5 days", "expired 2 days ago", "—" (no end); a rolled key (its
+ * name marked by the roll, shared/keyRollNames.ts) is "retiring in 23 h" until its end, in every
+ * client that lists it.
  */
-export function validToText(key: Validity, now: number, retiring = false): string {
+export function validToText(key: Validity & { name?: string }, now: number): string {
   const to = key.validTo ? parseApiDateTime(key.validTo) : null;
   if (to === null) return "—";
   if (to <= now) return `expired ${relativeTime(to, now)}`;
-  return `${retiring ? "retiring" : "expires"} ${relativeTime(to, now)}`;
+  return `${retiringKey(key, now) ? "retiring" : "expires"} ${relativeTime(to, now)}`;
+}
+
+/** Whether the key is a rolled one that still works (see shared/keyRollNames.ts). */
+export function retiringKey(key: Validity & { name?: string }, now: number): boolean {
+  return key.name !== undefined && isRetiring({ name: key.name, validTo: key.validTo }, now);
 }
 
 /**

@@ -70,24 +70,35 @@ async function onRemote(key: string): Promise<Record<string, unknown>> {
   return answer.json as Record<string, unknown>;
 }
 
-test("on the Local profile: the successor copies the key, the old key ends after the grace", async () => {
+const today = () => new Date().toISOString().slice(0, 10);
+
+test("on the Local profile: the successor takes the key's name, the old key is renamed and ends after the grace", async () => {
   await ok(core, "profiles.activate", { id: "local" });
-  const validTo = formatApiDateTime(Date.now() + 30 * 24 * HOUR);
+  const validTo = formatApiDateTime(Date.now() + 31 * 24 * HOUR);
   const old = await ok(core, "keys.create", {
     request: { name: "billing", permissions: ["ALL", "TFA"], allowedIPs: ["10.0.0.0/8"], validTo },
   });
   const before = Date.now();
   const rolled = await ok(core, "keys.roll", { key: old.key, graceMinutes: 24 * 60 });
   const { successor } = rolled;
-  assert.match(successor.name, /^billing \(rolled \d{4}-\d{2}-\d{2}\)$/);
+  assert.equal(successor.name, "billing");
   assert.deepEqual(successor.permissions, ["ALL", "TFA"]);
   assert.deepEqual(successor.allowedIPs, ["10.0.0.0/8"]);
-  assert.equal(successor.validTo, validTo);
+  assert.equal(successor.validTo, validTo, "an end 31 days away is kept by default");
+  assert.equal(rolled.old.name, `billing (rolled ${today()})`);
+  const found = await ok(core, "keys.page", { query: { name: "billing" } });
+  assert.deepEqual(
+    found.keys.map((key) => key.key),
+    [successor.key],
+    "the key's name finds the successor, exactly",
+  );
   assert.notEqual(successor.publicApiKey, old.publicApiKey);
   assert.equal(rolled.retirement.state, "shortened");
   const end = parseApiDateTime(rolled.old.validTo as string) as number;
   assert.ok(end >= before + 24 * HOUR && end <= Date.now() + 24 * HOUR, rolled.old.validTo);
-  assert.equal((await ok(core, "keys.get", { key: old.key })).validTo, rolled.old.validTo);
+  const stored = await ok(core, "keys.get", { key: old.key });
+  assert.equal(stored.validTo, rolled.old.validTo);
+  assert.equal(stored.name, rolled.old.name);
   assert.equal(rolled.old.enabled, true, "the old key keeps working during the grace");
 });
 
@@ -100,13 +111,42 @@ test("a grace of 0 ends the old key now; an end already earlier than the grace i
   const rolledSoon = await ok(core, "keys.roll", { key: soon.key, graceMinutes: 24 * 60 });
   assert.deepEqual(rolledSoon.retirement, { state: "unchanged", validTo: early });
   assert.equal(rolledSoon.old.validTo, early);
+  assert.equal(rolledSoon.old.name, `soon (rolled ${today()})`, "marked all the same");
+  assert.equal(rolledSoon.successor.validTo, undefined, "an end an hour away is not copied by default");
 });
 
-test("rolling a rolled key replaces the suffix; an unknown key is NOT_FOUND and creates nothing", async () => {
+test("the successor's end: as asked, none when asked, and one at or before now refused before anything is created", async () => {
+  const old = await ok(core, "keys.create", {
+    request: { name: "ends", validTo: formatApiDateTime(Date.now() + 400 * 24 * HOUR) },
+  });
+  const end = formatApiDateTime(Date.now() + 7 * 24 * HOUR);
+  assert.equal((await ok(core, "keys.roll", { key: old.key, validTo: end })).successor.validTo, end);
+  const again = await ok(core, "keys.create", {
+    request: { name: "ends again", validTo: formatApiDateTime(Date.now() + 400 * 24 * HOUR) },
+  });
+  assert.equal((await ok(core, "keys.roll", { key: again.key, validTo: null })).successor.validTo, undefined);
+  const count = (await ok(core, "keys.count", {})).count;
+  const refused = await fails(core, "keys.roll", {
+    key: again.key,
+    validTo: formatApiDateTime(Date.now() - 1000),
+  });
+  assert.equal(refused.messageId, "INVALID_ARGUMENT");
+  assert.match(refused.text, /the new key's validTo .* is not in the future/);
+  assert.equal((await ok(core, "keys.count", {})).count, count, "nothing was created");
+  assert.equal(
+    (await fails(core, "keys.roll", { key: again.key, validTo: "tomorrow" })).messageId,
+    "INVALID_ARGUMENT",
+  );
+});
+
+test("rolling again: the name passes on, each old key marked once; an unknown key is NOT_FOUND and creates nothing", async () => {
   const first = await ok(core, "keys.create", { request: { name: "chain" } });
   const once = await ok(core, "keys.roll", { key: first.key });
   const twice = await ok(core, "keys.roll", { key: once.successor.key });
-  assert.match(twice.successor.name, /^chain \(rolled \d{4}-\d{2}-\d{2}\)$/);
+  assert.equal(twice.successor.name, "chain");
+  assert.equal(twice.old.name, `chain (rolled ${today()})`);
+  const rolledOld = await ok(core, "keys.roll", { key: first.key });
+  assert.equal(rolledOld.old.name, `chain (rolled ${today()})`, "a fresh mark, not a second one");
   const count = (await ok(core, "keys.count", {})).count;
   assert.equal((await fails(core, "keys.roll", { key: "0".repeat(32) })).messageId, "NOT_FOUND");
   assert.equal((await ok(core, "keys.count", {})).count, count);
@@ -133,7 +173,8 @@ test("on a remote profile: both calls go to the remote, marked as a rotation by 
   const rolled = await ok(core, "keys.roll", { key: old.key, graceMinutes: 60 });
   assert.equal(rolled.retirement.state, "shortened");
   assert.equal((await onRemote(old.key)).validTo, rolled.old.validTo);
-  assert.equal((await onRemote(rolled.successor.key)).name, rolled.successor.name);
+  assert.equal((await onRemote(old.key)).name, `remote billing (rolled ${today()})`);
+  assert.equal((await onRemote(rolled.successor.key)).name, "remote billing");
   const writes = proxy.seen.filter((seen) => seen.method !== "GET");
   assert.deepEqual(
     writes.map(({ method, client, action }) => [method, client, action]),
@@ -153,6 +194,7 @@ test("a remote that refuses the update: the successor exists, the old key is unc
   assert.match(rolled.retirement.error.text, /refused/);
   assert.equal((await onRemote(rolled.successor.key)).enabled, true, "the successor stays");
   assert.equal((await onRemote(old.key)).validTo, undefined, "the old key was not shortened");
+  assert.equal((await onRemote(old.key)).name, "refused", "nor renamed");
   assert.equal(rolled.old.validTo, undefined);
 
   // Retry: only the update, to the end the roll asked for.
@@ -160,8 +202,13 @@ test("a remote that refuses the update: the successor exists, the old key is unc
   const stillRefused = await ok(core, "keys.retire", { key: old.key, retireAt: rolled.retirement.retireAt });
   assert.equal(stillRefused.state, "failed");
   proxy.refuses = () => false;
-  const retried = await ok(core, "keys.retire", { key: old.key, retireAt: rolled.retirement.retireAt });
+  const retried = await ok(core, "keys.retire", {
+    key: old.key,
+    retireAt: rolled.retirement.retireAt,
+    rolledAt: rolled.retirement.rolledAt,
+  });
   assert.equal(retried.state, "shortened");
+  assert.equal((await onRemote(old.key)).name, `refused (rolled ${rolled.retirement.rolledAt.slice(0, 10)})`);
   assert.equal(
     parseApiDateTime((await onRemote(old.key)).validTo as string),
     parseApiDateTime(rolled.retirement.retireAt),

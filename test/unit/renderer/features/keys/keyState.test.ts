@@ -121,11 +121,14 @@ test("filters combine state, permission and a case-insensitive name substring", 
   assert.deepEqual(names({ state: "enabled", permission: "ALL", name: "2fa" }), []);
 });
 
-test("a key this app rolled is retiring until its end, then expired like any other", () => {
+test("a key whose name carries a roll's mark is retiring until its end, whoever rolled it; then expired", () => {
   const NOW_ = Date.parse("2026-11-25T10:00:00Z");
   const in23h = formatApiDateTime(NOW_ + 23 * 3600_000);
-  assert.equal(validToText({ enabled: true, validTo: in23h }, NOW_, true), "retiring in 23 h");
-  assert.equal(validToText({ enabled: true, validTo: in23h }, NOW_ + 24 * 3600_000, true), "expired 1 h ago");
+  const rolled = { enabled: true, name: "billing (rolled 2026-11-25)", validTo: in23h };
+  assert.equal(validToText(rolled, NOW_), "retiring in 23 h");
+  assert.equal(validToText(rolled, NOW_ + 24 * 3600_000), "expired 1 h ago");
+  assert.equal(validToText({ ...rolled, name: "billing" }, NOW_), "expires in 23 h", "its successor");
+  assert.equal(validToText({ ...rolled, name: "billing (rolled soon)" }, NOW_), "expires in 23 h");
 });
 
 test("the search narrows names by a long name without spaces too (it may be a publicApiKey as well), never by a key id or a hint", () => {
