@@ -1,6 +1,7 @@
 import { Alert, Button, Checkbox, Group, Stack, Switch, Text, TextInput } from "@mantine/core";
+import { FORM_INDEX, useForm } from "@mantine/form";
 import dayjs from "dayjs";
-import { type FormEvent, useState } from "react";
+import { useState } from "react";
 import type { ValidationErrors } from "../../../../shared/apiErrors.ts";
 import { nameProblems, type Permission } from "../../../../shared/apiKeyRules.ts";
 import { parseApiDateTime } from "../../../../shared/datetime.ts";
@@ -76,25 +77,21 @@ export function failureTitle(error: unknown): string {
   }
 }
 
-function localProblems(values: KeyFormValues): {
-  name: string | undefined;
-  permissions: string | undefined;
-  ips: (string | null)[];
-  validTo: string | undefined;
-} {
+/** The form's own checks, as @mantine/form errors: the service would refuse each of these. */
+function localProblems(values: KeyFormValues): Record<string, string> {
+  const errors: Record<string, string> = {};
   const problems = nameProblems(values.name);
-  const ips = values.allowedIPs.map(({ value: entry }) =>
-    entry.trim() !== "" && normalizeIpEntry(entry) === null
-      ? "Not an IPv4 or IPv6 address or CIDR range"
-      : null,
-  );
-  return {
-    name: problems.length ? `Name ${problems.join(", ")}` : undefined,
-    permissions: values.permissions.length === 0 ? "Choose at least one permission" : undefined,
-    ips,
-    // The service's rule too (its message shows at Valid to as well): refused before sending.
-    validTo: windowProblem(values.validFrom, values.validTo),
-  };
+  if (problems.length) errors.name = `Name ${problems.join(", ")}`;
+  if (values.permissions.length === 0) errors.permissions = "Choose at least one permission";
+  values.allowedIPs.forEach(({ value: entry }, index) => {
+    if (entry.trim() !== "" && normalizeIpEntry(entry) === null) {
+      errors[`allowedIPs.${index}.value`] = "Not an IPv4 or IPv6 address or CIDR range";
+    }
+  });
+  // The service's rule too (its message shows at Valid to as well): refused before sending.
+  const window = windowProblem(values.validFrom, values.validTo);
+  if (window) errors.validTo = window;
+  return errors;
 }
 
 /** Whether two forms hold the same values (the IP entries' ids aside). */
@@ -118,31 +115,27 @@ export function KeyForm(props: {
    */
   dirtyRef?: { current: boolean };
 }) {
-  const [values, setValuesState] = useState<KeyFormValues>(props.initial);
   const { dirtyRef, initial } = props;
-  // The ref is set at once (from the values as rendered), not when React gets to the update.
-  const setValues = (change: (current: KeyFormValues) => KeyFormValues) => {
-    if (dirtyRef) dirtyRef.current = !sameValues(change(values), initial);
-    setValuesState(change);
-  };
-  const [checked, setChecked] = useState(false);
+  const form = useForm<KeyFormValues>({
+    initialValues: initial,
+    validate: localProblems,
+    // An address is checked as it is typed (the window too, below); name and permissions once Save was pressed.
+    validateInputOnChange: [`allowedIPs.${FORM_INDEX}.value`],
+    // The dirty flag is set as each change is made (a keydown listener may read it before React renders).
+    onValuesChange: (values) => {
+      if (dirtyRef) dirtyRef.current = !sameValues(values, initial);
+    },
+  });
+  const values = form.getValues();
   // How the end was chosen: a preset sets validTo (shown in the picker); the form keeps only that.
-  const [endChoice, setEndChoice] = useState<ExpiryChoice>(initialChoice(props.initial.validTo));
-  const set = <F extends keyof KeyFormValues>(field: F, value: KeyFormValues[F]) =>
-    setValues((current) => ({ ...current, [field]: value }));
-  const local = localProblems(values);
+  const [endChoice, setEndChoice] = useState<ExpiryChoice>(initialChoice(initial.validTo));
   const server = fieldErrors(props.serverError);
-  const submit = (event: FormEvent) => {
-    event.preventDefault();
-    setChecked(true);
-    if (local.name || local.permissions || local.ips.some(Boolean) || local.validTo) return;
-    props.onSubmit(values);
+  /** The form's error at a field, else the service's message for it. */
+  const errorAt = (field: keyof KeyFormValues): string | undefined => {
+    const own = form.errors[field];
+    return typeof own === "string" ? own : server.fields[field];
   };
-  const setIp = (index: number, value: string) =>
-    set(
-      "allowedIPs",
-      values.allowedIPs.map((entry, i) => (i === index ? { ...entry, value } : entry)),
-    );
+  const submit = form.onSubmit((checked) => props.onSubmit(checked));
   return (
     <form onSubmit={submit} noValidate aria-label={props.submitLabel}>
       <Stack gap="sm">
@@ -155,16 +148,15 @@ export function KeyForm(props: {
           label="Name"
           required
           data-autofocus
-          value={values.name}
-          onChange={(event) => set("name", event.currentTarget.value)}
-          error={(checked && local.name) || server.fields.name}
+          {...form.getInputProps("name")}
+          error={errorAt("name")}
         />
         <Checkbox.Group
           label="Permissions"
           description="A key may have both: ALL calls every API, TFA marks it a 2FA key."
           value={values.permissions}
-          onChange={(value) => set("permissions", value as Permission[])}
-          error={(checked && local.permissions) || server.fields.permissions}
+          onChange={(value) => form.setFieldValue("permissions", value as Permission[])}
+          error={errorAt("permissions")}
         >
           <Group mt={4}>
             <Checkbox value="ALL" label="ALL (every API)" />
@@ -185,20 +177,13 @@ export function KeyForm(props: {
                   style={{ flex: 1 }}
                   aria-label={`Allowed IP ${index + 1}`}
                   placeholder="203.0.113.0/24"
-                  value={entry.value}
-                  onChange={(event) => setIp(index, event.currentTarget.value)}
-                  error={local.ips[index]}
+                  {...form.getInputProps(`allowedIPs.${index}.value`)}
                 />
                 <Button
                   variant="subtle"
                   color="red"
                   aria-label={`Remove allowed IP ${index + 1}`}
-                  onClick={() =>
-                    set(
-                      "allowedIPs",
-                      values.allowedIPs.filter((_, i) => i !== index),
-                    )
-                  }
+                  onClick={() => form.removeListItem("allowedIPs", index)}
                 >
                   Remove
                 </Button>
@@ -213,7 +198,7 @@ export function KeyForm(props: {
               variant="light"
               size="xs"
               w="fit-content"
-              onClick={() => set("allowedIPs", [...values.allowedIPs, ipEntry("")])}
+              onClick={() => form.insertListItem("allowedIPs", ipEntry(""))}
             >
               Add IP
             </Button>
@@ -224,8 +209,8 @@ export function KeyForm(props: {
             label="Valid from"
             placeholder="No start"
             value={values.validFrom}
-            onChange={(value) => set("validFrom", value)}
-            error={server.fields.validFrom}
+            onChange={(value) => form.setFieldValue("validFrom", value)}
+            error={errorAt("validFrom")}
           />
           <LocalDateTimeField
             label="Valid to"
@@ -234,9 +219,9 @@ export function KeyForm(props: {
             onChange={(value) => {
               // A date picked (or cleared) by hand is no preset any more.
               setEndChoice(value === null ? "none" : "date");
-              set("validTo", value);
+              form.setFieldValue("validTo", value);
             }}
-            error={local.validTo || server.fields.validTo}
+            error={windowProblem(values.validFrom, values.validTo) ?? server.fields.validTo}
           />
         </Group>
         <EndsChoice
@@ -246,15 +231,14 @@ export function KeyForm(props: {
           validFrom={values.validFrom}
           onChange={(choice, validTo) => {
             setEndChoice(choice);
-            set("validTo", validTo);
+            form.setFieldValue("validTo", validTo);
           }}
         />
         {props.withEnabled && (
           <Switch
             label="Enabled"
             description="A disabled key authenticates no request."
-            checked={values.enabled}
-            onChange={(event) => set("enabled", event.currentTarget.checked)}
+            {...form.getInputProps("enabled", { type: "checkbox" })}
           />
         )}
         <Group justify="flex-end" mt="sm">
