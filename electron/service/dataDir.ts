@@ -2,7 +2,7 @@ import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { DataKeyError, decodeDataKey, loadOrCreateKeyFile } from "./crypto/dataKey.ts";
 import { createSecretBox, type SecretBox } from "./crypto/secretBox.ts";
-import { type ClaimMode, claimDataDir, type DataDirClaim } from "./dataDirClaim.ts";
+import { type ClaimMode, claimDataDir, DATABASE_FILE, type DataDirClaim } from "./dataDirClaim.ts";
 import type { KeyWriteJournal } from "./domain/keyWriteJournal.ts";
 import { inThreadLister } from "./keyListing.ts";
 import type { ServiceStorage } from "./serviceStorage.ts";
@@ -19,7 +19,7 @@ import { SqliteStore } from "./store/sqliteStore.ts";
 import type { Store } from "./store/store.ts";
 import { workerLister } from "./workerLister.ts";
 
-export const DATABASE_FILE = "keydesk.db";
+export { DATABASE_FILE } from "./dataDirClaim.ts";
 export const DATA_KEY_FILE = "data.key";
 export { KEY_CHECK } from "./store/sealedColumns.ts";
 

@@ -4,8 +4,8 @@ import Database from "better-sqlite3";
 
 /** The file in a data dir whose lock says who uses the dir (it holds nothing else). */
 export const CLAIM_FILE = "keydesk.lock";
-/** The database a claim alone also finds unopened (dataDir.ts names it too; kept apart to import nothing of it). */
-const DATABASE_FILE = "keydesk.db";
+/** The data dir's database: a claim alone also finds it unopened (dataDir.ts opens it under this name). */
+export const DATABASE_FILE = "keydesk.db";
 
 /**
  * - `shared`: the dir's database is in use (a `serve`, the desktop app's service, a CLI command):

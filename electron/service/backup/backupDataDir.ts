@@ -6,6 +6,7 @@ import {
   createWriteStream,
   existsSync,
   fsyncSync,
+  mkdirSync,
   mkdtempSync,
   openSync,
   readdirSync,
@@ -238,17 +239,29 @@ export async function restoreDataDir(options: {
   if (named !== undefined && !named.isFile()) throw new BackupFileError("it is not a file");
   const input = await open(options.input, "r");
   let claim: DataDirClaim | undefined;
+  /** The target was made by this restore (to claim it): a failed restore takes it away again. */
+  let madeTarget = false;
   // Made once the first bytes of the payload are authenticated: a refusal before leaves nothing.
   let staging: string | undefined;
   const stagingDir = () => {
     if (staging === undefined) {
+      // A target not there yet is made and claimed before the first file is unpacked (never before
+      // a byte is authenticated), so that no service starts a database of its own in it meanwhile.
+      if (claim === undefined) {
+        if (!existsSync(target)) {
+          mkdirSync(target, { recursive: true, mode: 0o700 });
+          madeTarget = true;
+        }
+        claim = claimDataDir(target, "alone");
+      }
       staging = mkdtempSync(join(dirname(target), `.${basename(target)}.restoring-`));
       chmodSync(staging, 0o700);
     }
     return staging;
   };
   try {
-    // A service running on the target would go on writing the data moved aside: refused, and none starts meanwhile.
+    // A service running on the target would go on writing the data moved aside: refused, and none
+    // starts meanwhile. (A target not there yet is claimed with the staging dir: stagingDir.)
     if (existsSync(target)) claim = claimDataDir(target, "alone");
     const opened = await input.stat();
     if (!opened.isFile()) throw new BackupFileError("it is not a file");
@@ -303,6 +316,9 @@ export async function restoreDataDir(options: {
     return { dataDir: target, previous, ...counts, createdAt: parsed.header.createdAt, extras };
   } catch (error) {
     if (staging !== undefined) rmSync(staging, { recursive: true, force: true });
+    claim?.release();
+    claim = undefined;
+    if (madeTarget && !holdsData(target)) rmSync(target, { recursive: true, force: true });
     throw error;
   } finally {
     claim?.release();
