@@ -68,9 +68,13 @@ after(async () => {
   await removeDir(dir);
 });
 
-async function whole(lister: KeyLister, filter: ApiKeyFilter): Promise<string> {
+async function whole(
+  lister: KeyLister,
+  filter: ApiKeyFilter,
+  account: ListedAccount = owner,
+): Promise<string> {
   const pieces: Buffer[] = [];
-  for await (const piece of lister.pieces(owner, filter)) pieces.push(Buffer.from(piece));
+  for await (const piece of lister.pieces(account, filter)) pieces.push(Buffer.from(piece));
   return `[${Buffer.concat(pieces).toString("utf8")}]`;
 }
 
@@ -199,6 +203,38 @@ test("a piece handed back once written goes back to its worker, and the lists af
     // The foreground worker's first piece as well as every background window.
     assert.equal(handedBack, pieces.length);
   }
+});
+
+test("windows of long names in three-byte characters (more than a window's first buffer) are listed whole", async () => {
+  const wide = data.accounts.insert({
+    accountKey: newAccountKey(),
+    username: "wide",
+    passwordHash: "h",
+    parentId: null,
+    createdAt: 0,
+  });
+  data.db.transaction(() => {
+    for (let index = 0; index < 3_500; index++) {
+      data.apiKeys.insert(
+        wide.id,
+        wide.accountKey,
+        { key: newKeyId(), publicApiKey: newPublicApiKey() },
+        {
+          name: `${"鍵".repeat(240)} ${index}`,
+          allowedIPs: null,
+          permissions: ["ALL"],
+          validFrom: null,
+          validTo: null,
+          enabled: true,
+        },
+        index,
+      );
+    }
+  })();
+  const account = { id: wide.id, accountKey: wide.accountKey };
+  const listed = await whole(worker, {}, account);
+  assert.equal(listed, await whole(inThread, {}, account));
+  assert.equal((JSON.parse(listed) as unknown[]).length, 3_500);
 });
 
 test("an exact name matching more keys than one piece holds is listed whole, piece after piece", async () => {
