@@ -174,3 +174,22 @@ export const refusedRequests = {
     },
   },
 };
+
+/** The refusals every Basic-credentials operation may answer. */
+export const commonErrors = {
+  "400": errorResponse("400", "Invalid input; validationErrors names each field and what is wrong with it"),
+  "401": errorResponse("401", "Missing or wrong Basic credentials", BASIC_CHALLENGE),
+  "403": errorResponse("403", "An API key (App scheme) was used; management takes Basic credentials only"),
+  "404": errorResponse(
+    "404",
+    "Unknown account or key, an account the caller does not manage, or (2FA key) an unknown version",
+  ),
+  "429": errorResponse(
+    "429",
+    "Too many failed sign-in attempts from this address, or too many sign-ins being checked at once; see Retry-After",
+  ),
+  "500": errorResponse("500", "The service failed; nothing was written"),
+};
+
+/** Operations that take Basic credentials only. */
+export const basicOnly = [{ basic: [] }];
