@@ -21,9 +21,8 @@ const REVIEWED = {
     "maintained spec-conformant parser (rexxars/eventsource-parser), no dependencies, no native code",
   fastify: "the HTTP service: schemas, body limits, logging (DESIGN.md)",
   "fastify-type-provider-zod":
-    "types the routes from the zod schemas they declare (no casts of request.params) and turns those " +
-    "schemas into the OpenAPI document's JSON Schema (issue 33); maintained (turkerdev), zod 4 and Fastify 5's " +
-    "type provider, no native code",
+    "the type provider of Fastify for zod (issue 33): routes are typed from the zod schemas they declare " +
+    "(request.params without casts); maintained (turkerdev), made for zod 4 and Fastify 5, no native code",
   "ipaddr.js": "IPv4/IPv6 and CIDR parsing for allowedIPs",
   pg: "the PostgreSQL store of the team server (issue 15): node-postgres, the maintained standard client",
   "prom-client":

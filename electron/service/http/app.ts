@@ -27,8 +27,8 @@ import { sendApiError, toApiError } from "./errorReplies.ts";
 import { refuseRequestsWithoutHost } from "./hostHeader.ts";
 import { acceptJsonBodiesOnly, BODY_LIMIT_BYTES } from "./jsonBody.ts";
 import { redactUrl, requestLogFields } from "./logRedaction.ts";
-import { openApiBase, withStorageFailures } from "./openApiDocument.ts";
 import { registerOpenApiGeneration } from "./openApiGeneration.ts";
+import { openApiRoot, withStorageFailures } from "./openApiRoot.ts";
 import { writeClientError } from "./parserRefusals.ts";
 import { recordRequests, recordUnrouted } from "./requestMetrics.ts";
 import { registerApiKeyRoutes } from "./routes/apiKeyRoutes.ts";
@@ -207,7 +207,7 @@ export function buildHttpApp<S extends ServiceStorage>(
     return sendApiError(reply, new ApiError("NOT_FOUND", `no such route: ${request.method} ${path}`));
   });
 
-  registerOpenApiGeneration(app, openApiBase(), withStorageFailures);
+  registerOpenApiGeneration(app, openApiRoot(), withStorageFailures);
   if (options.onRoute) app.addHook("onRoute", options.onRoute);
   registerApiKeyRoutes(app, keys, requireBasic);
   const tfa = createTfaSimulator(

@@ -1,11 +1,13 @@
 import { MESSAGE_IDS, type MessageId, STATUS_OF_MESSAGE_ID } from "../../../shared/apiErrors.ts";
-import { json, ref } from "./openApiParts.ts";
 
 /**
  * The error answers of the OpenAPI document: the one error body (closed at every level, so a
  * client can rely on nothing else being there), one schema per status that pins its messageId,
  * the headers some refusals always carry, and the answers to requests no operation takes.
  */
+
+const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
+const json = (schema: object) => ({ "application/json": { schema } });
 
 const MESSAGE_ID_OF_STATUS = Object.fromEntries(
   MESSAGE_IDS.map((messageId) => [String(STATUS_OF_MESSAGE_ID[messageId]), messageId]),

@@ -7,8 +7,8 @@ import { componentIo, type DeclaredResponse, OPTIONAL_BODY, openApiComponents } 
 /**
  * /openapi.json generated from the routes: each route's declared zod schemas (routeSchemas.ts)
  * become its operation, the schemas registered as components become `components.schemas`.
- * `base` is what no route declares: info, security schemes, the root `x-` extensions, and the
- * components and paths still written by hand. Must be registered before the routes.
+ * `root` is what no route declares: info, security schemes, the error bodies and the root `x-`
+ * extensions (openApiRoot.ts). Must be registered before the routes.
  */
 
 const COMPONENTS = "#/components/schemas/";
@@ -52,6 +52,8 @@ const toJson = (schema: unknown, io: "input" | "output") =>
 function responseForSwagger({ description, headers, content }: DeclaredResponse) {
   return {
     description,
+    // An answer without a body is one of type null to @fastify/swagger.
+    ...(content === undefined && { type: "null" }),
     ...(headers && {
       headers: Object.fromEntries(
         Object.entries(headers).map(([name, header]) => [
@@ -64,24 +66,26 @@ function responseForSwagger({ description, headers, content }: DeclaredResponse)
         ]),
       ),
     }),
-    content: Object.fromEntries(
-      Object.entries(content ?? {}).map(([type, { schema, "x-events": events, ...media }]) => [
-        type,
-        {
-          ...media,
-          ...(schema !== undefined && { schema: toJson(schema, "output") }),
-          // A stream's events (x-events: event name → the schema of its data).
-          ...(events !== undefined && {
-            "x-events": Object.fromEntries(
-              Object.entries(events as Record<string, unknown>).map(([name, data]) => [
-                name,
-                toJson(data, "output"),
-              ]),
-            ),
-          }),
-        },
-      ]),
-    ),
+    ...(content !== undefined && {
+      content: Object.fromEntries(
+        Object.entries(content ?? {}).map(([type, { schema, "x-events": events, ...media }]) => [
+          type,
+          {
+            ...media,
+            ...(schema !== undefined && { schema: toJson(schema, "output") }),
+            // A stream's events (x-events: event name → the schema of its data).
+            ...(events !== undefined && {
+              "x-events": Object.fromEntries(
+                Object.entries(events as Record<string, unknown>).map(([name, data]) => [
+                  name,
+                  toJson(data, "output"),
+                ]),
+              ),
+            }),
+          },
+        ]),
+      ),
+    }),
   };
 }
 
@@ -130,13 +134,11 @@ function requiredHeaders(paths: Json): void {
     }
 }
 
-export interface OpenApiBase {
+export interface OpenApiRoot {
   openapi: "3.1.0";
   info: object;
   servers: object[];
   components: { securitySchemes: object; schemas: Record<string, object> };
-  /** Paths still written by hand (their routes declare no schema). */
-  paths: Record<string, object>;
   [extension: `x-${string}`]: unknown;
 }
 
@@ -148,11 +150,11 @@ export interface OpenApiBase {
  */
 export function registerOpenApiGeneration(
   app: FastifyInstance,
-  base: OpenApiBase,
+  root: OpenApiRoot,
   finish: (document: Json) => void = () => {},
 ): void {
   const options: SwaggerOptions = {
-    openapi: base as never,
+    openapi: root as never,
     // The hand-written parts say `const`, as JSON Schema 2020-12 does.
     convertConstToEnum: false,
     transform: transform as never,

@@ -35,10 +35,16 @@ const auditEntry = component(
       hex32.meta({ description: "The key's `key` (never its publicApiKey); null for an account change" }),
       z.null(),
     ]),
-    changes: z.record(z.string(), z.strictObject({ old: z.unknown(), new: z.unknown() })).meta({
-      description:
-        "Each changed field (name, allowedIPs, permissions, validFrom, validTo, enabled; username and parent for a new account) with its old and new value; null means not set. Never a publicApiKey or a password",
-    }),
+    changes: z
+      .record(
+        z.string(),
+        // Both are there, null when not set (zod counts an unknown as optional).
+        z.strictObject({ old: z.unknown(), new: z.unknown() }).meta({ required: ["old", "new"] }),
+      )
+      .meta({
+        description:
+          "Each changed field (name, allowedIPs, permissions, validFrom, validTo, enabled; username and parent for a new account) with its old and new value; null means not set. Never a publicApiKey or a password",
+      }),
     address: z.union([
       z.string().meta({
         description:

@@ -1,13 +1,12 @@
 import { errorResponse, errorSchemas, refusedRequests, unroutedAnswers } from "./openApiErrors.ts";
-import type { OpenApiBase } from "./openApiGeneration.ts";
-import { syncPaths, syncSchemas } from "./openApiSync.ts";
+import type { OpenApiRoot } from "./openApiGeneration.ts";
 
 /**
- * What of /openapi.json no route declares: the document's root, and the parts still written by
- * hand (their routes declare no schema yet), merged into the document generated from the routes
- * that do (openApiGeneration.ts).
+ * What of /openapi.json no route declares: its info, the security schemes, the error bodies every
+ * route answers with and the answers to requests no route takes. The operations are generated from
+ * the routes (openApiGeneration.ts).
  */
-export function openApiBase(): OpenApiBase {
+export function openApiRoot(): OpenApiRoot {
   return {
     openapi: "3.1.0",
     ...unroutedAnswers,
@@ -24,9 +23,8 @@ export function openApiBase(): OpenApiBase {
         basic: { type: "http", scheme: "basic", description: "The account's username and password" },
         app: { type: "apiKey", in: "header", name: "Authorization", description: "`App <publicApiKey>`" },
       },
-      schemas: { ...syncSchemas, ...errorSchemas },
+      schemas: errorSchemas,
     },
-    paths: { ...syncPaths },
   };
 }
 
