@@ -41,13 +41,13 @@ const componentsAs = (io: "input" | "output") =>
     uri: (id) => `${COMPONENTS}${id}`,
   }).schemas;
 
-/** A schema as declared on a route: zod, or a `$ref` to a component still written by hand. */
+/** A schema as declared on a route: zod, or a `$ref` to an error body (openApiErrors.ts). */
 const toJson = (schema: unknown, io: "input" | "output") =>
   schema instanceof z.ZodType ? jsonSchemaOf(schema, io) : schema;
 
 /**
  * @fastify/swagger reads a response header as a schema (the description lifted out) and drops
- * `required`: it travels as `x-required` and is put back where OpenAPI wants it (finish below).
+ * `required`: it travels as `x-required` and is put back where OpenAPI wants it (restoreOpenApiFields).
  */
 function responseForSwagger({ description, headers, content }: DeclaredResponse) {
   return {
@@ -116,8 +116,8 @@ type Json = Record<string, unknown>;
 
 const [BODY_OPTIONAL] = Object.keys(OPTIONAL_BODY) as [string];
 
-/** Puts back each response header's `required` (see responseForSwagger), and optional bodies. */
-function requiredHeaders(paths: Json): void {
+/** Puts back what @fastify/swagger has no word for: headers' `required` (responseForSwagger), optional bodies. */
+function restoreOpenApiFields(paths: Json): void {
   for (const item of Object.values(paths) as Json[])
     for (const operation of Object.values(item) as Json[]) {
       if (operation[BODY_OPTIONAL]) {
@@ -155,7 +155,7 @@ export function registerOpenApiGeneration(
 ): void {
   const options: SwaggerOptions = {
     openapi: root as never,
-    // The hand-written parts say `const`, as JSON Schema 2020-12 does.
+    // `const` stays `const` (JSON Schema 2020-12), in the error bodies too.
     convertConstToEnum: false,
     transform: transform as never,
     transformObject: (documentObject) => {
@@ -176,7 +176,7 @@ export function registerOpenApiGeneration(
           }),
         ),
       };
-      requiredHeaders(openapiObject.paths as Json);
+      restoreOpenApiFields(openapiObject.paths as Json);
       finish(openapiObject);
       return openapiObject as never;
     },

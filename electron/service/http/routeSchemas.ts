@@ -50,14 +50,18 @@ export function component<S extends z.ZodType>(
   return schema;
 }
 
-/** A route's handler, typed by the zod schemas the route declares. */
+/**
+ * A route's handler, its `request.params` typed by the params schema the route declares. Only the
+ * params: they are strings whatever the schema says, while the query, the body and the headers
+ * reach the handler unvalidated and stay `unknown` (the service validates them).
+ */
 export type DocumentedHandler<S extends FastifySchema> = RouteHandlerMethod<
   RawServerDefault,
   RawRequestDefaultExpression,
   RawReplyDefaultExpression,
   RouteGenericInterface,
   ContextConfigDefault,
-  S,
+  Pick<S, "params" & keyof S>,
   ZodTypeProvider
 >;
 
