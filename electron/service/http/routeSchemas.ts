@@ -79,8 +79,11 @@ export function documented<const S extends FastifySchema>(
   return { schema, handler: handler as unknown as RouteHandlerMethod };
 }
 
-/** The route's schemas are its contract, not a second validation (see above): data pass as they came. */
-export const passThroughValidator: FastifySchemaCompiler<unknown> = () => (data) => ({ value: data });
+/**
+ * The route's schemas are its contract, not a second validation (see above): data pass as they
+ * came. `true` rather than `{ value }`, which Fastify would write back (an absent body as null).
+ */
+export const passThroughValidator: FastifySchemaCompiler<unknown> = () => () => true;
 /** Answers are serialized as before the routes declared them: plain JSON, unchecked. */
 export const plainJsonSerializer: FastifySerializerCompiler<unknown> = () => (data) => JSON.stringify(data);
 

@@ -150,6 +150,10 @@ test("the declared schemas neither refuse nor reshape a request or an answer: th
     });
     assert.equal(res.statusCode, 200);
     assert.deepEqual(res.json(), { id: "not-a-widget", body: { size: "big", unknown: 1 }, extra: true });
+    // No body is no body (undefined, left out of the answer), not null.
+    const none = await app.inject({ method: "POST", url: "/widgets/w1" });
+    assert.equal(none.statusCode, 200);
+    assert.deepEqual(none.json(), { id: "w1", extra: true });
   } finally {
     await app.close();
   }
