@@ -15,7 +15,7 @@ import {
  */
 
 /** The largest page a client may ask for; a cursor alone pages by DEFAULT_PAGE_LIMIT. */
-export const MAX_PAGE_LIMIT = 10_000;
+const MAX_PAGE_LIMIT = 10_000;
 export const DEFAULT_PAGE_LIMIT = 1_000;
 
 const filterQueryFields = {

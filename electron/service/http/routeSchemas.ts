@@ -55,7 +55,7 @@ export function component<S extends z.ZodType>(
  * params: they are strings whatever the schema says, while the query, the body and the headers
  * reach the handler unvalidated and stay `unknown` (the service validates them).
  */
-export type DocumentedHandler<S extends FastifySchema> = RouteHandlerMethod<
+type DocumentedHandler<S extends FastifySchema> = RouteHandlerMethod<
   RawServerDefault,
   RawRequestDefaultExpression,
   RawReplyDefaultExpression,
