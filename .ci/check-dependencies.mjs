@@ -12,11 +12,17 @@
 import { readFileSync } from "node:fs";
 
 const REVIEWED = {
+  "@fastify/swagger":
+    "generates the service's /openapi.json (OpenAPI 3.1) from the schemas its routes declare (issue 33), " +
+    "so the document cannot drift from the routes: Fastify's own maintained plugin",
   "better-sqlite3": "the SQLite store (DESIGN.md); maintained, Node-API",
   "eventsource-parser":
     "reads the service's server-sent events (PIN inbox, sync state) in the HTTP client (issue 33): the " +
     "maintained spec-conformant parser (rexxars/eventsource-parser), no dependencies, no native code",
   fastify: "the HTTP service: schemas, body limits, logging (DESIGN.md)",
+  "fastify-type-provider-zod":
+    "the type provider of Fastify for zod (issue 33): routes are typed from the zod schemas they declare " +
+    "(request.params without casts); maintained (turkerdev), made for zod 4 and Fastify 5, no native code",
   "ipaddr.js": "IPv4/IPv6 and CIDR parsing for allowedIPs",
   pg: "the PostgreSQL store of the team server (issue 15): node-postgres, the maintained standard client",
   "prom-client":

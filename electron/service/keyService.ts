@@ -1,8 +1,7 @@
-import { z } from "zod";
+import type { z } from "zod";
 import type {
   ApiKeyDto,
   ApiKeyWithExtrasDto,
-  KeyInclude,
   KeyUsageSeriesDto,
   UsageBucketDto,
 } from "../../shared/apiKeys.ts";
@@ -11,11 +10,6 @@ import {
   createApiKeyRequestSchema,
   DAY_MS,
   KEY_ID_PATTERN,
-  KEY_INCLUDES,
-  KEY_SORT_FIELDS,
-  KEY_STATE_FILTERS,
-  PERMISSIONS,
-  UNUSED_FOR_DAYS_MAX,
   updateApiKeyRequestSchema,
 } from "../../shared/apiKeys.ts";
 import { formatApiDateTime } from "../../shared/datetime.ts";
@@ -32,74 +26,18 @@ import { newKeyId, newPublicApiKey } from "./domain/identifiers.ts";
 import { CURSOR_REFUSED, cursorBinding, decodeListCursor, encodeListCursor } from "./domain/listCursor.ts";
 import { badRequest, conflict, INVALID_QUERY, notFound } from "./errors.ts";
 import type { KeyLister } from "./keyListing.ts";
+import {
+  countQuerySchema,
+  DEFAULT_PAGE_LIMIT,
+  getQuerySchema,
+  listQuerySchema,
+  usageSeriesQuerySchema,
+} from "./keyQueries.ts";
 import type { ServiceStorage } from "./serviceStorage.ts";
 import type { Account } from "./store/accountRows.ts";
 import type { IdempotentRequest } from "./store/idempotencyRows.ts";
 import type { ApiKeyFilter, ListExtras, Store, StoreWrite } from "./store/store.ts";
 import type { UsageRecorder } from "./usage/usageRecorder.ts";
-
-/** The largest page a client may ask for; a cursor alone pages by DEFAULT_PAGE_LIMIT. */
-export const MAX_PAGE_LIMIT = 10_000;
-export const DEFAULT_PAGE_LIMIT = 1_000;
-
-const filterQueryFields = {
-  enabled: z.enum(["true", "false"], { error: "must be true or false, given once" }).optional(),
-  name: z.string({ error: "must be given once" }).optional(),
-  publicApiKey: z.string({ error: "must be given once" }).optional(),
-  nameContains: z
-    .string({ error: "must be given once" })
-    .max(255, "must be at most 255 characters")
-    .optional(),
-  permission: z
-    .enum(PERMISSIONS, { error: `must be one of ${PERMISSIONS.join(", ")}, given once` })
-    .optional(),
-  state: z
-    .enum(KEY_STATE_FILTERS, { error: `must be one of ${KEY_STATE_FILTERS.join(", ")}, given once` })
-    .optional(),
-  unusedForDays: z
-    .string({ error: "must be given once" })
-    .regex(/^\d{1,5}$/, `must be a whole number of days from 1 to ${UNUSED_FOR_DAYS_MAX}`)
-    .transform(Number)
-    .refine(
-      (days) => days >= 1 && days <= UNUSED_FOR_DAYS_MAX,
-      `must be a whole number of days from 1 to ${UNUSED_FOR_DAYS_MAX}`,
-    )
-    .optional(),
-};
-const INCLUDE_HINT = `must be ${KEY_INCLUDES.join(", ")} or both, separated by a comma`;
-/** `include=usage,created`: what the keys of the answer carry beyond the spec's fields. */
-const includeField = z
-  .string({ error: `${INCLUDE_HINT}; given once` })
-  .refine(
-    (text) => text.split(",").every((part) => (KEY_INCLUDES as readonly string[]).includes(part.trim())),
-    INCLUDE_HINT,
-  )
-  .transform((text) => new Set(text.split(",").map((part) => part.trim() as KeyInclude)))
-  .optional();
-const countQuerySchema = z.strictObject(filterQueryFields);
-/** GET of one key: other parameters are ignored, as they always were; `include` must be known. */
-const getQuerySchema = z.object({ include: includeField });
-/** The usage series takes no query: an unknown parameter is a 400, not silently ignored. */
-const usageSeriesQuerySchema = z.strictObject({});
-
-const listQuerySchema = z.strictObject({
-  ...filterQueryFields,
-  include: includeField,
-  limit: z
-    .string({ error: "must be given once" })
-    .regex(/^\d{1,6}$/, `must be a whole number from 1 to ${MAX_PAGE_LIMIT}`)
-    .transform(Number)
-    .refine(
-      (limit) => limit >= 1 && limit <= MAX_PAGE_LIMIT,
-      `must be a whole number from 1 to ${MAX_PAGE_LIMIT}`,
-    )
-    .optional(),
-  cursor: z.string({ error: "must be given once" }).optional(),
-  sort: z
-    .enum(KEY_SORT_FIELDS, { error: `must be one of ${KEY_SORT_FIELDS.join(", ")}, given once` })
-    .optional(),
-  order: z.enum(["asc", "desc"], { error: "must be asc or desc, given once" }).optional(),
-});
 
 /** A list request, validated: which keys, and which page of them if paging was asked for. */
 export interface KeyListRequest {

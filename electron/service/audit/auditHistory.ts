@@ -19,18 +19,35 @@ export const MAX_AUDIT_PAGE = 1_000;
 export const DEFAULT_AUDIT_PAGE = 100;
 
 const once = { error: "must be given once" };
-const dateTime = z
-  .string(once)
-  .refine((text) => parseApiDateTime(text) !== null, `must be a date and time: ${DATETIME_FORMAT_HINT}`)
-  .transform((text) => parseApiDateTime(text) as number)
-  .optional();
+const dateTime = (description: string) =>
+  z
+    .string(once)
+    .refine((text) => parseApiDateTime(text) !== null, `must be a date and time: ${DATETIME_FORMAT_HINT}`)
+    .transform((text) => parseApiDateTime(text) as number)
+    .optional()
+    .meta({
+      description: `${description}; the formats validFrom accepts, e.g. 2030-06-01T00:00:00.000+0000 or 2030-06-01T00:00:00Z`,
+    });
 
-const auditQuerySchema = z.strictObject({
-  key: z.string(once).regex(KEY_ID_PATTERN, "must be a key's `key` (32 uppercase hex digits)").optional(),
-  actor: z.string(once).min(1, "must not be empty").max(255, "must be at most 255 characters").optional(),
-  account: z.string(once).optional(),
-  from: dateTime,
-  to: dateTime,
+/** The query of `GET /local/1/audit`, as validated here and documented by its route. */
+export const auditQuerySchema = z.strictObject({
+  key: z
+    .string(once)
+    .regex(KEY_ID_PATTERN, "must be a key's `key` (32 uppercase hex digits)")
+    .optional()
+    .meta({ description: "Entries of this key" }),
+  actor: z
+    .string(once)
+    .min(1, "must not be empty")
+    .max(255, "must be at most 255 characters")
+    .optional()
+    .meta({ description: "Entries made by this username" }),
+  account: z.string(once).optional().meta({
+    description: "Entries of this one account: `_` (the caller's own) or a sub-account's accountKey",
+    pattern: "^(_|[0-9A-F]{32})$",
+  }),
+  from: dateTime("Entries at or after this time"),
+  to: dateTime("Entries before this time (after from)"),
   limit: z
     .string(once)
     .regex(/^\d{1,6}$/, `must be a whole number from 1 to ${MAX_AUDIT_PAGE}`)
@@ -39,8 +56,12 @@ const auditQuerySchema = z.strictObject({
       (limit) => limit >= 1 && limit <= MAX_AUDIT_PAGE,
       `must be a whole number from 1 to ${MAX_AUDIT_PAGE}`,
     )
-    .optional(),
-  cursor: z.string(once).optional(),
+    .optional()
+    .meta({ description: `Entries per page, 1 to ${MAX_AUDIT_PAGE}; ${DEFAULT_AUDIT_PAGE} when left out` }),
+  cursor: z.string(once).optional().meta({
+    description:
+      "The nextCursor of the page before, sent with the same credentials and the same filters (key, actor, account, from, to); opaque. Any other cursor is a 400 naming cursor",
+  }),
 });
 
 /**

@@ -27,6 +27,8 @@ import { sendApiError, toApiError } from "./errorReplies.ts";
 import { refuseRequestsWithoutHost } from "./hostHeader.ts";
 import { acceptJsonBodiesOnly, BODY_LIMIT_BYTES } from "./jsonBody.ts";
 import { redactUrl, requestLogFields } from "./logRedaction.ts";
+import { registerOpenApiGeneration } from "./openApiGeneration.ts";
+import { openApiRoot, withStorageFailures } from "./openApiRoot.ts";
 import { writeClientError } from "./parserRefusals.ts";
 import { recordRequests, recordUnrouted } from "./requestMetrics.ts";
 import { registerApiKeyRoutes } from "./routes/apiKeyRoutes.ts";
@@ -205,6 +207,7 @@ export function buildHttpApp<S extends ServiceStorage>(
     return sendApiError(reply, new ApiError("NOT_FOUND", `no such route: ${request.method} ${path}`));
   });
 
+  registerOpenApiGeneration(app, openApiRoot(), withStorageFailures);
   if (options.onRoute) app.addHook("onRoute", options.onRoute);
   registerApiKeyRoutes(app, keys, requireBasic);
   const tfa = createTfaSimulator(
@@ -227,7 +230,7 @@ export function buildHttpApp<S extends ServiceStorage>(
   });
   auditRetention.start();
   app.addHook("onClose", () => auditRetention.close());
-  registerOpenApiRoute(app, { metrics: metrics !== undefined });
+  registerOpenApiRoute(app);
   if (metrics && options.metrics) registerMetricsRoute(app, metrics, options.metrics.allow);
   registerHealthRoutes(app, { storeAnswers: () => data.store.health.ready(), stopping: () => stopping });
   const service: KeyServiceApp<S> = { app, keys, tfa, auditRetention, data, requireBasic, metrics };

@@ -1,4 +1,5 @@
 import type { FastifyRequest } from "fastify";
+import { z } from "zod";
 import { badRequest } from "../errors.ts";
 
 /** The request header that makes a create safe to retry. */
@@ -7,6 +8,20 @@ const IDEMPOTENCY_KEY_HEADER = "Idempotency-Key";
 const IDEMPOTENCY_KEY_PATTERN = /^[\x21-\x7E]{1,255}$/;
 const INVALID =
   "the Idempotency-Key header is not valid; send it once, as 1 to 255 visible ASCII characters (a UUID is a good choice)";
+
+/** The header as the routes that take it declare it (read by idempotencyKeyOf, which counts repeats). */
+export const idempotencyKeyHeaders = z.object({
+  [IDEMPOTENCY_KEY_HEADER]: z
+    .string()
+    .min(1)
+    .max(255)
+    .regex(/^[\x21-\x7E]+$/)
+    .optional()
+    .meta({
+      description:
+        "Makes the create safe to retry: the same key with the same request (same caller, path and body) within 24 hours answers the first successful answer again (the same key and publicApiKey) and creates nothing; with a different request it is a 409. Scoped to the authenticated account. Only successful answers are remembered. 1–255 visible ASCII characters (0x21–0x7E), given once.",
+    }),
+});
 
 /**
  * The `Idempotency-Key` of a request, or undefined when it has none. Counted in the raw headers:

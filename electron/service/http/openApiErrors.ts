@@ -1,11 +1,13 @@
 import { MESSAGE_IDS, type MessageId, STATUS_OF_MESSAGE_ID } from "../../../shared/apiErrors.ts";
-import { json, ref } from "./openApiParts.ts";
 
 /**
  * The error answers of the OpenAPI document: the one error body (closed at every level, so a
  * client can rely on nothing else being there), one schema per status that pins its messageId,
  * the headers some refusals always carry, and the answers to requests no operation takes.
  */
+
+const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
+const json = (schema: object) => ({ "application/json": { schema } });
 
 const MESSAGE_ID_OF_STATUS = Object.fromEntries(
   MESSAGE_IDS.map((messageId) => [String(STATUS_OF_MESSAGE_ID[messageId]), messageId]),
@@ -174,3 +176,22 @@ export const refusedRequests = {
     },
   },
 };
+
+/** The refusals every Basic-credentials operation may answer. */
+export const commonErrors = {
+  "400": errorResponse("400", "Invalid input; validationErrors names each field and what is wrong with it"),
+  "401": errorResponse("401", "Missing or wrong Basic credentials", BASIC_CHALLENGE),
+  "403": errorResponse("403", "An API key (App scheme) was used; management takes Basic credentials only"),
+  "404": errorResponse(
+    "404",
+    "Unknown account or key, an account the caller does not manage, or (2FA key) an unknown version",
+  ),
+  "429": errorResponse(
+    "429",
+    "Too many failed sign-in attempts from this address, or too many sign-ins being checked at once; see Retry-After",
+  ),
+  "500": errorResponse("500", "The service failed; nothing was written"),
+};
+
+/** Operations that take Basic credentials only. */
+export const basicOnly = [{ basic: [] }];

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { BODY_OBJECT, checked, senderSchema, typeError } from "../../../shared/tfaSchemas.ts";
-import { lenientBooleanQuery } from "../domain/queryBoolean.ts";
+import { lenientBooleanQuery, QUERY_BOOLEAN_SPELLINGS } from "../domain/queryBoolean.ts";
 import { MSISDN_HINT, NUMBER_PART_HINT, normalizeMsisdn, numberPartDigits } from "./phoneNumbers.ts";
 
 /**
@@ -74,27 +74,46 @@ export const verifyPinSchema = z.strictObject(
   BODY_OBJECT,
 );
 
-export const sendPinQuerySchema = z.strictObject({ ncNeeded: lenientBooleanQuery });
+/** A boolean query parameter as /openapi.json describes it: any value is accepted (queryBoolean.ts). */
+const booleanQuery = (description: string) =>
+  lenientBooleanQuery.meta({
+    description: `${description}. Read as ${QUERY_BOOLEAN_SPELLINGS}; any other value (empty, undefined, ...) counts as absent`,
+    examples: ["true", "false"],
+  });
+
+export const sendPinQuerySchema = z.strictObject({
+  ncNeeded: booleanQuery("Number Lookup first (default true): answers ncStatus"),
+});
 
 export const verificationsQuerySchema = z.strictObject({
   msisdn: z
     .string({ error: (issue) => (issue.input === undefined ? "is required" : "must be given once") })
     .refine((value) => normalizeMsisdn(value) !== null, { error: `must be a phone number: ${MSISDN_HINT}` }),
-  verified: lenientBooleanQuery,
-  sent: lenientBooleanQuery,
+  verified: booleanQuery("Only verified (true) or unverified (false) PINs"),
+  sent: booleanQuery("Only PINs whose message was sent (true) or not (false)"),
 });
 
 export const localPinsQuerySchema = z.strictObject({
   to: z
     .string({ error: "must be given once" })
     .refine((value) => numberPartDigits(value) !== null, { error: `must be ${NUMBER_PART_HINT}` })
-    .optional(),
-  applicationId: z.string({ error: "must be given once" }).optional(),
+    .optional()
+    .meta({
+      description:
+        "Only messages to numbers containing these digits: a whole number or a part of one, written with spaces, +, -, dots, slashes or brackets if wished (a search: 4179 and +41 79 find 41793026731)",
+    }),
+  applicationId: z
+    .string({ error: "must be given once" })
+    .optional()
+    .meta({ description: "Only messages of this application" }),
   limit: z
     .string({ error: "must be given once" })
     .regex(/^\d{1,4}$/, { error: `must be a whole number from 1 to ${LOCAL_PINS_MAX_LIMIT}` })
     .refine((value) => Number(value) >= 1 && Number(value) <= LOCAL_PINS_MAX_LIMIT, {
       error: `must be a whole number from 1 to ${LOCAL_PINS_MAX_LIMIT}`,
     })
-    .optional(),
+    .optional()
+    .meta({
+      description: `At most this many messages (1–${LOCAL_PINS_MAX_LIMIT}, default ${LOCAL_PINS_MAX_LIMIT})`,
+    }),
 });

@@ -1,16 +1,46 @@
 import { once } from "node:events";
 import type { FastifyInstance } from "fastify";
+import { z } from "zod";
 import { badRequest, notFound } from "../../errors.ts";
+import {
+  countQuerySchema,
+  getQuerySchema,
+  listQuerySchema,
+  usageSeriesQuerySchema,
+} from "../../keyQueries.ts";
 import type { KeyService } from "../../keyService.ts";
 import { auditOriginOf } from "../auditOrigin.ts";
 import type { BasicGuard } from "../basicAuthGuard.ts";
-import { idempotencyKeyOf } from "../idempotencyKeyHeader.ts";
+import { idempotencyKeyHeaders, idempotencyKeyOf } from "../idempotencyKeyHeader.ts";
 import { routePath } from "../methodRoutes.ts";
+import { basicOnly, commonErrors, errorResponse } from "../openApiErrors.ts";
+import { accountKeyParam, documented, jsonContent, keyParam } from "../routeSchemas.ts";
+import {
+  apiKey,
+  apiKeyCount,
+  apiKeyList,
+  apiKeyPage,
+  createApiKeyRequest,
+  keyUsageSeries,
+  listedApiKey,
+  updateApiKeyRequest,
+} from "./apiKeySchemas.ts";
 
 const JSON_TYPE = "application/json; charset=utf-8";
 
-type AccountParams = { accountKey: string };
-type KeyParams = { accountKey: string; key: string };
+const accountParams = z.object({ accountKey: accountKeyParam });
+const keyParams = z.object({ accountKey: accountKeyParam, key: keyParam });
+
+const bodyErrors = {
+  413: errorResponse("413", "Request body over 64 KiB"),
+  415: errorResponse("415", "Request body is not application/json"),
+};
+const idempotencyConflict = {
+  409: errorResponse(
+    "409",
+    "CONFLICT: the Idempotency-Key was already used in the last 24 hours for a different request; use a new key",
+  ),
+};
 
 export const API_KEYS_PATH = "/settings/1/accounts/:accountKey/api-keys";
 export const API_KEY_PATH = `${API_KEYS_PATH}/:key`;
@@ -19,7 +49,7 @@ export const API_KEY_COUNT_PATH = "/local/1/accounts/:accountKey/api-keys/count"
 /** A Keydesk extension: a key's calls per hour (48 hours) and per UTC day (30 days). */
 export const API_KEY_USAGE_SERIES_PATH = "/local/1/accounts/:accountKey/api-keys/:key/usage-series";
 export const TFA_API_KEY_PATH = "/2fa/:version/api-key";
-export const TFA_API_KEY_VERSIONS = ["1", "2"];
+export const TFA_API_KEY_VERSIONS = ["1", "2"] as const;
 
 /** The key-management API: create, list/look up, get, update, and the 2FA key shortcut. */
 export function registerApiKeyRoutes(app: FastifyInstance, keys: KeyService, caller: BasicGuard): void {
@@ -34,140 +64,253 @@ export function registerApiKeyRoutes(app: FastifyInstance, keys: KeyService, cal
   });
 
   routePath(app, API_KEYS_PATH, {
-    get: async (request, reply) => {
-      const { accountKey } = request.params as AccountParams;
-      const list = await keys.listRequest(await caller(request), accountKey, request.query);
-      if (list.page) return reply.type("application/json; charset=utf-8").send(await keys.pageText(list));
-      const controller = new AbortController();
-      // Aborting stops the scan at its next step; a reader that stopped reading never asks for
-      // that step, so the answer's socket is closed too.
-      const end = () => {
-        controller.abort();
-        reply.raw.destroy();
-      };
-      streaming.add(end);
-      reply.raw.once("close", () => {
-        controller.abort();
-        streaming.delete(end);
-      });
-      const text = keys.listText(list, controller.signal);
-      // A list that is whole after its first steps goes out with a Content-Length (simple clients,
-      // HTTP/1.0); a longer one streams, step by step.
-      const first: (string | Uint8Array)[] = [];
-      let whole = false;
-      for (let next = await text.next(); ; next = await text.next()) {
-        if (next.done) {
-          whole = true;
-          break;
-        }
-        first.push(next.value);
-        if (first.length > 3) break;
-      }
-      // Written here rather than piped or sent as one buffer: a piece known to be written lends its
-      // memory to a later one, so lists leave nothing behind for the collector (a copy of every
-      // short list made the service's thread stop for a full collection every few dozen lists).
-      // Fastify's onSend hooks do not run for it, so what they would add is added here.
-      reply.hijack();
-      const response = reply.raw;
-      response.writeHead(200, {
-        "content-type": JSON_TYPE,
-        ...(whole && { "content-length": String(first.reduce((sum, part) => sum + byteLength(part), 0)) }),
-        ...(stopping && { connection: "close" }),
-      });
-      const send = (part: string | Uint8Array) =>
-        response.write(part, (error) => {
-          if (!error && typeof part !== "string") keys.recyclePiece(part);
+    get: documented(
+      {
+        operationId: "listApiKeys",
+        summary: "List the account's keys in creation order, or look one up by name or publicApiKey",
+        description:
+          "Without `limit` or `cursor` every matching key is answered in one `{apiKeys}` list (streamed: it may arrive in chunks, and a service that stops meanwhile cuts it short). With `limit` and/or `cursor` (a Keydesk extension) the answer is one page with `nextCursor`. Pages are positions in creation order: keys created while a client pages appear on a later page, none is answered twice or skipped.",
+        security: basicOnly,
+        params: accountParams,
+        querystring: listQuerySchema,
+        response: {
+          200: {
+            description: "The matching keys; a page with nextCursor when limit or cursor was given",
+            content: jsonContent(z.union([apiKeyList, apiKeyPage])),
+          },
+          ...commonErrors,
+        },
+      },
+      async (request, reply) => {
+        const { accountKey } = request.params;
+        const list = await keys.listRequest(await caller(request), accountKey, request.query);
+        if (list.page) return reply.type("application/json; charset=utf-8").send(await keys.pageText(list));
+        const controller = new AbortController();
+        // Aborting stops the scan at its next step; a reader that stopped reading never asks for
+        // that step, so the answer's socket is closed too.
+        const end = () => {
+          controller.abort();
+          reply.raw.destroy();
+        };
+        streaming.add(end);
+        reply.raw.once("close", () => {
+          controller.abort();
+          streaming.delete(end);
         });
-      try {
-        if (whole) {
-          // In one write to the socket, as a body sent whole would be.
-          response.cork();
-          for (const part of first) send(part);
-          response.uncork();
+        const text = keys.listText(list, controller.signal);
+        // A list that is whole after its first steps goes out with a Content-Length (simple clients,
+        // HTTP/1.0); a longer one streams, step by step.
+        const first: (string | Uint8Array)[] = [];
+        let whole = false;
+        for (let next = await text.next(); ; next = await text.next()) {
+          if (next.done) {
+            whole = true;
+            break;
+          }
+          first.push(next.value);
+          if (first.length > 3) break;
+        }
+        // Written here rather than piped or sent as one buffer: a piece known to be written lends its
+        // memory to a later one, so lists leave nothing behind for the collector (a copy of every
+        // short list made the service's thread stop for a full collection every few dozen lists).
+        // Fastify's onSend hooks do not run for it, so what they would add is added here.
+        reply.hijack();
+        const response = reply.raw;
+        response.writeHead(200, {
+          "content-type": JSON_TYPE,
+          ...(whole && { "content-length": String(first.reduce((sum, part) => sum + byteLength(part), 0)) }),
+          ...(stopping && { connection: "close" }),
+        });
+        const send = (part: string | Uint8Array) =>
+          response.write(part, (error) => {
+            if (!error && typeof part !== "string") keys.recyclePiece(part);
+          });
+        try {
+          if (whole) {
+            // In one write to the socket, as a body sent whole would be.
+            response.cork();
+            for (const part of first) send(part);
+            response.uncork();
+            response.end();
+            return reply;
+          }
+          if (stopping) end();
+          for await (const part of prefixed(first, text)) {
+            if (!send(part)) await once(response, "drain", { signal: controller.signal });
+          }
           response.end();
-          return reply;
+        } catch (error) {
+          // The client went away, the service is stopping, or the list failed: the answer is cut
+          // short (its status was sent with the first piece), and only a failure is worth a line.
+          if (!controller.signal.aborted)
+            request.log.error({ err: error }, "the key list failed while streaming");
+          response.destroy();
+        } finally {
+          streaming.delete(end);
         }
-        if (stopping) end();
-        for await (const part of prefixed(first, text)) {
-          if (!send(part)) await once(response, "drain", { signal: controller.signal });
-        }
-        response.end();
-      } catch (error) {
-        // The client went away, the service is stopping, or the list failed: the answer is cut
-        // short (its status was sent with the first piece), and only a failure is worth a line.
-        if (!controller.signal.aborted)
-          request.log.error({ err: error }, "the key list failed while streaming");
-        response.destroy();
-      } finally {
-        streaming.delete(end);
-      }
-      return reply;
-    },
-    post: async (request) => {
-      const { accountKey } = request.params as AccountParams;
-      const account = await caller(request);
-      return keys.create(
-        account,
-        accountKey,
-        request.body,
-        idempotencyKeyOf(request),
-        auditOriginOf(request, account),
-      );
-    },
+        return reply;
+      },
+    ),
+    post: documented(
+      {
+        operationId: "createApiKey",
+        summary: "Create a key; permissions default to [ALL]",
+        security: basicOnly,
+        params: accountParams,
+        headers: idempotencyKeyHeaders,
+        body: createApiKeyRequest,
+        response: {
+          200: { description: "The new key", content: jsonContent(apiKey) },
+          ...commonErrors,
+          ...idempotencyConflict,
+          ...bodyErrors,
+        },
+      },
+      async (request) => {
+        const { accountKey } = request.params;
+        const account = await caller(request);
+        return keys.create(
+          account,
+          accountKey,
+          request.body,
+          idempotencyKeyOf(request),
+          auditOriginOf(request, account),
+        );
+      },
+    ),
   });
 
   routePath(app, API_KEY_COUNT_PATH, {
-    get: async (request, reply) => {
-      const { accountKey } = request.params as AccountParams;
-      const account = await caller(request);
-      // A count the client no longer waits for stops at its next step.
-      const controller = new AbortController();
-      reply.raw.once("close", () => controller.abort());
-      return keys.count(account, accountKey, request.query, controller.signal);
-    },
+    get: documented(
+      {
+        tags: ["Accounts"],
+        operationId: "countApiKeys",
+        summary: "How many of the account's keys the list's filters match (a Keydesk extension)",
+        security: basicOnly,
+        params: accountParams,
+        querystring: countQuerySchema,
+        response: {
+          200: { description: "The number of matching keys", content: jsonContent(apiKeyCount) },
+          ...commonErrors,
+        },
+      },
+      async (request, reply) => {
+        const { accountKey } = request.params;
+        const account = await caller(request);
+        // A count the client no longer waits for stops at its next step.
+        const controller = new AbortController();
+        reply.raw.once("close", () => controller.abort());
+        return keys.count(account, accountKey, request.query, controller.signal);
+      },
+    ),
   });
 
   routePath(app, API_KEY_PATH, {
-    get: async (request) => {
-      const { accountKey, key } = request.params as KeyParams;
-      return keys.get(await caller(request), accountKey, key, request.query);
-    },
-    put: async (request) => {
-      const { accountKey, key } = request.params as KeyParams;
-      const account = await caller(request);
-      return keys.update(account, accountKey, key, request.body, auditOriginOf(request, account));
-    },
+    get: documented(
+      {
+        operationId: "getApiKey",
+        summary: "Get one key",
+        security: basicOnly,
+        params: keyParams,
+        querystring: getQuerySchema,
+        response: {
+          200: {
+            description: "The key; with include=, its usage and/or creation time too",
+            content: jsonContent(listedApiKey),
+          },
+          ...commonErrors,
+        },
+      },
+      async (request) => {
+        const { accountKey, key } = request.params;
+        return keys.get(await caller(request), accountKey, key, request.query);
+      },
+    ),
+    put: documented(
+      {
+        operationId: "updateApiKey",
+        summary: "Update a key: sent fields replace stored ones, absent fields are kept, null clears",
+        security: basicOnly,
+        params: keyParams,
+        body: updateApiKeyRequest,
+        response: {
+          200: { description: "The key after the update", content: jsonContent(apiKey) },
+          ...commonErrors,
+          ...bodyErrors,
+        },
+      },
+      async (request) => {
+        const { accountKey, key } = request.params;
+        const account = await caller(request);
+        return keys.update(account, accountKey, key, request.body, auditOriginOf(request, account));
+      },
+    ),
   });
 
   routePath(app, API_KEY_USAGE_SERIES_PATH, {
-    get: async (request) => {
-      const { accountKey, key } = request.params as KeyParams;
-      return keys.usageSeries(await caller(request), accountKey, key, request.query);
-    },
+    get: documented(
+      {
+        tags: ["Accounts"],
+        operationId: "getApiKeyUsageSeries",
+        summary:
+          "A key's App-authorized calls, allowed and refused, per hour over the last 48 hours and per UTC day over the last 30 days (a Keydesk extension)",
+        security: basicOnly,
+        params: keyParams,
+        querystring: usageSeriesQuerySchema,
+        response: {
+          200: { description: "The key's usage series", content: jsonContent(keyUsageSeries) },
+          ...commonErrors,
+          400: errorResponse(
+            "400",
+            "A query parameter (this operation takes none), or the service runs with --usage off",
+          ),
+        },
+      },
+      async (request) => {
+        const { accountKey, key } = request.params;
+        return keys.usageSeries(await caller(request), accountKey, key, request.query);
+      },
+    ),
   });
 
   routePath(app, TFA_API_KEY_PATH, {
-    post: async (request, reply) => {
-      const { version } = request.params as { version: string };
-      if (!TFA_API_KEY_VERSIONS.includes(version)) {
-        throw notFound(`no 2FA API version ${version}; use ${TFA_API_KEY_VERSIONS.join(" or ")}`);
-      }
-      const account = await caller(request);
-      const idempotencyKey = idempotencyKeyOf(request);
-      if (request.body !== undefined && !isEmptyObject(request.body)) {
-        throw badRequest("this call takes no request body (send none, or {})", { body: ["must be empty"] });
-      }
-      // The answer is a bare JSON string; serialize it ourselves so it is not sent as text/plain.
-      return reply.type("application/json; charset=utf-8").send(
-        JSON.stringify(
-          await keys.createTfaKey(account, {
-            version,
-            idempotencyKey,
-            origin: auditOriginOf(request, account),
-          }),
-        ),
-      );
-    },
+    post: documented(
+      {
+        operationId: "createTfaApiKey",
+        summary: "Create a key with permissions [TFA] in the caller's account and answer its publicApiKey",
+        security: basicOnly,
+        params: z.object({ version: z.enum(TFA_API_KEY_VERSIONS) }),
+        headers: idempotencyKeyHeaders,
+        response: {
+          200: { description: "The new key's publicApiKey", content: jsonContent(z.string()) },
+          ...commonErrors,
+          ...idempotencyConflict,
+          ...bodyErrors,
+        },
+      },
+      async (request, reply) => {
+        // Declared, not validated (routeSchemas.ts): any version reaches this check.
+        const version: string = request.params.version;
+        if (!(TFA_API_KEY_VERSIONS as readonly string[]).includes(version)) {
+          throw notFound(`no 2FA API version ${version}; use ${TFA_API_KEY_VERSIONS.join(" or ")}`);
+        }
+        const account = await caller(request);
+        const idempotencyKey = idempotencyKeyOf(request);
+        if (request.body !== undefined && !isEmptyObject(request.body)) {
+          throw badRequest("this call takes no request body (send none, or {})", { body: ["must be empty"] });
+        }
+        // The answer is a bare JSON string; serialize it ourselves so it is not sent as text/plain.
+        return reply.type("application/json; charset=utf-8").send(
+          JSON.stringify(
+            await keys.createTfaKey(account, {
+              version,
+              idempotencyKey,
+              origin: auditOriginOf(request, account),
+            }),
+          ),
+        );
+      },
+    ),
   });
 }
 

@@ -1,8 +1,11 @@
 import type { FastifyInstance } from "fastify";
+import { z } from "zod";
 import { managedAccounts } from "../../domain/accountRules.ts";
 import type { AccountReads } from "../../store/store.ts";
 import type { BasicGuard } from "../basicAuthGuard.ts";
 import { routePath } from "../methodRoutes.ts";
+import { basicOnly, commonErrors } from "../openApiErrors.ts";
+import { component, documented, jsonContent } from "../routeSchemas.ts";
 
 export const LOCAL_ACCOUNTS_PATH = "/local/1/accounts";
 
@@ -12,6 +15,22 @@ export interface LocalAccountDto {
   username: string;
   parentAccountKey: string | null;
 }
+
+const accountKey = z.string().regex(/^[0-9A-F]{32}$/);
+const localAccountList = component(
+  "LocalAccountList",
+  z.strictObject({
+    accounts: z.array(
+      z.strictObject({
+        accountKey,
+        username: z.string(),
+        parentAccountKey: z
+          .union([accountKey, z.null()])
+          .meta({ description: "null for the caller's own account" }),
+      }),
+    ),
+  }),
+);
 
 /**
  * The accounts a caller's Basic credentials manage: its own account first, then every
@@ -24,17 +43,32 @@ export function registerLocalAccountRoutes(
   requireBasic: BasicGuard,
 ): void {
   routePath(app, LOCAL_ACCOUNTS_PATH, {
-    get: async (request) => {
-      const caller = await requireBasic(request);
-      const all = await accounts.list();
-      const keyOf = new Map(all.map((account) => [account.id, account.accountKey]));
-      const managed = managedAccounts(all, caller.id).filter((account) => account.id !== caller.id);
-      const toDto = (account: (typeof all)[number], own: boolean): LocalAccountDto => ({
-        accountKey: account.accountKey,
-        username: account.username,
-        parentAccountKey: own || account.parentId === null ? null : (keyOf.get(account.parentId) ?? null),
-      });
-      return { accounts: [toDto(caller, true), ...managed.map((account) => toDto(account, false))] };
-    },
+    get: documented(
+      {
+        tags: ["Accounts"],
+        operationId: "listLocalAccounts",
+        summary: "The caller's own account, then every sub-account it manages (any depth) in creation order",
+        security: basicOnly,
+        response: {
+          200: { description: "The accounts", content: jsonContent(localAccountList) },
+          401: commonErrors["401"],
+          403: commonErrors["403"],
+          429: commonErrors["429"],
+          500: commonErrors["500"],
+        },
+      },
+      async (request) => {
+        const caller = await requireBasic(request);
+        const all = await accounts.list();
+        const keyOf = new Map(all.map((account) => [account.id, account.accountKey]));
+        const managed = managedAccounts(all, caller.id).filter((account) => account.id !== caller.id);
+        const toDto = (account: (typeof all)[number], own: boolean): LocalAccountDto => ({
+          accountKey: account.accountKey,
+          username: account.username,
+          parentAccountKey: own || account.parentId === null ? null : (keyOf.get(account.parentId) ?? null),
+        });
+        return { accounts: [toDto(caller, true), ...managed.map((account) => toDto(account, false))] };
+      },
+    ),
   });
 }

@@ -1,10 +1,16 @@
 import type { FastifyInstance } from "fastify";
+import { z } from "zod";
 import { PIN_STREAM_EVENTS } from "../../../../shared/tfa.ts";
 import { ApiError } from "../../errors.ts";
+import { localPinsQuerySchema } from "../../tfa/schemas.ts";
 import type { TfaSimulator } from "../../tfa/tfaSimulator.ts";
 import type { BasicGuard } from "../basicAuthGuard.ts";
 import { type EventStream, openEventStream } from "../eventStream.ts";
 import { routePath } from "../methodRoutes.ts";
+import { BASIC_CHALLENGE, basicOnly, errorResponse } from "../openApiErrors.ts";
+import { documented, jsonContent } from "../routeSchemas.ts";
+import { MAX_UNSENT_BYTES } from "../slowClient.ts";
+import { capturedPin, capturedPinList, pinState } from "./tfaSchemas.ts";
 
 export const LOCAL_PINS_PATH = "/local/1/pins";
 export const LOCAL_PINS_STREAM_PATH = `${LOCAL_PINS_PATH}/stream`;
@@ -25,6 +31,20 @@ const tooManyStreams = () =>
     undefined,
     { "retry-after": String(STREAM_RETRY_AFTER_S) },
   );
+
+const localErrors = {
+  400: errorResponse("400", "Invalid query parameters"),
+  401: errorResponse("401", "Missing or wrong Basic credentials", BASIC_CHALLENGE),
+  403: errorResponse("403", "An API key was used; the PIN inbox takes the account's Basic credentials only"),
+  429: errorResponse(
+    "429",
+    "Too many failed sign-in attempts from this address, or too many sign-ins being checked at once; see Retry-After",
+  ),
+  500: errorResponse("500", "The service failed"),
+};
+const TAGS = ["PIN inbox"];
+/** `limit` is accepted on a stream too (the filter is the list's) but limits nothing there. */
+const streamQuery = localPinsQuerySchema.pick({ to: true, applicationId: true });
 
 /**
  * The PIN inbox, a catcher for one-time PINs: the messages the 2FA simulator "sent", for the
@@ -54,40 +74,83 @@ export function registerLocalPinRoutes(
   });
 
   routePath(app, LOCAL_PINS_PATH, {
-    get: async (request) => {
-      const caller = await requireBasic(request);
-      return inbox.list(caller, inbox.filterOf(request.query));
-    },
+    get: documented(
+      {
+        tags: TAGS,
+        operationId: "listCapturedPins",
+        summary:
+          "Every message the 2FA simulator sent, of the caller's account and its sub-accounts, newest first",
+        security: basicOnly,
+        querystring: localPinsQuerySchema,
+        response: {
+          200: { description: "The captured messages", content: jsonContent(capturedPinList) },
+          ...localErrors,
+        },
+      },
+      async (request) => {
+        const caller = await requireBasic(request);
+        return inbox.list(caller, inbox.filterOf(request.query));
+      },
+    ),
   });
 
   routePath(app, LOCAL_PINS_STREAM_PATH, {
-    get: async (request, reply) => {
-      const caller = await requireBasic(request);
-      const filter = inbox.filterOf(request.query);
-      // Before HEAD too: HEAD answers what GET would.
-      const held = openPerAccount.get(caller.id) ?? 0;
-      if (held >= MAX_STREAMS_PER_ACCOUNT) throw tooManyStreams();
-      if (request.method === "HEAD") {
-        return reply.type("text/event-stream; charset=utf-8").header("cache-control", "no-cache").send();
-      }
-      let unsubscribe = () => {};
-      openPerAccount.set(caller.id, held + 1);
-      const stream = openEventStream(reply, () => {
-        unsubscribe();
-        open.delete(stream);
-        release(caller.id);
-      });
-      open.add(stream);
-      unsubscribe = events.subscribe(
-        inbox.listener(caller, filter, (event) => {
-          if (event.type === "captured") stream.send(PIN_STREAM_EVENTS.captured, event.pin);
-          else stream.send(PIN_STREAM_EVENTS.state, event.state);
-        }),
-      );
-      // Its sign-in finished while the service was stopping: the preClose hook has ended the
-      // streams it saw, and this one would hold the stop open for good.
-      if (closing) stream.close();
-      return reply;
-    },
+    get: documented(
+      {
+        tags: TAGS,
+        operationId: "streamCapturedPins",
+        summary: `Server-sent events: \`${PIN_STREAM_EVENTS.captured}\` (a CapturedPin) for each message sent, \`${PIN_STREAM_EVENTS.state}\` (pinId, applicationId, to, attemptsRemaining, verified) when a verification changes a PIN; a comment every 15 s. A client that stops reading is disconnected once ${MAX_UNSENT_BYTES / 1024} KiB wait unsent for it (reconnect, and list what was missed); an account holds at most ${MAX_STREAMS_PER_ACCOUNT} open streams`,
+        security: basicOnly,
+        querystring: streamQuery,
+        response: {
+          200: {
+            description: "An endless event stream",
+            content: {
+              "text/event-stream": {
+                schema: z.string(),
+                // OpenAPI 3.1 cannot describe the events of a stream; this names each event's data.
+                "x-events": {
+                  [PIN_STREAM_EVENTS.captured]: capturedPin,
+                  [PIN_STREAM_EVENTS.state]: pinState,
+                },
+              },
+            },
+          },
+          ...localErrors,
+          429: errorResponse(
+            "429",
+            `Too many failed sign-in attempts from this address, too many sign-ins being checked at once, or the account already holds ${MAX_STREAMS_PER_ACCOUNT} open streams; see Retry-After`,
+          ),
+        },
+      },
+      async (request, reply) => {
+        const caller = await requireBasic(request);
+        const filter = inbox.filterOf(request.query);
+        // Before HEAD too: HEAD answers what GET would.
+        const held = openPerAccount.get(caller.id) ?? 0;
+        if (held >= MAX_STREAMS_PER_ACCOUNT) throw tooManyStreams();
+        if (request.method === "HEAD") {
+          return reply.type("text/event-stream; charset=utf-8").header("cache-control", "no-cache").send();
+        }
+        let unsubscribe = () => {};
+        openPerAccount.set(caller.id, held + 1);
+        const stream = openEventStream(reply, () => {
+          unsubscribe();
+          open.delete(stream);
+          release(caller.id);
+        });
+        open.add(stream);
+        unsubscribe = events.subscribe(
+          inbox.listener(caller, filter, (event) => {
+            if (event.type === "captured") stream.send(PIN_STREAM_EVENTS.captured, event.pin);
+            else stream.send(PIN_STREAM_EVENTS.state, event.state);
+          }),
+        );
+        // Its sign-in finished while the service was stopping: the preClose hook has ended the
+        // streams it saw, and this one would hold the stop open for good.
+        if (closing) stream.close();
+        return reply;
+      },
+    ),
   });
 }

@@ -1,12 +1,23 @@
 import type { FastifyInstance } from "fastify";
+import { z } from "zod";
 import { ApiError } from "../../errors.ts";
 import type { MetricsAllowList } from "../../metrics/metricsAllowList.ts";
 import type { ServiceMetrics } from "../../metrics/serviceMetrics.ts";
 import { sendApiError } from "../errorReplies.ts";
 import { routePath } from "../methodRoutes.ts";
+import { errorResponse } from "../openApiErrors.ts";
+import { documented } from "../routeSchemas.ts";
 import { quieterOf } from "./healthRoutes.ts";
 
 export const METRICS_PATH = "/metrics";
+
+const noStore = {
+  "Cache-Control": {
+    required: true,
+    description: "no-store: the numbers are true only when they are read",
+    schema: { type: "string", const: "no-store" },
+  },
+};
 
 /**
  * Prometheus' scrape (serve --metrics), without credentials: only addresses of the allow list
@@ -22,19 +33,44 @@ export function registerMetricsRoute(
     app,
     METRICS_PATH,
     {
-      get: async (request, reply) => {
-        reply.header("cache-control", "no-store");
-        if (!allow.allows(request.ip))
-          return sendApiError(
-            reply,
-            new ApiError(
-              "FORBIDDEN",
-              `the metrics are answered only to the addresses of the service's --metrics-allow, and ${request.ip} is not one of them`,
-            ),
-          );
-        const { contentType, text } = await metrics.scrape();
-        return reply.type(contentType).send(text);
-      },
+      get: documented(
+        {
+          tags: ["Monitoring"],
+          operationId: "getMetrics",
+          summary:
+            "The service's metrics in Prometheus' text format (a Keydesk extension; no credentials, allowed addresses only)",
+          description:
+            "Served only when the service runs with `--metrics` (KEY_SERVICE_METRICS), and only to client addresses of `--metrics-allow` (KEY_SERVICE_METRICS_ALLOW; loopback by default). Requests, App authorizations, caches, the database pool and change feed, sync runs, list workers, PINs sent, and the process (CPU, memory, event-loop delay). No label names a key, a publicApiKey, an account or a username.",
+          security: [],
+          response: {
+            200: {
+              description: "Prometheus text exposition format, version 0.0.4",
+              headers: noStore,
+              content: { "text/plain": { schema: z.string() } },
+            },
+            403: {
+              ...errorResponse(
+                "403",
+                "FORBIDDEN: the client's address is not in the service's --metrics-allow",
+              ),
+              headers: noStore,
+            },
+          },
+        },
+        async (request, reply) => {
+          reply.header("cache-control", "no-store");
+          if (!allow.allows(request.ip))
+            return sendApiError(
+              reply,
+              new ApiError(
+                "FORBIDDEN",
+                `the metrics are answered only to the addresses of the service's --metrics-allow, and ${request.ip} is not one of them`,
+              ),
+            );
+          const { contentType, text } = await metrics.scrape();
+          return reply.type(contentType).send(text);
+        },
+      ),
     },
     { logLevel: quieterOf(app.log.level) },
   );

@@ -1,11 +1,28 @@
 import type { FastifyInstance } from "fastify";
+import { z } from "zod";
+import { sendPinQuerySchema, verificationsQuerySchema } from "../../tfa/schemas.ts";
 import type { TfaSimulator } from "../../tfa/tfaSimulator.ts";
 import type { CallerGuard, RouteAccess } from "../callerGuard.ts";
 import { routePath } from "../methodRoutes.ts";
-
-type AppParams = { appId: string };
-type TemplateParams = { appId: string; msgId: string };
-type PinParams = { pinId: string };
+import { type ErrorStatus, errorResponse } from "../openApiErrors.ts";
+import { type DeclaredResponse, documented, jsonContent, OPTIONAL_BODY } from "../routeSchemas.ts";
+import {
+  application,
+  applicationList,
+  createApplicationRequest,
+  createTemplateRequest,
+  messageTemplate,
+  messageTemplateList,
+  pinVerification,
+  resendPinRequest,
+  sendPinRequest,
+  smsPinResponse,
+  updateApplicationRequest,
+  updateTemplateRequest,
+  verificationList,
+  verifyPinRequest,
+  voicePinResponse,
+} from "./tfaSchemas.ts";
 
 export const TFA_APPLICATIONS_PATH = "/2fa/2/applications";
 export const TFA_APPLICATION_PATH = `${TFA_APPLICATIONS_PATH}/:appId`;
@@ -19,6 +36,67 @@ const MANAGE = { tfaMethod: false };
 /** The seven client-side methods a TFA key may call. */
 const TFA_METHOD = { tfaMethod: true };
 
+const id = (description: string) =>
+  z.string().meta({ description, examples: ["0933F3BC087D2A617AC6DCB2EF5B8A61"] });
+const appParams = z.object({ appId: id("The application's applicationId") });
+const templateParams = z.object({
+  appId: id("The application's applicationId"),
+  msgId: id("The message template's messageId"),
+});
+const pinParams = z.object({ pinId: id("The pinId answered when the PIN was sent") });
+
+const errors: Record<string, DeclaredResponse> = {
+  400: errorResponse("400", "Invalid input; validationErrors names each field (nested ones by dotted path)"),
+  401: errorResponse("401", "Missing credentials, unknown API key or wrong Basic credentials"),
+  403: errorResponse(
+    "403",
+    "The API key may not make this call (disabled, outside its validity window or allowedIPs, or a TFA key on a management route), or the 2FA application is disabled",
+  ),
+  404: errorResponse("404", "Unknown application, message template or PIN in the caller's account"),
+  413: errorResponse("413", "Request body over 64 KiB"),
+  415: errorResponse("415", "Request body is not application/json"),
+  429: errorResponse(
+    "429",
+    "Too many failed sign-in attempts from this address, or too many sign-ins being checked at once; see Retry-After",
+  ),
+  500: errorResponse("500", "The service failed; nothing was written"),
+};
+const limited = errorResponse(
+  "429",
+  "A send limit or the verifyPinLimit of the application is reached, or too many failed or simultaneous sign-ins; see Retry-After",
+);
+
+/**
+ * The refusals of each kind of operation: what its handler can answer, and for a method with a
+ * body (every one but GET) what reading the body can. SEND counts against the application's send
+ * or verify limits (429 for those too).
+ */
+const LIST: ErrorStatus[] = ["401", "403", "429", "500"];
+const READ_ONE: ErrorStatus[] = ["401", "403", "404", "429", "500"];
+const CREATE_APPLICATION: ErrorStatus[] = ["400", "401", "403", "413", "415", "429", "500"];
+const WRITE: ErrorStatus[] = ["400", "401", "403", "404", "413", "415", "429", "500"];
+const VERIFICATIONS: ErrorStatus[] = ["400", "401", "403", "404", "429", "500"];
+
+const APP_OR_BASIC: { [scheme: string]: string[] }[] = [{ app: [] }, { basic: [] }];
+
+/** An operation of the 2FA API: an API key or Basic credentials, its answer and its refusals. */
+const tfaOperation = <const S extends object>(
+  operation: S,
+  answer: { description: string; schema: z.ZodType },
+  refusals: ErrorStatus[],
+  options: { limited?: true } = {},
+) => ({
+  tags: ["2FA"],
+  security: APP_OR_BASIC,
+  ...operation,
+  response: {
+    200: { description: answer.description, content: jsonContent(answer.schema) },
+    ...Object.fromEntries(
+      refusals.map((status) => [status, status === "429" && options.limited ? limited : errors[status]]),
+    ),
+  },
+});
+
 /** The provider's 2FA v2 API, simulated locally: every message is captured, none leaves the machine. */
 export function registerTfaRoutes(app: FastifyInstance, tfa: TfaSimulator, caller: CallerGuard): void {
   const { applications, pins } = tfa;
@@ -28,74 +106,225 @@ export function registerTfaRoutes(app: FastifyInstance, tfa: TfaSimulator, calle
   };
 
   routePath(app, TFA_APPLICATIONS_PATH, {
-    get: async (request) => applications.list(await account(request, MANAGE)),
-    post: async (request) => applications.create(await account(request, MANAGE), request.body),
+    get: documented(
+      tfaOperation(
+        {
+          operationId: "listTfaApplications",
+          summary: "The account's 2FA applications in creation order (API keys need ALL)",
+        },
+        { description: "The applications", schema: applicationList },
+        LIST,
+      ),
+      async (request) => applications.list(await account(request, MANAGE)),
+    ),
+    post: documented(
+      tfaOperation(
+        {
+          operationId: "createTfaApplication",
+          summary: "Create a 2FA application; configuration fields default as documented",
+          body: createApplicationRequest,
+        },
+        { description: "The new application with every configuration field", schema: application },
+        CREATE_APPLICATION,
+      ),
+      async (request) => applications.create(await account(request, MANAGE), request.body),
+    ),
   });
   routePath(app, TFA_APPLICATION_PATH, {
-    get: async (request) => {
-      const { appId } = request.params as AppParams;
-      return applications.get(await account(request, MANAGE), appId);
-    },
-    put: async (request) => {
-      const { appId } = request.params as AppParams;
-      return applications.update(await account(request, MANAGE), appId, request.body);
-    },
+    get: documented(
+      tfaOperation(
+        { operationId: "getTfaApplication", summary: "One 2FA application", params: appParams },
+        { description: "The application", schema: application },
+        READ_ONE,
+      ),
+      async (request) => applications.get(await account(request, MANAGE), request.params.appId),
+    ),
+    put: documented(
+      tfaOperation(
+        {
+          operationId: "updateTfaApplication",
+          summary: "Update an application: sent fields (configuration field by field) replace stored ones",
+          params: appParams,
+          body: updateApplicationRequest,
+        },
+        { description: "The application after the update", schema: application },
+        WRITE,
+      ),
+      async (request) =>
+        applications.update(await account(request, MANAGE), request.params.appId, request.body),
+    ),
   });
   routePath(app, TFA_TEMPLATES_PATH, {
-    get: async (request) => {
-      const { appId } = request.params as AppParams;
-      return applications.listTemplates(await account(request, MANAGE), appId);
-    },
-    post: async (request) => {
-      const { appId } = request.params as AppParams;
-      return applications.createTemplate(await account(request, MANAGE), appId, request.body);
-    },
+    get: documented(
+      tfaOperation(
+        {
+          operationId: "listTfaMessageTemplates",
+          summary: "The application's message templates in creation order",
+          params: appParams,
+        },
+        { description: "The templates", schema: messageTemplateList },
+        READ_ONE,
+      ),
+      async (request) => applications.listTemplates(await account(request, MANAGE), request.params.appId),
+    ),
+    post: documented(
+      tfaOperation(
+        {
+          operationId: "createTfaMessageTemplate",
+          summary: "Create a message template; messageText must contain {{pin}}",
+          params: appParams,
+          body: createTemplateRequest,
+        },
+        { description: "The new template", schema: messageTemplate },
+        WRITE,
+      ),
+      async (request) =>
+        applications.createTemplate(await account(request, MANAGE), request.params.appId, request.body),
+    ),
   });
   routePath(app, TFA_TEMPLATE_PATH, {
-    get: async (request) => {
-      const { appId, msgId } = request.params as TemplateParams;
-      return applications.getTemplate(await account(request, MANAGE), appId, msgId);
-    },
-    put: async (request) => {
-      const { appId, msgId } = request.params as TemplateParams;
-      return applications.updateTemplate(await account(request, MANAGE), appId, msgId, request.body);
-    },
+    get: documented(
+      tfaOperation(
+        { operationId: "getTfaMessageTemplate", summary: "One message template", params: templateParams },
+        { description: "The template", schema: messageTemplate },
+        READ_ONE,
+      ),
+      async (request) => {
+        const { appId, msgId } = request.params;
+        return applications.getTemplate(await account(request, MANAGE), appId, msgId);
+      },
+    ),
+    put: documented(
+      tfaOperation(
+        {
+          operationId: "updateTfaMessageTemplate",
+          summary: "Update a template: sent fields replace stored ones, null clears the optional ones",
+          params: templateParams,
+          body: updateTemplateRequest,
+        },
+        { description: "The template after the update", schema: messageTemplate },
+        WRITE,
+      ),
+      async (request) => {
+        const { appId, msgId } = request.params;
+        return applications.updateTemplate(await account(request, MANAGE), appId, msgId, request.body);
+      },
+    ),
   });
 
   routePath(app, TFA_VERIFICATIONS_PATH, {
-    get: async (request) => {
-      const { appId } = request.params as AppParams;
-      return pins.verifications(await account(request, TFA_METHOD), appId, request.query);
-    },
+    get: documented(
+      tfaOperation(
+        {
+          operationId: "getTfaVerificationStatus",
+          summary: "The application's PINs sent to a number, newest first (TFA keys allowed)",
+          params: appParams,
+          querystring: verificationsQuerySchema,
+        },
+        { description: "The verifications", schema: verificationList },
+        VERIFICATIONS,
+      ),
+      async (request) =>
+        pins.verifications(await account(request, TFA_METHOD), request.params.appId, request.query),
+    ),
   });
   routePath(app, TFA_PIN_PATH, {
-    post: async (request) => pins.sendSms(await account(request, TFA_METHOD), request.query, request.body),
+    post: documented(
+      tfaOperation(
+        {
+          operationId: "sendTfaPinOverSms",
+          summary: "Send a new PIN over SMS (captured locally, never sent) (TFA keys allowed)",
+          querystring: sendPinQuerySchema,
+          body: sendPinRequest,
+        },
+        { description: "The PIN's id and the send status", schema: smsPinResponse },
+        WRITE,
+        { limited: true },
+      ),
+      async (request) => pins.sendSms(await account(request, TFA_METHOD), request.query, request.body),
+    ),
   });
   routePath(app, `${TFA_PIN_PATH}/voice`, {
-    post: async (request) => pins.sendVoice(await account(request, TFA_METHOD), request.body),
+    post: documented(
+      tfaOperation(
+        {
+          operationId: "sendTfaPinOverVoice",
+          summary: "Send a new PIN over voice (captured locally) (TFA keys allowed)",
+          body: sendPinRequest,
+        },
+        { description: "The PIN's id and the call status", schema: voicePinResponse },
+        WRITE,
+        { limited: true },
+      ),
+      async (request) => pins.sendVoice(await account(request, TFA_METHOD), request.body),
+    ),
   });
   routePath(app, `${TFA_PIN_PATH}/:pinId/verify`, {
-    post: async (request) => {
-      const { pinId } = request.params as PinParams;
-      return pins.verify(await account(request, TFA_METHOD), pinId, request.body);
-    },
+    post: documented(
+      tfaOperation(
+        {
+          operationId: "verifyTfaPin",
+          summary: "Verify a PIN (TFA keys allowed)",
+          params: pinParams,
+          body: verifyPinRequest,
+        },
+        { description: "The verification result", schema: pinVerification },
+        WRITE,
+        { limited: true },
+      ),
+      async (request) => pins.verify(await account(request, TFA_METHOD), request.params.pinId, request.body),
+    ),
   });
   routePath(app, `${TFA_PIN_PATH}/:pinId/resend`, {
-    post: async (request) => {
-      const { pinId } = request.params as PinParams;
-      return pins.resendSms(await account(request, TFA_METHOD), pinId, request.body);
-    },
+    post: documented(
+      tfaOperation(
+        {
+          operationId: "resendTfaPinOverSms",
+          summary:
+            "Send the same PIN again over SMS; counts against the send limits, keeps the expiry (TFA keys allowed)",
+          params: pinParams,
+          body: resendPinRequest,
+          ...OPTIONAL_BODY,
+        },
+        { description: "The send status", schema: smsPinResponse },
+        WRITE,
+        { limited: true },
+      ),
+      async (request) =>
+        pins.resendSms(await account(request, TFA_METHOD), request.params.pinId, request.body),
+    ),
   });
   routePath(app, `${TFA_PIN_PATH}/:pinId/resend/voice`, {
-    post: async (request) => {
-      const { pinId } = request.params as PinParams;
-      return pins.resendVoice(await account(request, TFA_METHOD), pinId, request.body);
-    },
+    post: documented(
+      tfaOperation(
+        {
+          operationId: "resendTfaPinOverVoice",
+          summary: "Send the same PIN again over voice (TFA keys allowed)",
+          params: pinParams,
+          body: resendPinRequest,
+          ...OPTIONAL_BODY,
+        },
+        { description: "The call status", schema: voicePinResponse },
+        WRITE,
+        { limited: true },
+      ),
+      async (request) =>
+        pins.resendVoice(await account(request, TFA_METHOD), request.params.pinId, request.body),
+    ),
   });
   routePath(app, `${TFA_PIN_PATH}/:pinId/status`, {
-    get: async (request) => {
-      const { pinId } = request.params as PinParams;
-      return pins.status(await account(request, TFA_METHOD), pinId);
-    },
+    get: documented(
+      tfaOperation(
+        {
+          operationId: "getTfaPinStatus",
+          summary:
+            "A PIN's state: verified, attempts left, and TTL_EXPIRED or NO_MORE_PIN_ATTEMPTS (TFA keys allowed)",
+          params: pinParams,
+        },
+        { description: "The PIN's state", schema: pinVerification },
+        READ_ONE,
+      ),
+      async (request) => pins.status(await account(request, TFA_METHOD), request.params.pinId),
+    ),
   });
 }
