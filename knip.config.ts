@@ -32,11 +32,6 @@ const config: KnipConfig = {
   project: ["**/*.{ts,tsx,mjs,cjs}"],
   // A constant or function exported for the tests but also used in its own module is not dead.
   ignoreExportsUsedInFile: true,
-  ignoreIssues: {
-    // Being replaced by the document generated from the routes (issue 33): remove this entry
-    // once the hand-written OpenAPI modules are gone.
-    "electron/service/http/openApi*.ts": ["exports", "types"],
-  },
   // Programs of the OS, not npm packages: util-linux's chrt (threadPriority.ts), PostgreSQL's
   // pg_config (test/harness/postgres.ts), coreutils' mkfifo (a backup restore test).
   ignoreBinaries: ["chrt", "pg_config", "mkfifo"],
