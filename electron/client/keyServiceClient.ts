@@ -366,9 +366,17 @@ export class KeyServiceClient {
   }
 
   /** The key with this publicApiKey, or null. */
-  async lookup(accountKey: string, publicApiKey: string): Promise<ApiKeyDto | null> {
-    const query = new URLSearchParams({ publicApiKey });
-    const { apiKeys } = await this.#json(keysPath(accountKey), apiKeyListSchema, { query });
+  /** The key with this publicApiKey; with `include`, our own service's extras too. */
+  async lookup(
+    accountKey: string,
+    publicApiKey: string,
+    include?: readonly KeyInclude[],
+  ): Promise<ApiKeyDto | null> {
+    const { apiKeys } = await this.#withInclude(include, (asked) => {
+      const query = new URLSearchParams({ publicApiKey });
+      if (asked !== "") query.set("include", asked);
+      return this.#json(keysPath(accountKey), apiKeyListSchema, { query });
+    });
     return (apiKeys[0] as ApiKeyDto | undefined) ?? null;
   }
 

@@ -32,6 +32,7 @@ interface Key {
   name: string;
   permissions: string[];
   enabled: boolean;
+  publicApiKeyHint: string;
 }
 
 function allKeys(accountKey = "_"): Promise<Key[]> {
@@ -412,6 +413,16 @@ test("a key created beyond the loaded pages is shown on top, marked, in view", a
     rowBox && listBox && rowBox.y >= listBox.y && rowBox.y + rowBox.height <= listBox.y + listBox.height,
     "the new row is in the table's view",
   );
+  // A key beyond the loaded pages is found by its hint too (the search asks the whole account).
+  const far = (await allKeys(sub.accountKey)).find((key) => key.name === "team-b bulk 204");
+  assert.ok(far);
+  const search = page.getByRole("textbox", { name: "Search", exact: true });
+  await search.fill(far.publicApiKeyHint);
+  await page
+    .getByTestId("search-matches")
+    .getByText(/Found by publicApiKey hint: team-b bulk 204/)
+    .waitFor();
+  await search.fill("");
   // Another view (a sort) puts it back where the service lists it.
   await page.getByRole("combobox", { name: "Sort", exact: true }).selectOption({ label: "Name A–Z" });
   await row("team-b 2FA").waitFor();

@@ -2,6 +2,7 @@ import { KEY_INCLUDES } from "../../../../shared/apiKeys.ts";
 import { KEY_HISTORY_LIMIT } from "../../../../shared/audit.ts";
 import type { KeyFragmentMatchesDto } from "../../../../shared/bridge.ts";
 import { formatApiDateTime } from "../../../../shared/datetime.ts";
+import { ServiceCallFailure } from "../../../client/serviceCallFailure.ts";
 import { activeClient, activeProfile, type CoreContext, clientOf, type HandlerTable } from "../context.ts";
 import {
   FRAGMENT_PAGE_KEYS,
@@ -62,7 +63,7 @@ export const keyHandlers: HandlerTable<KeyMethods> = {
   "keys.get": async ({ accountKey, key }, context) =>
     toKeyView(await (await activeClient(context)).get(accountKey, key, KEY_INCLUDES)),
   "keys.lookup": async ({ accountKey, publicApiKey }, context) => {
-    const found = await (await activeClient(context)).lookup(accountKey, publicApiKey);
+    const found = await (await activeClient(context)).lookup(accountKey, publicApiKey, KEY_INCLUDES);
     return found && toKeyView(found);
   },
   "keys.findByFragment": async ({ accountKey, fragment }, context) => {
@@ -71,7 +72,11 @@ export const keyHandlers: HandlerTable<KeyMethods> = {
     let searched = 0;
     let cursor: string | undefined;
     for (;;) {
-      const page = await client.listPage(accountKey, {}, { limit: FRAGMENT_PAGE_KEYS, cursor });
+      const page = await client.listPage(
+        accountKey,
+        { include: KEY_INCLUDES },
+        { limit: FRAGMENT_PAGE_KEYS, cursor },
+      );
       for (const key of page.keys) {
         searched++;
         const foundBy = fragmentFoundBy(key, fragment);
@@ -86,8 +91,17 @@ export const keyHandlers: HandlerTable<KeyMethods> = {
       cursor = page.nextCursor;
     }
   },
-  "keys.create": async ({ accountKey, request }, context) =>
-    toRevealedKey(await (await activeClient(context)).create(accountKey, request)),
+  "keys.create": async ({ accountKey, request }, context) => {
+    const client = await activeClient(context);
+    const created = await client.create(accountKey, request);
+    // The create's answer has the spec's fields only: the new row shows "never used" and its
+    // creation time like every other (from our own service; another leaves them out).
+    const extras = await client.get(accountKey, created.key, KEY_INCLUDES).catch((error: unknown) => {
+      if (error instanceof ServiceCallFailure) return created;
+      throw error;
+    });
+    return toRevealedKey({ ...extras, publicApiKey: created.publicApiKey });
+  },
   "keys.createTfa": async ({ accountKey, name }, context) => {
     const client = await activeClient(context);
     if (accountKey !== "_") {

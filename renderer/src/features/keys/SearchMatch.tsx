@@ -1,7 +1,7 @@
 import { Button, Code, Group, Paper, Text } from "@mantine/core";
-import type { ApiKeyView } from "../../../../shared/bridge.ts";
+import { type ApiKeyView, KEY_FRAGMENT_MIN } from "../../../../shared/bridge.ts";
 import { useKeyById, useKeyByPublicApiKey, useKeysByFragment } from "./keyHooks.ts";
-import { fragmentOf, keysWithHint, type SearchTarget, searchTargetOf } from "./keySearch.ts";
+import { fragmentOf, keysWithHintAnywhere, type SearchTarget, searchTargetOf } from "./keySearch.ts";
 import { KEY_STATE_LABELS, keyState } from "./keyState.ts";
 
 const FOUND_BY = { keyId: "key id", publicApiKey: "publicApiKey", hint: "publicApiKey hint" } as const;
@@ -37,15 +37,23 @@ export function useSearchMatches(
     accountKey,
     target.kind === "publicApiKey" && target.value.length <= 200 ? target.value : null,
   );
-  const fragment = fragmentOf(text);
+  // A hint's start of six characters is searched for in the whole account (through main), not only
+  // in the pages loaded: the 301st key's hint is found like the first's.
+  const hintStart = target.kind === "hint" ? (target.hint.split("…")[0] ?? "") : "";
+  const fragment = fragmentOf(text) ?? (hintStart.length >= KEY_FRAGMENT_MIN ? hintStart : null);
   const byFragment = useKeysByFragment(accountKey, fragment);
   if (target.kind === "keyId" || target.kind === "hint") {
     const keys =
       target.kind === "hint"
-        ? keysWithHint(loaded, target.hint)
+        ? keysWithHintAnywhere(
+            loaded,
+            (byFragment.data?.matches ?? []).map((match) => match.key),
+            target.hint,
+          )
         : [byId.data].filter((key): key is ApiKeyView => key !== undefined && key !== null);
     const foundBy = target.kind;
-    return { target, found: keys.map((key) => ({ key, foundBy })), keys, shown: !byId.isFetching };
+    const pending = target.kind === "hint" ? byFragment.isFetching : byId.isFetching;
+    return { target, found: keys.map((key) => ({ key, foundBy })), keys, shown: !pending };
   }
   // A whole publicApiKey found is the answer; else the keys holding the text as a piece, if any.
   const exact = byPublicApiKey.data ? [{ key: byPublicApiKey.data, foundBy: "publicApiKey" as const }] : [];

@@ -47,6 +47,17 @@ export function keysWithHint(keys: readonly ApiKeyView[], hint: string): ApiKeyV
   });
 }
 
+/** The keys with that hint among the loaded rows and those main found in the account, each once. */
+export function keysWithHintAnywhere(
+  loaded: readonly ApiKeyView[],
+  found: readonly ApiKeyView[],
+  hint: string,
+): ApiKeyView[] {
+  const keys = keysWithHint(loaded, hint);
+  const seen = new Set(keys.map((key) => key.key));
+  return [...keys, ...keysWithHint(found, hint).filter((key) => !seen.has(key.key))];
+}
+
 /**
  * The rows the table shows for a search. A key id or a hint names keys, not a name: the table
  * shows only the keys found (none while the lookup runs), never every key beside a "found" line,

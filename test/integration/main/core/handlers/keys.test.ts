@@ -70,6 +70,17 @@ test("keys.findByFragment finds keys by a piece of their key id or publicApiKey,
   assert.equal(byPublic.complete, true);
   assert.equal(byPublic.searched, 1_050);
   assert.equal("publicApiKey" in (byPublic.matches[0]?.key ?? {}), false, "a view, with the hint only");
+  // With what the table shows of every key: usage and creation time, not "not reported".
+  assert.equal(byPublic.matches[0]?.key.usage?.lastUsedAt, null);
+  assert.match(String(byPublic.matches[0]?.key.createdAt), /^\d{4}-\d\d-\d\dT/);
+  // So do a key just created and one looked up by its whole publicApiKey.
+  assert.equal(last.usage?.total.allowed, 0);
+  assert.match(String(last.createdAt), /^\d{4}-\d\d-\d\dT/);
+  const looked = await ok(core, "keys.lookup", {
+    accountKey: sub.accountKey,
+    publicApiKey: last.publicApiKey,
+  });
+  assert.equal(looked?.usage?.lastUsedAt, null);
 
   const byId = await find(last.key.slice(0, 12).toLowerCase());
   assert.deepEqual(

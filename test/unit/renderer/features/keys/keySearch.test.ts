@@ -3,6 +3,7 @@ import { test } from "node:test";
 import {
   fragmentOf,
   keysWithHint,
+  keysWithHintAnywhere,
   searchRows,
   searchTargetOf,
 } from "../../../../../renderer/src/features/keys/keySearch.ts";
@@ -84,4 +85,21 @@ test("a piece of a key id or publicApiKey: six or more letters, digits and dashe
   assert.equal(fragmentOf("billing 2026"), null, "words");
   assert.equal(fragmentOf("46CE99DD937D058FFFBE1ED6048E473C"), null, "a whole key id is looked up as one");
   assert.equal(fragmentOf("863f15…fc52"), null, "a hint is matched as a hint");
+});
+
+test("a hint is matched among the loaded rows and the keys found in the whole account, each key once", () => {
+  const view = (key: string, publicApiKeyHint: string): ApiKeyView => ({
+    name: key,
+    publicApiKeyHint,
+    key,
+    accountKey: "A",
+    permissions: ["ALL"],
+    enabled: true,
+  });
+  const loaded = [view("A", "f87f52…e7fb"), view("B", "000000…0000")];
+  const found = [view("A", "f87f52…e7fb"), view("C", "f87f52…e7fb"), view("D", "f87f52…1111")];
+  assert.deepEqual(
+    keysWithHintAnywhere(loaded, found, "f87f52…e7fb").map((key) => key.key),
+    ["A", "C"],
+  );
 });
