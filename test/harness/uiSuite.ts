@@ -75,6 +75,29 @@ function whenOpen<T extends object>(get: () => T | undefined, what: string): T {
   });
 }
 
+/**
+ * node:test's `test` for a browser test: skipped where Chromium is missing, failed instead under
+ * CI=true (CI must run every browser test). uiSuite hands it out as `test`; a file that drives its
+ * own browser (several hosts or contexts) uses it directly.
+ */
+export function chromiumTest(name: string, fn: TestFn): Promise<void>;
+export function chromiumTest(name: string, options: TestOptions, fn: TestFn): Promise<void>;
+export function chromiumTest(
+  name: string,
+  optionsOrFn: TestOptions | TestFn,
+  maybeFn?: TestFn,
+): Promise<void> {
+  const [testOptions, fn] =
+    typeof optionsOrFn === "function" ? [{}, optionsOrFn] : [optionsOrFn, maybeFn as TestFn];
+  if (!chromiumMissing) return nodeTest(name, testOptions, fn);
+  // CI must run every browser test: a missing Chromium there is a failure, not a skip.
+  if (process.env.CI === "true") {
+    const missing = chromiumMissing;
+    return nodeTest(name, testOptions, () => assert.fail(missing));
+  }
+  return nodeTest(name, { ...testOptions, skip: chromiumMissing });
+}
+
 export function uiSuite(options: UiSuiteOptions): UiSuite {
   let session: UiSession | undefined;
   const problems: string[] = [];
@@ -100,18 +123,6 @@ export function uiSuite(options: UiSuiteOptions): UiSuite {
     callBridge<T>(host, method, args);
   const rows = () => page.getByTestId("key-row");
 
-  function test(name: string, optionsOrFn: TestOptions | TestFn, maybeFn?: TestFn): Promise<void> {
-    const [testOptions, fn] =
-      typeof optionsOrFn === "function" ? [{}, optionsOrFn] : [optionsOrFn, maybeFn as TestFn];
-    if (!chromiumMissing) return nodeTest(name, testOptions, fn);
-    // CI must run every browser test: a missing Chromium there is a failure, not a skip.
-    if (process.env.CI === "true") {
-      const missing = chromiumMissing;
-      return nodeTest(name, testOptions, () => assert.fail(missing));
-    }
-    return nodeTest(name, { ...testOptions, skip: chromiumMissing });
-  }
-
   return {
     session: whenOpen(() => session, "session"),
     page,
@@ -130,7 +141,7 @@ export function uiSuite(options: UiSuiteOptions): UiSuite {
           ...(cursor !== null && { cursor }),
         }),
       ),
-    test,
+    test: chromiumTest,
     before: (fn) => {
       befores.push(fn);
     },
