@@ -1,13 +1,10 @@
 import assert from "node:assert/strict";
 import { createServer } from "node:net";
 import { join } from "node:path";
-import { after, before, test } from "node:test";
-import type { Page } from "playwright-core";
 import { seriousViolations } from "../harness/axe.ts";
-import { chromiumMissing, skipWithoutChromium } from "../harness/chromium.ts";
 import { cutInputText } from "../harness/layoutChecks.ts";
-import { closeUiSession, openUiSession, RESULTS, type UiSession } from "../harness/uiSession.ts";
-import { callBridge, type WebHostProcess } from "../harness/webHostProcess.ts";
+import { RESULTS } from "../harness/uiSession.ts";
+import { uiSuite } from "../harness/uiSuite.ts";
 
 /**
  * The account switcher and sub-accounts end to end in Debian's Chromium through the browser host:
@@ -16,13 +13,6 @@ import { callBridge, type WebHostProcess } from "../harness/webHostProcess.ts";
  */
 
 const LONG_NAME = "regional-payments-team.emea-production@example.org";
-
-let session: UiSession | undefined;
-let host: WebHostProcess;
-let page: Page;
-const pageProblems: string[] = [];
-
-const bridge = <T>(method: string, args?: unknown) => callBridge<T>(host, method, args);
 
 /** A loopback port nothing listens on (bound, then released). */
 async function closedPort(): Promise<number> {
@@ -34,24 +24,26 @@ async function closedPort(): Promise<number> {
   return port;
 }
 
+const {
+  test,
+  page,
+  host,
+  bridge,
+  before,
+  problems: pageProblems,
+} = uiSuite({
+  name: "accounts",
+  context: { viewport: { width: 1280, height: 800 } },
+});
+
 before(async () => {
-  if (chromiumMissing) return;
-  session = await openUiSession({
-    name: "accounts",
-    context: { viewport: { width: 1280, height: 800 } },
-    problems: pageProblems,
-  });
-  ({ host, page } = session);
   await page.goto(host.pageUrl);
   await page.getByTestId("service-status").waitFor({ timeout: 15_000 });
 });
 
-after(() => closeUiSession(session));
-
 const switcher = () => page.getByRole("combobox", { name: "Account", exact: true });
 
-test("the sub-account form sends nothing it marks invalid: a 5-character password and a username with a space stay in the form", async (t) => {
-  if (skipWithoutChromium(t)) return;
+test("the sub-account form sends nothing it marks invalid: a 5-character password and a username with a space stay in the form", async () => {
   await page.getByRole("button", { name: "Add sub-account" }).click();
   const dialog = page.getByRole("dialog");
   await dialog.getByRole("textbox", { name: "Username", exact: true }).fill("qa short");
@@ -66,8 +58,7 @@ test("the sub-account form sends nothing it marks invalid: a 5-character passwor
   await dialog.waitFor({ state: "hidden" });
 });
 
-test("adding a sub-account asks for the password twice, hints at its strength and names the account added", async (t) => {
-  if (skipWithoutChromium(t)) return;
+test("adding a sub-account asks for the password twice, hints at its strength and names the account added", async () => {
   await page.getByRole("button", { name: "Add sub-account" }).click();
   const dialog = page.getByRole("dialog");
   const password = dialog.getByRole("textbox", { name: "Password", exact: true });
@@ -100,8 +91,7 @@ test("adding a sub-account asks for the password twice, hints at its strength an
   assert.deepEqual(pageProblems, []);
 });
 
-test("the account select shows whole names: a dropdown as wide as the longest, the chosen one in a tooltip", async (t) => {
-  if (skipWithoutChromium(t)) return;
+test("the account select shows whole names: a dropdown as wide as the longest, the chosen one in a tooltip", async () => {
   await bridge("accounts.addSubAccount", { username: LONG_NAME, password: "long-name-password-1" });
   await page.reload();
   await page.getByTestId("service-status").waitFor();
@@ -161,8 +151,7 @@ test("the account select shows whole names: a dropdown as wide as the longest, t
   assert.deepEqual(pageProblems, []);
 });
 
-test("with an unreachable remote profile active, the switcher says 'unreachable' in words", async (t) => {
-  if (skipWithoutChromium(t)) return;
+test("with an unreachable remote profile active, the switcher says 'unreachable' in words", async () => {
   const profile = await bridge<{ id: string }>("profiles.add", {
     name: "Staging",
     baseUrl: `http://127.0.0.1:${await closedPort()}`,

@@ -1,19 +1,13 @@
 import assert from "node:assert/strict";
 import { stat } from "node:fs/promises";
 import { join } from "node:path";
-import { after, before, test } from "node:test";
-import type { Browser, Page } from "playwright-core";
+import type { Page } from "playwright-core";
 import { seriousViolations } from "../harness/axe.ts";
-import { chromiumMissing, skipWithoutChromium } from "../harness/chromium.ts";
 import { makeTempDir, removeDir } from "../harness/keyServiceProcess.ts";
 import { pageOverflowX } from "../harness/layoutChecks.ts";
-import { closeUiSession, openUiSession, RESULTS, type UiSession } from "../harness/uiSession.ts";
-import {
-  callBridge,
-  keyringSessionMissing,
-  startWebHost,
-  type WebHostProcess,
-} from "../harness/webHostProcess.ts";
+import { RESULTS } from "../harness/uiSession.ts";
+import { uiSuite } from "../harness/uiSuite.ts";
+import { callBridge, keyringSessionMissing, startWebHost } from "../harness/webHostProcess.ts";
 
 /**
  * Settings → Back up… and Restore… end to end in Chromium through the browser host: a backup is
@@ -25,21 +19,14 @@ import {
 
 const PASSPHRASE = "a long and quiet passphrase";
 
-let session: UiSession | undefined;
 let dataDir: string;
-let host: WebHostProcess;
-let browser: Browser;
-let page: Page;
 let backupFile: string;
 let original: Map<string, string>;
-const pageProblems: string[] = [];
 
 interface KeyView {
   key: string;
   name: string;
 }
-
-const bridge = <T>(method: string, args?: unknown) => callBridge<T>(host, method, args);
 
 /** Every key's publicApiKey by name, as the bridge reveals them. */
 async function publicApiKeys(): Promise<Map<string, string>> {
@@ -54,16 +41,25 @@ async function publicApiKeys(): Promise<Map<string, string>> {
   return out;
 }
 
+const {
+  test,
+  session,
+  page,
+  host,
+  browser,
+  bridge,
+  before,
+  after,
+  problems: pageProblems,
+} = uiSuite({
+  name: "backup",
+  host: (dataDir) => ({ env: { DBUS_SESSION_BUS_ADDRESS: `unix:path=${join(dataDir, "no-such-bus")}` } }),
+  context: { viewport: { width: 1280, height: 800 }, acceptDownloads: true },
+  timeout: 15_000,
+});
+
 before(async () => {
-  if (chromiumMissing) return;
-  session = await openUiSession({
-    name: "backup",
-    host: (dataDir) => ({ env: { DBUS_SESSION_BUS_ADDRESS: `unix:path=${join(dataDir, "no-such-bus")}` } }),
-    context: { viewport: { width: 1280, height: 800 }, acceptDownloads: true },
-    timeout: 15_000,
-    problems: pageProblems,
-  });
-  ({ dataDir, host, browser, page } = session);
+  ({ dataDir } = session);
   backupFile = join(dataDir, "..", `${dataDir.split("/").pop()}-saved.kdbackup`);
   for (const name of ["Billing backend", "Reports", "Mobile app"]) {
     await bridge("keys.create", { request: { name } });
@@ -72,7 +68,6 @@ before(async () => {
 });
 
 after(async () => {
-  await closeUiSession(session);
   if (backupFile) await removeDir(backupFile);
 });
 
@@ -89,8 +84,7 @@ async function resize(width: number, height: number): Promise<void> {
   await page.waitForTimeout(100);
 }
 
-test("Back up…: the passphrase twice with a strength hint, then one download of the sealed file", async (t) => {
-  if (skipWithoutChromium(t)) return;
+test("Back up…: the passphrase twice with a strength hint, then one download of the sealed file", async () => {
   await page.goto(host.pageUrl);
   await openSettings();
   await page.getByRole("button", { name: "Back up…" }).click();
@@ -147,8 +141,7 @@ async function chooseBackup(): Promise<ReturnType<Page["getByRole"]>> {
   return dialog;
 }
 
-test("Restore… with a wrong passphrase: an error in words, nothing changed", async (t) => {
-  if (skipWithoutChromium(t)) return;
+test("Restore… with a wrong passphrase: an error in words, nothing changed", async () => {
   // The data changes after the backup: one key more, one renamed.
   await bridge("keys.create", { request: { name: "Made after the backup" } });
   const { keys } = await bridge<{ keys: KeyView[] }>("keys.page", {});
@@ -170,8 +163,7 @@ test("Restore… with a wrong passphrase: an error in words, nothing changed", a
   await dialog.getByRole("button", { name: "Cancel" }).click();
 });
 
-test("Restore… round trip: the keys are back and their publicApiKeys copy the same", async (t) => {
-  if (skipWithoutChromium(t)) return;
+test("Restore… round trip: the keys are back and their publicApiKeys copy the same", async () => {
   const dialog = await chooseBackup();
   await page.screenshot({ path: join(RESULTS, "restore-confirm-1280x800.png") });
   await dialog.getByLabel("The backup's passphrase").fill(PASSPHRASE);
@@ -193,8 +185,7 @@ test("Restore… round trip: the keys are back and their publicApiKeys copy the 
   assert.ok(names.some((row) => row.includes("Reports")) && !names.some((row) => row.includes("renamed")));
 });
 
-test("automatic backups without a keychain: the switch is off and disabled, with the reason", async (t) => {
-  if (skipWithoutChromium(t)) return;
+test("automatic backups without a keychain: the switch is off and disabled, with the reason", async () => {
   await openSettings();
   const auto = page.getByTestId("auto-backups");
   const toggle = auto.getByRole("switch", { name: "Back up automatically every day" });
@@ -202,8 +193,7 @@ test("automatic backups without a keychain: the switch is off and disabled, with
   assert.match((await auto.getByTestId("auto-backup-unavailable").textContent()) ?? "", /OS keychain/);
 });
 
-test("the backup card at 800×500, 1024×768 and 1280×800: screenshots, axe, no overflow", async (t) => {
-  if (skipWithoutChromium(t)) return;
+test("the backup card at 800×500, 1024×768 and 1280×800: screenshots, axe, no overflow", async () => {
   await openSettings();
   for (const [width, height] of [
     [800, 500],
@@ -220,7 +210,6 @@ test("the backup card at 800×500, 1024×768 and 1280×800: screenshots, axe, no
 });
 
 test("automatic backups with an OS keychain: switched on with a passphrase, listed with date and size", async (t) => {
-  if (skipWithoutChromium(t)) return;
   if (keyringSessionMissing) {
     if (process.env.CI === "true") assert.fail(keyringSessionMissing);
     t.skip(keyringSessionMissing);

@@ -1,17 +1,13 @@
 import assert from "node:assert/strict";
 import { mkdir } from "node:fs/promises";
 import { join } from "node:path";
-import { after, before, test } from "node:test";
+import { after, before } from "node:test";
 import type { Browser } from "playwright-core";
 import { seriousViolations } from "../harness/axe.ts";
-import {
-  chromiumMissing,
-  launchChromium,
-  skipWithoutChromium,
-  watchPageErrors,
-} from "../harness/chromium.ts";
+import { chromiumMissing, launchChromium, watchPageErrors } from "../harness/chromium.ts";
 import { startCookieCatcher } from "../harness/cookieCatcher.ts";
 import { makeTempDir, REPO_ROOT, removeDir, request } from "../harness/keyServiceProcess.ts";
+import { chromiumTest as test } from "../harness/uiSuite.ts";
 import { bridgeAnswer, startWebHost, type WebHostProcess } from "../harness/webHostProcess.ts";
 
 /**
@@ -42,8 +38,7 @@ const bridge = (method: string, args: unknown) =>
     value: Record<string, unknown>;
   }>;
 
-test("the page opens with its token, shows the service and the keys, and hides publicApiKeys", async (t) => {
-  if (skipWithoutChromium(t)) return;
+test("the page opens with its token, shows the service and the keys, and hides publicApiKeys", async () => {
   const created = await bridge("keys.create", { request: { name: "shown in the browser" } });
   assert.equal(created.ok, true);
   const publicApiKey = created.value.publicApiKey as string;
@@ -70,8 +65,7 @@ test("the page opens with its token, shows the service and the keys, and hides p
   await page.close();
 });
 
-test("without the token (a bookmark) the page is refused with a page that says how to get a valid address", async (t) => {
-  if (skipWithoutChromium(t)) return;
+test("without the token (a bookmark) the page is refused with a page that says how to get a valid address", async () => {
   const context = await browser.newContext();
   const page = await context.newPage();
   const response = await page.goto(host.baseUrl);
@@ -92,8 +86,7 @@ test("without the token (a bookmark) the page is refused with a page that says h
   await context.close();
 });
 
-test("the cookie Chromium also sends to another local server is no token: that server cannot reveal the owner password, and the page survives a reload", async (t) => {
-  if (skipWithoutChromium(t)) return;
+test("the cookie Chromium also sends to another local server is no token: that server cannot reveal the owner password, and the page survives a reload", async () => {
   const context = await browser.newContext();
   const catcher = await startCookieCatcher();
   try {

@@ -1,13 +1,10 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { after, before, test } from "node:test";
-import type { Page } from "playwright-core";
 import { parseApiDateTime } from "../../shared/datetime.ts";
 import { seriousViolations } from "../harness/axe.ts";
-import { chromiumMissing, skipWithoutChromium } from "../harness/chromium.ts";
 import { eventually } from "../harness/eventually.ts";
-import { closeUiSession, openUiSession, RESULTS, type UiSession } from "../harness/uiSession.ts";
-import { callBridge, type WebHostProcess } from "../harness/webHostProcess.ts";
+import { RESULTS } from "../harness/uiSession.ts";
+import { uiSuite } from "../harness/uiSuite.ts";
 
 /**
  * Expiry presets in the key forms and the expiry notifications, end to end in Debian's Chromium
@@ -15,11 +12,6 @@ import { callBridge, type WebHostProcess } from "../harness/webHostProcess.ts";
  * `Notification` is wrapped by an init script that records each one made and then makes the real
  * one (the context has the notifications permission). Run after `npm run -s build`.
  */
-
-let session: UiSession | undefined;
-let host: WebHostProcess;
-let page: Page;
-const pageProblems: string[] = [];
 
 const DAY = 24 * 3600_000;
 const MINUTE = 60_000;
@@ -31,16 +23,21 @@ interface Key {
   validTo?: string;
 }
 
-const bridge = <T>(method: string, args?: unknown) => callBridge<T>(host, method, args);
+const {
+  test,
+  session,
+  page,
+  host,
+  bridge,
+  row,
+  before,
+  problems: pageProblems,
+} = uiSuite({
+  name: "key-expiry",
+  context: { viewport: { width: 1280, height: 800 }, permissions: ["notifications"] },
+});
 
 before(async () => {
-  if (chromiumMissing) return;
-  session = await openUiSession({
-    name: "key-expiry",
-    context: { viewport: { width: 1280, height: 800 }, permissions: ["notifications"] },
-    problems: pageProblems,
-  });
-  ({ host, page } = session);
   await session.context.addInitScript(() => {
     const Real = window.Notification;
     const shown: { title: string; body: string | undefined }[] = [];
@@ -56,9 +53,6 @@ before(async () => {
   });
 });
 
-after(() => closeUiSession(session));
-
-const row = (name: string) => page.getByTestId("key-row").filter({ hasText: name });
 const shownNotifications = () =>
   page.evaluate(
     () =>
@@ -86,8 +80,7 @@ async function shot(name: string, width: number): Promise<void> {
   await page.screenshot({ path: join(RESULTS, name) });
 }
 
-test("a key created with the 30-day preset ends in 30 days, said in the form and shown in the table", async (t) => {
-  if (skipWithoutChromium(t)) return;
+test("a key created with the 30-day preset ends in 30 days, said in the form and shown in the table", async () => {
   await openKeys();
   await page.getByRole("button", { name: "New key" }).click();
   const dialog = page.getByRole("dialog", { name: "New API key" });
@@ -132,8 +125,7 @@ test("a key created with the 30-day preset ends in 30 days, said in the form and
   assert.deepEqual(await shownNotifications(), [], "a key ending in 30 days is not announced");
 });
 
-test("an edit opens with the key's end as Date…, and a preset changes only Valid to", async (t) => {
-  if (skipWithoutChromium(t)) return;
+test("an edit opens with the key's end as Date…, and a preset changes only Valid to", async () => {
   const created = await bridge<Key>("keys.create", {
     accountKey: "_",
     request: {
@@ -180,8 +172,7 @@ test("an edit opens with the key's end as Date…, and a preset changes only Val
   });
 });
 
-test("a key expiring in 2 days is announced once (a reload the same day does not repeat it), never with its publicApiKey", async (t) => {
-  if (skipWithoutChromium(t)) return;
+test("a key expiring in 2 days is announced once (a reload the same day does not repeat it), never with its publicApiKey", async () => {
   const soon = await bridge<Key>("keys.create", {
     accountKey: "_",
     request: {
@@ -215,8 +206,7 @@ test("a key expiring in 2 days is announced once (a reload the same day does not
   assert.deepEqual(pageProblems, []);
 });
 
-test("turned off in Settings, nothing is announced; turned on again, the keys not announced yet are", async (t) => {
-  if (skipWithoutChromium(t)) return;
+test("turned off in Settings, nothing is announced; turned on again, the keys not announced yet are", async () => {
   await openKeys();
   await page.getByRole("navigation", { name: "Views" }).getByRole("tab", { name: "Settings" }).click();
   const toggle = page.getByRole("switch", { name: "Notify me of keys expiring within 7 days" });

@@ -1,42 +1,35 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { after, before, test } from "node:test";
-import type { Page } from "playwright-core";
 import { seriousViolations } from "../harness/axe.ts";
-import { chromiumMissing, skipWithoutChromium } from "../harness/chromium.ts";
-import { closeUiSession, openUiSession, RESULTS, type UiSession } from "../harness/uiSession.ts";
-import { callBridge, type WebHostProcess } from "../harness/webHostProcess.ts";
+import { RESULTS } from "../harness/uiSession.ts";
+import { uiSuite } from "../harness/uiSuite.ts";
 
 /**
  * The History section of a key's details panel in Chromium through the browser host: after an
  * edit in the UI, it shows who changed the key, when, through the desktop app, and old → new.
  */
 
-let session: UiSession | undefined;
-let host: WebHostProcess;
-let page: Page;
-const pageProblems: string[] = [];
-
-const row = (name: string) => page.getByTestId("key-row").filter({ hasText: name });
-
-before(async () => {
-  if (chromiumMissing) return;
-  session = await openUiSession({
-    name: "key-history",
-    context: {
-      viewport: { width: 1280, height: 900 },
-      timezoneId: "Europe/Berlin",
-    },
-    problems: pageProblems,
-  });
-  ({ host, page } = session);
-  await callBridge(host, "keys.create", { accountKey: "_", request: { name: "Audited app" } });
+const {
+  test,
+  page,
+  host,
+  bridge,
+  row,
+  problems: pageProblems,
+  before,
+} = uiSuite({
+  name: "key-history",
+  context: {
+    viewport: { width: 1280, height: 900 },
+    timezoneId: "Europe/Berlin",
+  },
 });
 
-after(() => closeUiSession(session));
+before(async () => {
+  await bridge("keys.create", { accountKey: "_", request: { name: "Audited app" } });
+});
 
-test("after an edit, the details panel's History shows who changed what, when and through what", async (t) => {
-  if (skipWithoutChromium(t)) return;
+test("after an edit, the details panel's History shows who changed what, when and through what", async () => {
   await page.goto(host.pageUrl);
   await row("Audited app").getByRole("button", { name: "Edit Audited app" }).click();
   const dialog = page.getByRole("dialog", { name: "Edit “Audited app”" });

@@ -1,13 +1,11 @@
 import assert from "node:assert/strict";
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
-import { after, before, test } from "node:test";
 import type { Page } from "playwright-core";
 import { formatApiDateTime, parseApiDateTime } from "../../shared/datetime.ts";
-import { chromiumMissing, skipWithoutChromium, watchPageErrors } from "../harness/chromium.ts";
-import { everyPage } from "../harness/keyPages.ts";
-import { closeUiSession, openUiSession, RESULTS, type UiSession } from "../harness/uiSession.ts";
-import { callBridge, type WebHostProcess } from "../harness/webHostProcess.ts";
+import { watchPageErrors } from "../harness/chromium.ts";
+import { RESULTS, type UiSession } from "../harness/uiSession.ts";
+import { uiSuite } from "../harness/uiSuite.ts";
 
 /**
  * The key lifecycle in Chromium through the browser host: roll a key (the new key under the name,
@@ -16,14 +14,6 @@ import { callBridge, type WebHostProcess } from "../harness/webHostProcess.ts";
  * the browser downloads (its content never in the page's JS).
  */
 
-let session: UiSession | undefined;
-let host: WebHostProcess;
-let page: Page;
-const pageProblems: string[] = [];
-
-const bridge = <T = Record<string, unknown>>(method: string, args?: unknown) =>
-  callBridge<T>(host, method, args ?? {});
-
 interface Key {
   key: string;
   name: string;
@@ -31,32 +21,28 @@ interface Key {
   validTo?: string;
 }
 
-function allKeys(): Promise<Key[]> {
-  return everyPage((cursor) =>
-    bridge<{ keys: Key[]; nextCursor: string | null }>("keys.page", {
-      accountKey: "_",
-      limit: 500,
-      ...(cursor !== null && { cursor }),
-    }),
-  );
-}
-
-const rows = () => page.getByTestId("key-row");
-const row = (name: string) => rows().filter({ hasText: name });
+const {
+  test,
+  session,
+  page,
+  host,
+  bridge,
+  allKeys,
+  rows,
+  row,
+  problems: pageProblems,
+  before,
+} = uiSuite({
+  name: "lifecycle",
+  context: {
+    viewport: { width: 1440, height: 900 },
+    timezoneId: "Europe/Berlin",
+    acceptDownloads: true,
+  },
+  clipboard: true,
+});
 
 before(async () => {
-  if (chromiumMissing) return;
-  session = await openUiSession({
-    name: "lifecycle",
-    context: {
-      viewport: { width: 1440, height: 900 },
-      timezoneId: "Europe/Berlin",
-      acceptDownloads: true,
-    },
-    clipboard: true,
-    problems: pageProblems,
-  });
-  ({ host, page } = session);
   await bridge("keys.create", { accountKey: "_", request: { name: "payments", allowedIPs: ["10.0.0.0/8"] } });
   for (let i = 1; i <= 5; i++) {
     await bridge("keys.create", { accountKey: "_", request: { name: `batch ${i}` } });
@@ -64,14 +50,11 @@ before(async () => {
   await bridge("keys.create", { accountKey: "_", request: { name: '=HYPERLINK("x")' } });
 });
 
-after(() => closeUiSession(session));
-
 const today = () => new Date().toISOString().slice(0, 10);
 const nameCell = (target: Page, name: string) =>
   target.getByTestId("key-name").filter({ hasText: new RegExp(`^${name.replace(/[()]/g, "\\$&")}$`) });
 
-test("roll: the new key takes the name, the old key is renamed and retiring, the publicApiKey once with Copy", async (t) => {
-  if (skipWithoutChromium(t)) return;
+test("roll: the new key takes the name, the old key is renamed and retiring, the publicApiKey once with Copy", async () => {
   await page.goto(host.pageUrl);
   const original = (await allKeys()).find((key) => key.name === "payments");
   assert.ok(original);
@@ -120,8 +103,7 @@ test("roll: the new key takes the name, the old key is renamed and retiring, the
   await page.setViewportSize({ width: 1440, height: 900 });
 });
 
-test("a key rolled by another admin is retiring in a fresh window, and the details link it and its successor both ways", async (t) => {
-  if (skipWithoutChromium(t)) return;
+test("a key rolled by another admin is retiring in a fresh window, and the details link it and its successor both ways", async () => {
   const old = await bridge<Key>("keys.create", { accountKey: "_", request: { name: "ledger" } });
   // Rolled through the service, not by this browser: nothing of it is in any page's storage.
   const rolled = await bridge<{ successor: Key; old: Key }>("keys.roll", {
@@ -168,8 +150,7 @@ test("a key rolled by another admin is retiring in a fresh window, and the detai
   }
 });
 
-test("rolling a key that ends in 3 days: the new key has no end by default, says why, and takes the preset chosen", async (t) => {
-  if (skipWithoutChromium(t)) return;
+test("rolling a key that ends in 3 days: the new key has no end by default, says why, and takes the preset chosen", async () => {
   const DAY = 24 * 3600_000;
   const endsSoon = formatApiDateTime(Date.now() + 3 * DAY + 3600_000);
   await bridge("keys.create", { accountKey: "_", request: { name: "short-lived", validTo: endsSoon } });
@@ -200,8 +181,7 @@ test("rolling a key that ends in 3 days: the new key has no end by default, says
   );
 });
 
-test("bulk disable: click and shift-click select a range, one confirmation names the count, each key disabled", async (t) => {
-  if (skipWithoutChromium(t)) return;
+test("bulk disable: click and shift-click select a range, one confirmation names the count, each key disabled", async () => {
   await page.goto(host.pageUrl);
   await row("batch 2").getByTestId("key-select").click();
   await row("batch 4")
@@ -249,8 +229,7 @@ test("bulk disable: click and shift-click select a range, one confirmation names
   assert.ok((await allKeys()).filter((key) => key.name.startsWith("batch")).every((key) => !key.enabled));
 });
 
-test("export: the file the browser downloads holds the keys in view, guarded, the publicApiKey only when ticked", async (t) => {
-  if (skipWithoutChromium(t)) return;
+test("export: the file the browser downloads holds the keys in view, guarded, the publicApiKey only when ticked", async () => {
   await page.goto(host.pageUrl);
   await rows().first().waitFor();
   await page.getByRole("button", { name: "Export…" }).click();

@@ -1,12 +1,9 @@
 import assert from "node:assert/strict";
 import { type AddressInfo, createServer } from "node:net";
 import { join } from "node:path";
-import { after, before, test } from "node:test";
-import type { Browser, Locator, Page } from "playwright-core";
+import type { Locator, Page } from "playwright-core";
 import { formatApiDateTime } from "../../shared/datetime.ts";
 import { seriousViolations } from "../harness/axe.ts";
-import { chromiumMissing, skipWithoutChromium } from "../harness/chromium.ts";
-import { everyPage } from "../harness/keyPages.ts";
 import {
   addAccount,
   basic,
@@ -16,8 +13,9 @@ import {
   startServe,
 } from "../harness/keyServiceProcess.ts";
 import { cutInputText } from "../harness/layoutChecks.ts";
-import { closeUiSession, openUiSession, RESULTS, type UiSession } from "../harness/uiSession.ts";
-import { bridgeAnswer, callBridge, type WebHostProcess } from "../harness/webHostProcess.ts";
+import { RESULTS } from "../harness/uiSession.ts";
+import { uiSuite } from "../harness/uiSuite.ts";
+import { bridgeAnswer } from "../harness/webHostProcess.ts";
 
 /**
  * The keys view end to end in Debian's Chromium through the browser host, with the real core and
@@ -26,29 +24,22 @@ import { bridgeAnswer, callBridge, type WebHostProcess } from "../harness/webHos
  * `npm run -s build` (npm test builds first).
  */
 
-let session: UiSession | undefined;
-let host: WebHostProcess;
-let browser: Browser;
-let page: Page;
-const pageProblems: string[] = [];
-
-before(async () => {
-  if (chromiumMissing) return;
-  session = await openUiSession({
-    name: "keys",
-    context: { viewport: { width: 1400, height: 900 }, timezoneId: "Europe/Berlin" },
-    // The page writes copied keys to the browser's clipboard; the test reads them back from there.
-    clipboard: true,
-    problems: pageProblems,
-  });
-  ({ host, browser, page } = session);
+const {
+  test,
+  page,
+  host,
+  browser,
+  bridge,
+  rows,
+  row,
+  allKeys,
+  problems: pageProblems,
+} = uiSuite({
+  name: "keys",
+  context: { viewport: { width: 1400, height: 900 }, timezoneId: "Europe/Berlin" },
+  // The page writes copied keys to the browser's clipboard; the test reads them back from there.
+  clipboard: true,
 });
-
-after(() => closeUiSession(session));
-
-/** A bridge call over HTTP, as the page makes it. */
-const bridge = <T = Record<string, unknown>>(method: string, args?: unknown) =>
-  callBridge<T>(host, method, args ?? {});
 
 interface Key {
   key: string;
@@ -93,17 +84,6 @@ async function assertClipboardHoldsKeyOf(keyId: string): Promise<void> {
   );
 }
 
-/** Every key of an account, page after page through keys.page. */
-function allKeys(accountKey = "_"): Promise<Key[]> {
-  return everyPage((cursor) =>
-    bridge<{ keys: Key[]; nextCursor: string | null }>("keys.page", {
-      accountKey,
-      limit: 500,
-      ...(cursor !== null && { cursor }),
-    }),
-  );
-}
-
 async function keyNamed(name: string): Promise<Key> {
   const keys = await allKeys();
   const found = keys.find((key) => key.name === name);
@@ -140,8 +120,6 @@ async function shot(name: string): Promise<void> {
   await page.screenshot({ path: join(RESULTS, name) });
 }
 
-const rows = () => page.getByTestId("key-row");
-const row = (name: string) => rows().filter({ hasText: name });
 async function shownNames(): Promise<string[]> {
   return (await rows().locator("td:first-child").allTextContents()).sort();
 }
@@ -154,8 +132,7 @@ async function waitForNames(expected: string[]): Promise<void> {
   assert.deepEqual(await shownNames(), sorted);
 }
 
-test("an empty account shows the empty state, and the keys view passes axe", async (t) => {
-  if (skipWithoutChromium(t)) return;
+test("an empty account shows the empty state, and the keys view passes axe", async () => {
   await page.goto(host.pageUrl);
   await page.getByTestId("key-list-empty").waitFor();
   assert.match(
@@ -168,8 +145,7 @@ test("an empty account shows the empty state, and the keys view passes axe", asy
   await axe("the empty keys view");
 });
 
-test("`n` opens the create dialog, which passes axe; an ALL key is created and shown once in full", async (t) => {
-  if (skipWithoutChromium(t)) return;
+test("`n` opens the create dialog, which passes axe; an ALL key is created and shown once in full", async () => {
   await page.locator("body").press("n");
   const dialog = page.getByRole("dialog", { name: "New API key" });
   await dialog.waitFor();
@@ -250,7 +226,6 @@ test("`n` opens the create dialog, which passes axe; an ALL key is created and s
 });
 
 test("a page load asks the first view's data before it renders, each question once", async (t) => {
-  if (skipWithoutChromium(t)) return;
   const asked: string[] = [];
   const onRequest = (request: import("playwright-core").Request) => {
     const method = /^\/bridge\/([\w.]+)$/.exec(new URL(request.url()).pathname)?.[1];
@@ -293,8 +268,7 @@ test("a page load asks the first view's data before it renders, each question on
   }
 });
 
-test("the quick TFA action asks a name (prefilled), creates a TFA key, shows its publicApiKey and copies it", async (t) => {
-  if (skipWithoutChromium(t)) return;
+test("the quick TFA action asks a name (prefilled), creates a TFA key, shows its publicApiKey and copies it", async () => {
   await page.getByRole("button", { name: "New TFA key + copy" }).click();
   const ask = page.getByRole("dialog", { name: "New TFA key" });
   assert.match(await ask.getByLabel("Name").inputValue(), /^TFA key \d{4}-\d{2}-\d{2} \d{2}:\d{2}$/);
@@ -313,8 +287,7 @@ test("the quick TFA action asks a name (prefilled), creates a TFA key, shows its
   assert.match((await row(tfa.name).textContent()) ?? "", /TFA/);
 });
 
-test("a blank name and an invalid IP entry are refused at their fields", async (t) => {
-  if (skipWithoutChromium(t)) return;
+test("a blank name and an invalid IP entry are refused at their fields", async () => {
   await page.getByRole("button", { name: "New key", exact: true }).click();
   const dialog = page.getByRole("dialog", { name: "New API key" });
   await dialog.getByRole("button", { name: "Add IP" }).click();
@@ -332,8 +305,7 @@ test("a blank name and an invalid IP entry are refused at their fields", async (
   assert.equal((await allKeys()).length, 2, "nothing was created");
 });
 
-test("filters by state, permission and name; `/` focuses the name search; states come from the window", async (t) => {
-  if (skipWithoutChromium(t)) return;
+test("filters by state, permission and name; `/` focuses the name search; states come from the window", async () => {
   const off = await bridge<Key>("keys.create", { accountKey: "_", request: { name: "Old partner" } });
   await bridge("keys.setEnabled", { accountKey: "_", key: off.key, enabled: false });
   await bridge("keys.create", {
@@ -382,8 +354,7 @@ test("filters by state, permission and name; `/` focuses the name search; states
   await axe("the keys view with keys");
 });
 
-test("the one search box finds a key by its publicApiKey, its key id (any case) or its hint", async (t) => {
-  if (skipWithoutChromium(t)) return;
+test("the one search box finds a key by its publicApiKey, its key id (any case) or its hint", async () => {
   const target = await keyNamed("Old partner");
   const { publicApiKey } = await bridge<Key>("keys.revealPublicApiKey", { accountKey: "_", key: target.key });
   const search = page.getByRole("textbox", { name: "Search", exact: true });
@@ -410,8 +381,7 @@ test("the one search box finds a key by its publicApiKey, its key id (any case) 
   assert.equal(await page.getByTestId("query-error-banner").count(), 0, "a search is no failed query");
 });
 
-test("a piece of a publicApiKey or of a key id (as a log cuts it) finds its key, shown first in the table", async (t) => {
-  if (skipWithoutChromium(t)) return;
+test("a piece of a publicApiKey or of a key id (as a log cuts it) finds its key, shown first in the table", async () => {
   const target = await keyNamed("Old partner");
   const { publicApiKey } = await bridge<Key>("keys.revealPublicApiKey", { accountKey: "_", key: target.key });
   const search = page.getByRole("textbox", { name: "Search", exact: true });
@@ -433,8 +403,7 @@ test("a piece of a publicApiKey or of a key id (as a log cuts it) finds its key,
   await matches.waitFor({ state: "detached" });
 });
 
-test("a key's whole name, long and without spaces as a publicApiKey is, finds it by name", async (t) => {
-  if (skipWithoutChromium(t)) return;
+test("a key's whole name, long and without spaces as a publicApiKey is, finds it by name", async () => {
   await bridge("keys.create", { request: { name: "data-export-prod-dave-019" } });
   await bridge("keys.create", { request: { name: "data-export-prod-dave-0190-copy" } });
   await page.getByRole("button", { name: "Refresh" }).click();
@@ -451,8 +420,7 @@ test("a key's whole name, long and without spaces as a publicApiKey is, finds it
   await search.fill("");
 });
 
-test("a row reveals its publicApiKey on request, hides it again, and copies it to the clipboard", async (t) => {
-  if (skipWithoutChromium(t)) return;
+test("a row reveals its publicApiKey on request, hides it again, and copies it to the clipboard", async () => {
   const target = await keyNamed("Old partner");
   const { publicApiKey } = await bridge<Key>("keys.revealPublicApiKey", { accountKey: "_", key: target.key });
   const shown = row("Old partner").getByTestId("public-api-key");
@@ -488,7 +456,6 @@ test("a row reveals its publicApiKey on request, hides it again, and copies it t
 });
 
 test("a copied publicApiKey is cleared after the delay, unless the clipboard holds something else by then", async (t) => {
-  if (skipWithoutChromium(t)) return;
   await bridge("settings.update", { clipboardClearSeconds: 5 });
   t.after(() => bridge("settings.update", { clipboardClearSeconds: 30 }));
   const first = await keyNamed("Future app");
@@ -512,8 +479,7 @@ test("a copied publicApiKey is cleared after the delay, unless the clipboard hol
   assert.ok(Date.now() - firstCopiedAt >= 6400, "not before the second copy's delay was over");
 });
 
-test("the edit dialog changes name, permissions, IPs and the validity window", async (t) => {
-  if (skipWithoutChromium(t)) return;
+test("the edit dialog changes name, permissions, IPs and the validity window", async () => {
   await row("Future app").getByRole("button", { name: "Edit Future app" }).click();
   const dialog = page.getByRole("dialog", { name: "Edit “Future app”" });
   await dialog.waitFor();
@@ -535,8 +501,7 @@ test("the edit dialog changes name, permissions, IPs and the validity window", a
   assert.match((await row("Present app").getByTestId("key-state").textContent()) ?? "", /Enabled/);
 });
 
-test("an ALL+TFA key opens with both permissions ticked, and a rename keeps both (only the name is sent)", async (t) => {
-  if (skipWithoutChromium(t)) return;
+test("an ALL+TFA key opens with both permissions ticked, and a rename keeps both (only the name is sent)", async () => {
   const both = await bridge<Key>("keys.create", {
     request: { name: "both permissions", permissions: ["ALL", "TFA"] },
   });
@@ -564,8 +529,7 @@ test("an ALL+TFA key opens with both permissions ticked, and a rename keeps both
   assert.deepEqual((await keyNamed("both permissions, renamed")).permissions, ["ALL", "TFA"]);
 });
 
-test("disabling asks first and says what stops working; enabling is one click", async (t) => {
-  if (skipWithoutChromium(t)) return;
+test("disabling asks first and says what stops working; enabling is one click", async () => {
   const billing = await keyNamed("Billing backend");
   await toggleSwitch(row("Billing backend"), "Billing backend enabled");
   const confirm = page.getByRole("dialog", { name: "Disable “Billing backend”?" });
@@ -588,8 +552,7 @@ test("disabling asks first and says what stops working; enabling is one click", 
   assert.equal((await bridge<Key>("keys.get", { accountKey: "_", key: billing.key })).enabled, true);
 });
 
-test("a validity window ending before its start is refused at Valid to, in the form (nothing is sent)", async (t) => {
-  if (skipWithoutChromium(t)) return;
+test("a validity window ending before its start is refused at Valid to, in the form (nothing is sent)", async () => {
   await row("Past app").getByRole("button", { name: "Edit Past app" }).click();
   const dialog = page.getByRole("dialog", { name: "Edit “Past app”" });
   await dialog.getByRole("button", { name: "Valid from", exact: true }).click();
@@ -609,8 +572,7 @@ test("a validity window ending before its start is refused at Valid to, in the f
   assert.equal((await keyNamed("Past app")).validFrom, undefined, "nothing was saved");
 });
 
-test("the edit dialog's Enabled switch disables after confirmation", async (t) => {
-  if (skipWithoutChromium(t)) return;
+test("the edit dialog's Enabled switch disables after confirmation", async () => {
   await row("Past app").getByRole("button", { name: "Edit Past app" }).click();
   const dialog = page.getByRole("dialog", { name: "Edit “Past app”" });
   await toggleSwitch(dialog, "Enabled");
@@ -650,7 +612,6 @@ async function pickNextMonth(
 }
 
 test("every field of the edit dialog is saved, dates entered in Kolkata time stored as their UTC instant", async (t) => {
-  if (skipWithoutChromium(t)) return;
   const original = await bridge<Key>("keys.create", {
     accountKey: "_",
     request: { name: "Kolkata partner", permissions: ["TFA"], allowedIPs: ["198.51.100.4", "10.1.0.0/16"] },
@@ -739,7 +700,6 @@ test("every field of the edit dialog is saved, dates entered in Kolkata time sto
 });
 
 test("when the service cannot be reached: a banner with Retry, and nothing of the profile before is left on screen", async (t) => {
-  if (skipWithoutChromium(t)) return;
   await row("Present app").getByTestId("key-state").getByText("Enabled").waitFor();
   // A remote profile on a port nobody listens on yet: activating it makes every call fail.
   const port = await freePort();
@@ -801,8 +761,7 @@ function freePort(): Promise<number> {
   });
 }
 
-test("with the OS in dark mode the keys view turns dark and still passes axe", async (t) => {
-  if (skipWithoutChromium(t)) return;
+test("with the OS in dark mode the keys view turns dark and still passes axe", async () => {
   // Toasts close themselves after 4 s; the check is about the view.
   await page.waitForFunction(() => !document.querySelector(".mantine-Notification-root"), null, {
     timeout: 8000,
@@ -832,7 +791,6 @@ async function scrollUntilRow(name: string): Promise<number> {
 }
 
 test("an account of 1,500 keys: first rows from one page, scrolling loads the rest, filter and toggle beyond page 1", async (t) => {
-  if (skipWithoutChromium(t)) return;
   await bridge("accounts.addSubAccount", { username: "bulk-owner", password: "bulk-password-123" });
   const bulk = (await bridge<{ accountKey: string; username: string }[]>("accounts.list")).find(
     (account) => account.username === "bulk-owner",

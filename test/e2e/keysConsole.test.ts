@@ -1,14 +1,10 @@
 import assert from "node:assert/strict";
 import { type AddressInfo, createServer } from "node:net";
 import { join } from "node:path";
-import { after, before, test } from "node:test";
-import type { Page } from "playwright-core";
 import { formatApiDateTime } from "../../shared/datetime.ts";
 import { seriousViolations } from "../harness/axe.ts";
-import { chromiumMissing, skipWithoutChromium } from "../harness/chromium.ts";
-import { everyPage } from "../harness/keyPages.ts";
-import { closeUiSession, openUiSession, RESULTS, type UiSession } from "../harness/uiSession.ts";
-import { callBridge, type WebHostProcess } from "../harness/webHostProcess.ts";
+import { RESULTS } from "../harness/uiSession.ts";
+import { uiSuite } from "../harness/uiSuite.ts";
 
 /**
  * The keys view as an admin's console (issue 13) in Chromium through the browser host: the
@@ -19,14 +15,6 @@ import { callBridge, type WebHostProcess } from "../harness/webHostProcess.ts";
 
 const DAY = 24 * 3600_000;
 
-let session: UiSession | undefined;
-let host: WebHostProcess;
-let page: Page;
-const pageProblems: string[] = [];
-
-const bridge = <T = Record<string, unknown>>(method: string, args?: unknown) =>
-  callBridge<T>(host, method, args ?? {});
-
 interface Key {
   key: string;
   name: string;
@@ -35,28 +23,23 @@ interface Key {
   publicApiKeyHint: string;
 }
 
-function allKeys(accountKey = "_"): Promise<Key[]> {
-  return everyPage((cursor) =>
-    bridge<{ keys: Key[]; nextCursor: string | null }>("keys.page", {
-      accountKey,
-      limit: 500,
-      ...(cursor !== null && { cursor }),
-    }),
-  );
-}
-
-const rows = () => page.getByTestId("key-row");
-const row = (name: string) => rows().filter({ hasText: name });
+const {
+  test,
+  page,
+  host,
+  bridge,
+  allKeys,
+  rows,
+  row,
+  problems: pageProblems,
+  before,
+} = uiSuite({
+  name: "keys-console",
+  context: { viewport: { width: 1280, height: 800 }, timezoneId: "Europe/Berlin" },
+  clipboard: true,
+});
 
 before(async () => {
-  if (chromiumMissing) return;
-  session = await openUiSession({
-    name: "keys-console",
-    context: { viewport: { width: 1280, height: 800 }, timezoneId: "Europe/Berlin" },
-    clipboard: true,
-    problems: pageProblems,
-  });
-  ({ host, page } = session);
   const now = Date.now();
   for (let i = 0; i < 60; i++) {
     await bridge("keys.create", {
@@ -74,10 +57,7 @@ before(async () => {
   });
 });
 
-after(() => closeUiSession(session));
-
-test("the heading names the account; Valid to says when in words and warns of keys expiring within 7 days", async (t) => {
-  if (skipWithoutChromium(t)) return;
+test("the heading names the account; Valid to says when in words and warns of keys expiring within 7 days", async () => {
   await page.goto(host.pageUrl);
   await page.getByTestId("keys-heading").getByText("API keys of owner").waitFor();
   await page.getByRole("combobox", { name: "State", exact: true }).selectOption({ label: "Expiring soon" });
@@ -96,8 +76,7 @@ test("the heading names the account; Valid to says when in words and warns of ke
   await page.getByTestId("key-count").getByText("62 keys", { exact: true }).waitFor();
 });
 
-test("a click on a header sorts by that column in the service, ascending then descending", async (t) => {
-  if (skipWithoutChromium(t)) return;
+test("a click on a header sorts by that column in the service, ascending then descending", async () => {
   const names = async () => rows().getByTestId("key-name").allTextContents();
   const nameHeader = page.getByRole("columnheader", { name: /^Name/ });
   await nameHeader.getByRole("button").click();
@@ -131,8 +110,7 @@ test("a click on a header sorts by that column in the service, ascending then de
   );
 });
 
-test("each Sort choice's label says which keys come first", async (t) => {
-  if (skipWithoutChromium(t)) return;
+test("each Sort choice's label says which keys come first", async () => {
   const disabled = (await allKeys()).find((key) => key.name === "filler 59");
   assert.ok(disabled);
   await bridge("keys.setEnabled", { accountKey: "_", key: disabled.key, enabled: false });
@@ -161,8 +139,7 @@ test("each Sort choice's label says which keys come first", async (t) => {
   await sort.selectOption({ label: "Oldest first" });
 });
 
-test("a filter or sort change shows the list from its top; the filters, search and sort are as left after a visit to another tab", async (t) => {
-  if (skipWithoutChromium(t)) return;
+test("a filter or sort change shows the list from its top; the filters, search and sort are as left after a visit to another tab", async () => {
   const scroller = page.getByTestId("key-list").locator("xpath=..");
   await scroller.evaluate((element) => {
     element.scrollTop = element.scrollHeight;
@@ -197,8 +174,7 @@ test("a filter or sort change shows the list from its top; the filters, search a
   await page.getByRole("combobox", { name: "Sort", exact: true }).selectOption({ label: "Oldest first" });
 });
 
-test("a key's details panel: every field, its state in words with the rule, Copy of the key id, the whole publicApiKey", async (t) => {
-  if (skipWithoutChromium(t)) return;
+test("a key's details panel: every field, its state in words with the rule, Copy of the key id, the whole publicApiKey", async () => {
   const target = (await allKeys()).find((key) => key.name === "Long gone") as Key;
   await page.getByRole("textbox", { name: "Search", exact: true }).fill("long gone");
   await row("Long gone").getByRole("button", { name: "Details of Long gone" }).click();
@@ -226,8 +202,7 @@ test("a key's details panel: every field, its state in words with the rule, Copy
   await page.getByRole("textbox", { name: "Search", exact: true }).fill("");
 });
 
-test("the details panel copies the publicApiKey without showing it, and disables (once confirmed) and enables the key", async (t) => {
-  if (skipWithoutChromium(t)) return;
+test("the details panel copies the publicApiKey without showing it, and disables (once confirmed) and enables the key", async () => {
   const target = (await allKeys()).find((key) => key.name === "Soon gone") as Key;
   await page.getByRole("textbox", { name: "Search", exact: true }).fill("soon gone");
   await row("Soon gone").getByRole("button", { name: "Details of Soon gone" }).click();
@@ -268,8 +243,7 @@ test("the details panel copies the publicApiKey without showing it, and disables
   await page.getByRole("textbox", { name: "Search", exact: true }).fill("");
 });
 
-test("a key id search shows that key alone: select-all selects it, nothing else; an unknown id shows no row", async (t) => {
-  if (skipWithoutChromium(t)) return;
+test("a key id search shows that key alone: select-all selects it, nothing else; an unknown id shows no row", async () => {
   const target = (await allKeys()).find((key) => key.name === "filler 07") as Key;
   const search = page.getByRole("textbox", { name: "Search", exact: true });
   await search.fill(target.key);
@@ -287,8 +261,7 @@ test("a key id search shows that key alone: select-all selects it, nothing else;
   await rows().first().waitFor();
 });
 
-test("keys made elsewhere show after Refresh, and when the window gets the focus back", async (t) => {
-  if (skipWithoutChromium(t)) return;
+test("keys made elsewhere show after Refresh, and when the window gets the focus back", async () => {
   await page.getByRole("textbox", { name: "Search", exact: true }).fill("elsewhere");
   await page.getByTestId("key-list-no-match").waitFor();
   await bridge("keys.create", { accountKey: "_", request: { name: "made elsewhere 1" } });
@@ -301,8 +274,7 @@ test("keys made elsewhere show after Refresh, and when the window gets the focus
   await page.getByRole("textbox", { name: "Search", exact: true }).fill("");
 });
 
-test("a new key is scrolled to and marked, and Esc in a changed Edit dialog asks before discarding", async (t) => {
-  if (skipWithoutChromium(t)) return;
+test("a new key is scrolled to and marked, and Esc in a changed Edit dialog asks before discarding", async () => {
   await page.getByRole("button", { name: "New key", exact: true }).click();
   const dialog = page.getByRole("dialog", { name: "New API key" });
   await dialog.getByLabel("Name").fill("zz newest key");
@@ -349,8 +321,7 @@ test("a new key is scrolled to and marked, and Esc in a changed Edit dialog asks
   );
 });
 
-test("in a sub-account, New TFA key + copy makes a TFA key there, and the heading names the sub-account", async (t) => {
-  if (skipWithoutChromium(t)) return;
+test("in a sub-account, New TFA key + copy makes a TFA key there, and the heading names the sub-account", async () => {
   await bridge("accounts.addSubAccount", { username: "team-b", password: "team-b-password-1" });
   const sub = (await bridge<{ accountKey: string; username: string }[]>("accounts.list")).find(
     (account) => account.username === "team-b",
@@ -374,8 +345,7 @@ test("in a sub-account, New TFA key + copy makes a TFA key there, and the headin
   assert.ok(!(await allKeys()).some((key) => key.name === "team-b 2FA"), "not in the owner's account");
 });
 
-test("a key created beyond the loaded pages is shown on top, marked, in view", async (t) => {
-  if (skipWithoutChromium(t)) return;
+test("a key created beyond the loaded pages is shown on top, marked, in view", async () => {
   const sub = (await bridge<{ username: string; accountKey: string }[]>("accounts.list")).find(
     (account) => account.username === "team-b",
   );
@@ -443,7 +413,6 @@ function freePort(): Promise<number> {
 }
 
 test("creating a key on an unreachable remote says unreachable, not refused", async (t) => {
-  if (skipWithoutChromium(t)) return;
   const remote = await bridge<{ id: string }>("profiles.add", {
     name: "Down",
     baseUrl: `http://127.0.0.1:${await freePort()}`,

@@ -1,13 +1,10 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { after, before, test } from "node:test";
-import type { Page } from "playwright-core";
 import { formatApiDateTime } from "../../shared/datetime.ts";
 import { seriousViolations } from "../harness/axe.ts";
-import { chromiumMissing, skipWithoutChromium } from "../harness/chromium.ts";
 import { cutInputText } from "../harness/layoutChecks.ts";
-import { closeUiSession, openUiSession, RESULTS, type UiSession } from "../harness/uiSession.ts";
-import { callBridge, type WebHostProcess } from "../harness/webHostProcess.ts";
+import { RESULTS } from "../harness/uiSession.ts";
+import { uiSuite } from "../harness/uiSuite.ts";
 
 /**
  * The keys table at the window sizes admins use, from the window's minimum (800×500) up, in light
@@ -25,22 +22,19 @@ const SIZES = [
 ] as const;
 const DAY = 24 * 3600_000;
 
-let session: UiSession | undefined;
-let host: WebHostProcess;
-let page: Page;
-const pageProblems: string[] = [];
-
-const bridge = <T = Record<string, unknown>>(method: string, args?: unknown) =>
-  callBridge<T>(host, method, args ?? {});
+const {
+  test,
+  page,
+  host,
+  bridge,
+  before,
+  problems: pageProblems,
+} = uiSuite({
+  name: "keys-layout",
+  context: { viewport: { width: 1280, height: 800 }, timezoneId: "Europe/Berlin" },
+});
 
 before(async () => {
-  if (chromiumMissing) return;
-  session = await openUiSession({
-    name: "keys-layout",
-    context: { viewport: { width: 1280, height: 800 }, timezoneId: "Europe/Berlin" },
-    problems: pageProblems,
-  });
-  ({ host, page } = session);
   const now = Date.now();
   for (let i = 0; i < 40; i++) {
     const request: Record<string, unknown> = {
@@ -58,8 +52,6 @@ before(async () => {
     if (i % 8 === 5) await bridge("keys.setEnabled", { accountKey: "_", key: created.key, enabled: false });
   }
 });
-
-after(() => closeUiSession(session));
 
 /** Whether the document scrolls sideways. */
 function horizontalOverflow(): Promise<number> {
@@ -206,8 +198,7 @@ function lowContrastText(): Promise<string[]> {
   });
 }
 
-test("at 800×500 to 1440×900, light and dark: no sideways scroll, every row action reachable, cut text has a tooltip, filled text readable", async (t) => {
-  if (skipWithoutChromium(t)) return;
+test("at 800×500 to 1440×900, light and dark: no sideways scroll, every row action reachable, cut text has a tooltip, filled text readable", async () => {
   await page.goto(host.pageUrl);
   await page.getByTestId("key-row").first().waitFor();
   // A key not valid yet says when it starts where others say when they end.

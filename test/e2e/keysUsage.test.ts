@@ -1,14 +1,11 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { after, before, test } from "node:test";
 import Database from "better-sqlite3";
-import type { Page } from "playwright-core";
 import { DATABASE_FILE } from "../../electron/service/dataDir.ts";
-import { chromiumMissing, skipWithoutChromium } from "../harness/chromium.ts";
 import { startForeignRemote } from "../harness/foreignRemote.ts";
 import { request } from "../harness/keyServiceProcess.ts";
-import { closeUiSession, openUiSession, RESULTS, type UiSession } from "../harness/uiSession.ts";
-import { callBridge, type WebHostProcess } from "../harness/webHostProcess.ts";
+import { RESULTS } from "../harness/uiSession.ts";
+import { uiSuite } from "../harness/uiSuite.ts";
 
 /**
  * The usage of keys in the Keys view (issue 14), in Chromium through the browser host: after
@@ -16,25 +13,22 @@ import { callBridge, type WebHostProcess } from "../harness/webHostProcess.ts";
  * a key's details (last calls, counts, refusals by rule), and the "Not used for" filter.
  */
 
-let session: UiSession | undefined;
-let host: WebHostProcess;
-let page: Page;
-const pageProblems: string[] = [];
-
-const bridge = <T = Record<string, unknown>>(method: string, args?: unknown) =>
-  callBridge<T>(host, method, args ?? {});
-
-const rows = () => page.getByTestId("key-row");
-const row = (name: string) => rows().filter({ hasText: name });
+const {
+  test,
+  session,
+  page,
+  host,
+  bridge,
+  rows,
+  row,
+  before,
+  problems: pageProblems,
+} = uiSuite({
+  name: "keys-usage",
+  context: { viewport: { width: 1440, height: 900 }, timezoneId: "Europe/Berlin" },
+});
 
 before(async () => {
-  if (chromiumMissing) return;
-  session = await openUiSession({
-    name: "keys-usage",
-    context: { viewport: { width: 1440, height: 900 }, timezoneId: "Europe/Berlin" },
-    problems: pageProblems,
-  });
-  ({ host, page } = session);
   const used = await bridge<{ publicApiKey: string }>("keys.create", {
     accountKey: "_",
     request: { name: "busy backend" },
@@ -65,10 +59,7 @@ before(async () => {
 
 let callBusy: () => Promise<{ status: number }>;
 
-after(() => closeUiSession(session));
-
-test("Last used says when a key last authorized a call, never for an unused one, when a refused-only one was refused; Created says when it was made", async (t) => {
-  if (skipWithoutChromium(t)) return;
+test("Last used says when a key last authorized a call, never for an unused one, when a refused-only one was refused; Created says when it was made", async () => {
   await page.goto(host.pageUrl);
   await row("busy backend").waitFor();
   assert.match(
@@ -103,8 +94,7 @@ test("Last used says when a key last authorized a call, never for an unused one,
   assert.deepEqual(pageProblems, []);
 });
 
-test("a toggle keeps the row's Last used and Created (the answer of an update carries neither)", async (t) => {
-  if (skipWithoutChromium(t)) return;
+test("a toggle keeps the row's Last used and Created (the answer of an update carries neither)", async () => {
   await page.goto(host.pageUrl);
   const busy = row("busy backend");
   await busy.waitFor();
@@ -131,8 +121,7 @@ test("a toggle keeps the row's Last used and Created (the answer of an update ca
   assert.deepEqual(pageProblems, []);
 });
 
-test("a key's details show its usage: last allowed and refused calls, counts, refusals by rule in words", async (t) => {
-  if (skipWithoutChromium(t)) return;
+test("a key's details show its usage: last allowed and refused calls, counts, refusals by rule in words", async () => {
   await row("busy backend").getByRole("button", { name: "Details of busy backend" }).click();
   let panel = page.getByRole("dialog", { name: "Key “busy backend”" });
   await panel.waitFor();
@@ -163,8 +152,7 @@ test("a key's details show its usage: last allowed and refused calls, counts, re
   await panel.waitFor({ state: "hidden" });
 });
 
-test("open details follow the key's calls: counts move while the panel is open, without Refresh", async (t) => {
-  if (skipWithoutChromium(t)) return;
+test("open details follow the key's calls: counts move while the panel is open, without Refresh", async () => {
   await row("busy backend").getByRole("button", { name: "Details of busy backend" }).click();
   const panel = page.getByRole("dialog", { name: "Key “busy backend”" });
   await panel
@@ -183,8 +171,7 @@ test("open details follow the key's calls: counts move while the panel is open, 
   await panel.waitFor({ state: "hidden" });
 });
 
-test("Not used for 7 days lists the keys at least a week old without an allowed call in it, never-used ones included", async (t) => {
-  if (skipWithoutChromium(t)) return;
+test("Not used for 7 days lists the keys at least a week old without an allowed call in it, never-used ones included", async () => {
   await page.getByRole("combobox", { name: "Not used for", exact: true }).selectOption({ label: "7 days" });
   await row("busy backend").waitFor({ state: "detached" });
   assert.deepEqual((await rows().getByTestId("key-name").allTextContents()).sort(), [
@@ -196,8 +183,7 @@ test("Not used for 7 days lists the keys at least a week old without an allowed 
   assert.deepEqual(pageProblems, []);
 });
 
-test("at 800×500 the table keeps the name, state and actions, and scrolls no sideways", async (t) => {
-  if (skipWithoutChromium(t)) return;
+test("at 800×500 the table keeps the name, state and actions, and scrolls no sideways", async () => {
   await page.setViewportSize({ width: 800, height: 500 });
   await row("busy backend").waitFor();
   const sideways = await page.evaluate(() => document.documentElement.scrollWidth > window.innerWidth);
@@ -205,8 +191,7 @@ test("at 800×500 the table keeps the name, state and actions, and scrolls no si
   await page.screenshot({ path: join(RESULTS, "keys-usage-800x500.png") });
 });
 
-test("a remote that does not report usage shows — in Last used and Created, says why on hover, and raises no error", async (t) => {
-  if (skipWithoutChromium(t)) return;
+test("a remote that does not report usage shows — in Last used and Created, says why on hover, and raises no error", async () => {
   const foreign = await startForeignRemote();
   try {
     foreign.keys.set("key_1", {

@@ -1,12 +1,9 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { after, before, test } from "node:test";
-import type { Page } from "playwright-core";
 import { seriousViolations } from "../harness/axe.ts";
-import { chromiumMissing, skipWithoutChromium } from "../harness/chromium.ts";
 import { request } from "../harness/keyServiceProcess.ts";
-import { closeUiSession, openUiSession, RESULTS, type UiSession } from "../harness/uiSession.ts";
-import { callBridge, type WebHostProcess } from "../harness/webHostProcess.ts";
+import { RESULTS } from "../harness/uiSession.ts";
+import { uiSuite } from "../harness/uiSuite.ts";
 
 /**
  * A key's usage over time in its details (issue 32), in Chromium through the browser host: after
@@ -15,24 +12,20 @@ import { callBridge, type WebHostProcess } from "../harness/webHostProcess.ts";
  * and 800 px wide, light and dark, and no page problem (a CSP violation is a console error).
  */
 
-let session: UiSession | undefined;
-let host: WebHostProcess;
-let page: Page;
-const pageProblems: string[] = [];
-
-const bridge = <T = Record<string, unknown>>(method: string, args?: unknown) =>
-  callBridge<T>(host, method, args ?? {});
-
-const row = (name: string) => page.getByTestId("key-row").filter({ hasText: name });
+const {
+  test,
+  page,
+  host,
+  bridge,
+  row,
+  before,
+  problems: pageProblems,
+} = uiSuite({
+  name: "keys-usage-chart",
+  context: { viewport: { width: 1280, height: 900 }, timezoneId: "Europe/Berlin" },
+});
 
 before(async () => {
-  if (chromiumMissing) return;
-  session = await openUiSession({
-    name: "keys-usage-chart",
-    context: { viewport: { width: 1280, height: 900 }, timezoneId: "Europe/Berlin" },
-    problems: pageProblems,
-  });
-  ({ host, page } = session);
   const charted = await bridge<{ key: string; publicApiKey: string }>("keys.create", {
     accountKey: "_",
     request: { name: "charted backend" },
@@ -48,8 +41,6 @@ before(async () => {
   assert.equal((await call()).status, 403);
   await bridge("keys.setEnabled", { accountKey: "_", key: charted.key, enabled: true });
 });
-
-after(() => closeUiSession(session));
 
 async function openDetails(name: string) {
   await row(name)
@@ -70,8 +61,7 @@ async function closeDetails() {
   await page.getByRole("dialog").waitFor({ state: "hidden" });
 }
 
-test("the details chart a key's calls of the last 48 hours, allowed and refused, and of 30 days on a switch", async (t) => {
-  if (skipWithoutChromium(t)) return;
+test("the details chart a key's calls of the last 48 hours, allowed and refused, and of 30 days on a switch", async () => {
   await page.goto(host.pageUrl);
   await row("charted backend").waitFor();
   const panel = await openDetails("charted backend");
@@ -105,8 +95,7 @@ test("the details chart a key's calls of the last 48 hours, allowed and refused,
   assert.deepEqual(pageProblems, []);
 });
 
-test("a key without calls says so instead of an empty chart", async (t) => {
-  if (skipWithoutChromium(t)) return;
+test("a key without calls says so instead of an empty chart", async () => {
   const panel = await openDetails("quiet backend");
   assert.equal(
     await panel.getByTestId("key-usage-chart-empty").textContent(),
@@ -117,8 +106,7 @@ test("a key without calls says so instead of an empty chart", async (t) => {
   assert.deepEqual(pageProblems, []);
 });
 
-test("at 800 px wide the drawer with its chart scrolls no sideways and the period switch stays in reach", async (t) => {
-  if (skipWithoutChromium(t)) return;
+test("at 800 px wide the drawer with its chart scrolls no sideways and the period switch stays in reach", async () => {
   await page.setViewportSize({ width: 800, height: 700 });
   const panel = await openDetails("charted backend");
   const chart = panel.getByTestId("key-usage-chart");

@@ -1,7 +1,5 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { after, before, test } from "node:test";
-import { skipWithoutChromium } from "../harness/chromium.ts";
 import { eventually } from "../harness/eventually.ts";
 import {
   addAccount,
@@ -13,7 +11,8 @@ import {
   startServe,
 } from "../harness/keyServiceProcess.ts";
 import { type SilentProxy, startSilentProxy } from "../harness/silentProxy.ts";
-import { closeUiSession, openUiSession, RESULTS, type UiSession } from "../harness/uiSession.ts";
+import { RESULTS } from "../harness/uiSession.ts";
+import { uiSuite } from "../harness/uiSuite.ts";
 import { callBridge } from "../harness/webHostProcess.ts";
 
 /**
@@ -26,13 +25,16 @@ const REMOTE_USER = "team-admin";
 const REMOTE_PASSWORD = "team-password-1";
 const KEYS_PATH = "/settings/1/accounts/_/api-keys";
 
-let session: UiSession | undefined;
 let remoteDir: string;
 let remote: ServeProcess | undefined;
 let proxy: SilentProxy | undefined;
 
+const { test, session, bridge, before, after } = uiSuite({
+  name: "profile-switch",
+  context: { viewport: { width: 1280, height: 800 } },
+});
+
 before(async () => {
-  if (skipWithoutChromium({ skip: () => {} })) return;
   remoteDir = await makeTempDir("keydesk-e2e-remote-team-");
   await addAccount(remoteDir, REMOTE_USER, REMOTE_PASSWORD);
   remote = await startServe({ dataDir: remoteDir });
@@ -45,12 +47,6 @@ before(async () => {
   assert.equal(created.status, 200, created.text);
   const port = Number(new URL(remote.url).port);
   proxy = await startSilentProxy("127.0.0.1", port);
-  session = await openUiSession({
-    name: "profile-switch",
-    context: { viewport: { width: 1280, height: 800 } },
-  });
-  const bridge = <T>(method: string, args?: unknown) =>
-    callBridge<T>((session as UiSession).host, method, args);
   await bridge("keys.create", { request: { name: "checkout-prod-bob-001" } });
   await bridge("profiles.add", {
     name: "team",
@@ -61,14 +57,13 @@ before(async () => {
 });
 
 after(async () => {
-  await closeUiSession(session);
   await proxy?.close();
   if (remote) assert.equal((await remote.stop("SIGTERM")).code, 0);
   if (remoteDir) await removeDir(remoteDir);
 });
 
-test("switching to a slow remote profile clears Local's rows at once, says what loads, and an action then reaches the remote only", async (t) => {
-  if (skipWithoutChromium(t) || !session || !remote || !proxy) return;
+test("switching to a slow remote profile clears Local's rows at once, says what loads, and an action then reaches the remote only", async () => {
+  if (!remote || !proxy) return;
   const { page, problems, host } = session;
   await page.goto(host.pageUrl);
   const rows = page.getByTestId("key-row");

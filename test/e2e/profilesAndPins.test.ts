@@ -1,16 +1,11 @@
 import assert from "node:assert/strict";
 import { mkdir } from "node:fs/promises";
 import { join } from "node:path";
-import { after, before, test } from "node:test";
+import { after, before } from "node:test";
 import { AuthType, Infobip } from "@infobip-api/sdk";
 import type { Browser, BrowserContext, Page } from "playwright-core";
 import { seriousViolations } from "../harness/axe.ts";
-import {
-  chromiumMissing,
-  launchChromium,
-  skipWithoutChromium,
-  watchPageErrors,
-} from "../harness/chromium.ts";
+import { chromiumMissing, launchChromium, watchPageErrors } from "../harness/chromium.ts";
 import {
   addAccount,
   basic,
@@ -21,6 +16,7 @@ import {
   type ServeProcess,
   startServe,
 } from "../harness/keyServiceProcess.ts";
+import { chromiumTest as test } from "../harness/uiSuite.ts";
 import { callBridge, startWebHost, type WebHostProcess } from "../harness/webHostProcess.ts";
 
 /**
@@ -102,8 +98,7 @@ async function chooseAccount(page: Page, label: string): Promise<void> {
   await page.getByRole("option", { name: label, exact: true }).click();
 }
 
-test("a sub-account made in the UI on the Local profile can be switched to and shows its own, empty key list", async (t) => {
-  if (skipWithoutChromium(t)) return;
+test("a sub-account made in the UI on the Local profile can be switched to and shows its own, empty key list", async () => {
   const { page, problems } = await openApp();
   await page.getByTestId("key-row").filter({ hasText: "key of the owner" }).waitFor();
 
@@ -148,8 +143,7 @@ test("a sub-account made in the UI on the Local profile can be switched to and s
   await page.close();
 });
 
-test("a remote profile is added, tested, activated with its keys shown, and the Local profile comes back", async (t) => {
-  if (skipWithoutChromium(t)) return;
+test("a remote profile is added, tested, activated with its keys shown, and the Local profile comes back", async () => {
   const { page, problems } = await openApp();
   await page.getByRole("tab", { name: "Profiles" }).click();
   const profiles = page.getByTestId("profiles-view");
@@ -270,7 +264,6 @@ test("a remote profile is added, tested, activated with its keys shown, and the 
 });
 
 test("the header describes the active profile's service: a remote one's address, reachable, then unreachable when it stops", async (t) => {
-  if (skipWithoutChromium(t)) return;
   const headerDir = await makeTempDir("keydesk-e2e-header-remote-");
   t.after(() => removeDir(headerDir));
   await addAccount(headerDir, REMOTE_USER, REMOTE_PASSWORD);
@@ -348,8 +341,7 @@ test("the header describes the active profile's service: a remote one's address,
   await page.close();
 });
 
-test("the Local profile shows the embedded service's address, and its credentials on request", async (t) => {
-  if (skipWithoutChromium(t)) return;
+test("the Local profile shows the embedded service's address, and its credentials on request", async () => {
   const { page, problems } = await openApp();
   await page.getByRole("tab", { name: "Profiles" }).click();
   const local = page.getByTestId("local-service");
@@ -374,8 +366,7 @@ test("the Local profile shows the embedded service's address, and its credential
   await page.close();
 });
 
-test("a PIN sent through the SDK to the local service appears in the inbox without a reload", async (t) => {
-  if (skipWithoutChromium(t)) return;
+test("a PIN sent through the SDK to the local service appears in the inbox without a reload", async () => {
   const credentials = await bridge<{ baseUrl: string; username: string; password: string }>(
     "profiles.revealLocalCredentials",
   );
@@ -448,8 +439,7 @@ test("a PIN sent through the SDK to the local service appears in the inbox witho
   await page.close();
 });
 
-test("a PIN in the inbox turns Expired when its time to live ends, without a reload", async (t) => {
-  if (skipWithoutChromium(t)) return;
+test("a PIN in the inbox turns Expired when its time to live ends, without a reload", async () => {
   const call = await localPost();
   const app = async (name: string, configuration: Record<string, unknown>) => {
     const { applicationId } = await call<{ applicationId: string }>("/2fa/2/applications", {
@@ -512,8 +502,7 @@ test("a PIN in the inbox turns Expired when its time to live ends, without a rel
   await page.close();
 });
 
-test("a verification changes a PIN's state in the inbox without a reload; a failure test number's message is listed as not delivered", async (t) => {
-  if (skipWithoutChromium(t)) return;
+test("a verification changes a PIN's state in the inbox without a reload; a failure test number's message is listed as not delivered", async () => {
   const call = await localPost();
   const { applicationId } = await call<{ applicationId: string }>("/2fa/2/applications", {
     name: "live state",

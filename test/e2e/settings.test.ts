@@ -1,20 +1,14 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { after, before, test } from "node:test";
-import type { Browser, Page } from "playwright-core";
+import type { Page } from "playwright-core";
 import { KEYCHAIN_BUILD_PACKAGES, KEYCHAIN_RUNTIME_PACKAGES } from "../../shared/keychainPackages.ts";
 import { seriousViolations } from "../harness/axe.ts";
-import { chromiumMissing, skipWithoutChromium, watchPageErrors } from "../harness/chromium.ts";
+import { watchPageErrors } from "../harness/chromium.ts";
 import { eventually } from "../harness/eventually.ts";
 import { makeTempDir, removeDir } from "../harness/keyServiceProcess.ts";
-import { closeUiSession, openUiSession, RESULTS, type UiSession } from "../harness/uiSession.ts";
-import {
-  bridgeAnswer,
-  callBridge,
-  keyringSessionMissing,
-  startWebHost,
-  type WebHostProcess,
-} from "../harness/webHostProcess.ts";
+import { RESULTS } from "../harness/uiSession.ts";
+import { uiSuite } from "../harness/uiSuite.ts";
+import { bridgeAnswer, callBridge, keyringSessionMissing, startWebHost } from "../harness/webHostProcess.ts";
 
 /**
  * The Settings view end to end in Debian's Chromium through the browser host: the clipboard clear
@@ -23,14 +17,7 @@ import {
  * with a real one (gnome-keyring in a private D-Bus session). Run after `npm run -s build`.
  */
 
-let session: UiSession | undefined;
 let dataDir: string;
-let host: WebHostProcess;
-let browser: Browser;
-let page: Page;
-const pageProblems: string[] = [];
-
-const bridge = <T>(method: string, args?: unknown) => callBridge<T>(host, method, args);
 
 interface ServiceStatus {
   keychain: "os" | "session-only";
@@ -38,21 +25,27 @@ interface ServiceStatus {
   localSecretsDir?: string;
 }
 
-before(async () => {
-  if (chromiumMissing) return;
+const {
+  test,
+  session,
+  page,
+  host,
+  browser,
+  bridge,
+  before,
+  problems: pageProblems,
+} = uiSuite({
+  name: "settings",
   // A bus address where no bus listens: the host finds no Secret Service, whatever session the
   // test runs in, and opens a session-only vault the way the app does without a keychain.
-  session = await openUiSession({
-    name: "settings",
-    host: (dataDir) => ({ env: { DBUS_SESSION_BUS_ADDRESS: `unix:path=${join(dataDir, "no-such-bus")}` } }),
-    context: { viewport: { width: 1280, height: 800 } },
-    clipboard: true,
-    problems: pageProblems,
-  });
-  ({ dataDir, host, browser, page } = session);
+  host: (dataDir) => ({ env: { DBUS_SESSION_BUS_ADDRESS: `unix:path=${join(dataDir, "no-such-bus")}` } }),
+  context: { viewport: { width: 1280, height: 800 } },
+  clipboard: true,
 });
 
-after(() => closeUiSession(session));
+before(() => {
+  ({ dataDir } = session);
+});
 
 const delayField = (on: Page = page) =>
   on.getByRole("textbox", { name: "Clear the clipboard after (seconds)" });
@@ -77,8 +70,7 @@ async function assertNoAxeViolations(what: string, on: Page = page): Promise<voi
   assert.deepEqual(await seriousViolations(on, '[data-testid="settings-view"]'), [], what);
 }
 
-test("the Settings tab shows the saved delay, from settings.get", async (t) => {
-  if (skipWithoutChromium(t)) return;
+test("the Settings tab shows the saved delay, from settings.get", async () => {
   const { clipboardClearSeconds } = await bridge<{ clipboardClearSeconds: number }>("settings.get");
   assert.equal(clipboardClearSeconds, 30, "the default");
   await page.goto(host.pageUrl);
@@ -87,8 +79,7 @@ test("the Settings tab shows the saved delay, from settings.get", async (t) => {
   await assertNoAxeViolations("the Settings view");
 });
 
-test("invalid delays show an inline error and save nothing", async (t) => {
-  if (skipWithoutChromium(t)) return;
+test("invalid delays show an inline error and save nothing", async () => {
   const cases = [
     { typed: "3", error: "At least 5 seconds." },
     { typed: "99999", error: "At most 3600 seconds (one hour)." },
@@ -123,8 +114,7 @@ test("invalid delays show an inline error and save nothing", async (t) => {
   }
 });
 
-test("a valid delay is saved on submit, with a confirmation; the next copy clears after it, also after a reload", async (t) => {
-  if (skipWithoutChromium(t)) return;
+test("a valid delay is saved on submit, with a confirmation; the next copy clears after it, also after a reload", async () => {
   await delayField().fill("7");
   await saveButton().click();
   const saved = page.getByTestId("settings-saved");
@@ -164,8 +154,7 @@ test("a valid delay is saved on submit, with a confirmation; the next copy clear
   assert.equal(await delayField().inputValue(), "7");
 });
 
-test("without an OS keychain the Settings view says where each credential is kept, and how to get the keychain", async (t) => {
-  if (skipWithoutChromium(t)) return;
+test("without an OS keychain the Settings view says where each credential is kept, and how to get the keychain", async () => {
   const status = await bridge<ServiceStatus>("service.status");
   assert.equal(status.keychain, "session-only", "the host found no keychain on a bus that is not there");
   const section = page.getByTestId("credential-storage");
@@ -221,8 +210,7 @@ async function headerOnOneLine(): Promise<boolean> {
   });
 }
 
-test("the Settings view in light and dark at 800×500, 1024×768 and 1280×800: screenshots, axe, no overflow", async (t) => {
-  if (skipWithoutChromium(t)) return;
+test("the Settings view in light and dark at 800×500, 1024×768 and 1280×800: screenshots, axe, no overflow", async () => {
   // Toasts of the copy above close themselves; the screenshots are of the view.
   await page.waitForFunction(() => !document.querySelector(".mantine-Notification-root"), null, {
     timeout: 8000,
@@ -261,8 +249,7 @@ test("the Settings view in light and dark at 800×500, 1024×768 and 1280×800: 
   assert.deepEqual(pageProblems, [], "no console errors or uncaught exceptions");
 });
 
-test("the theme: Dark applies at once whatever the system says, is kept across a reload, and Follow the system follows it again", async (t) => {
-  if (skipWithoutChromium(t)) return;
+test("the theme: Dark applies at once whatever the system says, is kept across a reload, and Follow the system follows it again", async () => {
   const scheme = () => page.evaluate(() => document.documentElement.dataset.mantineColorScheme);
   await resize(1024, 768);
   await page.emulateMedia({ colorScheme: "light" });
@@ -305,7 +292,6 @@ test("the theme: Dark applies at once whatever the system says, is kept across a
 });
 
 test("with the OS keychain the Settings view and the header say every credential is kept there", async (t) => {
-  if (skipWithoutChromium(t)) return;
   if (keyringSessionMissing) {
     if (process.env.CI === "true") assert.fail(keyringSessionMissing);
     t.skip(keyringSessionMissing);

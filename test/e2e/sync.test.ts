@@ -1,9 +1,7 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { after, before, test } from "node:test";
 import type { Locator, Page } from "playwright-core";
 import { seriousViolations } from "../harness/axe.ts";
-import { chromiumMissing, skipWithoutChromium } from "../harness/chromium.ts";
 import { eventually } from "../harness/eventually.ts";
 import {
   addAccount,
@@ -15,8 +13,8 @@ import {
   type ServeProcess,
   startServe,
 } from "../harness/keyServiceProcess.ts";
-import { closeUiSession, openUiSession, RESULTS, type UiSession } from "../harness/uiSession.ts";
-import { callBridge, type WebHostProcess } from "../harness/webHostProcess.ts";
+import { RESULTS } from "../harness/uiSession.ts";
+import { uiSuite } from "../harness/uiSuite.ts";
 
 /**
  * Sync end to end in Debian's Chromium: the browser host (its core, embedded service and sync
@@ -30,15 +28,9 @@ import { callBridge, type WebHostProcess } from "../harness/webHostProcess.ts";
 const REMOTE_USER = "team-admin";
 let remotePassword = "team-password-1";
 
-let session: UiSession | undefined;
 let remoteDir: string;
-let host: WebHostProcess;
 let remote: ServeProcess;
-let page: Page;
-const problems: string[] = [];
 let local: { baseUrl: string; username: string; password: string };
-
-const bridge = <T>(method: string, args?: unknown) => callBridge<T>(host, method, args);
 
 interface Key {
   key: string;
@@ -72,23 +64,21 @@ const rename = (side: "local" | "remote", key: string, name: string) =>
 const until = (what: string, check: () => Promise<boolean>, timeoutMs?: number) =>
   eventually(what, async () => ((await check()) ? true : undefined), timeoutMs);
 
+const { test, page, host, bridge, before, after, problems } = uiSuite({ name: "sync" });
+
 before(async () => {
-  if (chromiumMissing) return;
   remoteDir = await makeTempDir("keydesk-e2e-sync-remote-");
   await addAccount(remoteDir, REMOTE_USER, remotePassword);
   remote = await startServe({ dataDir: remoteDir });
   for (const name of ["shared key", "remote only"]) {
     await api("remote", "/settings/1/accounts/_/api-keys", "POST", { name });
   }
-  session = await openUiSession({ name: "sync", problems });
-  ({ host, page } = session);
   local = await bridge("profiles.revealLocalCredentials");
   await page.goto(host.pageUrl);
   await page.getByTestId("service-status").waitFor({ timeout: 15_000 });
 });
 
 after(async () => {
-  await closeUiSession(session);
   if (remote) assert.equal((await remote.stop("SIGTERM")).code, 0);
   if (remoteDir) await removeDir(remoteDir);
 });
@@ -110,8 +100,7 @@ async function syncNow(): Promise<void> {
   assert.equal((await answered).status(), 200);
 }
 
-test("a remote profile is linked, Sync now brings its keys, and conflicts are resolved both ways", async (t) => {
-  if (skipWithoutChromium(t)) return;
+test("a remote profile is linked, Sync now brings its keys, and conflicts are resolved both ways", async () => {
   // The remote profile, through the Profiles view.
   await page.getByRole("tab", { name: "Profiles" }).click();
   await page.getByRole("button", { name: "Add remote profile" }).click();
@@ -223,8 +212,7 @@ test("a remote profile is linked, Sync now brings its keys, and conflicts are re
   assert.deepEqual(problems, []);
 });
 
-test("a refused password pauses the link until Enter credentials gives the new one; the link is removed after a confirmation", async (t) => {
-  if (skipWithoutChromium(t)) return;
+test("a refused password pauses the link until Enter credentials gives the new one; the link is removed after a confirmation", async () => {
   remotePassword = "team-password-2";
   const changed = await runCli(["account", "passwd", "--data-dir", remoteDir, "--username", REMOTE_USER], {
     KEY_SERVICE_PASSWORD: remotePassword,

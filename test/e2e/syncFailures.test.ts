@@ -1,14 +1,11 @@
 import assert from "node:assert/strict";
 import { randomBytes } from "node:crypto";
 import { join } from "node:path";
-import { after, before, test } from "node:test";
-import type { Page } from "playwright-core";
 import { seriousViolations } from "../harness/axe.ts";
-import { chromiumMissing, skipWithoutChromium } from "../harness/chromium.ts";
 import { type ForeignRemote, startForeignRemote } from "../harness/foreignRemote.ts";
 import { basic, request } from "../harness/keyServiceProcess.ts";
-import { closeUiSession, openUiSession, RESULTS, type UiSession } from "../harness/uiSession.ts";
-import { callBridge, type WebHostProcess } from "../harness/webHostProcess.ts";
+import { RESULTS } from "../harness/uiSession.ts";
+import { uiSuite } from "../harness/uiSuite.ts";
 
 /**
  * What the Sync view shows when a remote refuses a change or loses a key, end to end in Debian's
@@ -16,15 +13,9 @@ import { callBridge, type WebHostProcess } from "../harness/webHostProcess.ts";
  * foreignRemote.ts), which can be told to refuse a request and whose keys can vanish.
  */
 
-let session: UiSession | undefined;
-let host: WebHostProcess;
 let foreign: ForeignRemote;
-let page: Page;
 let linkId: number;
 let local: { baseUrl: string; username: string; password: string };
-const problems: string[] = [];
-
-const bridge = <T>(method: string, args?: unknown) => callBridge<T>(host, method, args);
 
 interface Key {
   key: string;
@@ -63,13 +54,12 @@ function addForeignKey(name: string): void {
   });
 }
 
+const { test, page, host, bridge, before, after, problems } = uiSuite({ name: "sync-failures" });
+
 before(async () => {
-  if (chromiumMissing) return;
   foreign = await startForeignRemote();
   addForeignKey("alpha");
   addForeignKey("beta");
-  session = await openUiSession({ name: "sync-failures", problems });
-  ({ host, page } = session);
   local = await bridge("profiles.revealLocalCredentials");
   const profile = await bridge<{ id: string }>("profiles.add", {
     name: "Provider",
@@ -90,7 +80,6 @@ before(async () => {
 });
 
 after(async () => {
-  await closeUiSession(session);
   await foreign?.close();
 });
 
@@ -106,8 +95,7 @@ async function syncNow(): Promise<void> {
   assert.equal((await answered).status(), 200);
 }
 
-test("a change the remote refuses shows as failed, in the Sync view and the Keys table, and goes out on Retry", async (t) => {
-  if (skipWithoutChromium(t)) return;
+test("a change the remote refuses shows as failed, in the Sync view and the Keys table, and goes out on Retry", async () => {
   const alpha = await localKey("alpha");
   const remoteAlpha = foreignKey("alpha");
   assert.ok(remoteAlpha);
@@ -137,8 +125,7 @@ test("a change the remote refuses shows as failed, in the Sync view and the Keys
   assert.deepEqual(problems, []);
 });
 
-test("a key gone from the remote is flagged, kept here, and a change to it can be discarded", async (t) => {
-  if (skipWithoutChromium(t)) return;
+test("a key gone from the remote is flagged, kept here, and a change to it can be discarded", async () => {
   const remoteBeta = foreignKey("beta");
   assert.ok(remoteBeta);
   foreign.keys.delete(remoteBeta.key);
@@ -167,8 +154,7 @@ test("a key gone from the remote is flagged, kept here, and a change to it can b
   assert.deepEqual(problems, []);
 });
 
-test("a run shows its progress live", async (t) => {
-  if (skipWithoutChromium(t)) return;
+test("a run shows its progress live", async () => {
   await bridge("sync.links.update", { id: linkId, paused: true });
   for (let index = 0; index < 24; index++) {
     const { key } = (await localApi("/settings/1/accounts/_/api-keys", "POST", {

@@ -1,9 +1,7 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { after, before, test } from "node:test";
-import type { Locator, Page } from "playwright-core";
+import type { Locator } from "playwright-core";
 import { seriousViolations } from "../harness/axe.ts";
-import { chromiumMissing, skipWithoutChromium } from "../harness/chromium.ts";
 import { eventually } from "../harness/eventually.ts";
 import {
   addAccount,
@@ -14,8 +12,8 @@ import {
   type ServeProcess,
   startServe,
 } from "../harness/keyServiceProcess.ts";
-import { closeUiSession, openUiSession, RESULTS, type UiSession } from "../harness/uiSession.ts";
-import { callBridge, type WebHostProcess } from "../harness/webHostProcess.ts";
+import { RESULTS } from "../harness/uiSession.ts";
+import { uiSuite } from "../harness/uiSuite.ts";
 
 /**
  * The lifecycle parts of sync in Chromium: a link whose remote refuses the credentials is refused
@@ -30,15 +28,9 @@ const SIZES = [
   { width: 1440, height: 900 },
 ];
 
-let session: UiSession | undefined;
 let remoteDir: string;
-let host: WebHostProcess;
 let remote: ServeProcess;
-let page: Page;
-const problems: string[] = [];
 let local: { baseUrl: string; username: string; password: string };
-
-const bridge = <T>(method: string, args?: unknown) => callBridge<T>(host, method, args);
 
 async function api(side: "local" | "remote", path: string, method = "GET", body?: unknown) {
   const [url, authorization] =
@@ -57,14 +49,13 @@ const remoteKeys = async () =>
     }
   ).apiKeys;
 
+const { test, page, host, bridge, row, before, after, problems } = uiSuite({ name: "sync-local-only" });
+
 before(async () => {
-  if (chromiumMissing) return;
   remoteDir = await makeTempDir("keydesk-e2e-sync-local-only-remote-");
   await addAccount(remoteDir, REMOTE_USER, REMOTE_PASSWORD);
   remote = await startServe({ dataDir: remoteDir });
   await api("remote", "/settings/1/accounts/_/api-keys", "POST", { name: "remote gateway" });
-  session = await openUiSession({ name: "sync-local-only", problems });
-  ({ host, page } = session);
   local = await bridge("profiles.revealLocalCredentials");
   for (const name of ["local alpha", "local beta", "local gamma (disabled)"]) {
     const made = (await api("local", "/settings/1/accounts/_/api-keys", "POST", { name })) as { key: string };
@@ -88,7 +79,6 @@ before(async () => {
 });
 
 after(async () => {
-  await closeUiSession(session);
   if (remote) assert.equal((await remote.stop("SIGTERM")).code, 0);
   if (remoteDir) await removeDir(remoteDir);
 });
@@ -129,8 +119,7 @@ async function syncNow(): Promise<void> {
   assert.equal((await answered).status(), 200);
 }
 
-test("a link whose remote refuses the credentials is refused in words, and nothing is linked", async (t) => {
-  if (skipWithoutChromium(t)) return;
+test("a link whose remote refuses the credentials is refused in words, and nothing is linked", async () => {
   await page.getByRole("tab", { name: "Sync" }).click();
   const form = syncView().getByTestId("sync-link-form");
   await choose(form, "Remote profile", /^Team \(old password\)/);
@@ -148,8 +137,7 @@ test("a link whose remote refuses the credentials is refused in words, and nothi
   await screenshots("sync-link-check-failure", failure);
 });
 
-test("keys made before the link are shown local-only, in the Sync view and the Keys table, and pushed", async (t) => {
-  if (skipWithoutChromium(t)) return;
+test("keys made before the link are shown local-only, in the Sync view and the Keys table, and pushed", async () => {
   const form = syncView().getByTestId("sync-link-form");
   await choose(form, "Remote profile", /^Team \(team-admin/);
   await form.getByRole("button", { name: "Link accounts" }).click();
@@ -164,7 +152,6 @@ test("keys made before the link are shown local-only, in the Sync view and the K
 
   // The Keys table marks them; the mirrored remote key has no mark.
   await page.getByRole("tab", { name: "Keys" }).click();
-  const row = (name: string) => page.getByTestId("key-row").filter({ hasText: name });
   await row("local alpha").getByTestId("key-sync-state").filter({ hasText: "Local only" }).waitFor();
   await row("remote gateway").waitFor();
   assert.equal(await row("remote gateway").getByTestId("key-sync-state").count(), 0);

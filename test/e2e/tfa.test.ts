@@ -1,12 +1,9 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { after, before, test } from "node:test";
-import type { Page } from "playwright-core";
 import { seriousViolations } from "../harness/axe.ts";
-import { chromiumMissing, skipWithoutChromium } from "../harness/chromium.ts";
 import { basic, request } from "../harness/keyServiceProcess.ts";
-import { closeUiSession, openUiSession, RESULTS, type UiSession } from "../harness/uiSession.ts";
-import { callBridge, type WebHostProcess } from "../harness/webHostProcess.ts";
+import { RESULTS } from "../harness/uiSession.ts";
+import { uiSuite } from "../harness/uiSuite.ts";
 
 /**
  * The 2FA applications view end to end in Debian's Chromium, through the browser host and its real
@@ -23,23 +20,22 @@ const SIZES = [
   [1440, 900],
 ] as const;
 
-let session: UiSession | undefined;
-let host: WebHostProcess;
-let page: Page;
 let serviceUrl: string;
 let ownerAuth: string;
-const pageProblems: string[] = [];
 
-const bridge = <T>(method: string, args?: unknown) => callBridge<T>(host, method, args);
+const {
+  test,
+  page,
+  host,
+  bridge,
+  before,
+  problems: pageProblems,
+} = uiSuite({
+  name: "tfa",
+  context: { viewport: { width: 1280, height: 800 } },
+});
 
 before(async () => {
-  if (chromiumMissing) return;
-  session = await openUiSession({
-    name: "tfa",
-    context: { viewport: { width: 1280, height: 800 } },
-    problems: pageProblems,
-  });
-  ({ host, page } = session);
   const local = await bridge<{ baseUrl: string; username: string; password: string }>(
     "profiles.revealLocalCredentials",
   );
@@ -48,8 +44,6 @@ before(async () => {
   await page.goto(host.pageUrl);
   await page.getByTestId("service-status").waitFor({ timeout: 15_000 });
 });
-
-after(() => closeUiSession(session));
 
 async function api(path: string): Promise<unknown> {
   const answer = await request(serviceUrl, { path, authorization: ownerAuth });
@@ -65,8 +59,7 @@ async function openTfa(): Promise<void> {
 const dialog = () => page.getByRole("dialog");
 const field = (name: string) => dialog().getByRole("textbox", { name, exact: true });
 
-test("an application is created in the UI with field errors first, and the service's API answers what was saved", async (t) => {
-  if (skipWithoutChromium(t)) return;
+test("an application is created in the UI with field errors first, and the service's API answers what was saved", async () => {
   await openTfa();
   await page.getByTestId("application-list-empty").waitFor();
   await page.getByRole("button", { name: "New application" }).click();
@@ -114,8 +107,7 @@ test("an application is created in the UI with field errors first, and the servi
   assert.deepEqual(pageProblems, []);
 });
 
-test("a template is created and edited in the UI, and an application disabled; the API answers the same", async (t) => {
-  if (skipWithoutChromium(t)) return;
+test("a template is created and edited in the UI, and an application disabled; the API answers the same", async () => {
   const card = page.getByTestId("application-card").filter({ hasText: "Checkout login" });
   // A new application shows its templates at once.
   await card.getByTestId("template-list-empty").waitFor();
@@ -167,8 +159,7 @@ test("a template is created and edited in the UI, and an application disabled; t
   assert.deepEqual(pageProblems, []);
 });
 
-test("Esc in a dialog with unsaved changes asks first, Discard drops them; the card enables and disables in one click", async (t) => {
-  if (skipWithoutChromium(t)) return;
+test("Esc in a dialog with unsaved changes asks first, Discard drops them; the card enables and disables in one click", async () => {
   await page.getByRole("button", { name: "Edit Checkout login" }).click();
   await field("Name").fill("Checkout login v2");
   await page.keyboard.press("Escape");
@@ -203,8 +194,7 @@ test("Esc in a dialog with unsaved changes asks first, Discard drops them; the c
   assert.deepEqual(pageProblems, []);
 });
 
-test("the 2FA view in light and dark from 800×500 to 1440×900: screenshots, axe, no horizontal overflow", async (t) => {
-  if (skipWithoutChromium(t)) return;
+test("the 2FA view in light and dark from 800×500 to 1440×900: screenshots, axe, no horizontal overflow", async () => {
   for (const scheme of ["light", "dark"] as const) {
     await page.emulateMedia({ colorScheme: scheme });
     await page.waitForFunction(
@@ -272,8 +262,7 @@ test("the 2FA view in light and dark from 800×500 to 1440×900: screenshots, ax
   assert.deepEqual(pageProblems, []);
 });
 
-test("with a sub-account in view, the view explains that its applications need its own credentials", async (t) => {
-  if (skipWithoutChromium(t)) return;
+test("with a sub-account in view, the view explains that its applications need its own credentials", async () => {
   await bridge("accounts.addSubAccount", { username: "tfa-sub", password: "tfa-sub-password-1" });
   await page.reload();
   await openTfa();

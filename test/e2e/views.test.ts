@@ -1,10 +1,7 @@
 import assert from "node:assert/strict";
 import { mkdir } from "node:fs/promises";
 import { join } from "node:path";
-import { after, before, test } from "node:test";
-import type { Page } from "playwright-core";
 import { seriousViolations } from "../harness/axe.ts";
-import { chromiumMissing, skipWithoutChromium } from "../harness/chromium.ts";
 import { type SeededConsole, seedConsole } from "../harness/consoleSeed.ts";
 import { lowContrastTexts } from "../harness/contrast.ts";
 import { eventually } from "../harness/eventually.ts";
@@ -22,8 +19,8 @@ import {
   pageOverflowX,
   sidewaysScrollers,
 } from "../harness/layoutChecks.ts";
-import { closeUiSession, openUiSession, type UiSession } from "../harness/uiSession.ts";
-import { callBridge, type WebHostProcess } from "../harness/webHostProcess.ts";
+import { uiSuite } from "../harness/uiSuite.ts";
+import { callBridge } from "../harness/webHostProcess.ts";
 
 /**
  * Every view of the console, seeded as an admin has it (about 40 keys, two sub-accounts, PINs, a
@@ -48,33 +45,26 @@ const SCHEMES = ["light", "dark"] as const;
 const AXE_WIDTH = 1024;
 const REMOTE_USER = { username: "team-admin", password: "team-password-1" };
 
-let session: UiSession | undefined;
 let remoteDir: string;
-let host: WebHostProcess;
 let remote: ServeProcess;
-let page: Page;
 let seeded: SeededConsole | undefined;
-const problems: string[] = [];
+
+const { test, page, host, before, after, problems } = uiSuite({
+  name: "views",
+  context: { viewport: { width: 1280, height: 800 } },
+});
 
 before(async () => {
-  if (chromiumMissing) return;
   await mkdir(SHOTS, { recursive: true });
   remoteDir = await makeTempDir("keydesk-e2e-views-remote-");
   await addAccount(remoteDir, REMOTE_USER.username, REMOTE_USER.password);
   remote = await startServe({ dataDir: remoteDir, env: { KEY_SERVICE_LOG_LEVEL: "warn" } });
-  session = await openUiSession({
-    name: "views",
-    context: { viewport: { width: 1280, height: 800 } },
-    problems,
-  });
-  ({ host, page } = session);
   seeded = await seedConsole(host, remote, REMOTE_USER);
   await page.goto(host.pageUrl);
   await page.getByTestId("service-status").waitFor({ timeout: 15_000 });
 });
 
 after(async () => {
-  await closeUiSession(session);
   if (remote) assert.equal((await remote.stop("SIGTERM")).code, 0);
   if (remoteDir) await removeDir(remoteDir);
 });
@@ -161,8 +151,7 @@ async function findings(where: string, scope: string, withAxe: boolean): Promise
   return found;
 }
 
-test("every view fits every window size in both schemes, with no text cut without a tooltip and readable contrast", async (t) => {
-  if (skipWithoutChromium(t)) return;
+test("every view fits every window size in both schemes, with no text cut without a tooltip and readable contrast", async () => {
   const found: string[] = [];
   for (const scheme of SCHEMES) {
     await page.emulateMedia({ colorScheme: scheme });
@@ -198,8 +187,7 @@ const banner = () => page.getByTestId("query-error-banner");
 const openView = (tab: string) =>
   page.getByRole("navigation", { name: "Views" }).getByRole("tab", { name: tab }).click();
 
-test("PIN inbox: a part of a number or a formatted one finds its PINs, states and applications read whole, times carry their zone", async (t) => {
-  if (skipWithoutChromium(t)) return;
+test("PIN inbox: a part of a number or a formatted one finds its PINs, states and applications read whole, times carry their zone", async () => {
   await page.emulateMedia({ colorScheme: "light" });
   await resize(1024, 768);
   await openView("PIN inbox");
@@ -253,7 +241,6 @@ test("PIN inbox: a part of a number or a formatted one finds its PINs, states an
 });
 
 test("a failed query's banner goes once nothing shows that query: another tab, or back to the Local profile", async (t) => {
-  if (skipWithoutChromium(t)) return;
   await resize(1024, 768);
   await openView("Keys");
   await page.getByTestId("key-row").first().waitFor();
@@ -285,8 +272,7 @@ test("a failed query's banner goes once nothing shows that query: another tab, o
   problems.length = 0;
 });
 
-test("a key's sync mark in the Keys table reads whole, says why on hover and opens its conflict in the Sync view", async (t) => {
-  if (skipWithoutChromium(t)) return;
+test("a key's sync mark in the Keys table reads whole, says why on hover and opens its conflict in the Sync view", async () => {
   await page.emulateMedia({ colorScheme: "light" });
   await resize(800, 500);
   await openView("Keys");
@@ -364,8 +350,7 @@ const DIALOGS: Dialog[] = [
   },
 ];
 
-test("every dialog of these views, in both schemes: axe and the contrast check find nothing", async (t) => {
-  if (skipWithoutChromium(t)) return;
+test("every dialog of these views, in both schemes: axe and the contrast check find nothing", async () => {
   await resize(1024, 768);
   const found: string[] = [];
   for (const scheme of SCHEMES) {

@@ -1,4 +1,3 @@
-import assert from "node:assert/strict";
 import { existsSync } from "node:fs";
 import { type Browser, chromium, type Page } from "playwright-core";
 import { withheld } from "./withheld.ts";
@@ -23,14 +22,6 @@ export const chromiumMissing =
 
 export function launchChromium(): Promise<Browser> {
   return chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
-}
-
-/** Skips the test where Chromium is missing, except in CI, where that is a failure. */
-export function skipWithoutChromium(t: { skip(message: string): void }): boolean {
-  if (!chromiumMissing) return false;
-  if (process.env.CI === "true") assert.fail(chromiumMissing);
-  t.skip(chromiumMissing);
-  return true;
 }
 
 /** Collects the page's console errors and uncaught exceptions into `problems` (a test asserts it stays empty). */
