@@ -14,7 +14,7 @@ import {
 } from "../harness/keyServiceProcess.ts";
 import { cutInputText } from "../harness/layoutChecks.ts";
 import { RESULTS } from "../harness/uiSession.ts";
-import { uiSuite } from "../harness/uiSuite.ts";
+import { type ListedKey, uiSuite } from "../harness/uiSuite.ts";
 import { bridgeAnswer } from "../harness/webHostProcess.ts";
 
 /**
@@ -84,7 +84,7 @@ async function assertClipboardHoldsKeyOf(keyId: string): Promise<void> {
   );
 }
 
-async function keyNamed(name: string): Promise<Key> {
+async function keyNamed(name: string): Promise<ListedKey> {
   const keys = await allKeys();
   const found = keys.find((key) => key.name === name);
   assert.ok(found, `a key named ${name} exists`);

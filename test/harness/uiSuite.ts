@@ -21,7 +21,8 @@ import { callBridge, type WebHostProcess } from "./webHostProcess.ts";
 export interface ListedKey {
   key: string;
   name: string;
-  publicApiKey: string;
+  /** What keys.page gives of the publicApiKey: its hint, never the key. */
+  publicApiKeyHint: string;
   permissions: string[];
   enabled: boolean;
   allowedIPs?: string[];
