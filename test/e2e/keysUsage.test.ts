@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import Database from "better-sqlite3";
 import { DATABASE_FILE } from "../../electron/service/dataDir.ts";
+import { backdateKeys } from "../harness/backdateKeys.ts";
 import { startForeignRemote } from "../harness/foreignRemote.ts";
 import { request } from "../harness/keyServiceProcess.ts";
 import { RESULTS } from "../harness/uiSession.ts";
@@ -39,14 +39,7 @@ before(async () => {
   });
   await bridge("keys.create", { accountKey: "_", request: { name: "idle backend" } });
   // The three as if made a month ago; a key made today has not been unused for 7 days.
-  const db = new Database(join(session.dataDir, "service", DATABASE_FILE));
-  try {
-    db.pragma("busy_timeout = 5000");
-    const monthAgo = Date.now() - 30 * 24 * 3_600_000;
-    db.prepare("UPDATE api_keys SET created_at = ?, origin_created_at = ?").run(monthAgo, monthAgo);
-  } finally {
-    db.close();
-  }
+  backdateKeys(join(session.dataDir, "service", DATABASE_FILE), Date.now() - 30 * 24 * 3_600_000);
   await bridge("keys.create", { accountKey: "_", request: { name: "new backend" } });
   const profiles = await bridge<{ kind: string; baseUrl: string }[]>("profiles.list");
   const baseUrl = profiles.find((profile) => profile.kind === "local")?.baseUrl as string;

@@ -2,13 +2,13 @@ import assert from "node:assert/strict";
 import { randomUUID } from "node:crypto";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
-import Database from "better-sqlite3";
 import { startKeydeskCore } from "../../../electron/main/core.ts";
 import type { KeydeskCore } from "../../../electron/main/corePorts.ts";
 import { MemoryClipboard } from "../../../electron/main/memoryClipboard.ts";
 import { DATABASE_FILE } from "../../../electron/service/dataDir.ts";
 import { SessionVault } from "../../../electron/vault/sessionVault.ts";
 import type { ApiKeyView } from "../../../shared/bridge.ts";
+import { backdateKeys } from "../../harness/backdateKeys.ts";
 import { type ForeignRemote, startForeignRemote } from "../../harness/foreignRemote.ts";
 import { makeTempDir, removeDir, request } from "../../harness/keyServiceProcess.ts";
 import { allKeys, fails, ok } from "./dispatchAssertions.ts";
@@ -186,15 +186,10 @@ test("the embedded service's pages and keys.get carry each key's usage and creat
   const used = await ok(core, "keys.create", { request: { name: "usage used" } });
   const idle = await ok(core, "keys.create", { request: { name: "usage idle" } });
   // Both keys as they would be had they been made 40 days ago; one made now is not "unused for a day".
-  const db = new Database(join(appDir, "service", DATABASE_FILE));
-  try {
-    db.pragma("busy_timeout = 5000");
-    const fortyDaysAgo = Date.now() - 40 * 24 * 3_600_000;
-    const age = db.prepare("UPDATE api_keys SET created_at = ?, origin_created_at = ? WHERE key = ?");
-    for (const key of [used, idle]) age.run(fortyDaysAgo, fortyDaysAgo, key.key);
-  } finally {
-    db.close();
-  }
+  backdateKeys(join(appDir, "service", DATABASE_FILE), Date.now() - 40 * 24 * 3_600_000, [
+    used.key,
+    idle.key,
+  ]);
   await ok(core, "keys.create", { request: { name: "usage new" } });
   const profiles = await ok(core, "profiles.list");
   const baseUrl = profiles.find((profile) => profile.kind === "local")?.baseUrl as string;

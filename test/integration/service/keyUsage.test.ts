@@ -3,6 +3,7 @@ import { join } from "node:path";
 import { after, before, test } from "node:test";
 import Database from "better-sqlite3";
 import { DATABASE_FILE } from "../../../electron/service/dataDir.ts";
+import { backdateKeys } from "../../harness/backdateKeys.ts";
 import { request, SQLITE_ONLY, startServe } from "../../harness/keyServiceProcess.ts";
 import {
   type ApiKey,
@@ -272,23 +273,25 @@ test("include takes usage and created only, comma-separated; anything else is a 
 test("unusedForDays lists and counts keys at least N days old without an allowed call in N days, never-used ones too, combined with the other filters", {
   skip: SQLITE_ONLY,
 }, async () => {
-  const [recent, old, , refusedOnly] = await Promise.all(
+  const made = await Promise.all(
     ["idle recent", "idle old", "idle never", "idle refused", "other"].map((name) =>
       service.createKey("idle", { name, ...(name === "idle refused" && { allowedIPs: ["10.9.9.9"] }) }),
     ),
   );
+  const [recent, old, , refusedOnly] = made;
   assertOk(await call(recent as ApiKey));
   assertApiError(await call(refusedOnly as ApiKey), 403, "FORBIDDEN");
   // The account's keys as they would be had they been created 40 days ago, and one key last used
   // ten days ago: its row as the recorder would have written it then.
-  const db = new Database(join(service.dataDir, DATABASE_FILE));
+  const databaseFile = join(service.dataDir, DATABASE_FILE);
+  backdateKeys(
+    databaseFile,
+    Date.now() - 40 * 24 * 3_600_000,
+    made.map((key) => key.key),
+  );
+  const db = new Database(databaseFile);
   try {
     db.pragma("busy_timeout = 5000");
-    const fortyDaysAgo = Date.now() - 40 * 24 * 3_600_000;
-    db.prepare(
-      `UPDATE api_keys SET created_at = ?, origin_created_at = ?
-       WHERE account_id = (SELECT id FROM accounts WHERE username = 'idle')`,
-    ).run(fortyDaysAgo, fortyDaysAgo);
     db.prepare(
       `INSERT INTO key_usage (api_key_id, allowed, last_used_at, last_used_from)
        SELECT id, 3, ?, '10.0.0.1' FROM api_keys WHERE key = ?`,

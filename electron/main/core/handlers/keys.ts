@@ -6,7 +6,7 @@ import { ServiceCallFailure } from "../../../client/serviceCallFailure.ts";
 import { activeClient, activeProfile, type CoreContext, clientOf, type HandlerTable } from "../context.ts";
 import {
   FRAGMENT_PAGE_KEYS,
-  fragmentFoundBy,
+  fragmentMatcher,
   MAX_FRAGMENT_MATCHES,
   MAX_FRAGMENT_SEARCH,
 } from "../keyFragment.ts";
@@ -68,6 +68,7 @@ export const keyHandlers: HandlerTable<KeyMethods> = {
   },
   "keys.findByFragment": async ({ accountKey, fragment }, context) => {
     const client = await activeClient(context);
+    const foundBy = fragmentMatcher(fragment);
     const matches: KeyFragmentMatchesDto["matches"] = [];
     let searched = 0;
     let cursor: string | undefined;
@@ -79,8 +80,8 @@ export const keyHandlers: HandlerTable<KeyMethods> = {
       );
       for (const key of page.keys) {
         searched++;
-        const foundBy = fragmentFoundBy(key, fragment);
-        if (foundBy !== null) matches.push({ key: toKeyView(key), foundBy });
+        const found = foundBy(key);
+        if (found !== null) matches.push({ key: toKeyView(key), foundBy: found });
         if (matches.length === MAX_FRAGMENT_MATCHES) {
           return { matches, searched, complete: false };
         }

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { fragmentFoundBy } from "../../../../../electron/main/core/keyFragment.ts";
+import { fragmentMatcher } from "../../../../../electron/main/core/keyFragment.ts";
 
 const key = {
   key: "46CE99DD937D058FFFBE1ED6048E473C",
@@ -8,12 +8,12 @@ const key = {
 };
 
 test("a piece of the key id is found in any case, before the publicApiKey is looked at", () => {
-  assert.equal(fragmentFoundBy(key, "937d058f"), "keyId");
-  assert.equal(fragmentFoundBy(key, "46CE99"), "keyId");
+  assert.equal(fragmentMatcher("937d058f")(key), "keyId");
+  assert.equal(fragmentMatcher("46CE99")(key), "keyId");
 });
 
 test("a piece of the publicApiKey is found in any case, dashes included; anything else is not", () => {
-  assert.equal(fragmentFoundBy(key, "A8A7BDE8A-5ACC"), "publicApiKey");
-  assert.equal(fragmentFoundBy(key, "863f15e6"), "publicApiKey");
-  assert.equal(fragmentFoundBy(key, "863f15e7"), null);
+  assert.equal(fragmentMatcher("A8A7BDE8A-5ACC")(key), "publicApiKey");
+  assert.equal(fragmentMatcher("863f15e6")(key), "publicApiKey");
+  assert.equal(fragmentMatcher("863f15e7")(key), null);
 });
