@@ -27,9 +27,11 @@ export const MAX_DURATION_MS = 365 * UNIT_MS.d;
 /** The most attempts a rate limit may name. */
 export const MAX_LIMIT_ATTEMPTS = 1_000_000;
 
-export const DURATION_HINT = "{timeLength}{timeUnit} with a unit of ms, s, m, h or d, for example 15m";
+export const DURATION_HINT =
+  "a number and a unit (ms, s, m, h or d), for example 15m: the provider's {timeLength}{timeUnit}";
 export const RATE_LIMIT_HINT =
-  "{attempts}/{timeLength}{timeUnit} with a unit of ms, s, m, h or d, for example 3/1d";
+  "attempts, a slash, then a number and a unit (ms, s, m, h or d), for example 3/1d: the provider's " +
+  "{attempts}/{timeLength}{timeUnit}";
 
 const DURATION = /^(\d{1,12})?(ms|s|m|h|d)$/;
 const RATE_LIMIT = /^(\d{1,12})\/(.*)$/;

@@ -173,6 +173,8 @@ test("a remote profile is added, tested, activated with its keys shown, and the 
   await unconfirmed.waitFor({ state: "detached" });
 
   await dialog.getByRole("textbox", { name: "Password", exact: true }).fill(REMOTE_PASSWORD);
+  // The answer about the wrong password is gone with it: it no longer says anything true.
+  await refused.waitFor({ state: "detached" });
   await dialog.getByRole("button", { name: "Test connection" }).click();
   await dialog.getByTestId("connection-verdict").getByText("Credentials accepted: yes").waitFor();
   assert.match(
@@ -248,6 +250,11 @@ test("a remote profile is added, tested, activated with its keys shown, and the 
   await dialog.getByRole("textbox", { name: "Base URL", exact: true }).fill("http://127.0.0.1:9");
   await dialog.getByRole("textbox", { name: "Username", exact: true }).fill("admin");
   await dialog.getByRole("textbox", { name: "Password", exact: true }).fill("some-password");
+  await dialog.getByRole("button", { name: "Test connection" }).click();
+  const down = dialog.getByTestId("connection-verdict");
+  await down.getByText("Reachable: no").waitFor();
+  // Never reached, the credentials were not checked: not "accepted: no".
+  await down.getByText("Credentials accepted: not checked").waitFor();
   await dialog.getByRole("button", { name: "Add profile" }).click();
   await dialog.getByTestId("profile-unconfirmed").getByRole("button", { name: "Save anyway" }).click();
   await dialog.waitFor({ state: "hidden" });

@@ -74,8 +74,9 @@ test("an application is created in the UI with field errors first, and the servi
   await dialog().getByRole("button", { name: "Create application" }).click();
   // The shared schema's words, on the fields, and nothing created.
   await dialog().getByText("must be at least 1").waitFor();
+  // In words a person reads first, the provider's notation after.
   await dialog()
-    .getByText(/must be \{timeLength\}\{timeUnit\}/)
+    .getByText(/^must be a number and a unit \(ms, s, m, h or d\), for example 15m/)
     .waitFor();
   assert.deepEqual(await api("/2fa/2/applications"), []);
 

@@ -28,7 +28,17 @@ export function ProfileForm({ profile, onDone }: { profile?: ProfileDto; onDone(
   /** The connection could not be confirmed for the values as they are: the admin is asked. */
   const [unconfirmed, setUnconfirmed] = useState<string | null>(null);
   const form = useForm<ProfileValues>({
-    onValuesChange: () => setUnconfirmed(null),
+    // A test's answer is about the connection it was given: another address, user or password drops it.
+    onValuesChange: (values, previous) => {
+      setUnconfirmed(null);
+      if (
+        values.baseUrl !== previous.baseUrl ||
+        values.username !== previous.username ||
+        values.password !== previous.password
+      ) {
+        test.reset();
+      }
+    },
     initialValues: {
       name: profile?.name ?? "",
       baseUrl: profile?.baseUrl ?? "",

@@ -13,7 +13,11 @@ export function VerdictView({ verdict }: { verdict: ConnectionVerdict }) {
     >
       <List size="sm" spacing={2}>
         <List.Item>Reachable: {verdict.reachable ? "yes" : "no"}</List.Item>
-        <List.Item>Credentials accepted: {verdict.credentialsAccepted ? "yes" : "no"}</List.Item>
+        {/* Unreachable, the credentials were never asked: "no" would blame them. */}
+        <List.Item>
+          Credentials accepted:{" "}
+          {verdict.credentialsAccepted ? "yes" : verdict.reachable ? "no" : "not checked"}
+        </List.Item>
         {verdict.accountKey && (
           <List.Item>
             Account: <code>{verdict.accountKey}</code>

@@ -33,7 +33,11 @@ test("a duration of zero, over one year, or in any other shape is refused with a
     ["0ms", /longer than zero/],
     ["366d", /one year/],
     [`${MAX_DURATION_MS + 1}ms`, /one year/],
-    ["15", /timeLength/],
+    // In words first (a form shows it to a person), then the provider's notation.
+    [
+      "15",
+      /^must be a number and a unit \(ms, s, m, h or d\), for example 15m: the provider's \{timeLength\}/,
+    ],
     ["", /timeLength/],
     ["15 m", /timeLength/],
     [" 15m", /timeLength/],
