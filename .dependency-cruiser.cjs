@@ -81,6 +81,16 @@ module.exports = {
       to: { path: "^electron/service/tfa/" },
     },
     {
+      name: "store-not-sign-in-rules",
+      comment:
+        "The store keeps the failed sign-in buckets as rows; the throttle's rules (burst, refill, refund) " +
+        "are applied by auth/sharedFailureThrottle.ts, the same functions FailureThrottle uses in memory. " +
+        "The store may name the bucket's type, never call the rules.",
+      severity: "error",
+      from: { path: "^electron/service/store/" },
+      to: { path: "^electron/service/domain/failureBuckets[.]ts$", dependencyTypesNot: ["type-only"] },
+    },
+    {
       name: "postgres-not-sqlite",
       comment:
         "The PostgreSQL store shares only dialect-free code with SQLite's (store.ts, the <name>Rows.ts codecs): " +

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { nameProblems } from "./apiKeys.ts";
+import { ANY_ID_PATTERN, nameProblems } from "./apiKeys.ts";
 import {
   type ApplicationConfigurationDto,
   PIN_PLACEHOLDER,
@@ -246,3 +246,62 @@ export type CreateApplicationRequest = z.infer<typeof createApplicationSchema>;
 export type UpdateApplicationRequest = z.infer<typeof updateApplicationSchema>;
 export type CreateTemplateRequest = z.infer<typeof createTemplateSchema>;
 export type UpdateTemplateRequest = z.infer<typeof updateTemplateSchema>;
+
+/**
+ * The answers of the 2FA API's applications and message templates, one set of fields for both
+ * sides: the key service declares them strict (its document says these fields and no others), the
+ * HTTP client checks a service's answers with them lenient (a newer service may add a field).
+ */
+export function tfaAnswerSchemas(strict: boolean) {
+  const object = <Shape extends z.ZodRawShape>(shape: Shape) =>
+    (strict ? z.strictObject(shape) : z.object(shape)) as z.ZodObject<Shape>;
+  const assignedId = z.string().regex(ANY_ID_PATTERN);
+  const durationText = `a duration: ${DURATION_HINT}; at most one year`;
+  const limitText = `a limit: ${RATE_LIMIT_HINT}`;
+  const configuration = object({
+    pinAttempts: z.number().int().min(1).meta({ default: DEFAULT_CONFIGURATION.pinAttempts }),
+    allowMultiplePinVerifications: z
+      .boolean()
+      .meta({ default: DEFAULT_CONFIGURATION.allowMultiplePinVerifications }),
+    pinTimeToLive: z
+      .string()
+      .meta({ default: DEFAULT_CONFIGURATION.pinTimeToLive, description: durationText }),
+    verifyPinLimit: z
+      .string()
+      .meta({ default: DEFAULT_CONFIGURATION.verifyPinLimit, description: `Per PIN: ${limitText}` }),
+    sendPinPerApplicationLimit: z
+      .string()
+      .meta({ default: DEFAULT_CONFIGURATION.sendPinPerApplicationLimit, description: limitText }),
+    sendPinPerPhoneNumberLimit: z.string().meta({
+      default: DEFAULT_CONFIGURATION.sendPinPerPhoneNumberLimit,
+      description: `Per number: ${limitText}`,
+    }),
+  });
+  const application = object({
+    applicationId: assignedId,
+    name: z.string(),
+    configuration,
+    enabled: z.boolean(),
+  });
+  const messageTemplate = object({
+    messageId: assignedId,
+    applicationId: assignedId,
+    pinPlaceholder: z.literal(PIN_PLACEHOLDER),
+    messageText: z.string(),
+    pinLength: z.number().int(),
+    pinType: z.enum(PIN_TYPES),
+    language: z.enum(TEMPLATE_LANGUAGES),
+    senderId: z.string().optional(),
+    repeatDTMF: z.string().optional(),
+    speechRate: z.number(),
+    voiceName: z.string().optional(),
+    regional: object({
+      indiaDlt: object({
+        contentTemplateId: z.string().optional(),
+        principalEntityId: z.string(),
+        teleMarketerId: z.string().optional(),
+      }).optional(),
+    }).optional(),
+  });
+  return { configuration, application, messageTemplate };
+}

@@ -1,16 +1,11 @@
 import { z } from "zod";
-import { ANY_ID_PATTERN } from "../../shared/apiKeys.ts";
+import type { ApplicationDto, MessageTemplateDto } from "../../shared/tfa.ts";
 import {
-  type ApplicationDto,
-  type MessageTemplateDto,
-  PIN_TYPES,
-  TEMPLATE_LANGUAGES,
-} from "../../shared/tfa.ts";
-import type {
-  CreateApplicationRequest,
-  CreateTemplateRequest,
-  UpdateApplicationRequest,
-  UpdateTemplateRequest,
+  type CreateApplicationRequest,
+  type CreateTemplateRequest,
+  tfaAnswerSchemas,
+  type UpdateApplicationRequest,
+  type UpdateTemplateRequest,
 } from "../../shared/tfaSchemas.ts";
 import type { KeyServiceClient } from "./keyServiceClient.ts";
 
@@ -18,49 +13,11 @@ import type { KeyServiceClient } from "./keyServiceClient.ts";
  * The client of the 2FA API's applications and message templates (`/2fa/2/applications...`, the
  * provider's routes, which the embedded service simulates), over the same transport as every other
  * call (KeyServiceClient: Basic credentials, one error shape, ServiceCallFailure). The routes act in the
- * credentials' own account. Every answer is checked with the schemas below before it is used.
+ * credentials' own account. Every answer is checked with the schemas the service declares (shared/tfaSchemas.ts) before it is used.
  */
 
-const id = z.string().regex(ANY_ID_PATTERN);
-
-export const applicationSchema = z.object({
-  applicationId: id,
-  name: z.string(),
-  configuration: z.object({
-    pinAttempts: z.number().int(),
-    allowMultiplePinVerifications: z.boolean(),
-    pinTimeToLive: z.string(),
-    verifyPinLimit: z.string(),
-    sendPinPerApplicationLimit: z.string(),
-    sendPinPerPhoneNumberLimit: z.string(),
-  }),
-  enabled: z.boolean(),
-});
-
-export const messageTemplateSchema = z.object({
-  messageId: id,
-  applicationId: id,
-  pinPlaceholder: z.string(),
-  messageText: z.string(),
-  pinLength: z.number().int(),
-  pinType: z.enum(PIN_TYPES),
-  language: z.enum(TEMPLATE_LANGUAGES),
-  senderId: z.string().optional(),
-  repeatDTMF: z.string().optional(),
-  speechRate: z.number(),
-  voiceName: z.string().optional(),
-  regional: z
-    .object({
-      indiaDlt: z
-        .object({
-          contentTemplateId: z.string().optional(),
-          principalEntityId: z.string(),
-          teleMarketerId: z.string().optional(),
-        })
-        .optional(),
-    })
-    .optional(),
-});
+/** The service's answers, checked leniently: a newer service may add a field. */
+const { application: applicationSchema, messageTemplate: messageTemplateSchema } = tfaAnswerSchemas(false);
 
 export const TFA_APPLICATIONS_PATH = "/2fa/2/applications";
 const applicationPath = (applicationId: string) =>

@@ -1,8 +1,8 @@
-import { AUTH_FAILURE_PURGE_BATCH, type BucketRows } from "./authFailureRows.ts";
 import type { Db } from "./database.ts";
+import { AUTH_FAILURE_PURGE_BATCH, type AuthFailureWrites } from "./store.ts";
 
 /** SQLite's rows (a write holds the whole database: nothing to lock). */
-export function sqliteBucketRows(db: Db): BucketRows {
+export function sqliteBucketRows(db: Db): AuthFailureWrites {
   const read = db.prepare<[string], { tokens: number; updated_at: number }>(
     "SELECT tokens, updated_at FROM auth_failures WHERE address = ?",
   );

@@ -3,7 +3,6 @@ import type { Account } from "./accountRows.ts";
 import type { AccountStore } from "./accountStore.ts";
 import type { ApiKeyStore } from "./apiKeyStore.ts";
 import type { AuditStore } from "./auditStore.ts";
-import { authFailuresOn } from "./authFailureRows.ts";
 import { sqliteBucketRows } from "./authFailureStore.ts";
 import { type Db, readMeta, writeMeta } from "./database.ts";
 import { answerReadinessQuery } from "./databaseHealth.ts";
@@ -85,7 +84,7 @@ export class SqliteStore implements Store {
       tfa: tfaOf(new TfaStore(parts.db)),
       tfaPins: tfaPinsOf(new TfaPinStore(parts.db, parts.box)),
       meta: metaOf(parts.db),
-      authFailures: authFailuresOn(sqliteBucketRows(parts.db)),
+      authFailures: sqliteBucketRows(parts.db),
       tryLock: () => Promise.resolve(true),
     };
     ({

@@ -9,7 +9,7 @@ import type {
 } from "../../../shared/tfa.ts";
 import type { ApiKeyFields, StoredApiKey } from "../domain/apiKeyRecords.ts";
 import type { NewAuditEntry } from "../domain/auditEntries.ts";
-import type { FailureRule } from "../domain/failureBuckets.ts";
+import type { FailureBucket } from "../domain/failureBuckets.ts";
 import type { KeyGrant } from "../domain/keyAuthorization.ts";
 import type { PendingUsage } from "../domain/keyUsage.ts";
 import type { UsageByTime } from "../domain/keyUsageSeries.ts";
@@ -266,16 +266,25 @@ export interface UsageWrites extends UsageReads {
   write(batch: ReadonlyMap<string, PendingUsage>, now: number): Promise<void>;
 }
 
+/** Buckets full again by time that one `purge` deletes at most. */
+export const AUTH_FAILURE_PURGE_BATCH = 100;
+
 /**
- * The failed sign-in throttle (domain/failureBuckets.ts) kept in the database, so that replicas
- * of a shared one count an address's attempts once: one address's takes and refunds take turns
- * across replicas (PostgreSQL: an advisory lock on the address to the commit).
+ * The failed sign-in throttle's buckets kept in the database, so that replicas of a shared one
+ * count an address's attempts once. Rows only: the throttle's rules (domain/failureBuckets.ts) are
+ * applied by its caller (auth/sharedFailureThrottle.ts) inside the write.
  */
 export interface AuthFailureWrites {
-  /** Takes an attempt of the address: 0 when allowed, otherwise the seconds until one is. */
-  take(address: string, rule: FailureRule, now: number): Promise<number>;
-  /** Gives back the attempt a successful sign-in took. */
-  refund(address: string, rule: FailureRule, now: number): Promise<void>;
+  /**
+   * The address's bucket. Where replicas share the table (PostgreSQL) it first holds the address to
+   * the commit (an advisory lock: an address without a row has nothing to lock), so one address's
+   * attempts take turns across replicas.
+   */
+  read(address: string): Promise<FailureBucket | undefined>;
+  /** Keeps the bucket; undefined deletes it. */
+  save(address: string, bucket: FailureBucket | undefined): Promise<void>;
+  /** Deletes up to AUTH_FAILURE_PURGE_BATCH buckets last changed at or before `before`, never waiting. */
+  purge(before: number): Promise<void>;
 }
 
 /** A write refused because a unique value (a username) is taken. */

@@ -1,13 +1,6 @@
 import { z } from "zod";
-import {
-  CALL_STATUSES,
-  CHANNELS,
-  NC_STATUSES,
-  PIN_ERRORS,
-  PIN_TYPES,
-  SMS_STATUSES,
-  TEMPLATE_LANGUAGES,
-} from "../../../../shared/tfa.ts";
+import { CALL_STATUSES, CHANNELS, NC_STATUSES, PIN_ERRORS, SMS_STATUSES } from "../../../../shared/tfa.ts";
+import { tfaAnswerSchemas } from "../../../../shared/tfaSchemas.ts";
 import {
   createApplicationSchema,
   createTemplateSchema,
@@ -22,9 +15,6 @@ import { apiDateTime, component } from "../routeSchemas.ts";
 /** The requests and answers of the 2FA simulator and the PIN inbox, as the document's components. */
 
 const attempts = z.number().int().min(0);
-const durationText =
-  "`{timeLength}{timeUnit}`; timeLength optional (1), unit ms, s, m, h or d; at most one year";
-const limitText = "`{attempts}/{timeLength}{timeUnit}`; timeLength optional (1), unit ms, s, m, h or d";
 
 const input = { io: "input" } as const;
 export const createApplicationRequest = component("CreateApplicationRequest", createApplicationSchema, input);
@@ -35,56 +25,12 @@ export const sendPinRequest = component("SendPinRequest", sendPinSchema, input);
 export const resendPinRequest = component("ResendPinRequest", resendPinSchema, input);
 export const verifyPinRequest = component("VerifyPinRequest", verifyPinSchema, input);
 
-const applicationConfiguration = component(
-  "ApplicationConfiguration",
-  z.strictObject({
-    pinAttempts: z.number().int().min(1).meta({ default: 10 }),
-    allowMultiplePinVerifications: z.boolean().meta({ default: true }),
-    pinTimeToLive: z.string().meta({ default: "15m", description: durationText }),
-    verifyPinLimit: z.string().meta({ default: "1/3s", description: `Per PIN: ${limitText}` }),
-    sendPinPerApplicationLimit: z.string().meta({ default: "10000/1d", description: limitText }),
-    sendPinPerPhoneNumberLimit: z.string().meta({ default: "3/1d", description: `Per number: ${limitText}` }),
-  }),
-);
-
-export const application = component(
-  "Application",
-  z.strictObject({
-    applicationId: z.string(),
-    name: z.string(),
-    configuration: applicationConfiguration,
-    enabled: z.boolean(),
-  }),
-);
+const answers = tfaAnswerSchemas(true);
+component("ApplicationConfiguration", answers.configuration);
+export const application = component("Application", answers.application);
 export const applicationList = component("ApplicationList", z.array(application));
 
-export const messageTemplate = component(
-  "MessageTemplate",
-  z.strictObject({
-    messageId: z.string(),
-    applicationId: z.string(),
-    pinPlaceholder: z.literal("{{pin}}"),
-    messageText: z.string(),
-    pinLength: z.number().int(),
-    pinType: z.enum(PIN_TYPES),
-    language: z.enum(TEMPLATE_LANGUAGES),
-    senderId: z.string().optional(),
-    repeatDTMF: z.string().optional(),
-    speechRate: z.number(),
-    voiceName: z.string().optional(),
-    regional: z
-      .strictObject({
-        indiaDlt: z
-          .strictObject({
-            contentTemplateId: z.string().optional(),
-            principalEntityId: z.string(),
-            teleMarketerId: z.string().optional(),
-          })
-          .optional(),
-      })
-      .optional(),
-  }),
-);
+export const messageTemplate = component("MessageTemplate", answers.messageTemplate);
 export const messageTemplateList = component("MessageTemplateList", z.array(messageTemplate));
 
 export const smsPinResponse = component(

@@ -1,4 +1,4 @@
-import { AUTH_FAILURE_PURGE_BATCH, type BucketRows } from "../authFailureRows.ts";
+import { AUTH_FAILURE_PURGE_BATCH, type AuthFailureWrites } from "../store.ts";
 import { advisoryLockKey, type Sql } from "./sql.ts";
 
 /** The advisory lock key of one address's bucket: a 64-bit hash, the same on every replica. */
@@ -12,7 +12,7 @@ export function authFailureLockOf(address: string): string {
  * so concurrent failures are each counted once (a row lock would not cover an address without a
  * row yet). The purge skips rows another write holds and never waits.
  */
-export function postgresBucketRows(sql: Sql): BucketRows {
+export function postgresBucketRows(sql: Sql): AuthFailureWrites {
   return {
     async read(address) {
       await sql.rows("SELECT pg_advisory_xact_lock($1)", [authFailureLockOf(address)]);

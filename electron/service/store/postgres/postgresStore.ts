@@ -1,7 +1,6 @@
 import type pg from "pg";
 import type { SecretBox } from "../../crypto/secretBox.ts";
 import type { NewAuditEntry } from "../../domain/auditEntries.ts";
-import { authFailuresOn } from "../authFailureRows.ts";
 import type { CacheLookups } from "../readThroughCache.ts";
 import type {
   ApiKeyReads,
@@ -164,7 +163,7 @@ export class PostgresStore implements Store {
         (note) => changed(pinEventChange(this.changes.origin, note)),
       ),
       meta: postgresMeta(sql),
-      authFailures: authFailuresOn(postgresBucketRows(sql)),
+      authFailures: postgresBucketRows(sql),
       tryLock: async (name) =>
         (
           await sql.rows<{ locked: boolean }>("SELECT pg_try_advisory_xact_lock($1) AS locked", [

@@ -97,7 +97,7 @@ async function seededDataDir(): Promise<Seeded> {
   );
   // A failed sign-in's bucket (the table stays empty under a SQLite service, which counts in memory).
   for (const address of ["192.0.2.9", "2001:db8::9"])
-    await data.store.write((tx) => tx.authFailures.take(address, { burst: 10, refillMs: 6_000 }, Date.now()));
+    await data.store.write((tx) => tx.authFailures.save(address, { tokens: 9, updatedAt: Date.now() }));
   // What electron/sync registers: bob's key writes queue outbox entries in their own write.
   data.keyJournals.add(createOutboxJournal(Date.now, () => {}));
   const { app } = buildHttpApp(data, { logLevel: "silent", keyListWorker: null });

@@ -8,12 +8,11 @@ import { hashPassword } from "../../../../electron/service/crypto/passwords.ts";
 import type { FailureRule } from "../../../../electron/service/domain/failureBuckets.ts";
 import { newAccountKey } from "../../../../electron/service/domain/identifiers.ts";
 import { ApiError } from "../../../../electron/service/errors.ts";
-import { AUTH_FAILURE_PURGE_BATCH } from "../../../../electron/service/store/authFailureRows.ts";
-import type { Store } from "../../../../electron/service/store/store.ts";
+import { AUTH_FAILURE_PURGE_BATCH, type Store } from "../../../../electron/service/store/store.ts";
 import { openStore, postgresReplica, STORE_KINDS, storedRows } from "./storeSubjects.ts";
 
 /**
- * The failed sign-in throttle's buckets in the store (`tx.authFailures`), asserted identically on
+ * The failed sign-in throttle's buckets in the store (`tx.authFailures`, through SharedFailureThrottle), asserted identically on
  * SQLite and on PostgreSQL: FailureThrottle's rules (burst, refill, a success gives the attempt
  * back) on stored buckets; and across two replicas of one PostgreSQL database, an address's burst
  * counted once.
@@ -22,10 +21,10 @@ import { openStore, postgresReplica, STORE_KINDS, storedRows } from "./storeSubj
 const NOW = 1_750_000_000_000;
 const RULE: FailureRule = { burst: 3, refillMs: 6_000 };
 
-const take = (store: Store, address: string, now: number, rule = RULE) =>
-  store.write((tx) => tx.authFailures.take(address, rule, now));
+const take = (store: Store, address: string, now: number) =>
+  new SharedFailureThrottle(store, RULE, () => now).take(address);
 const refund = (store: Store, address: string, now: number) =>
-  store.write((tx) => tx.authFailures.refund(address, RULE, now));
+  new SharedFailureThrottle(store, RULE, () => now).refund(address);
 
 for (const kind of STORE_KINDS) {
   describe(`the ${kind} store's failed sign-in buckets`, () => {
