@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
-import { mkdirSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { basename, dirname, join } from "node:path";
 import { test } from "node:test";
 import { REPO_ROOT } from "../harness/keyServiceProcess.ts";
@@ -16,12 +16,13 @@ import { REPO_ROOT } from "../harness/keyServiceProcess.ts";
 /** Letters only (the SQLite store's module names have no digits): this process's id spelled in letters. */
 const PROBE = `dependencyRulesProbe${[...String(process.pid)].map((digit) => "abcdefghij"[Number(digit)]).join("")}`;
 
-/** A probe: where it is added, what it imports, the rule that must name it, a name ending. */
+/** A probe: where it is added, what it imports (typeOnly: its type), the rule that must name it, a name ending. */
 interface Probe {
   at: string;
   imports: string;
   rule?: string;
   name?: string;
+  typeOnly?: string;
 }
 
 const VIOLATIONS: Probe[] = [
@@ -32,6 +33,11 @@ const VIOLATIONS: Probe[] = [
   { at: "electron/service/store", imports: "../http/errorReplies.ts", rule: "store-not-http" },
   { at: "electron/service/store", imports: "../tfa/limits.ts", rule: "store-not-tfa" },
   { at: "electron/service/store/postgres", imports: "../../tfa/limits.ts", rule: "store-not-tfa" },
+  {
+    at: "electron/service/store",
+    imports: "../domain/failureBuckets.ts",
+    rule: "store-not-sign-in-rules",
+  },
   { at: "electron/service/store/postgres", imports: "../apiKeyStore.ts", rule: "postgres-not-sqlite" },
   { at: "electron/service/store/postgres/x", imports: "../../database.ts", rule: "postgres-not-sqlite" },
   { at: "electron/service/store/postgres/y", imports: "better-sqlite3", rule: "postgres-not-sqlite" },
@@ -53,6 +59,8 @@ const ALLOWED: Probe[] = [
   // the rows both share.
   { at: "electron/service/store", imports: "better-sqlite3", name: "Store" },
   { at: "electron/service/store/postgres/ok", imports: "../../apiKeyRows.ts" },
+  // The store may name the sign-in bucket's type, not call its rules.
+  { at: "electron/service/store", imports: "../domain/failureBuckets.ts", typeOnly: "FailureBucket" },
 ];
 
 test("each dependency rule fails the cruise on a file that breaks it, and passes what is allowed", (t) => {
@@ -72,7 +80,10 @@ test("each dependency rule fails the cruise on a file that breaks it, and passes
     mkdirSync(dir, { recursive: true });
     const domainProbe = probes.find((other) => other.at === "electron/service/domain")?.file ?? "";
     const imports = probe.imports.replace("<domain probe>", basename(domainProbe));
-    writeFileSync(join(REPO_ROOT, probe.file), `import "${imports}";\n`);
+    const source = probe.typeOnly
+      ? `import type { ${probe.typeOnly} } from "${imports}";\nexport type Probe = ${probe.typeOnly};\n`
+      : `import "${imports}";\n`;
+    writeFileSync(join(REPO_ROOT, probe.file), source);
   }
 
   const cruise = spawnSync(
@@ -97,4 +108,23 @@ test("each dependency rule fails the cruise on a file that breaks it, and passes
     );
   for (const probe of probes.slice(VIOLATIONS.length))
     assert.doesNotMatch(report, new RegExp(probe.file.replaceAll(".", "[.]")), `${probe.file} was refused`);
+});
+
+test("every dependency rule is named in docs/development.md, and the page names no rule that is gone", () => {
+  const config = readFileSync(join(REPO_ROOT, ".dependency-cruiser.cjs"), "utf8");
+  const rules = [...config.matchAll(/name: "([a-z-]+)"/g)].map((match) => match[1]);
+  const page = readFileSync(join(REPO_ROOT, "docs/development.md"), "utf8");
+  const section = page.slice(page.indexOf("### Boundaries kept by tools"));
+  const named = [...section.matchAll(/`([a-z]+(?:-[a-z]+)+)`/g)].map((match) => match[1]);
+  assert.ok(rules.length >= 8, `rules read from the config: ${rules}`);
+  assert.deepEqual(
+    rules.filter((rule) => !named.includes(rule)),
+    [],
+    "rules the page does not name",
+  );
+  assert.deepEqual(
+    named.filter((name) => !rules.includes(name)),
+    [],
+    "names on the page that are no rule",
+  );
 });
