@@ -1,5 +1,6 @@
 import type { FastifyInstance } from "fastify";
 import { z } from "zod";
+import { normalizeIpEntry } from "../../../../shared/ip.ts";
 import { ApiError } from "../../errors.ts";
 import type { MetricsAllowList } from "../../metrics/metricsAllowList.ts";
 import type { ServiceMetrics } from "../../metrics/serviceMetrics.ts";
@@ -64,7 +65,7 @@ export function registerMetricsRoute(
               reply,
               new ApiError(
                 "FORBIDDEN",
-                `the metrics are answered only to the addresses of the service's --metrics-allow, and ${request.ip} is not one of them`,
+                `the metrics are answered only to the addresses of the service's --metrics-allow, and ${shownAddress(request.ip)} is not one of them`,
               ),
             );
           const { contentType, text } = await metrics.scrape();
@@ -74,4 +75,14 @@ export function registerMetricsRoute(
     },
     { logLevel: quieterOf(app.log.level) },
   );
+}
+
+/**
+ * The refused client's address as the answer names it: an address helps an admin fix the list,
+ * but behind a trusted proxy it is the forwarded header's text, which is not echoed unless it is
+ * an IP address.
+ */
+function shownAddress(clientAddress: string): string {
+  const address = clientAddress.includes("/") ? null : normalizeIpEntry(clientAddress);
+  return address ?? "the forwarded client address (not an IP address)";
 }

@@ -91,6 +91,23 @@ test("behind a trusted proxy the forwarded client address is the one checked, ne
   }
 });
 
+test("a refusal names the client's address only when it is one: a forwarded header's other text is not echoed", async () => {
+  const { call, close } = await appWith(["10.0.0.0/8"], { trustedProxies: ["127.0.0.1"] });
+  try {
+    const named = await call("GET", "/metrics", "127.0.0.1", { "x-forwarded-for": "192.168.0.9" });
+    assert.match(named.json().requestError.serviceException.text, /192\.168\.0\.9 is not one of them/);
+    for (const forwarded of ["<img src=x onerror=alert(1)>", "10.0.0.0/8", "not an address"]) {
+      const res = await call("GET", "/metrics", "127.0.0.1", { "x-forwarded-for": forwarded });
+      assert.equal(res.statusCode, 403, forwarded);
+      const text: string = res.json().requestError.serviceException.text;
+      assert.ok(!text.includes(forwarded), `${forwarded} echoed: ${text}`);
+      assert.match(text, /the forwarded client address \(not an IP address\) is not one of them/);
+    }
+  } finally {
+    await close();
+  }
+});
+
 test("each request counts once, under its route template: HEAD, 405s and unknown paths included", async () => {
   const { call, scrape, close } = await appWith(["127.0.0.1"]);
   try {
