@@ -5,7 +5,7 @@ import { join } from "node:path";
 import { test } from "node:test";
 import { Ajv } from "ajv";
 import { parse } from "yaml";
-import { REPO_ROOT } from "../../harness/keyServiceProcess.ts";
+import { REPO_ROOT } from "../harness/keyServiceProcess.ts";
 
 /** The packaging configuration (electron-builder.yml) as electron-builder reads it. */
 
