@@ -3,6 +3,7 @@ import { existsSync, readFileSync } from "node:fs";
 import http from "node:http";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
+import { createParser } from "eventsource-parser";
 import { CONTENT_SECURITY_POLICY } from "../../../electron/main/security.ts";
 import type { ApiKeyDto } from "../../../shared/apiKeys.ts";
 import type { BridgeEvent, BridgeResult, ServiceStatusDto } from "../../../shared/bridge.ts";
@@ -306,17 +307,15 @@ describe("browser host (npm run web)", { skip: built ? false : "out/renderer is 
     try {
       assert.equal(stream.statusCode, 200);
       assert.match(stream.headers["content-type"] ?? "", /^text\/event-stream/);
-      let buffer = "";
       const gotEvent = new Promise<void>((resolveEvent) => {
-        stream.on("data", (chunk: Buffer) => {
-          buffer += chunk.toString("utf8");
-          for (const frame of buffer.split("\n\n").slice(0, -1)) {
-            const data = frame.split("\n").find((line) => line.startsWith("data: "));
-            if (data) events.push(JSON.parse(data.slice("data: ".length)) as BridgeEvent);
-          }
-          buffer = buffer.slice(buffer.lastIndexOf("\n\n") + 2);
-          if (events.length > 0) resolveEvent();
+        const parser = createParser({
+          onEvent: (message) => {
+            events.push(JSON.parse(message.data) as BridgeEvent);
+            resolveEvent();
+          },
         });
+        stream.setEncoding("utf8");
+        stream.on("data", (chunk: string) => parser.feed(chunk));
       });
       const activated = await bridgeCall("profiles.activate", { id: "local" });
       assert.ok((activated.json as BridgeResult<unknown>).ok, activated.text);

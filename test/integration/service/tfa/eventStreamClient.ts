@@ -1,4 +1,5 @@
 import http from "node:http";
+import { createParser } from "eventsource-parser";
 import { checkerFor } from "../../../harness/serviceContract.ts";
 
 /** A minimal server-sent events client for the tests: parses events and comments as they arrive. */
@@ -77,30 +78,21 @@ function openRawEventStream(
         const events: StreamEvent[] = [];
         const comments: string[] = [];
         const waiters = new Set<() => void>();
-        let buffer = "";
         let received = "";
         let endStream: () => void = () => {};
         const ended = new Promise<void>((resolveEnd) => {
           endStream = resolveEnd;
         });
+        // A parser of the standard's own (not the service's code): what the stream says, read as a
+        // browser's EventSource would.
+        const parser = createParser({
+          onEvent: (message) => events.push({ event: message.event ?? "message", data: message.data }),
+          onComment: (comment) => comments.push(comment.trim()),
+        });
         res.setEncoding("utf8");
         res.on("data", (chunk: string) => {
           received += chunk;
-          buffer += chunk;
-          let boundary = buffer.indexOf("\n\n");
-          while (boundary !== -1) {
-            const block = buffer.slice(0, boundary);
-            buffer = buffer.slice(boundary + 2);
-            let event = "message";
-            const data: string[] = [];
-            for (const line of block.split("\n")) {
-              if (line.startsWith(":")) comments.push(line.slice(1).trim());
-              else if (line.startsWith("event:")) event = line.slice(6).trim();
-              else if (line.startsWith("data:")) data.push(line.slice(5).trimStart());
-            }
-            if (data.length > 0) events.push({ event, data: data.join("\n") });
-            boundary = buffer.indexOf("\n\n");
-          }
+          parser.feed(chunk);
           for (const wake of [...waiters]) wake();
         });
         res.on("end", () => endStream());
