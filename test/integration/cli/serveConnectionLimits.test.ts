@@ -38,7 +38,9 @@ function assertRequestTimeout(raw: string, context: string): void {
   assert.match(exception.text, /not received in time/, context);
 }
 
-describe("serve: stalled requests and the connection cap", () => {
+// The tests wait out request timeouts (seconds each) on servers of their own, so three run at once:
+// the waits overlap instead of adding up.
+describe("serve: stalled requests and the connection cap", { concurrency: 3 }, () => {
   let dir: string;
   const running: ServeProcess[] = [];
   const auth = basic("admin", "admin-password");
