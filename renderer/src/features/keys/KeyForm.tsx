@@ -3,7 +3,7 @@ import { FORM_INDEX, useForm } from "@mantine/form";
 import dayjs from "dayjs";
 import { useState } from "react";
 import type { ValidationErrors } from "../../../../shared/apiErrors.ts";
-import { nameProblems, type Permission } from "../../../../shared/apiKeyRules.ts";
+import { nameProblems, PERMISSIONS, type Permission } from "../../../../shared/apiKeyRules.ts";
 import { parseApiDateTime } from "../../../../shared/datetime.ts";
 import { normalizeIpEntry } from "../../../../shared/ip.ts";
 import { BridgeFailure } from "../../bridgeHooks.ts";
@@ -108,7 +108,6 @@ export function KeyForm(props: {
   serverError: unknown;
   onSubmit(values: KeyFormValues): void;
   onCancel(): void;
-  /** Told whether the values differ from the initial ones. */
   /**
    * Set to whether the values differ from the initial ones, as each change is made: read by a
    * keydown listener (Esc) that may run before React has rendered the change.
@@ -155,7 +154,12 @@ export function KeyForm(props: {
           label="Permissions"
           description="A key may have both: ALL calls every API, TFA marks it a 2FA key."
           value={values.permissions}
-          onChange={(value) => form.setFieldValue("permissions", value as Permission[])}
+          onChange={(value) =>
+            form.setFieldValue(
+              "permissions",
+              PERMISSIONS.filter((permission) => value.includes(permission)),
+            )
+          }
           error={errorAt("permissions")}
         >
           <Group mt={4}>
