@@ -127,9 +127,10 @@ export function createSecretBox(dataKey: Buffer): SecretBox {
   }
 
   // decryptHex decodes each value into one scratch buffer and keeps the views of its nonce and
-  // ciphertext for the next value of that length: a list of a million keys (all of one length)
-  // then makes no Buffer per key. Measured per key: 1.9 µs instead of 2.6 µs with a view of the
-  // value, a copied nonce and a view of the ciphertext made per key.
+  // ciphertext for the next value of that length (a list's values are all one length): opening a
+  // listed key makes no Buffer. Measured per key, step by step of 256 keys (at a load average of
+  // 12-14 on 2 cores, so inflated): 2.6 µs against 2.8 µs with a view of the value, a
+  // { sealed, context } object, a copied nonce and a view of the ciphertext made per key.
   let hexBytes = Buffer.alloc(0);
   let hexNonce = hexBytes;
   let hexCipher = hexBytes;
