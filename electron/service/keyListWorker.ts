@@ -92,8 +92,9 @@ function answer(request: KeyListRequest): KeyListAnswer {
     return { id: request.id, kind: "bounds", ends, last: false };
   }
   if (request.kind === "window") {
-    // Each key's text is written into the window's bytes as it is made: a million keys' text is
-    // never concatenated and then encoded whole (half the cost of a key's serialization).
+    // Each step's text is written into the window's bytes as it is made: a million keys' text is
+    // never concatenated and then encoded whole (half the cost of a key's serialization), and a
+    // step's 256 keys cost one write instead of 256.
     const out = new WindowBytes();
     let count = 0;
     let after: number | null = request.after;
@@ -106,11 +107,13 @@ function answer(request: KeyListRequest): KeyListAnswer {
         WINDOW_STEP_ROWS,
         request.extras,
       );
+      let text = "";
       for (const key of step.keys) {
         if (key.id > request.upTo) break;
-        out.write(`,${apiKeyJson(request.accountKey, key)}`);
+        text += `,${apiKeyJson(request.accountKey, key)}`;
         count++;
       }
+      out.write(text);
       after = step.after;
       yieldIfDue();
     }

@@ -45,6 +45,8 @@ export interface SecretBox {
   decrypt(sealed: Uint8Array, context: string): string;
   /** Many values in order (a key list's page); throws if any value fails, opening none of the rest. */
   decryptMany(values: readonly SealedValue[]): string[];
+  /** A sealed value given as hex text (as SQLite's hex() reads it), like decrypt. */
+  decryptHex(hex: string, context: string): string;
   /** Deterministic keyed digest: the index for lookups by value. */
   digest(plaintext: string): Buffer;
   /** Stored once per database; equal only for the same data key. */
@@ -83,10 +85,17 @@ export function createSecretBox(dataKey: Buffer): SecretBox {
   const checkValue = deriveKey(dataKey, "key-check").toString("hex");
   /** The context's bytes: one buffer reused, the values' contexts are short (ids). */
   let context = Buffer.alloc(256);
+  /** The view of `context` the last context filled: a list's contexts are all of one length. */
+  let contextView = context.subarray(0, 0);
 
   function contextBytes(text: string): Buffer {
-    if (context.length < text.length * 3) context = Buffer.alloc(text.length * 3);
-    return context.subarray(0, context.write(text, 0, "utf8"));
+    if (context.length < text.length * 3) {
+      context = Buffer.alloc(text.length * 3);
+      contextView = context.subarray(0, 0);
+    }
+    const length = context.write(text, 0, "utf8");
+    if (contextView.length !== length) contextView = context.subarray(0, length);
+    return contextView;
   }
 
   // Scratch buffers reused by every open (a list opens a million values in a row): the nonce is
@@ -109,6 +118,44 @@ export function createSecretBox(dataKey: Buffer): SecretBox {
         bytes.subarray(1 + NONCE_BYTES),
         contextBytes(text),
         nonce,
+        key,
+      );
+    } catch {
+      throw new UnsealError("the sealed value does not open with this data key and context");
+    }
+    return plain.toString("utf8");
+  }
+
+  // decryptHex decodes each value into one scratch buffer and keeps the views of its nonce and
+  // ciphertext for the next value of that length (a list's values are all one length): opening a
+  // listed key makes no Buffer. Measured per key, step by step of 256 keys (at a load average of
+  // 12-14 on 2 cores, so inflated): 2.6 µs against 2.8 µs with a view of the value, a
+  // { sealed, context } object, a copied nonce and a view of the ciphertext made per key.
+  let hexBytes = Buffer.alloc(0);
+  let hexNonce = hexBytes;
+  let hexCipher = hexBytes;
+
+  function openHex(key: Buffer, hex: string, text: string): string {
+    const length = hex.length >>> 1;
+    if (hexBytes.length < length) {
+      hexBytes = Buffer.alloc(Math.max(length, 256));
+      hexNonce = hexBytes.subarray(1, 1 + NONCE_BYTES);
+      hexCipher = hexBytes.subarray(0, 0);
+    }
+    // Buffer.write stops at the first character that is not hex: a short count is a bad value.
+    const written = hexBytes.write(hex, 0, "hex");
+    if (written * 2 !== hex.length || written < OVERHEAD || hexBytes[0] !== SEALED_FORMAT) {
+      throw new UnsealError("not a sealed value of this format");
+    }
+    if (hexCipher.length !== length - 1 - NONCE_BYTES) hexCipher = hexBytes.subarray(1 + NONCE_BYTES, length);
+    if (plain.length !== length - OVERHEAD) plain = Buffer.alloc(length - OVERHEAD);
+    try {
+      sodium.crypto_aead_xchacha20poly1305_ietf_decrypt(
+        plain,
+        null,
+        hexCipher,
+        contextBytes(text),
+        hexNonce,
         key,
       );
     } catch {
@@ -140,6 +187,7 @@ export function createSecretBox(dataKey: Buffer): SecretBox {
     encrypt: (plaintext, text) => sealWith(sealingKey, plaintext, text),
     decrypt: open,
     decryptMany: (values) => values.map(({ sealed, context: text }) => open(sealed, text)),
+    decryptHex: (hex, text) => openHex(sealingKey, hex, text),
     digest(plaintext) {
       return createHmac("sha256", digestKey).update(plaintext, "utf8").digest();
     },

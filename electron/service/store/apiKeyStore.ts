@@ -1,5 +1,5 @@
 import { EXPIRING_SOON_MS, type KeySortField, type KeyStateFilter } from "../../../shared/apiKeys.ts";
-import type { SealedValue, SecretBox } from "../crypto/secretBox.ts";
+import type { SecretBox } from "../crypto/secretBox.ts";
 import type { ApiKeyFields, ListedKey, StoredApiKey } from "../domain/apiKeyRecords.ts";
 import type { KeyGrant } from "../domain/keyAuthorization.ts";
 import { dayStartHour, noCounts, REFUSAL_REASONS, type UsageCounts } from "../domain/keyUsage.ts";
@@ -10,7 +10,6 @@ import {
   publicApiKeyDigest,
   sealPublicApiKey,
   storedApiKeyOf,
-  unsealPublicApiKeys,
 } from "./apiKeyRows.ts";
 import type { Db } from "./database.ts";
 import { COUNT_COLUMNS } from "./keyUsageSchema.ts";
@@ -131,8 +130,6 @@ export class ApiKeyStore {
   readonly #windowEnd;
   readonly #counts = new Map<string, ReturnType<Db["prepare"]>>();
   readonly #steps = new Map<string, ReturnType<Db["prepare"]>>();
-  /** Where a step's sealed values are decoded; only read while the step unseals them. */
-  #sealedBytes = Buffer.alloc(0);
 
   constructor(db: Db, box: SecretBox) {
     this.#db = db;
@@ -334,37 +331,22 @@ export class ApiKeyStore {
     );
     // Rows as arrays (raw): no object per row before the one the list needs.
     const rows = statement.all({ ...listParams, after, upTo, limit }) as ListedRow[];
-    const publicApiKeys = unsealPublicApiKeys(this.#box, this.#listedSealed(rows));
-    const keys = rows.map((row, index) => this.#listed(row, publicApiKeys[index] as string, extras));
+    const keys = rows.map((row) => this.#listed(row, extras));
     if (rows.length === limit) return { keys, after: (keys[keys.length - 1] as ListedKey).id };
     return { keys, after: last ? null : upTo };
   }
 
   /**
-   * The listed rows' sealed publicApiKeys with the key ids they are bound to. Read as hex and
-   * decoded into one buffer kept for the next step: a Buffer made per row by the driver costs more
-   * than all the row's other columns, and a list's steps then leave no buffers behind.
+   * A listed row as a key, its publicApiKey opened from the hex() text the row holds: a Buffer
+   * made per row by the driver costs more than all the row's other columns, and decryptHex decodes
+   * the text into a buffer of its own without making one.
    */
-  #listedSealed(rows: readonly ListedRow[]): SealedValue[] {
-    let bytes = 0;
-    for (const row of rows) bytes += row[3].length / 2;
-    if (this.#sealedBytes.length < bytes) this.#sealedBytes = Buffer.allocUnsafe(bytes);
-    const all = this.#sealedBytes;
-    let at = 0;
-    return rows.map((row) => {
-      const written = all.write(row[3], at, "hex");
-      const sealed = all.subarray(at, at + written);
-      at += written;
-      return { sealed, context: row[1] };
-    });
-  }
-
-  #listed(row: ListedRow, publicApiKey: string, extras: ListExtras): ListedKey {
+  #listed(row: ListedRow, extras: ListExtras): ListedKey {
     const key: ListedKey = {
       id: row[0],
       key: row[1],
       name: row[2],
-      publicApiKey,
+      publicApiKey: this.#box.decryptHex(row[3], row[1]),
       allowedIPsJson: row[4],
       permissionsJson: row[5],
       validFrom: row[6],
@@ -448,8 +430,7 @@ export class ApiKeyStore {
       limit,
       ...(end && { until: Number(end.id), untilValue: end.v }),
     }) as ListedRow[];
-    const publicApiKeys = unsealPublicApiKeys(this.#box, this.#listedSealed(rows));
-    const keys = rows.map((row, index) => this.#listed(row, publicApiKeys[index] as string, extras));
+    const keys = rows.map((row) => this.#listed(row, extras));
     if (rows.length === limit) return { keys, after: (keys[keys.length - 1] as ListedKey).id };
     return { keys, after: end === undefined ? null : Number(end.id) };
   }

@@ -131,3 +131,27 @@ test("a value cut short or of another format is refused, not read past its end",
   otherFormat[0] = 0x03;
   assert.throws(() => box.decrypt(otherFormat, "K"), UnsealError);
 });
+
+test("a value read as hex text opens like its bytes, and only a whole, untampered value bound to its row", () => {
+  const box = createSecretBox(randomBytes(32));
+  const short = box.encrypt("short", "K1");
+  const long = box.encrypt(secret, "K2");
+  // Values of different lengths in turn: each opens with the views kept for its own length.
+  for (let round = 0; round < 2; round++) {
+    assert.equal(box.decryptHex(long.toString("hex"), "K2"), secret);
+    assert.equal(box.decryptHex(short.toString("hex"), "K1"), "short");
+    assert.equal(box.decryptHex(long.toString("hex").toUpperCase(), "K2"), secret);
+  }
+  const hex = long.toString("hex");
+  for (const bad of [
+    hex.slice(0, -1), // an odd count of digits
+    `${hex.slice(0, 100)}zz${hex.slice(102)}`, // not hex
+    hex.slice(0, 2 * 40), // shorter than the format's overhead
+    `03${hex.slice(2)}`, // another format
+    `${hex.slice(0, 60)}${hex[60] === "0" ? "1" : "0"}${hex.slice(61)}`, // tampered
+  ]) {
+    assert.throws(() => box.decryptHex(bad, "K2"), UnsealError);
+  }
+  assert.throws(() => box.decryptHex(hex, "K1"), UnsealError);
+  assert.equal(box.decryptHex(hex, "K2"), secret);
+});
