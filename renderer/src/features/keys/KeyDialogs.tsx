@@ -2,6 +2,7 @@ import { Alert, Button, Group, Modal, Stack, Text } from "@mantine/core";
 import { notifications } from "@mantine/notifications";
 import { useMemo, useRef, useState } from "react";
 import type { ApiKeyView, RevealedApiKey } from "../../../../shared/bridge.ts";
+import { ActingOn } from "../accounts/ActingOn.tsx";
 import { type SyncRemote, syncedChangeNotice } from "../sync/syncState.ts";
 import { NewPublicApiKey } from "./CopyPublicApiKey.tsx";
 import { ipEntry, KeyForm, type KeyFormValues, toPicker } from "./KeyForm.tsx";
@@ -22,42 +23,45 @@ export function CreateKeyDialog(props: {
   return (
     <Modal opened={props.opened} onClose={close} title="New API key" size="lg">
       {props.opened && (
-        <KeyForm
-          initial={{
-            name: "",
-            permissions: ["ALL"],
-            allowedIPs: [],
-            validFrom: null,
-            validTo: null,
-            enabled: true,
-          }}
-          withEnabled={false}
-          submitLabel="Create key"
-          pending={create.isPending}
-          serverError={create.error}
-          onCancel={close}
-          onSubmit={(values) => {
-            const allowedIPs = cleanIps(values.allowedIPs);
-            create.mutate(
-              {
-                accountKey: props.accountKey,
-                request: {
-                  name: values.name,
-                  permissions: orderedPermissions(values.permissions),
-                  ...(allowedIPs.length ? { allowedIPs } : {}),
-                  ...(values.validFrom ? { validFrom: toApi(values.validFrom) } : {}),
-                  ...(values.validTo ? { validTo: toApi(values.validTo) } : {}),
+        <Stack gap="sm">
+          <ActingOn accountKey={props.accountKey} />
+          <KeyForm
+            initial={{
+              name: "",
+              permissions: ["ALL"],
+              allowedIPs: [],
+              validFrom: null,
+              validTo: null,
+              enabled: true,
+            }}
+            withEnabled={false}
+            submitLabel="Create key"
+            pending={create.isPending}
+            serverError={create.error}
+            onCancel={close}
+            onSubmit={(values) => {
+              const allowedIPs = cleanIps(values.allowedIPs);
+              create.mutate(
+                {
+                  accountKey: props.accountKey,
+                  request: {
+                    name: values.name,
+                    permissions: orderedPermissions(values.permissions),
+                    ...(allowedIPs.length ? { allowedIPs } : {}),
+                    ...(values.validFrom ? { validFrom: toApi(values.validFrom) } : {}),
+                    ...(values.validTo ? { validTo: toApi(values.validTo) } : {}),
+                  },
                 },
-              },
-              {
-                onSuccess: (key) => {
-                  create.reset();
-                  props.onCreated(key);
+                {
+                  onSuccess: (key) => {
+                    create.reset();
+                    props.onCreated(key);
+                  },
                 },
-              },
-            );
-          }}
-        />
+              );
+            }}
+          />
+        </Stack>
       )}
     </Modal>
   );
@@ -152,11 +156,10 @@ export function EditKeyDialog(props: {
             </Group>
           </Alert>
         )}
-        {props.syncedTo && (
-          <Stack mb="sm">
-            <SyncedChangeNotice remote={props.syncedTo} />
-          </Stack>
-        )}
+        <Stack mb="sm" gap="xs">
+          <ActingOn accountKey={props.accountKey} />
+          <SyncedChangeNotice remote={props.syncedTo} />
+        </Stack>
         {key && initial && (
           <KeyForm
             key={key.key}
@@ -175,6 +178,7 @@ export function EditKeyDialog(props: {
         name={key?.name ?? ""}
         opened={confirmDisable !== null}
         pending={update.isPending}
+        accountKey={props.accountKey}
         syncedTo={props.syncedTo ?? null}
         onCancel={() => setConfirmDisable(null)}
         onConfirm={() => confirmDisable && send(confirmDisable)}
@@ -189,6 +193,7 @@ export function EditKeyDialog(props: {
  */
 export function DisableConfirmDialog(props: {
   name: string;
+  accountKey: string;
   opened: boolean;
   pending?: boolean;
   enable?: boolean;
@@ -200,6 +205,7 @@ export function DisableConfirmDialog(props: {
     return (
       <Modal opened={props.opened} onClose={props.onCancel} title={`Enable “${props.name}”?`}>
         <Stack>
+          <ActingOn accountKey={props.accountKey} />
           <Text size="sm">Applications that use this key are answered again from now on.</Text>
           <SyncedChangeNotice remote={props.syncedTo} />
           <Group justify="flex-end">
@@ -216,6 +222,7 @@ export function DisableConfirmDialog(props: {
   return (
     <Modal opened={props.opened} onClose={props.onCancel} title={`Disable “${props.name}”?`}>
       <Stack>
+        <ActingOn accountKey={props.accountKey} />
         <SyncedChangeNotice remote={props.syncedTo} />
         <Text size="sm">
           Every application that uses this key is refused from now on: its API calls (and 2FA PINs sent or
@@ -242,6 +249,7 @@ export function NewKeyDialog(props: { apiKey: RevealedApiKey | null; accountKey:
     <Modal opened={key !== null} onClose={props.onClose} title="Key created">
       {key && (
         <Stack>
+          <ActingOn accountKey={props.accountKey} />
           <Text size="sm">
             “{key.name}” ({key.permissions.join(", ")}) is ready. Its publicApiKey is what applications send:
           </Text>

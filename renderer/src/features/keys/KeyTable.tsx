@@ -8,6 +8,7 @@ import type { ApiKeyView } from "../../../../shared/bridge.ts";
 import { parseApiDateTime } from "../../../../shared/datetime.ts";
 import { useNow } from "../../useNow.ts";
 import { WHOLE_BADGE } from "../../wholeBadge.ts";
+import { useActingOn } from "../accounts/ActingOn.tsx";
 import { SyncKeyBadge } from "../sync/SyncKeyBadge.tsx";
 import { type KeySyncMark, keySyncLook, reachesRemote, type SyncMarks } from "../sync/syncState.ts";
 import { CopyButton, copyNotice } from "./CopyPublicApiKey.tsx";
@@ -299,6 +300,7 @@ export function KeyTable(props: {
   // biome-ignore lint/correctness/useExhaustiveDependencies: the template names the columns
   const columnIds = useMemo(() => layout.columns.map((column) => column.id), [layout.template]);
   const copy = useCopyPublicApiKey();
+  const where = useActingOn(props.accountKey);
   // The time the row states are computed for, refreshed every minute.
   const now = useNow(60_000);
   const virtualizer = useVirtualizer({
@@ -327,11 +329,11 @@ export function KeyTable(props: {
     if (highlightedIndex >= 0) virtualizer.scrollToIndex(highlightedIndex, { align: "center" });
   }, [highlightedIndex, virtualizer]);
   // Stable callbacks for the memoized rows; they call the latest handlers.
-  const latest = useRef({ props, copy });
-  latest.current = { props, copy };
+  const latest = useRef({ props, copy, where });
+  latest.current = { props, copy, where };
   const onCopy = useCallback((key: ApiKeyView) => {
-    const { props: current, copy: copier } = latest.current;
-    copyNotice(copier, current.accountKey, key.key, key.name);
+    const { props: current, copy: copier, where: acting } = latest.current;
+    copyNotice(copier, current.accountKey, key.key, key.name, acting);
   }, []);
   const onDetails = useCallback((key: ApiKeyView) => latest.current.props.onDetails(key), []);
   const onEdit = useCallback((key: ApiKeyView) => latest.current.props.onEdit(key), []);

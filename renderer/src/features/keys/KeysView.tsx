@@ -17,6 +17,7 @@ import { errorText } from "../../bridgeHooks.ts";
 import { invalidateKeyLists } from "../../keyListQueries.ts";
 import { OnceOpened } from "../../OnceOpened.tsx";
 import { useProfileScope } from "../../profileScope.ts";
+import { useActingOn } from "../accounts/ActingOn.tsx";
 import { useAccounts } from "../accounts/accountHooks.ts";
 import { useSyncKeyStates } from "../sync/syncHooks.ts";
 import { type SyncMarks, syncedTo } from "../sync/syncState.ts";
@@ -69,6 +70,7 @@ function useKeyActions(accountKey: string, syncMarks: SyncMarks) {
       <OnceOpened opened={confirming !== null}>
         <DisableConfirmDialog
           name={confirming?.key.name ?? ""}
+          accountKey={accountKey}
           opened={confirming !== null}
           enable={confirming?.enabled ?? false}
           syncedTo={remote}
@@ -106,6 +108,7 @@ export function KeysView(props: {
   const queryClient = useQueryClient();
   const createTfa = useCreateTfaKey();
   const copy = useCopyPublicApiKey();
+  const where = useActingOn(props.accountKey);
   const profile = useProfileScope();
   const syncMarks = useSyncKeyStates(props.accountKey);
   const actions = useKeyActions(props.accountKey, syncMarks);
@@ -189,7 +192,7 @@ export function KeysView(props: {
           createTfa.reset();
           setCreated(key);
           setHighlighted(key.key);
-          copyNotice(copy, props.accountKey, key.key, key.name);
+          copyNotice(copy, props.accountKey, key.key, key.name, where);
         },
       },
     );
@@ -345,6 +348,7 @@ export function KeysView(props: {
       <OnceOpened opened={tfaOpen}>
         <TfaKeyDialog
           opened={tfaOpen}
+          accountKey={props.accountKey}
           pending={createTfa.isPending}
           error={createTfa.error ? errorText(createTfa.error) : null}
           onClose={() => {

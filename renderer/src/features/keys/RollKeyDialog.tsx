@@ -6,6 +6,7 @@ import type { RetirementDto, RollResultDto } from "../../../../shared/keyLifecyc
 import { defaultSuccessorEnd } from "../../../../shared/keyRollNames.ts";
 import { errorText } from "../../bridgeHooks.ts";
 import { formatLocal, formatRelative } from "../../time.ts";
+import { ActingOn } from "../accounts/ActingOn.tsx";
 import type { SyncRemote } from "../sync/syncState.ts";
 import { NewPublicApiKey } from "./CopyPublicApiKey.tsx";
 import { EndsChoice, LocalDateTimeField } from "./EndsChoice.tsx";
@@ -236,6 +237,7 @@ export function RollKeyDialog(props: {
     >
       {result ? (
         <Stack>
+          <ActingOn accountKey={props.accountKey} />
           <RollOutcome result={result} accountKey={props.accountKey} onRetried={setResult} />
           <Group justify="flex-end">
             <Button onClick={close}>Done</Button>
@@ -244,6 +246,7 @@ export function RollKeyDialog(props: {
       ) : (
         key && (
           <Stack>
+            <ActingOn accountKey={props.accountKey} />
             <SyncedChangeNotice remote={props.syncedTo} />
             <RollForm
               key={key.key}
