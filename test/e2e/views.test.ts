@@ -388,3 +388,32 @@ test("every dialog of these views, in both schemes: axe and the contrast check f
   assert.deepEqual(found, []);
   assert.deepEqual(problems, []);
 });
+
+test("the header's service address reads whole at 800, 1280 and 1440 px, the whole description on hover and for a screen reader", async () => {
+  await page.goto(host.pageUrl);
+  const text = page.getByTestId("active-service-text");
+  await text.filter({ hasText: /^running at http:\/\/127\.0\.0\.1:\d+$/ }).waitFor({ timeout: 15_000 });
+  for (const [width, height] of [
+    [800, 500],
+    [1280, 800],
+    [1440, 900],
+  ] as const) {
+    await resize(width, height);
+    await page.screenshot({ path: join(SHOTS, `header-address-${width}x${height}.png`) });
+    const { cut, shown } = await text.evaluate((element) => ({
+      cut: element.scrollWidth > element.clientWidth,
+      shown: element.getBoundingClientRect().width,
+    }));
+    assert.equal(cut, false, `the address is cut at ${width} px`);
+    assert.ok(shown > 0, `the address shows at ${width} px`);
+  }
+  assert.match(
+    (await text.getAttribute("title")) ?? "",
+    /^Profile “Local” \(embedded service\): running at http:\/\/127\.0\.0\.1:\d+$/,
+  );
+  assert.match(
+    (await page.getByRole("status", { name: "Service of the active profile" }).textContent()) ?? "",
+    /Profile “Local” \(embedded service\): running at http:\/\/127\.0\.0\.1:\d+/,
+  );
+  await resize(1280, 800);
+});
