@@ -14,6 +14,7 @@ import {
 import type { KeySort } from "../../../../shared/apiKeyRules.ts";
 import type { ApiKeyView, RevealedApiKey } from "../../../../shared/bridge.ts";
 import { errorText } from "../../bridgeHooks.ts";
+import { isProfileFailure } from "../../FailingQueriesBanner.tsx";
 import { invalidateKeyLists } from "../../keyListQueries.ts";
 import { OnceOpened } from "../../OnceOpened.tsx";
 import { useProfileScope } from "../../profileScope.ts";
@@ -246,6 +247,13 @@ export function KeysView(props: {
               Loading the keys of {profile.name}…
             </Text>
           </Stack>
+        </Center>
+      ) : keys.isError && loaded === undefined && isProfileFailure(keys.error) ? (
+        // The page's banner says it, with what fixes it (Retry, Edit profile): not twice.
+        <Center h={120}>
+          <Text size="sm" c="dimmed" data-testid="keys-not-loaded">
+            No keys to show.
+          </Text>
         </Center>
       ) : keys.isError && loaded === undefined ? (
         <Alert color="red" title="The keys could not be loaded">
