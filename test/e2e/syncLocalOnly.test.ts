@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import type { Locator } from "playwright-core";
+import { formatApiDateTime } from "../../shared/datetime.ts";
 import { seriousViolations } from "../harness/axe.ts";
 import { eventually } from "../harness/eventually.ts";
 import {
@@ -61,6 +62,11 @@ before(async () => {
     const made = (await api("local", "/settings/1/accounts/_/api-keys", "POST", { name })) as { key: string };
     if (name.includes("disabled"))
       await api("local", `/settings/1/accounts/_/api-keys/${made.key}`, "PUT", { enabled: false });
+    if (name === "local beta")
+      await api("local", `/settings/1/accounts/_/api-keys/${made.key}`, "PUT", {
+        validFrom: formatApiDateTime(Date.now() - 2 * 86_400_000),
+        validTo: formatApiDateTime(Date.now() - 86_400_000),
+      });
   }
   await bridge("profiles.add", {
     name: "Team (old password)",
@@ -146,6 +152,18 @@ test("keys made before the link are shown local-only, in the Sync view and the K
   await syncNow();
   await localOnly().getByTestId("sync-local-only-count").filter({ hasText: "3 keys" }).waitFor();
   assert.equal(await localOnly().getByTestId("sync-local-only-key").count(), 3);
+  // Each says the state the Keys table says: an expired key is not "Enabled".
+  const stateOf = async (name: string) =>
+    (
+      await localOnly()
+        .getByTestId("sync-local-only-key")
+        .filter({ hasText: name })
+        .getByTestId("sync-local-only-state")
+        .textContent()
+    )?.trim();
+  assert.equal(await stateOf("local alpha"), "Enabled");
+  assert.equal(await stateOf("local beta"), "Expired");
+  assert.equal(await stateOf("local gamma (disabled)"), "Disabled");
   assert.deepEqual(await seriousViolations(page, '[data-testid="sync-view"]'), []);
   await closeToasts();
   await screenshots("sync-local-only", localOnly());
