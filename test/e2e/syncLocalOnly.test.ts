@@ -29,6 +29,8 @@ const SIZES = [
   { width: 1440, height: 900 },
 ];
 
+const ALL_SIZES = [{ width: 1280, height: 800 }, ...SIZES];
+
 let remoteDir: string;
 let remote: ServeProcess;
 let local: { baseUrl: string; username: string; password: string };
@@ -149,6 +151,18 @@ test("keys made before the link are shown local-only, in the Sync view and the K
   await form.getByRole("button", { name: "Link accounts" }).click();
   await linkCard().waitFor();
   assert.equal(await form.getByTestId("sync-link-check-failure").count(), 0);
+  // Linking ran the first sync: the notice says what it did, not to press Sync now.
+  await page.getByText("Linked and synced").waitFor({ timeout: 30_000 });
+  await page
+    .getByText(
+      "1 key pulled from the remote, 0 pushed. 3 keys of this account stay here until you push them.",
+    )
+    .waitFor();
+  assert.equal(await page.getByText(/Press “Sync now”/).count(), 0);
+  for (const size of ALL_SIZES) {
+    await page.setViewportSize(size);
+    await page.screenshot({ path: join(RESULTS, `sync-linked-notice-${size.width}x${size.height}.png`) });
+  }
   await syncNow();
   await localOnly().getByTestId("sync-local-only-count").filter({ hasText: "3 keys" }).waitFor();
   assert.equal(await localOnly().getByTestId("sync-local-only-key").count(), 3);
@@ -220,7 +234,6 @@ test("keys made before the link are shown local-only, in the Sync view and the K
 /** The row's enabled switch (its input is hidden: the track is what one clicks). */
 const toggle = (scope: Locator) => scope.locator(".mantine-Switch-track").click();
 
-const ALL_SIZES = [{ width: 1280, height: 800 }, ...SIZES];
 const REACHES_TEAM = /also reaches Team \(http:\/\/127\.0\.0\.1:\d+\/?\) at the next sync/;
 
 test("a synced key's row names its remote, and each confirmation of a change to it says it reaches the remote", async () => {

@@ -303,3 +303,26 @@ export function bulkSyncedNotice(marks: SyncMarks, chosen: Iterable<string> | "m
   if (count === 0) return null;
   return `${count === 1 ? "1 of them is" : `${count} of them are`} synced: the change also reaches ${marks.remote.full} at the next sync.`;
 }
+
+/**
+ * What a new link did, once its first run (which linking starts) is over: how many keys it pulled,
+ * what it pushed (nothing of the keys that were here: they stay local-only until pushed), or why
+ * the run failed.
+ */
+export function linkedNotice(
+  link: Pick<SyncLinkDto, "linkedKeys" | "pending" | "lastError">,
+  localOnly: number,
+): { title: string; message: string; failed: boolean } {
+  if (link.lastError)
+    return { title: "Linked; the first sync failed", message: link.lastError, failed: true };
+  const keys = (count: number) => `${count} ${count === 1 ? "key" : "keys"}`;
+  const stay =
+    localOnly === 0
+      ? ""
+      : ` ${keys(localOnly)} of this account ${localOnly === 1 ? "stays" : "stay"} here until you push ${localOnly === 1 ? "it" : "them"}.`;
+  return {
+    title: "Linked and synced",
+    message: `${keys(link.linkedKeys)} pulled from the remote, 0 pushed.${stay}`,
+    failed: false,
+  };
+}

@@ -6,6 +6,7 @@ import {
   formatFieldValue,
   formatSyncTime,
   keySyncLook,
+  linkedNotice,
   linkStateLook,
   linksOfAccount,
   linkTitle,
@@ -271,4 +272,21 @@ test("a bulk change's confirmation counts the chosen keys that are synced, and n
     "Those of them synced with Team (http://127.0.0.1:9000) also change there at the next sync.",
   );
   assert.equal(bulkSyncedNotice(NO_SYNC_MARKS, "matching"), null);
+});
+
+test("a new link's notice says what its first run did, not to press Sync now", () => {
+  assert.deepEqual(linkedNotice({ linkedKeys: 1, pending: 0, lastError: null }, 3), {
+    title: "Linked and synced",
+    message: "1 key pulled from the remote, 0 pushed. 3 keys of this account stay here until you push them.",
+    failed: false,
+  });
+  assert.equal(
+    linkedNotice({ linkedKeys: 40, pending: 0, lastError: null }, 0).message,
+    "40 keys pulled from the remote, 0 pushed.",
+  );
+  assert.deepEqual(linkedNotice({ linkedKeys: 0, pending: 0, lastError: "the remote answered 500" }, 1), {
+    title: "Linked; the first sync failed",
+    message: "the remote answered 500",
+    failed: true,
+  });
 });
