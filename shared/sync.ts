@@ -108,6 +108,9 @@ export interface LocalOnlyKeyDto {
   key: string;
   name: string;
   enabled: boolean;
+  /** Its validity window (the API's datetime format), absent when open: the state is read from it. */
+  validFrom?: string;
+  validTo?: string;
 }
 
 /** `GET .../local-only`: the count of the account's local-only keys and one page of them. */

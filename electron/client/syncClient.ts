@@ -75,7 +75,15 @@ export const syncOutboxSchema = z.object({ entries: z.array(syncOutboxEntrySchem
 
 export const localOnlyKeyPageSchema = z.object({
   count: z.int(),
-  keys: z.array(z.object({ key: z.string(), name: z.string(), enabled: z.boolean() })),
+  keys: z.array(
+    z.object({
+      key: z.string(),
+      name: z.string(),
+      enabled: z.boolean(),
+      validFrom: z.string().optional(),
+      validTo: z.string().optional(),
+    }),
+  ),
   nextCursor: nullableString,
 });
 

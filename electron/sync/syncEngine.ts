@@ -526,7 +526,13 @@ export class SyncEngine {
     const last = keys.at(-1);
     return {
       count: await this.#store.sync.countLocalOnly(link.accountId),
-      keys: keys.map(({ key, name, enabled }) => ({ key, name, enabled })),
+      keys: keys.map(({ key, name, enabled, validFrom, validTo }) => ({
+        key,
+        name,
+        enabled,
+        ...(validFrom !== null && { validFrom: formatApiDateTime(validFrom) }),
+        ...(validTo !== null && { validTo: formatApiDateTime(validTo) }),
+      })),
       nextCursor: rows.length > page.limit && last ? String(last.id) : null,
     };
   }

@@ -90,7 +90,15 @@ export const localOnlyKeyPage = component(
   "LocalOnlyKeyPage",
   z.strictObject({
     count: count.meta({ description: "How many keys of the linked account the link does not carry" }),
-    keys: z.array(z.strictObject({ key: z.string(), name: z.string(), enabled: z.boolean() })),
+    keys: z.array(
+      z.strictObject({
+        key: z.string(),
+        name: z.string(),
+        enabled: z.boolean(),
+        validFrom: apiDateTime.optional(),
+        validTo: apiDateTime.optional(),
+      }),
+    ),
     nextCursor: z.string().nullable().meta({ description: "Pass as cursor for the next page" }),
   }),
 );

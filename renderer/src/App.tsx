@@ -73,15 +73,18 @@ export function App() {
   const [keyFilters, setKeyFilters] = useState<KeyFilters>(INITIAL_KEY_FILTERS);
   const [keySort, setKeySort] = useState<KeySort>(DEFAULT_SORT);
   const [syncKey, setSyncKey] = useState<string | undefined>(undefined);
+  const [editProfile, setEditProfile] = useState<string | undefined>(undefined);
   const navigation = useMemo<Navigation>(
     () => ({
       open: (next, target) => {
         setSyncKey(target?.syncKey);
+        setEditProfile(target?.editProfile);
         setView(next);
       },
       syncKey,
+      editProfile,
     }),
-    [syncKey],
+    [syncKey, editProfile],
   );
 
   useHotkeys([

@@ -1,19 +1,35 @@
 import { Alert, Button, Group, Text } from "@mantine/core";
 import { type Query, useQueryClient } from "@tanstack/react-query";
-import { useEffect, useState } from "react";
+import { useContext, useEffect, useState } from "react";
 import { BridgeFailure, errorText } from "./bridgeHooks.ts";
+import { useNavigation } from "./navigation.ts";
+import { ProfileScopeContext } from "./profileScope.ts";
+
+/**
+ * A failure of the profile rather than of one request: its service cannot be reached, or refuses
+ * the credentials. The page's banner says these (with what fixes them), never a view as well.
+ */
+export function isProfileFailure(error: unknown): boolean {
+  return (
+    error instanceof BridgeFailure &&
+    (error.error.messageId === "UNREACHABLE" || error.error.messageId === "UNAUTHORIZED")
+  );
+}
 
 /**
  * A query whose failure the page shows: one in use by a view (a failed query nothing shows any
  * more, a filter since cleared or a view since left, is not the page's problem) whose error the
- * view does not show on a field itself (field errors, or a query marked `meta.errorShownInView`).
+ * view does not show on a field itself (field errors, or a query marked `meta.errorShownInView`:
+ * `true`, or "unless-profile" for a view that shows every failure but the profile's).
  */
 export function isShownFailure(query: Query): boolean {
+  const shownInView = query.meta?.errorShownInView;
   return (
     query.state.status === "error" &&
     query.getObserversCount() > 0 &&
     !hasFieldErrors(query.state.error) &&
-    query.meta?.errorShownInView !== true
+    shownInView !== true &&
+    (shownInView !== "unless-profile" || isProfileFailure(query.state.error))
   );
 }
 
@@ -24,11 +40,14 @@ function hasFieldErrors(error: unknown): boolean {
 /** A banner while a query in use fails, with one Retry for all of them. */
 export function FailingQueriesBanner() {
   const queryClient = useQueryClient();
-  const [failing, setFailing] = useState<{ count: number; text: string; unreachable: boolean }>({
-    count: 0,
-    text: "",
-    unreachable: false,
-  });
+  const scope = useContext(ProfileScopeContext);
+  const navigation = useNavigation();
+  const [failing, setFailing] = useState<{
+    count: number;
+    text: string;
+    unreachable: boolean;
+    refused: boolean;
+  }>({ count: 0, text: "", unreachable: false, refused: false });
   useEffect(() => {
     const cache = queryClient.getQueryCache();
     const update = () => {
@@ -38,18 +57,25 @@ export function FailingQueriesBanner() {
         count: failed.length,
         text: first ? errorText(first) : "",
         unreachable: first instanceof BridgeFailure && first.error.messageId === "UNREACHABLE",
+        refused: first instanceof BridgeFailure && first.error.messageId === "UNAUTHORIZED",
       });
     };
     update();
     return cache.subscribe(update);
   }, [queryClient]);
   if (failing.count === 0) return null;
+  // A remote profile whose credentials are refused is fixed in its edit form: the banner opens it.
+  const editable = failing.refused && scope?.kind === "remote" ? scope : null;
   return (
     <Alert
       color="red"
       // Unreachable is said as such: the service was never reached, nothing was refused.
       title={
-        failing.unreachable ? "The active profile's service is unreachable" : "Something could not be loaded"
+        failing.unreachable
+          ? "The active profile's service is unreachable"
+          : editable
+            ? `Profile “${editable.name}”: the service refused its username or password`
+            : "Something could not be loaded"
       }
       role="alert"
       data-testid="query-error-banner"
@@ -62,6 +88,16 @@ export function FailingQueriesBanner() {
             ? ` (and ${failing.count - 1} more failing request${failing.count > 2 ? "s" : ""})`
             : ""}
         </Text>
+        {editable && (
+          <Button
+            size="xs"
+            color="red"
+            style={{ flexShrink: 0 }}
+            onClick={() => navigation.open("profiles", { editProfile: editable.id })}
+          >
+            Edit profile
+          </Button>
+        )}
         <Button
           size="xs"
           color="red"

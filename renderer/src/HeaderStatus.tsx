@@ -26,6 +26,16 @@ function stateOf(status: ActiveProfileStatusDto): ActiveState {
   return credentialsAccepted ? "reachable" : "credentials-refused";
 }
 
+/**
+ * What the header shows of it: the address, which is what tells two services apart (the switcher
+ * beside it names the profile). The whole description is its tooltip and what a screen reader reads.
+ */
+function shortDescribe(status: ActiveProfileStatusDto): string {
+  const { profile, verdict } = status;
+  if (profile.kind === "remote") return profile.baseUrl;
+  return `${verdict.reachable ? "running at" : "not answering at"} ${profile.baseUrl}`;
+}
+
 function describe(status: ActiveProfileStatusDto): string {
   const { profile, verdict } = status;
   if (profile.kind === "remote") return `Profile “${profile.name}” (remote): ${profile.baseUrl}`;
@@ -73,6 +83,7 @@ export function HeaderStatus() {
   const badge = STATE_BADGES[state];
   const description =
     state === "checking" || !active.data ? "Checking the active profile's service…" : describe(active.data);
+  const shown = state === "checking" || !active.data ? "Checking…" : shortDescribe(active.data);
   const why =
     state === "unknown"
       ? active.error instanceof BridgeFailure
@@ -111,9 +122,17 @@ export function HeaderStatus() {
           </Badge>
         </Tooltip>
         {/* A long remote address ends in "…" (all of it on hover) rather than push the header to more lines. */}
-        <Text size="xs" truncate="end" miw={0} title={description} data-testid="active-service-text">
-          {description}
+        <Text
+          size="xs"
+          truncate="end"
+          miw={0}
+          title={description}
+          aria-hidden="true"
+          data-testid="active-service-text"
+        >
+          {shown}
         </Text>
+        <VisuallyHidden>{description}</VisuallyHidden>
         {state !== "reachable" && why && <VisuallyHidden>{why}</VisuallyHidden>}
       </Group>
       <Button

@@ -197,7 +197,9 @@ test("`n` opens the create dialog, which passes axe; an ALL key is created and s
   await page.evaluate(() => navigator.clipboard.writeText("something else"));
   await created.getByRole("button", { name: "Copy the publicApiKey of Billing backend" }).click();
   await page
-    .getByText(/The publicApiKey of “Billing backend” is on the clipboard \(cleared in 30 s\)/)
+    .getByText(
+      /The publicApiKey of “Billing backend” \(profile “Local”, account .+\) is on the clipboard \(cleared in 30 s\)/,
+    )
     .waitFor();
   await assertClipboardHoldsKeyOf(stored.key);
   await created.getByRole("button", { name: "Done" }).click();
@@ -278,7 +280,11 @@ test("the quick TFA action asks a name (prefilled), creates a TFA key, shows its
   const keys = await allKeys();
   const tfa = keys.find((key) => key.permissions.includes("TFA"));
   assert.ok(tfa, "a TFA key was created");
-  await page.getByText(`The publicApiKey of “${tfa.name}” is on the clipboard (cleared in 30 s).`).waitFor();
+  await page
+    .getByText(
+      `The publicApiKey of “${tfa.name}” (profile “Local”, account owner (own account)) is on the clipboard (cleared in 30 s).`,
+    )
+    .waitFor();
   const revealed = await bridge<Key>("keys.revealPublicApiKey", { accountKey: "_", key: tfa.key });
   assert.equal(shown, revealed.publicApiKey);
   await assertClipboardHoldsKeyOf(tfa.key);
@@ -450,7 +456,9 @@ test("a row reveals its publicApiKey on request, hides it again, and copies it t
   await popover.waitFor({ state: "detached" });
   assert.equal(await page.getByText(publicApiKey).count(), 0);
   await row("Old partner").getByRole("button", { name: "Copy the publicApiKey of Old partner" }).click();
-  await page.getByText(/The publicApiKey of “Old partner” is on the clipboard/).waitFor();
+  await page
+    .getByText(/The publicApiKey of “Old partner” \(profile “Local”, account .+\) is on the clipboard/)
+    .waitFor();
   await assertClipboardHoldsKeyOf(target.key);
   assert.equal(await row("Old partner").getByText(publicApiKey).count(), 0, "copying does not reveal");
 });
@@ -462,12 +470,20 @@ test("a copied publicApiKey is cleared after the delay, unless the clipboard hol
   const second = await keyNamed("Past app");
   // Neither was copied before: no earlier copy's clear is pending for them.
   await row("Future app").getByRole("button", { name: "Copy the publicApiKey of Future app" }).click();
-  await page.getByText(/The publicApiKey of “Future app” is on the clipboard \(cleared in 5 s\)/).waitFor();
+  await page
+    .getByText(
+      /The publicApiKey of “Future app” \(profile “Local”, account .+\) is on the clipboard \(cleared in 5 s\)/,
+    )
+    .waitFor();
   const firstCopiedAt = Date.now();
   await assertClipboardHoldsKeyOf(first.key);
   await page.waitForTimeout(1500);
   await row("Past app").getByRole("button", { name: "Copy the publicApiKey of Past app" }).click();
-  await page.getByText(/The publicApiKey of “Past app” is on the clipboard \(cleared in 5 s\)/).waitFor();
+  await page
+    .getByText(
+      /The publicApiKey of “Past app” \(profile “Local”, account .+\) is on the clipboard \(cleared in 5 s\)/,
+    )
+    .waitFor();
   await assertClipboardHoldsKeyOf(second.key);
 
   // The first copy's delay ends while the clipboard holds the second key: that stays.

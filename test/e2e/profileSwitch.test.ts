@@ -129,3 +129,61 @@ test("switching to a slow remote profile clears Local's rows at once, says what 
   );
   assert.deepEqual(problems, []);
 });
+
+test("the dialogs that change or show keys, the details drawer and the Copied notice name the profile and account", async () => {
+  if (!remote || !proxy) return;
+  const { page, problems, host } = session;
+  const profiles = await callBridge<{ id: string; name: string }[]>(host, "profiles.list");
+  const team = profiles.find((profile) => profile.name === "team");
+  await callBridge(host, "profiles.activate", { id: team?.id });
+  await page.goto(host.pageUrl);
+  const teamRow = page.getByTestId("key-row").filter({ hasText: "team-billing-key" });
+  await teamRow.waitFor();
+  const actsOnTeam = "Acts on profile “team”, account team-admin (own account)";
+  const actingOn = (scope: ReturnType<typeof page.getByRole>) =>
+    scope.getByRole("note", { name: actsOnTeam }).waitFor();
+
+  await page.getByRole("button", { name: "New key" }).click();
+  const create = page.getByRole("dialog", { name: "New API key" });
+  await actingOn(create);
+  for (const width of [800, 1280, 1440]) {
+    await page.setViewportSize({ width, height: width === 800 ? 600 : 900 });
+    await page.screenshot({ path: join(RESULTS, `acting-on-new-key-${width}.png`) });
+  }
+  await page.setViewportSize({ width: 1280, height: 800 });
+  await create.getByRole("button", { name: "Cancel" }).click();
+  await create.waitFor({ state: "hidden" });
+
+  await page.getByRole("button", { name: "New TFA key + copy" }).click();
+  const tfa = page.getByRole("dialog", { name: "New TFA key" });
+  await actingOn(tfa);
+  await tfa.getByRole("button", { name: "Cancel" }).click();
+  await tfa.waitFor({ state: "hidden" });
+
+  await teamRow.getByRole("button", { name: "Copy the publicApiKey of team-billing-key" }).click();
+  await page
+    .getByText(
+      "The publicApiKey of “team-billing-key” (profile “team”, account team-admin (own account)) is on the clipboard",
+      { exact: false },
+    )
+    .waitFor();
+
+  await teamRow.getByRole("button", { name: "Details of team-billing-key" }).click();
+  const details = page.getByTestId("key-details");
+  await actingOn(details);
+  await page.screenshot({ path: join(RESULTS, "acting-on-details-1280.png") });
+  await page.getByRole("button", { name: "Close the details" }).click();
+
+  await page.getByRole("tab", { name: "2FA apps" }).click();
+  await page.getByRole("button", { name: "New application" }).click();
+  const application = page.getByRole("dialog", { name: "New 2FA application" });
+  await actingOn(application);
+  for (const width of [800, 1280, 1440]) {
+    await page.setViewportSize({ width, height: width === 800 ? 600 : 900 });
+    await page.screenshot({ path: join(RESULTS, `acting-on-2fa-application-${width}.png`) });
+  }
+  await page.setViewportSize({ width: 1280, height: 800 });
+  await application.getByRole("button", { name: "Cancel" }).click();
+  await callBridge(host, "profiles.activate", { id: "local" });
+  assert.deepEqual(problems, []);
+});

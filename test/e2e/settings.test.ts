@@ -147,7 +147,9 @@ test("a valid delay is saved on submit, with a confirmation; the next copy clear
   await page.reload();
   await page.getByRole("button", { name: "Copy the publicApiKey of Settings probe" }).click();
   await page
-    .getByText(/The publicApiKey of “Settings probe” is on the clipboard \(cleared in 7 s\)/)
+    .getByText(
+      /The publicApiKey of “Settings probe” \(profile “Local”, account .+\) is on the clipboard \(cleared in 7 s\)/,
+    )
     .waitFor();
   assert.equal(await page.evaluate(() => navigator.clipboard.readText()), key.publicApiKey);
   await openSettings();

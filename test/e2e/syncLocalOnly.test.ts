@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import type { Locator } from "playwright-core";
+import { formatApiDateTime } from "../../shared/datetime.ts";
 import { seriousViolations } from "../harness/axe.ts";
 import { eventually } from "../harness/eventually.ts";
 import {
@@ -27,6 +28,8 @@ const SIZES = [
   { width: 800, height: 500 },
   { width: 1440, height: 900 },
 ];
+
+const ALL_SIZES = [{ width: 1280, height: 800 }, ...SIZES];
 
 let remoteDir: string;
 let remote: ServeProcess;
@@ -61,6 +64,11 @@ before(async () => {
     const made = (await api("local", "/settings/1/accounts/_/api-keys", "POST", { name })) as { key: string };
     if (name.includes("disabled"))
       await api("local", `/settings/1/accounts/_/api-keys/${made.key}`, "PUT", { enabled: false });
+    if (name === "local beta")
+      await api("local", `/settings/1/accounts/_/api-keys/${made.key}`, "PUT", {
+        validFrom: formatApiDateTime(Date.now() - 2 * 86_400_000),
+        validTo: formatApiDateTime(Date.now() - 86_400_000),
+      });
   }
   await bridge("profiles.add", {
     name: "Team (old password)",
@@ -143,9 +151,33 @@ test("keys made before the link are shown local-only, in the Sync view and the K
   await form.getByRole("button", { name: "Link accounts" }).click();
   await linkCard().waitFor();
   assert.equal(await form.getByTestId("sync-link-check-failure").count(), 0);
+  // Linking ran the first sync: the notice says what it did, not to press Sync now.
+  await page.getByText("Linked and synced").waitFor({ timeout: 30_000 });
+  await page
+    .getByText(
+      "1 key pulled from the remote, 0 pushed. 3 keys of this account stay here until you push them.",
+    )
+    .waitFor();
+  assert.equal(await page.getByText(/Press “Sync now”/).count(), 0);
+  for (const size of ALL_SIZES) {
+    await page.setViewportSize(size);
+    await page.screenshot({ path: join(RESULTS, `sync-linked-notice-${size.width}x${size.height}.png`) });
+  }
   await syncNow();
   await localOnly().getByTestId("sync-local-only-count").filter({ hasText: "3 keys" }).waitFor();
   assert.equal(await localOnly().getByTestId("sync-local-only-key").count(), 3);
+  // Each says the state the Keys table says: an expired key is not "Enabled".
+  const stateOf = async (name: string) =>
+    (
+      await localOnly()
+        .getByTestId("sync-local-only-key")
+        .filter({ hasText: name })
+        .getByTestId("sync-local-only-state")
+        .textContent()
+    )?.trim();
+  assert.equal(await stateOf("local alpha"), "Enabled");
+  assert.equal(await stateOf("local beta"), "Expired");
+  assert.equal(await stateOf("local gamma (disabled)"), "Disabled");
   assert.deepEqual(await seriousViolations(page, '[data-testid="sync-view"]'), []);
   await closeToasts();
   await screenshots("sync-local-only", localOnly());
@@ -196,5 +228,84 @@ test("keys made before the link are shown local-only, in the Sync view and the K
       ? true
       : undefined,
   );
+  assert.deepEqual(problems, []);
+});
+
+/** The row's enabled switch (its input is hidden: the track is what one clicks). */
+const toggle = (scope: Locator) => scope.locator(".mantine-Switch-track").click();
+
+const REACHES_TEAM = /also reaches Team \(http:\/\/127\.0\.0\.1:\d+\/?\) at the next sync/;
+
+test("a synced key's row names its remote, and each confirmation of a change to it says it reaches the remote", async () => {
+  // The profile of the old password goes: the link's remote is then the one profile of its address.
+  const profiles = await bridge<{ id: string; name: string }[]>("profiles.list");
+  const old = profiles.find((profile) => profile.name === "Team (old password)");
+  await bridge("profiles.remove", { id: old?.id });
+  await page.reload();
+  await page.getByRole("tab", { name: "Keys" }).click();
+  const gateway = row("remote gateway");
+  const mark = gateway.getByTestId("key-synced");
+  await mark.waitFor();
+  assert.equal((await mark.textContent())?.trim(), "⇄ Team");
+  assert.match(
+    (await gateway.getByRole("button", { name: /^Synced: / }).getAttribute("aria-label")) ?? "",
+    /^Synced: Synced with Team \(http:\/\/127\.0\.0\.1:\d+\/?\): a change made here reaches it at the next sync/,
+  );
+  for (const size of ALL_SIZES) {
+    await page.setViewportSize(size);
+    await mark.hover();
+    await page.getByRole("tooltip").filter({ hasText: "Synced with Team" }).waitFor();
+    await page.screenshot({ path: join(RESULTS, `keys-synced-mark-${size.width}x${size.height}.png`) });
+    const box = await mark.boundingBox();
+    const cell = await gateway.locator("td").first().boundingBox();
+    assert.ok(
+      box && cell && box.x + box.width <= cell.x + cell.width + 1,
+      `the mark fits its cell at ${size.width}`,
+    );
+  }
+  await page.mouse.move(0, 0);
+
+  // Disable, then enable: both confirmed, both naming the remote.
+  await toggle(gateway);
+  let dialog = page.getByRole("dialog", { name: "Disable “remote gateway”?" });
+  await dialog.getByTestId("synced-change-notice").filter({ hasText: REACHES_TEAM }).waitFor();
+  for (const size of ALL_SIZES) {
+    await page.setViewportSize(size);
+    await page.screenshot({ path: join(RESULTS, `keys-synced-disable-${size.width}x${size.height}.png`) });
+  }
+  await dialog.getByRole("button", { name: "Disable key" }).click();
+  await dialog.waitFor({ state: "hidden" });
+  await gateway.getByTestId("key-state").getByText("Disabled").waitFor();
+  await toggle(gateway);
+  dialog = page.getByRole("dialog", { name: "Enable “remote gateway”?" });
+  await dialog.getByTestId("synced-change-notice").filter({ hasText: REACHES_TEAM }).waitFor();
+  await dialog.getByRole("button", { name: "Enable key" }).click();
+  await dialog.waitFor({ state: "hidden" });
+  await gateway.getByTestId("key-state").getByText("Enabled").waitFor();
+
+  // Edit, and the details drawer's Roll.
+  await gateway.getByRole("button", { name: "Edit remote gateway" }).click();
+  dialog = page.getByRole("dialog", { name: "Edit “remote gateway”" });
+  await dialog.getByTestId("synced-change-notice").filter({ hasText: REACHES_TEAM }).waitFor();
+  await dialog.getByRole("button", { name: "Cancel" }).click();
+  await dialog.waitFor({ state: "hidden" });
+  await gateway.getByRole("button", { name: "Details of remote gateway" }).click();
+  await page.getByTestId("key-details").getByRole("button", { name: "Roll…" }).click();
+  dialog = page.getByRole("dialog", { name: "Roll “remote gateway”" });
+  await dialog.getByTestId("synced-change-notice").filter({ hasText: REACHES_TEAM }).waitFor();
+  await dialog.getByRole("button", { name: "Cancel" }).click();
+  await dialog.waitFor({ state: "hidden" });
+
+  // A bulk change that includes it.
+  await gateway.getByTestId("key-select").click();
+  await page.getByTestId("bulk-bar").getByRole("button", { name: "Disable…" }).click();
+  await page
+    .getByTestId("bulk-confirm")
+    .getByTestId("synced-change-notice")
+    .filter({ hasText: /^1 of them is synced: the change also reaches Team/ })
+    .waitFor();
+  await page.getByTestId("bulk-confirm").getByRole("button", { name: "Cancel" }).click();
+  await page.getByTestId("bulk-bar").getByRole("button", { name: "Clear selection" }).click();
+  assert.equal((await remoteKeys()).find((key) => key.name === "remote gateway")?.enabled, true);
   assert.deepEqual(problems, []);
 });

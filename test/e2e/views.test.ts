@@ -388,3 +388,66 @@ test("every dialog of these views, in both schemes: axe and the contrast check f
   assert.deepEqual(found, []);
   assert.deepEqual(problems, []);
 });
+
+test("the header's service address reads whole at 800, 1280 and 1440 px, the whole description on hover and for a screen reader", async () => {
+  await page.goto(host.pageUrl);
+  const text = page.getByTestId("active-service-text");
+  await text.filter({ hasText: /^running at http:\/\/127\.0\.0\.1:\d+$/ }).waitFor({ timeout: 15_000 });
+  for (const [width, height] of [
+    [800, 500],
+    [1280, 800],
+    [1440, 900],
+  ] as const) {
+    await resize(width, height);
+    await page.screenshot({ path: join(SHOTS, `header-address-${width}x${height}.png`) });
+    const { cut, shown } = await text.evaluate((element) => ({
+      cut: element.scrollWidth > element.clientWidth,
+      shown: element.getBoundingClientRect().width,
+    }));
+    assert.equal(cut, false, `the address is cut at ${width} px`);
+    assert.ok(shown > 0, `the address shows at ${width} px`);
+  }
+  assert.match(
+    (await text.getAttribute("title")) ?? "",
+    /^Profile “Local” \(embedded service\): running at http:\/\/127\.0\.0\.1:\d+$/,
+  );
+  assert.match(
+    (await page.getByRole("status", { name: "Service of the active profile" }).textContent()) ?? "",
+    /Profile “Local” \(embedded service\): running at http:\/\/127\.0\.0\.1:\d+/,
+  );
+  await resize(1280, 800);
+});
+
+test("a remote profile that refuses the credentials: one banner, whose Edit profile opens that profile's form", async (t) => {
+  const refused = await callBridge<{ id: string }>(host, "profiles.add", {
+    name: "Team (wrong password)",
+    baseUrl: remote.url,
+    username: REMOTE_USER.username,
+    password: "not the password",
+  });
+  t.after(async () => {
+    await callBridge(host, "profiles.activate", { id: "local" });
+    await callBridge(host, "profiles.remove", { id: refused.id });
+  });
+  await callBridge(host, "profiles.activate", { id: refused.id });
+  await page.goto(host.pageUrl);
+  await banner()
+    .getByText("Profile “Team (wrong password)”: the service refused its username or password")
+    .waitFor({ timeout: 15_000 });
+  for (const [width, height] of [
+    [800, 500],
+    [1280, 800],
+    [1440, 900],
+  ] as const) {
+    await resize(width, height);
+    await page.screenshot({ path: join(SHOTS, `credentials-refused-${width}x${height}.png`) });
+    assert.equal(await page.getByRole("alert").count(), 1, `one banner at ${width} px`);
+  }
+  await banner().getByRole("button", { name: "Edit profile" }).click();
+  const form = page.getByRole("dialog", { name: "Edit profile Team (wrong password)" });
+  await form.waitFor();
+  await page.screenshot({ path: join(SHOTS, "credentials-refused-edit-1440x900.png") });
+  await form.getByRole("button", { name: "Cancel" }).click();
+  await resize(1280, 800);
+  problems.length = 0; // the refused calls' console errors are expected here
+});

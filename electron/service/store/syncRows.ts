@@ -214,6 +214,9 @@ export interface LocalOnlyKey {
   key: string;
   name: string;
   enabled: boolean;
+  /** Its validity window (ms), so that the list says expired or not yet valid as the Keys table does. */
+  validFrom: number | null;
+  validTo: number | null;
 }
 
 export interface LinkCounts {

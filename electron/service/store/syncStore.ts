@@ -278,14 +278,31 @@ export class SyncStore {
    * was discarded. Up to `limit` of them after key id `after`, in creation order.
    */
   localOnlyKeys(accountId: number, after: number, limit: number): LocalOnlyKey[] {
-    return this.#sql<[number, number, number], { id: number; key: string; name: string; enabled: number }>(
-      `SELECT a.id, a.key, a.name, a.enabled FROM api_keys a
+    return this.#sql<
+      [number, number, number],
+      {
+        id: number;
+        key: string;
+        name: string;
+        enabled: number;
+        valid_from: number | null;
+        valid_to: number | null;
+      }
+    >(
+      `SELECT a.id, a.key, a.name, a.enabled, a.valid_from, a.valid_to FROM api_keys a
          WHERE a.account_id = ? AND a.id > ?
            AND NOT EXISTS (SELECT 1 FROM sync_keys k WHERE k.api_key_id = a.id)
          ORDER BY a.id LIMIT ?`,
     )
       .all(accountId, after, limit)
-      .map((row) => ({ id: row.id, key: row.key, name: row.name, enabled: row.enabled === 1 }));
+      .map((row) => ({
+        id: row.id,
+        key: row.key,
+        name: row.name,
+        enabled: row.enabled === 1,
+        validFrom: row.valid_from,
+        validTo: row.valid_to,
+      }));
   }
 
   countLocalOnly(accountId: number): number {

@@ -237,7 +237,8 @@ export function postgresSync(sql: Sql, box: SecretBox): SyncWrites {
     // ---- local-only keys -----------------------------------------------------------------
     async localOnlyKeys(accountId, after, limit) {
       return sql.rows<LocalOnlyKey>(
-        `SELECT a.id, a.key, a.name, a.enabled FROM api_keys a
+        `SELECT a.id, a.key, a.name, a.enabled, a.valid_from AS "validFrom", a.valid_to AS "validTo"
+         FROM api_keys a
          WHERE a.account_id = $1 AND a.id > $2
            AND NOT EXISTS (SELECT 1 FROM sync_keys k WHERE k.api_key_id = a.id)
          ORDER BY a.id LIMIT $3`,

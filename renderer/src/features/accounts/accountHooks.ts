@@ -4,6 +4,7 @@ import { queryOptions, useMutation, useQuery, useQueryClient } from "@tanstack/r
 import type { BridgeArgs } from "../../../../shared/bridge.ts";
 import { callBridge } from "../../bridgeHooks.ts";
 import { useProfileScope } from "../../profileScope.ts";
+import { accountLabel } from "./actingOn.ts";
 
 export const accountQueryKeys = {
   list: (profile: string) => ["accounts.list", { profile }] as const,
@@ -30,4 +31,9 @@ export function useAddSubAccount() {
       callBridge("accounts.addSubAccount", { ...args, profile }),
     onSuccess: () => queryClient.invalidateQueries({ queryKey: accountQueryKeys.list(profile) }),
   });
+}
+
+/** An account of the view's profile in words ("owner (own account)"), for what acts on it. */
+export function useAccountLabel(accountKey: string): string {
+  return accountLabel(accountKey, useAccounts().data);
 }

@@ -5,6 +5,7 @@ import type { BulkResultDto } from "../../../../shared/keyLifecycleBridge.ts";
 import { getBridge } from "../../bridge.ts";
 import { errorText } from "../../bridgeHooks.ts";
 import { OnceOpened } from "../../OnceOpened.tsx";
+import { bulkSyncedNotice, type SyncMarks } from "../sync/syncState.ts";
 import type { TableSelection } from "./KeyTable.tsx";
 import { useBulkSetEnabled } from "./keyHooks.ts";
 import {
@@ -77,6 +78,8 @@ export function useBulkActions(props: {
   rows: readonly ApiKeyView[];
   /** How many keys the filter matches, when counted. */
   matching: number | undefined;
+  /** The account's synced keys: the confirmation says where their change also goes. */
+  syncMarks: SyncMarks;
 }) {
   const [selection, setSelection] = useState<KeySelection>(NOTHING_SELECTED);
   const [confirming, setConfirming] = useState<boolean | null>(null);
@@ -130,6 +133,10 @@ export function useBulkActions(props: {
     );
   };
   const anything = selection.mode === "matching" || selection.keys.size > 0;
+  const syncedNotice =
+    confirming === null
+      ? null
+      : bulkSyncedNotice(props.syncMarks, selection.mode === "matching" ? "matching" : selection.keys);
   const countText = count === undefined ? "all matching keys" : keysWord(count);
   const bar = anything ? (
     <Group gap="xs" data-testid="bulk-bar" wrap="wrap">
@@ -193,6 +200,11 @@ export function useBulkActions(props: {
                 : `Every application using these ${countText} is refused from now on (403 FORBIDDEN, “the API key … is disabled”) until the keys are enabled again.`}{" "}
               Keys already {confirming ? "enabled" : "disabled"} are left as they are.
             </Text>
+            {syncedNotice && (
+              <Alert color="blue" variant="light" p="xs" data-testid="synced-change-notice">
+                <Text size="sm">{syncedNotice}</Text>
+              </Alert>
+            )}
             <Group justify="flex-end">
               <Button variant="default" onClick={() => setConfirming(null)} data-autofocus>
                 Cancel

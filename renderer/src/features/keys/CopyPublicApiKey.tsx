@@ -1,10 +1,18 @@
 import { Button, Code, Group } from "@mantine/core";
 import { notifications } from "@mantine/notifications";
+import { useActingOn } from "../accounts/ActingOn.tsx";
 import { useCopyPublicApiKey } from "./keyHooks.ts";
 
 type CopyMutation = ReturnType<typeof useCopyPublicApiKey>;
 
-export function copyNotice(copy: CopyMutation, accountKey: string, keyId: string, name: string): void {
+/** Copies a key's publicApiKey; the notice names the key and `where` it is (useActingOn's words). */
+export function copyNotice(
+  copy: CopyMutation,
+  accountKey: string,
+  keyId: string,
+  name: string,
+  where: string,
+): void {
   copy.mutate(
     { accountKey, key: keyId },
     {
@@ -12,7 +20,7 @@ export function copyNotice(copy: CopyMutation, accountKey: string, keyId: string
         notifications.show({
           color: "green",
           title: "Copied",
-          message: `The publicApiKey of “${name}” is on the clipboard (cleared in ${Math.round(result.clearsAfterMs / 1000)} s).`,
+          message: `The publicApiKey of “${name}” (${where}) is on the clipboard (cleared in ${Math.round(result.clearsAfterMs / 1000)} s).`,
         }),
       onError: (error) =>
         notifications.show({ color: "red", title: "Copy failed", message: String(error.message) }),
@@ -44,6 +52,7 @@ export function NewPublicApiKey(props: {
   accountKey: string;
 }) {
   const copy = useCopyPublicApiKey();
+  const where = useActingOn(props.accountKey);
   const { apiKey } = props;
   return (
     <Group wrap="nowrap" gap="xs">
@@ -54,7 +63,7 @@ export function NewPublicApiKey(props: {
         name={apiKey.name}
         loading={copy.isPending}
         autoFocus
-        onCopy={() => copyNotice(copy, props.accountKey, apiKey.key, apiKey.name)}
+        onCopy={() => copyNotice(copy, props.accountKey, apiKey.key, apiKey.name, where)}
       />
     </Group>
   );

@@ -4,6 +4,7 @@ import { useEffect, useState } from "react";
 import type { ApiKeyView } from "../../../../shared/bridge.ts";
 import { parseApiDateTime } from "../../../../shared/datetime.ts";
 import { errorText } from "../../bridgeHooks.ts";
+import { ActingOn, useActingOn } from "../accounts/ActingOn.tsx";
 import { CopyButton, copyNotice } from "./CopyPublicApiKey.tsx";
 import { KeyHistory } from "./KeyHistory.tsx";
 import { STATE_COLORS } from "./KeyTable.tsx";
@@ -67,6 +68,7 @@ export function KeyDetails(props: {
       : props.apiKey;
   const reveal = useRevealPublicApiKey();
   const copy = useCopyPublicApiKey();
+  const where = useActingOn(props.accountKey);
   const [revealed, setRevealed] = useState<string | null>(null);
   const now = Date.now();
   // biome-ignore lint/correctness/useExhaustiveDependencies: another key forgets the one revealed
@@ -84,6 +86,8 @@ export function KeyDetails(props: {
     >
       {key && (
         <Stack gap="md" data-testid="key-details">
+          {/* Above all it shows and does (Copy, Reveal, Disable, Roll, Edit): where they act. */}
+          <ActingOn accountKey={props.accountKey} />
           <Field label="State">
             <Group gap="xs">
               <Badge variant="dot" color={STATE_COLORS[state]}>
@@ -136,7 +140,7 @@ export function KeyDetails(props: {
                 <CopyButton
                   name={key.name}
                   loading={copy.isPending}
-                  onCopy={() => copyNotice(copy, props.accountKey, key.key, key.name)}
+                  onCopy={() => copyNotice(copy, props.accountKey, key.key, key.name, where)}
                 />
                 <Button
                   size="compact-sm"

@@ -2,6 +2,8 @@ import { Alert, Button, Group, Modal, Stack, Text } from "@mantine/core";
 import { notifications } from "@mantine/notifications";
 import { useMemo, useRef, useState } from "react";
 import type { ApiKeyView, RevealedApiKey } from "../../../../shared/bridge.ts";
+import { ActingOn } from "../accounts/ActingOn.tsx";
+import { type SyncRemote, syncedChangeNotice } from "../sync/syncState.ts";
 import { NewPublicApiKey } from "./CopyPublicApiKey.tsx";
 import { ipEntry, KeyForm, type KeyFormValues, toPicker } from "./KeyForm.tsx";
 import { changedFields, cleanIps, orderedPermissions, toApi } from "./keyEdits.ts";
@@ -21,48 +23,67 @@ export function CreateKeyDialog(props: {
   return (
     <Modal opened={props.opened} onClose={close} title="New API key" size="lg">
       {props.opened && (
-        <KeyForm
-          initial={{
-            name: "",
-            permissions: ["ALL"],
-            allowedIPs: [],
-            validFrom: null,
-            validTo: null,
-            enabled: true,
-          }}
-          withEnabled={false}
-          submitLabel="Create key"
-          pending={create.isPending}
-          serverError={create.error}
-          onCancel={close}
-          onSubmit={(values) => {
-            const allowedIPs = cleanIps(values.allowedIPs);
-            create.mutate(
-              {
-                accountKey: props.accountKey,
-                request: {
-                  name: values.name,
-                  permissions: orderedPermissions(values.permissions),
-                  ...(allowedIPs.length ? { allowedIPs } : {}),
-                  ...(values.validFrom ? { validFrom: toApi(values.validFrom) } : {}),
-                  ...(values.validTo ? { validTo: toApi(values.validTo) } : {}),
+        <Stack gap="sm">
+          <ActingOn accountKey={props.accountKey} />
+          <KeyForm
+            initial={{
+              name: "",
+              permissions: ["ALL"],
+              allowedIPs: [],
+              validFrom: null,
+              validTo: null,
+              enabled: true,
+            }}
+            withEnabled={false}
+            submitLabel="Create key"
+            pending={create.isPending}
+            serverError={create.error}
+            onCancel={close}
+            onSubmit={(values) => {
+              const allowedIPs = cleanIps(values.allowedIPs);
+              create.mutate(
+                {
+                  accountKey: props.accountKey,
+                  request: {
+                    name: values.name,
+                    permissions: orderedPermissions(values.permissions),
+                    ...(allowedIPs.length ? { allowedIPs } : {}),
+                    ...(values.validFrom ? { validFrom: toApi(values.validFrom) } : {}),
+                    ...(values.validTo ? { validTo: toApi(values.validTo) } : {}),
+                  },
                 },
-              },
-              {
-                onSuccess: (key) => {
-                  create.reset();
-                  props.onCreated(key);
+                {
+                  onSuccess: (key) => {
+                    create.reset();
+                    props.onCreated(key);
+                  },
                 },
-              },
-            );
-          }}
-        />
+              );
+            }}
+          />
+        </Stack>
       )}
     </Modal>
   );
 }
 
-export function EditKeyDialog(props: { apiKey: ApiKeyView | null; accountKey: string; onClose(): void }) {
+/** The line a change to a synced key says: the remote it reaches at the next sync. */
+export function SyncedChangeNotice({ remote }: { remote: SyncRemote | null | undefined }) {
+  if (!remote) return null;
+  return (
+    <Alert color="blue" variant="light" p="xs" data-testid="synced-change-notice">
+      <Text size="sm">{syncedChangeNotice(remote)}</Text>
+    </Alert>
+  );
+}
+
+export function EditKeyDialog(props: {
+  apiKey: ApiKeyView | null;
+  accountKey: string;
+  /** The remote a saved change reaches at the next sync, when the key is synced. */
+  syncedTo?: SyncRemote | null;
+  onClose(): void;
+}) {
   const update = useUpdateKey();
   const [confirmDisable, setConfirmDisable] = useState<KeyFormValues | null>(null);
   const dirty = useRef(false);
@@ -135,6 +156,10 @@ export function EditKeyDialog(props: { apiKey: ApiKeyView | null; accountKey: st
             </Group>
           </Alert>
         )}
+        <Stack mb="sm" gap="xs">
+          <ActingOn accountKey={props.accountKey} />
+          <SyncedChangeNotice remote={props.syncedTo} />
+        </Stack>
         {key && initial && (
           <KeyForm
             key={key.key}
@@ -153,6 +178,8 @@ export function EditKeyDialog(props: { apiKey: ApiKeyView | null; accountKey: st
         name={key?.name ?? ""}
         opened={confirmDisable !== null}
         pending={update.isPending}
+        accountKey={props.accountKey}
+        syncedTo={props.syncedTo ?? null}
         onCancel={() => setConfirmDisable(null)}
         onConfirm={() => confirmDisable && send(confirmDisable)}
       />
@@ -160,17 +187,43 @@ export function EditKeyDialog(props: { apiKey: ApiKeyView | null; accountKey: st
   );
 }
 
-/** Asks before disabling, and says what stops working. */
+/**
+ * Asks before disabling, and says what stops working; asks before enabling (`enable`) a synced key
+ * only, since that change reaches the remote too. A synced key's confirmation names its remote.
+ */
 export function DisableConfirmDialog(props: {
   name: string;
+  accountKey: string;
   opened: boolean;
   pending?: boolean;
+  enable?: boolean;
+  syncedTo?: SyncRemote | null;
   onCancel(): void;
   onConfirm(): void;
 }) {
+  if (props.enable)
+    return (
+      <Modal opened={props.opened} onClose={props.onCancel} title={`Enable “${props.name}”?`}>
+        <Stack>
+          <ActingOn accountKey={props.accountKey} />
+          <Text size="sm">Applications that use this key are answered again from now on.</Text>
+          <SyncedChangeNotice remote={props.syncedTo} />
+          <Group justify="flex-end">
+            <Button variant="default" onClick={props.onCancel} data-autofocus>
+              Keep disabled
+            </Button>
+            <Button loading={props.pending ?? false} onClick={props.onConfirm}>
+              Enable key
+            </Button>
+          </Group>
+        </Stack>
+      </Modal>
+    );
   return (
     <Modal opened={props.opened} onClose={props.onCancel} title={`Disable “${props.name}”?`}>
       <Stack>
+        <ActingOn accountKey={props.accountKey} />
+        <SyncedChangeNotice remote={props.syncedTo} />
         <Text size="sm">
           Every application that uses this key is refused from now on: its API calls (and 2FA PINs sent or
           verified with it) are answered 403 FORBIDDEN, “the API key … is disabled; an admin can enable it
@@ -196,6 +249,7 @@ export function NewKeyDialog(props: { apiKey: RevealedApiKey | null; accountKey:
     <Modal opened={key !== null} onClose={props.onClose} title="Key created">
       {key && (
         <Stack>
+          <ActingOn accountKey={props.accountKey} />
           <Text size="sm">
             “{key.name}” ({key.permissions.join(", ")}) is ready. Its publicApiKey is what applications send:
           </Text>

@@ -6,12 +6,11 @@ import { memo, useCallback, useEffect, useMemo, useRef } from "react";
 import type { KeySort, KeySortField } from "../../../../shared/apiKeyRules.ts";
 import type { ApiKeyView } from "../../../../shared/bridge.ts";
 import { parseApiDateTime } from "../../../../shared/datetime.ts";
-import type { SyncKeyState } from "../../../../shared/sync.ts";
 import { useNow } from "../../useNow.ts";
 import { WHOLE_BADGE } from "../../wholeBadge.ts";
+import { useActingOn } from "../accounts/ActingOn.tsx";
 import { SyncKeyBadge } from "../sync/SyncKeyBadge.tsx";
-import { useSyncKeyStates } from "../sync/syncHooks.ts";
-import { keySyncLook } from "../sync/syncState.ts";
+import { type KeySyncMark, keySyncLook, reachesRemote, type SyncMarks } from "../sync/syncState.ts";
 import { CopyButton, copyNotice } from "./CopyPublicApiKey.tsx";
 import { type ColumnId, columnsFor } from "./keyColumns.ts";
 import { useCopyPublicApiKey } from "./keyHooks.ts";
@@ -90,9 +89,14 @@ function cellOf(column: ColumnId, key: ApiKeyView, props: RowProps): React.React
   const state = keyState(key, props.now);
   switch (column) {
     case "name": {
-      const sync = keySyncLook(props.syncState);
+      const mark = props.syncMark;
+      const sync = keySyncLook(mark?.state);
+      const synced = !sync && mark && reachesRemote(mark.state) ? `synced with ${mark.remote.full}` : null;
       return (
-        <Cell key={column} title={sync ? `${key.name} (${sync.label})` : key.name}>
+        <Cell
+          key={column}
+          title={sync ? `${key.name} (${sync.label})` : synced ? `${key.name} (${synced})` : key.name}
+        >
           <div className="kd-keys-line">
             <Checkbox
               size="xs"
@@ -112,9 +116,9 @@ function cellOf(column: ColumnId, key: ApiKeyView, props: RowProps): React.React
             >
               {key.name}
             </button>
-            {sync && (
+            {(sync || synced) && (
               <span style={{ flexShrink: 0 }}>
-                <SyncKeyBadge state={props.syncState} keyId={key.key} />
+                <SyncKeyBadge mark={mark} keyId={key.key} />
               </span>
             )}
           </div>
@@ -254,7 +258,7 @@ interface RowProps extends RowHandlers {
   accountKey: string;
   now: number;
   copying: boolean;
-  syncState?: SyncKeyState | undefined;
+  syncMark?: KeySyncMark | undefined;
   selected: boolean;
 }
 
@@ -274,6 +278,8 @@ export function KeyTable(props: {
   loadMoreFailed: boolean;
   onLoadMore(): void;
   accountKey: string;
+  /** The sync marks of the account's linked keys (empty when it has no link). */
+  syncMarks: SyncMarks;
   /** A key to scroll to and mark (one just created). */
   highlighted: string | null;
   sort: KeySort;
@@ -293,8 +299,8 @@ export function KeyTable(props: {
   // One array per layout: the memoized rows re-render when the columns change, not on every render.
   // biome-ignore lint/correctness/useExhaustiveDependencies: the template names the columns
   const columnIds = useMemo(() => layout.columns.map((column) => column.id), [layout.template]);
-  const syncStates = useSyncKeyStates(props.accountKey);
   const copy = useCopyPublicApiKey();
+  const where = useActingOn(props.accountKey);
   // The time the row states are computed for, refreshed every minute.
   const now = useNow(60_000);
   const virtualizer = useVirtualizer({
@@ -323,11 +329,11 @@ export function KeyTable(props: {
     if (highlightedIndex >= 0) virtualizer.scrollToIndex(highlightedIndex, { align: "center" });
   }, [highlightedIndex, virtualizer]);
   // Stable callbacks for the memoized rows; they call the latest handlers.
-  const latest = useRef({ props, copy });
-  latest.current = { props, copy };
+  const latest = useRef({ props, copy, where });
+  latest.current = { props, copy, where };
   const onCopy = useCallback((key: ApiKeyView) => {
-    const { props: current, copy: copier } = latest.current;
-    copyNotice(copier, current.accountKey, key.key, key.name);
+    const { props: current, copy: copier, where: acting } = latest.current;
+    copyNotice(copier, current.accountKey, key.key, key.name, acting);
   }, []);
   const onDetails = useCallback((key: ApiKeyView) => latest.current.props.onDetails(key), []);
   const onEdit = useCallback((key: ApiKeyView) => latest.current.props.onEdit(key), []);
@@ -457,7 +463,7 @@ export function KeyTable(props: {
                   onEdit={onEdit}
                   onToggle={onToggle}
                   onSelect={onSelect}
-                  syncState={syncStates.get(key.key)}
+                  syncMark={props.syncMarks.get(key.key)}
                   selected={props.selection.isSelected(key.key)}
                 />
               </tr>

@@ -14,10 +14,14 @@ import {
 import type { KeySort } from "../../../../shared/apiKeyRules.ts";
 import type { ApiKeyView, RevealedApiKey } from "../../../../shared/bridge.ts";
 import { errorText } from "../../bridgeHooks.ts";
+import { isProfileFailure } from "../../FailingQueriesBanner.tsx";
 import { invalidateKeyLists } from "../../keyListQueries.ts";
 import { OnceOpened } from "../../OnceOpened.tsx";
 import { useProfileScope } from "../../profileScope.ts";
+import { useActingOn } from "../accounts/ActingOn.tsx";
 import { useAccounts } from "../accounts/accountHooks.ts";
+import { useSyncKeyStates } from "../sync/syncHooks.ts";
+import { type SyncMarks, syncedTo } from "../sync/syncState.ts";
 import { useBulkActions } from "./BulkActions.tsx";
 import { copyNotice } from "./CopyPublicApiKey.tsx";
 import { ExportKeysDialog } from "./ExportKeysDialog.tsx";
@@ -43,9 +47,11 @@ import { TfaKeyDialog } from "./TfaKeyDialog.tsx";
 /** The name filter goes to the service once typing pauses this long (the rows at hand narrow at once). */
 const NAME_SETTLE_MS = 150;
 
-function useKeyActions(accountKey: string) {
+function useKeyActions(accountKey: string, syncMarks: SyncMarks) {
   const setEnabled = useSetKeyEnabled(accountKey);
-  const [confirming, setConfirming] = useState<ApiKeyView | null>(null);
+  // The key to confirm a toggle of: every disable; an enable only where it reaches a remote.
+  const [confirming, setConfirming] = useState<{ key: ApiKeyView; enabled: boolean } | null>(null);
+  const remote = confirming ? syncedTo(syncMarks.get(confirming.key.key)) : null;
   const toggle = (key: ApiKeyView, enabled: boolean) =>
     setEnabled.mutate(
       { key: key.key, enabled },
@@ -59,15 +65,19 @@ function useKeyActions(accountKey: string) {
       },
     );
   return {
-    request: (key: ApiKeyView, enabled: boolean) => (enabled ? toggle(key, true) : setConfirming(key)),
+    request: (key: ApiKeyView, enabled: boolean) =>
+      enabled && !syncedTo(syncMarks.get(key.key)) ? toggle(key, true) : setConfirming({ key, enabled }),
     confirmDialog: (
       <OnceOpened opened={confirming !== null}>
         <DisableConfirmDialog
-          name={confirming?.name ?? ""}
+          name={confirming?.key.name ?? ""}
+          accountKey={accountKey}
           opened={confirming !== null}
+          enable={confirming?.enabled ?? false}
+          syncedTo={remote}
           onCancel={() => setConfirming(null)}
           onConfirm={() => {
-            if (confirming) toggle(confirming, false);
+            if (confirming) toggle(confirming.key, confirming.enabled);
             setConfirming(null);
           }}
         />
@@ -99,8 +109,10 @@ export function KeysView(props: {
   const queryClient = useQueryClient();
   const createTfa = useCreateTfaKey();
   const copy = useCopyPublicApiKey();
+  const where = useActingOn(props.accountKey);
   const profile = useProfileScope();
-  const actions = useKeyActions(props.accountKey);
+  const syncMarks = useSyncKeyStates(props.accountKey);
+  const actions = useKeyActions(props.accountKey, syncMarks);
   const accountName = useAccountName(props.accountKey);
   const { filters, onFiltersChange: setFilters } = props;
   const deferredFilters = useDeferredValue(filters);
@@ -167,6 +179,7 @@ export function KeysView(props: {
     rows: visible,
     // Rows narrowed to what a search found: "select all matching" is those rows, not the filter's.
     matching: search.narrowed ? visible.length : matchingCount,
+    syncMarks,
   });
   // The details panel shows the key as the lists have it now (after a toggle or an edit).
   const detailsKey = details && (shown.find((key) => key.key === details.key) ?? details);
@@ -180,7 +193,7 @@ export function KeysView(props: {
           createTfa.reset();
           setCreated(key);
           setHighlighted(key.key);
-          copyNotice(copy, props.accountKey, key.key, key.name);
+          copyNotice(copy, props.accountKey, key.key, key.name, where);
         },
       },
     );
@@ -235,6 +248,13 @@ export function KeysView(props: {
             </Text>
           </Stack>
         </Center>
+      ) : keys.isError && loaded === undefined && isProfileFailure(keys.error) ? (
+        // The page's banner says it, with what fixes it (Retry, Edit profile): not twice.
+        <Center h={120}>
+          <Text size="sm" c="dimmed" data-testid="keys-not-loaded">
+            No keys to show.
+          </Text>
+        </Center>
       ) : keys.isError && loaded === undefined ? (
         <Alert color="red" title="The keys could not be loaded">
           {errorText(keys.error)}
@@ -285,6 +305,7 @@ export function KeysView(props: {
               loadMoreFailed={keys.isFetchNextPageError}
               onLoadMore={loadMore}
               accountKey={props.accountKey}
+              syncMarks={syncMarks}
               highlighted={highlighted}
               sort={sort}
               onSort={setSort}
@@ -300,7 +321,12 @@ export function KeysView(props: {
       {actions.confirmDialog}
       {bulk.dialogs}
       <OnceOpened opened={rolling !== null}>
-        <RollKeyDialog apiKey={rolling} accountKey={props.accountKey} onClose={() => setRolling(null)} />
+        <RollKeyDialog
+          apiKey={rolling}
+          accountKey={props.accountKey}
+          syncedTo={rolling && syncedTo(syncMarks.get(rolling.key))}
+          onClose={() => setRolling(null)}
+        />
       </OnceOpened>
       <OnceOpened opened={exportOpen}>
         <ExportKeysDialog
@@ -330,6 +356,7 @@ export function KeysView(props: {
       <OnceOpened opened={tfaOpen}>
         <TfaKeyDialog
           opened={tfaOpen}
+          accountKey={props.accountKey}
           pending={createTfa.isPending}
           error={createTfa.error ? errorText(createTfa.error) : null}
           onClose={() => {
@@ -351,7 +378,12 @@ export function KeysView(props: {
         />
       </OnceOpened>
       <OnceOpened opened={editing !== null}>
-        <EditKeyDialog apiKey={editing} accountKey={props.accountKey} onClose={() => setEditing(null)} />
+        <EditKeyDialog
+          apiKey={editing}
+          accountKey={props.accountKey}
+          syncedTo={editing && syncedTo(syncMarks.get(editing.key))}
+          onClose={() => setEditing(null)}
+        />
       </OnceOpened>
       <OnceOpened opened={detailsKey !== null}>
         <KeyDetails

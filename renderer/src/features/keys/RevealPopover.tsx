@@ -3,6 +3,7 @@ import { notifications } from "@mantine/notifications";
 import { useRef, useState } from "react";
 import type { ApiKeyView } from "../../../../shared/bridge.ts";
 import { errorText } from "../../bridgeHooks.ts";
+import { useActingOn } from "../accounts/ActingOn.tsx";
 import { CopyButton, copyNotice } from "./CopyPublicApiKey.tsx";
 import { useCopyPublicApiKey, useRevealPublicApiKey } from "./keyHooks.ts";
 
@@ -12,6 +13,7 @@ import { useCopyPublicApiKey, useRevealPublicApiKey } from "./keyHooks.ts";
  */
 export function RevealedKey(props: { apiKey: ApiKeyView; accountKey: string; publicApiKey: string }) {
   const copy = useCopyPublicApiKey();
+  const where = useActingOn(props.accountKey);
   return (
     <Group gap="xs" wrap="nowrap" align="flex-start">
       <Code
@@ -24,7 +26,7 @@ export function RevealedKey(props: { apiKey: ApiKeyView; accountKey: string; pub
       <CopyButton
         name={props.apiKey.name}
         loading={copy.isPending}
-        onCopy={() => copyNotice(copy, props.accountKey, props.apiKey.key, props.apiKey.name)}
+        onCopy={() => copyNotice(copy, props.accountKey, props.apiKey.key, props.apiKey.name, where)}
       />
     </Group>
   );

@@ -6,9 +6,12 @@ import type { RetirementDto, RollResultDto } from "../../../../shared/keyLifecyc
 import { defaultSuccessorEnd } from "../../../../shared/keyRollNames.ts";
 import { errorText } from "../../bridgeHooks.ts";
 import { formatLocal, formatRelative } from "../../time.ts";
+import { ActingOn } from "../accounts/ActingOn.tsx";
+import type { SyncRemote } from "../sync/syncState.ts";
 import { NewPublicApiKey } from "./CopyPublicApiKey.tsx";
 import { EndsChoice, LocalDateTimeField } from "./EndsChoice.tsx";
 import type { ExpiryChoice } from "./expiryPresets.ts";
+import { SyncedChangeNotice } from "./KeyDialogs.tsx";
 import { toPicker } from "./KeyForm.tsx";
 import { toApi } from "./keyEdits.ts";
 import { useRetireKey, useRollKey } from "./keyHooks.ts";
@@ -210,7 +213,13 @@ function RollForm(props: {
   );
 }
 
-export function RollKeyDialog(props: { apiKey: ApiKeyView | null; accountKey: string; onClose(): void }) {
+export function RollKeyDialog(props: {
+  apiKey: ApiKeyView | null;
+  accountKey: string;
+  /** The remote the roll reaches at the next sync, when the key is synced. */
+  syncedTo?: SyncRemote | null;
+  onClose(): void;
+}) {
   const roll = useRollKey();
   const [result, setResult] = useState<RollResultDto | null>(null);
   const key = props.apiKey;
@@ -228,6 +237,7 @@ export function RollKeyDialog(props: { apiKey: ApiKeyView | null; accountKey: st
     >
       {result ? (
         <Stack>
+          <ActingOn accountKey={props.accountKey} />
           <RollOutcome result={result} accountKey={props.accountKey} onRetried={setResult} />
           <Group justify="flex-end">
             <Button onClick={close}>Done</Button>
@@ -235,16 +245,23 @@ export function RollKeyDialog(props: { apiKey: ApiKeyView | null; accountKey: st
         </Stack>
       ) : (
         key && (
-          <RollForm
-            key={key.key}
-            apiKey={key}
-            pending={roll.isPending}
-            error={roll.error}
-            onCancel={close}
-            onRoll={(choice) =>
-              roll.mutate({ accountKey: props.accountKey, key: key.key, ...choice }, { onSuccess: setResult })
-            }
-          />
+          <Stack>
+            <ActingOn accountKey={props.accountKey} />
+            <SyncedChangeNotice remote={props.syncedTo} />
+            <RollForm
+              key={key.key}
+              apiKey={key}
+              pending={roll.isPending}
+              error={roll.error}
+              onCancel={close}
+              onRoll={(choice) =>
+                roll.mutate(
+                  { accountKey: props.accountKey, key: key.key, ...choice },
+                  { onSuccess: setResult },
+                )
+              }
+            />
+          </Stack>
         )
       )}
     </Modal>

@@ -2,6 +2,7 @@ import { Button, Group, Modal, Stack, Text, TextInput } from "@mantine/core";
 import dayjs from "dayjs";
 import { type FormEvent, useState } from "react";
 import { nameProblems } from "../../../../shared/apiKeyRules.ts";
+import { ActingOn } from "../accounts/ActingOn.tsx";
 
 /** The name a quick TFA key gets unless the admin types another: recognizable by when it was made. */
 export function defaultTfaKeyName(now: number): string {
@@ -11,6 +12,7 @@ export function defaultTfaKeyName(now: number): string {
 /** Asks the quick TFA key's name (prefilled), then creates it and copies its publicApiKey. */
 export function TfaKeyDialog(props: {
   opened: boolean;
+  accountKey: string;
   pending: boolean;
   error: string | null;
   onClose(): void;
@@ -24,6 +26,7 @@ export function TfaKeyDialog(props: {
 }
 
 function TfaKeyForm(props: {
+  accountKey: string;
   pending: boolean;
   error: string | null;
   onClose(): void;
@@ -38,6 +41,7 @@ function TfaKeyForm(props: {
   return (
     <form onSubmit={submit} aria-label="New TFA key">
       <Stack gap="sm">
+        <ActingOn accountKey={props.accountKey} />
         <Text size="sm">
           A key with the TFA permission only (send and verify 2FA PINs). Its publicApiKey is copied once it is
           created.

@@ -76,6 +76,8 @@ export function useKeyPages(accountKey: string, query: KeyQueryDto, sort?: KeySo
     refetchOnWindowFocus: (query) => (query.state.data?.pages.length ?? 0) <= FOCUS_REFETCH_MAX_PAGES,
     placeholderData: (previous, previousQuery) =>
       isOfAccount(previousQuery?.queryKey, scope) ? keepPreviousData(previous) : undefined,
+    // The Keys view says why its keys could not be loaded; the page's banner says a profile's failure.
+    meta: { errorShownInView: "unless-profile" },
   });
 }
 

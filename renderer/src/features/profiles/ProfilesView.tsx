@@ -1,7 +1,8 @@
 import { Alert, Button, Group, Modal, Stack, Table, Text, Title } from "@mantine/core";
-import { useState } from "react";
+import { useEffect, useRef, useState } from "react";
 import type { ProfileDto } from "../../../../shared/bridge.ts";
 import { errorText } from "../../bridgeHooks.ts";
+import { useNavigation } from "../../navigation.ts";
 import { LocalServiceCard } from "./LocalServiceCard.tsx";
 import { ProfileForm } from "./ProfileForm.tsx";
 import { ProfileRow } from "./ProfileRow.tsx";
@@ -16,6 +17,15 @@ export function ProfilesView() {
   const [editing, setEditing] = useState<Editing>(null);
   const [removing, setRemoving] = useState<ProfileDto | null>(null);
   const local = profiles.data?.find((profile) => profile.kind === "local");
+  // Opened to fix a profile (the page's banner of refused credentials): its edit form, once.
+  const { editProfile } = useNavigation();
+  const toEdit = profiles.data?.find((profile) => profile.id === editProfile && profile.kind === "remote");
+  const opened = useRef<string | undefined>(undefined);
+  useEffect(() => {
+    if (!toEdit || opened.current === toEdit.id) return;
+    opened.current = toEdit.id;
+    setEditing({ mode: "edit", profile: toEdit });
+  }, [toEdit]);
 
   return (
     <Stack component="section" aria-labelledby="profiles-title" data-testid="profiles-view">

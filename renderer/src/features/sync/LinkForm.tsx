@@ -18,9 +18,62 @@ import {
   MAX_SYNC_INTERVAL_SECONDS,
   MIN_SYNC_INTERVAL_SECONDS,
 } from "../../../../shared/sync.ts";
-import { BridgeFailure, errorText } from "../../bridgeHooks.ts";
+import { BridgeFailure, callBridge, errorText } from "../../bridgeHooks.ts";
 import { useCreateLink, useRemoteAccounts } from "./syncHooks.ts";
-import { localAccountLabel } from "./syncState.ts";
+import { linkedNotice, localAccountLabel } from "./syncState.ts";
+
+/** How long the notice of a new link waits for its first run before it says only "Linked". */
+const FIRST_RUN_WAIT_MS = 60_000;
+
+/**
+ * Linking starts the link's first run: the notice says what that run did (keys pulled, pushed, or
+ * why it failed) once it is over, not to press Sync now.
+ */
+async function sayWhatLinkingDid(id: number): Promise<void> {
+  const notice = `sync-linked-${id}`;
+  notifications.show({
+    id: notice,
+    loading: true,
+    title: "Linked",
+    message: "Syncing for the first time…",
+    autoClose: false,
+  });
+  const until = Date.now() + FIRST_RUN_WAIT_MS;
+  try {
+    for (;;) {
+      const link = (await callBridge("sync.links.list", undefined)).find((each) => each.id === id);
+      if (!link) {
+        notifications.hide(notice);
+        return;
+      }
+      if (link.lastAttemptAt !== null && link.state !== "running") {
+        const { count } = await callBridge("sync.localOnly", { id, limit: 1 });
+        const said = linkedNotice(link, count);
+        notifications.update({
+          id: notice,
+          loading: false,
+          color: said.failed ? "red" : "green",
+          title: said.title,
+          message: said.message,
+          autoClose: said.failed ? false : 8_000,
+        });
+        return;
+      }
+      if (Date.now() > until) break;
+      await new Promise((resolve) => setTimeout(resolve, 500));
+    }
+  } catch {
+    // The list could not be read: the link is made all the same, and its card says how it runs.
+  }
+  notifications.update({
+    id: notice,
+    loading: false,
+    color: "green",
+    title: "Linked",
+    message: "The first sync is still under way: its card shows how it goes.",
+    autoClose: 8_000,
+  });
+}
 
 interface LinkValues {
   localAccountKey: string;
@@ -101,13 +154,9 @@ export function LinkForm(props: {
         ...(!check && { check: false }),
       },
       {
-        onSuccess: () => {
-          notifications.show({
-            color: "green",
-            title: "Linked",
-            message: "The accounts are linked. Press “Sync now” to copy the remote keys here.",
-          });
+        onSuccess: (made) => {
           form.reset();
+          void sayWhatLinkingDid(made.id);
         },
         onError: (error) => {
           if (linkCheckFailureOf(error)) return;

@@ -4,7 +4,10 @@ import { useEffect, useRef, useState } from "react";
 import type { LocalOnlyKeyDto, SyncLinkDto } from "../../../../shared/sync.ts";
 import { errorText } from "../../bridgeHooks.ts";
 import { useNavigation } from "../../navigation.ts";
+import { useNow } from "../../useNow.ts";
 import { WHOLE_BADGE } from "../../wholeBadge.ts";
+import { STATE_COLORS } from "../keys/KeyTable.tsx";
+import { KEY_STATE_LABELS, keyState } from "../keys/keyState.ts";
 import { failed } from "./failureToast.ts";
 import { useLocalOnlyKeys, usePushLocalOnly } from "./syncHooks.ts";
 
@@ -126,6 +129,7 @@ export function LocalOnlyKeys({ link }: { link: SyncLinkDto }) {
 function LocalOnlyRow(props: { syncKey: LocalOnlyKeyDto; busy: boolean; onPush(): void }) {
   const { syncKey: key } = props;
   const opened = useNavigation().syncKey === key.key;
+  const state = keyState(key, useNow(60_000));
   const push = useRef<HTMLButtonElement>(null);
   useEffect(() => {
     if (!opened || !push.current) return;
@@ -136,8 +140,16 @@ function LocalOnlyRow(props: { syncKey: LocalOnlyKeyDto; busy: boolean; onPush()
     <Table.Tr data-testid="sync-local-only-key" data-key={key.key} data-opened={opened || undefined}>
       <Table.Td style={{ overflowWrap: "anywhere" }}>{key.name}</Table.Td>
       <Table.Td>
-        <Badge size="sm" variant="dot" color={key.enabled ? "green.9" : "gray.8"} styles={WHOLE_BADGE}>
-          {key.enabled ? "Enabled" : "Disabled"}
+        {/* The state the Keys table shows, by the same rule: an expired key is not "Enabled". */}
+        <Badge
+          size="sm"
+          variant="dot"
+          tt="none"
+          color={STATE_COLORS[state]}
+          styles={WHOLE_BADGE}
+          data-testid="sync-local-only-state"
+        >
+          {KEY_STATE_LABELS[state]}
         </Badge>
       </Table.Td>
       <Table.Td ta="right">

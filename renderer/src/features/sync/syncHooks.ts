@@ -4,18 +4,24 @@ import {
   type QueryClient,
   useInfiniteQuery,
   useMutation,
-  useQueries,
   useQuery,
   useQueryClient,
 } from "@tanstack/react-query";
-import { useEffect } from "react";
+import { useEffect, useMemo } from "react";
 import type { BridgeArgs } from "../../../../shared/bridge.ts";
-import type { SyncKeyDto, SyncKeyState, SyncLinkDto } from "../../../../shared/sync.ts";
+import type { SyncLinkDto } from "../../../../shared/sync.ts";
 import { getBridge } from "../../bridge.ts";
 import { callBridge } from "../../bridgeHooks.ts";
 import { invalidateKeyLists } from "../../keyListQueries.ts";
-import { useActiveProfile } from "../profiles/profileHooks.ts";
-import { anyRunning, linksOfAccount, staleAfter } from "./syncState.ts";
+import { useActiveProfile, useProfiles } from "../profiles/profileHooks.ts";
+import {
+  anyRunning,
+  linksOfAccount,
+  remoteOfLink,
+  type SyncMarks,
+  staleAfter,
+  syncMarksOf,
+} from "./syncState.ts";
 
 export const syncQueryKeys = {
   links: () => ["sync.links.list"] as const,
@@ -191,48 +197,44 @@ export function usePushLocalOnly() {
 export const LOCAL_ONLY_MARKS = 1_000;
 
 /**
- * The sync state of the keys of a local account, for the Keys table's badges: empty unless the
- * Local profile is active and the account is linked. One sync.keys call per link of the account.
+ * The sync marks of the keys of a local account (state and remote), for the Keys table's badges and
+ * the confirmations of changes: none unless the Local profile is active and the account is linked.
+ * An account has one link at most (the service keeps one per account).
  */
-export function useSyncKeyStates(accountKey: string): ReadonlyMap<string, SyncKeyState> {
+export function useSyncKeyStates(accountKey: string): SyncMarks {
   const profile = useActiveProfile();
   const local = profile?.kind === "local";
   const links = useSyncLinks({ enabled: local });
+  const profiles = useProfiles();
   const accounts = useQuery({
     queryKey: syncQueryKeys.localAccounts(),
     queryFn: () => callBridge("sync.localAccounts", undefined),
     enabled: local && (links.data?.length ?? 0) > 0,
   });
   useSyncEvents();
-  const linked = local ? linksOfAccount(links.data, accountKey, accounts.data) : [];
-  return useQueries({
-    queries: [
-      ...linked.map((link) => ({
-        queryKey: syncQueryKeys.keys(link.id),
-        queryFn: async (): Promise<SyncKeyMark[]> => callBridge("sync.keys", { id: link.id }),
-      })),
-      ...linked.map((link) => ({
-        queryKey: syncQueryKeys.localOnlyMarks(link.id),
-        queryFn: async (): Promise<SyncKeyMark[]> =>
-          (await callBridge("sync.localOnly", { id: link.id, limit: LOCAL_ONLY_MARKS })).keys.map((key) => ({
-            key: key.key,
-            state: "local-only" as const,
-          })),
-      })),
-    ],
-    combine: keyStatesOf,
+  const link = local ? linksOfAccount(links.data, accountKey, accounts.data)[0] : undefined;
+  const id = link?.id ?? -1;
+  const withNews = useQuery({
+    queryKey: syncQueryKeys.keys(id),
+    queryFn: () => callBridge("sync.keys", { id }),
+    enabled: link !== undefined,
   });
-}
-
-type SyncKeyMark = Pick<SyncKeyDto, "key" | "state">;
-
-const NO_STATES: ReadonlyMap<string, SyncKeyState> = new Map();
-
-function keyStatesOf(
-  results: Array<{ data?: SyncKeyMark[] | undefined }>,
-): ReadonlyMap<string, SyncKeyState> {
-  if (results.every((result) => !result.data?.length)) return NO_STATES;
-  const states = new Map<string, SyncKeyState>();
-  for (const result of results) for (const key of result.data ?? []) states.set(key.key, key.state);
-  return states;
+  const localOnly = useQuery({
+    queryKey: syncQueryKeys.localOnlyMarks(id),
+    queryFn: () => callBridge("sync.localOnly", { id, limit: LOCAL_ONLY_MARKS }),
+    enabled: link !== undefined,
+  });
+  const remote = link && remoteOfLink(link, profiles.data ?? []);
+  const remoteWords = remote?.full;
+  // biome-ignore lint/correctness/useExhaustiveDependencies: the remote's words stand for it
+  return useMemo(
+    () =>
+      syncMarksOf({
+        remote,
+        withNews: withNews.data,
+        localOnly: localOnly.data?.keys.map((key) => key.key),
+        localOnlyComplete: localOnly.data !== undefined && localOnly.data.nextCursor === null,
+      }),
+    [remoteWords, withNews.data, localOnly.data],
+  );
 }

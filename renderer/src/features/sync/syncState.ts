@@ -208,3 +208,121 @@ export function linksOfAccount(
       : accountKey;
   return real === undefined ? [] : links.filter((link) => link.accountKey === real);
 }
+
+/** The remote a link carries keys to, in words: `name` for a badge, `full` for a sentence. */
+export interface SyncRemote {
+  /** The profile that has the link's credentials, else the remote's host. */
+  name: string;
+  /** "Team (https://team.example)", or "admin at https://team.example" without a profile. */
+  full: string;
+}
+
+/** A key's mark in the Keys table: its sync state and the remote its link carries it to. */
+export interface KeySyncMark {
+  state: SyncKeyState;
+  remote: SyncRemote;
+}
+
+/**
+ * The remote of a link in words. Named by its profile only where one profile has its address and
+ * username: of two such, either could be the one it was linked with.
+ */
+export function remoteOfLink(link: Pick<SyncLinkDto, "remote">, profiles: readonly ProfileDto[]): SyncRemote {
+  const matching = profiles.filter((each) => each.kind === "remote" && linkUses(link, each));
+  const profile = matching.length === 1 ? matching[0] : undefined;
+  if (profile) return { name: profile.name, full: `${profile.name} (${link.remote.baseUrl})` };
+  let host = link.remote.baseUrl;
+  try {
+    host = new URL(link.remote.baseUrl).host;
+  } catch {
+    // Not a URL (the service validated it as one): the address as it is.
+  }
+  return { name: host, full: `${link.remote.username} at ${link.remote.baseUrl}` };
+}
+
+/**
+ * Whether a change made here to a key in this state goes to the remote at the next sync: every
+ * linked key's does (a pending or conflicting one too); a local-only key's and one gone from the
+ * remote's do not.
+ */
+export function reachesRemote(state: SyncKeyState | undefined): boolean {
+  return state !== undefined && state !== "local-only" && state !== "remote-missing";
+}
+
+/** The remote a change to this key reaches at the next sync, or null when it stays here. */
+export function syncedTo(mark: KeySyncMark | undefined): SyncRemote | null {
+  return mark && reachesRemote(mark.state) ? mark.remote : null;
+}
+
+/** What a confirmation of a change to a synced key says. */
+export function syncedChangeNotice(remote: SyncRemote): string {
+  return `This change also reaches ${remote.full} at the next sync.`;
+}
+
+/**
+ * The sync marks of a linked account's keys. The service lists the linked keys that have news
+ * (conflict, pending, failed, gone from the remote) and the local-only ones (every key without a
+ * link entry); every other key of the account is linked and in step: "synced". That holds only
+ * once the whole local-only list is known (`localOnlyComplete`): until then, only listed keys
+ * are marked.
+ */
+export interface SyncMarks {
+  /** The remote the account is linked to; null when it is not linked. */
+  remote: SyncRemote | null;
+  get(key: string): KeySyncMark | undefined;
+}
+
+export const NO_SYNC_MARKS: SyncMarks = { remote: null, get: () => undefined };
+
+export function syncMarksOf(input: {
+  remote: SyncRemote | undefined;
+  withNews: ReadonlyArray<{ key: string; state: SyncKeyState }> | undefined;
+  localOnly: readonly string[] | undefined;
+  localOnlyComplete: boolean;
+}): SyncMarks {
+  const { remote } = input;
+  if (!remote || (!input.withNews && !input.localOnly)) return NO_SYNC_MARKS;
+  const marks = new Map<string, KeySyncMark>();
+  for (const key of input.localOnly ?? []) marks.set(key, { state: "local-only", remote });
+  for (const key of input.withNews ?? []) marks.set(key.key, { state: key.state, remote });
+  const inStep: KeySyncMark | undefined =
+    input.withNews && input.localOnlyComplete ? { state: "synced", remote } : undefined;
+  return { remote, get: (key) => marks.get(key) ?? inStep };
+}
+
+/**
+ * What a bulk change's confirmation says of synced keys: how many of the chosen keys (`chosen`,
+ * or every key matching a filter) reach the remote at the next sync; null when none does.
+ */
+export function bulkSyncedNotice(marks: SyncMarks, chosen: Iterable<string> | "matching"): string | null {
+  if (!marks.remote) return null;
+  if (chosen === "matching")
+    return `Those of them synced with ${marks.remote.full} also change there at the next sync.`;
+  let count = 0;
+  for (const key of chosen) if (reachesRemote(marks.get(key)?.state)) count++;
+  if (count === 0) return null;
+  return `${count === 1 ? "1 of them is" : `${count} of them are`} synced: the change also reaches ${marks.remote.full} at the next sync.`;
+}
+
+/**
+ * What a new link did, once its first run (which linking starts) is over: how many keys it pulled,
+ * what it pushed (nothing of the keys that were here: they stay local-only until pushed), or why
+ * the run failed.
+ */
+export function linkedNotice(
+  link: Pick<SyncLinkDto, "linkedKeys" | "pending" | "lastError">,
+  localOnly: number,
+): { title: string; message: string; failed: boolean } {
+  if (link.lastError)
+    return { title: "Linked; the first sync failed", message: link.lastError, failed: true };
+  const keys = (count: number) => `${count} ${count === 1 ? "key" : "keys"}`;
+  const stay =
+    localOnly === 0
+      ? ""
+      : ` ${keys(localOnly)} of this account ${localOnly === 1 ? "stays" : "stay"} here until you push ${localOnly === 1 ? "it" : "them"}.`;
+  return {
+    title: "Linked and synced",
+    message: `${keys(link.linkedKeys)} pulled from the remote, 0 pushed.${stay}`,
+    failed: false,
+  };
+}

@@ -3,6 +3,7 @@ import { useForm } from "@mantine/form";
 import type { ApplicationDto } from "../../../../shared/tfa.ts";
 import { MAX_PIN_ATTEMPTS } from "../../../../shared/tfaSchemas.ts";
 import { BridgeFailure } from "../../bridgeHooks.ts";
+import { ActingOn } from "../accounts/ActingOn.tsx";
 import { GuardedModal } from "./GuardedModal.tsx";
 import { SaveFooter } from "./SaveFooter.tsx";
 import {
@@ -39,7 +40,10 @@ export function ApplicationDialog({ accountKey, application, onClose }: Applicat
       dirty={form.isDirty()}
       onClose={() => onClose()}
     >
-      <ApplicationForm accountKey={accountKey} application={application} onClose={onClose} form={form} />
+      <Stack gap="sm">
+        <ActingOn accountKey={accountKey} />
+        <ApplicationForm accountKey={accountKey} application={application} onClose={onClose} form={form} />
+      </Stack>
     </GuardedModal>
   );
 }

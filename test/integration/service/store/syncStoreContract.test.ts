@@ -537,14 +537,25 @@ for (const kind of STORE_KINDS) {
       await linkedAccount(store, 2, "bo");
       const [first, second, third, fourth] = keys;
       assert.ok(first && second && third && fourth);
-      await store.write((tx) => tx.sync.queueCreate(link.id, second.id, "idem", NOW));
+      await store.write(async (tx) => {
+        await tx.sync.queueCreate(link.id, second.id, "idem", NOW);
+        // A validity window, read back with the key: the Sync view tells an expired key by it.
+        await tx.apiKeys.update(
+          third,
+          { ...third, validFrom: NOW - 7_200_000, validTo: NOW - 3_600_000 },
+          NOW,
+        );
+      });
       const local = (key: typeof first) => ({
         id: key.id,
         key: key.key,
         name: key.name,
         enabled: key.enabled,
+        validFrom: key.validFrom,
+        validTo: key.validTo,
       });
-      assert.deepEqual(await store.sync.localOnlyKeys(account.id, 0, 2), [local(first), local(third)]);
+      const expired = { ...third, validFrom: NOW - 7_200_000, validTo: NOW - 3_600_000 };
+      assert.deepEqual(await store.sync.localOnlyKeys(account.id, 0, 2), [local(first), local(expired)]);
       assert.deepEqual(await store.sync.localOnlyKeys(account.id, third.id, 2), [local(fourth)]);
       assert.deepEqual([third.enabled, fourth.enabled], [true, false]);
       assert.equal(await store.sync.countLocalOnly(account.id), 3);

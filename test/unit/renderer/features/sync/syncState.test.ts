@@ -2,18 +2,26 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 import {
   anyRunning,
+  bulkSyncedNotice,
   formatFieldValue,
   formatSyncTime,
   keySyncLook,
+  linkedNotice,
   linkStateLook,
   linksOfAccount,
   linkTitle,
+  NO_SYNC_MARKS,
   parseSyncTime,
   profileOfLink,
   progressPercent,
   progressText,
+  reachesRemote,
   relativeTime,
+  remoteOfLink,
   staleAfter,
+  syncedChangeNotice,
+  syncedTo,
+  syncMarksOf,
 } from "../../../../../renderer/src/features/sync/syncState.ts";
 import type { AccountDto, ProfileDto } from "../../../../../shared/bridge.ts";
 import type { SyncLinkDto } from "../../../../../shared/sync.ts";
@@ -184,4 +192,101 @@ test("a link's time is relative, with the local time and its zone on hover (not 
   assert.match(shown.title ?? "", /2026.*\d{2}:\d{2}:\d{2}.*(UTC|GMT|[A-Z]{3})/);
   assert.deepEqual(formatSyncTime(null, now), { text: "never" });
   assert.deepEqual(formatSyncTime(null, now, "not scheduled"), { text: "not scheduled" });
+});
+
+test("a linked key's remote is named by its profile and address, else by user and host", () => {
+  const team: ProfileDto = {
+    id: "p1",
+    name: "Team",
+    kind: "remote",
+    baseUrl: "http://127.0.0.1:9000/",
+    username: "alice",
+    active: false,
+  };
+  assert.deepEqual(remoteOfLink(link(), [team]), { name: "Team", full: "Team (http://127.0.0.1:9000)" });
+  // Two profiles of that address and user: either could be the link's, so neither names it.
+  assert.equal(
+    remoteOfLink(link(), [team, { ...team, id: "p2", name: "Team (old)" }]).name,
+    "127.0.0.1:9000",
+  );
+  assert.deepEqual(remoteOfLink(link(), []), {
+    name: "127.0.0.1:9000",
+    full: "alice at http://127.0.0.1:9000",
+  });
+});
+
+test("a change reaches the remote for every linked key but local-only ones and ones gone from it", () => {
+  const remote = { name: "Team", full: "Team (http://127.0.0.1:9000)" };
+  for (const state of ["synced", "pending", "conflict", "failed"] as const)
+    assert.equal(reachesRemote(state), true);
+  for (const state of ["local-only", "remote-missing", undefined] as const)
+    assert.equal(reachesRemote(state), false);
+  assert.equal(syncedTo({ state: "synced", remote }), remote);
+  assert.equal(syncedTo({ state: "local-only", remote }), null);
+  assert.equal(syncedTo(undefined), null);
+  assert.equal(
+    syncedChangeNotice(remote),
+    "This change also reaches Team (http://127.0.0.1:9000) at the next sync.",
+  );
+});
+
+test("a linked account's keys are synced but for those listed with news or as local-only", () => {
+  const remote = { name: "Team", full: "Team (http://127.0.0.1:9000)" };
+  const marks = syncMarksOf({
+    remote,
+    withNews: [{ key: "K2", state: "pending" }],
+    localOnly: ["K3"],
+    localOnlyComplete: true,
+  });
+  assert.deepEqual(marks.get("K1"), { state: "synced", remote });
+  assert.deepEqual(marks.get("K2"), { state: "pending", remote });
+  assert.deepEqual(marks.get("K3"), { state: "local-only", remote });
+  // Until the whole local-only list is known, an unlisted key may be local-only: not marked.
+  const partial = syncMarksOf({ remote, withNews: [], localOnly: ["K3"], localOnlyComplete: false });
+  assert.equal(partial.get("K1"), undefined);
+  assert.equal(
+    syncMarksOf({ remote: undefined, withNews: [], localOnly: [], localOnlyComplete: true }).remote,
+    null,
+  );
+});
+
+test("a bulk change's confirmation counts the chosen keys that are synced, and names their remote", () => {
+  const remote = { name: "Team", full: "Team (http://127.0.0.1:9000)" };
+  const marks = syncMarksOf({
+    remote,
+    withNews: [{ key: "K2", state: "remote-missing" }],
+    localOnly: ["K3"],
+    localOnlyComplete: true,
+  });
+  assert.equal(
+    bulkSyncedNotice(marks, ["K1", "K2", "K3", "K4"]),
+    "2 of them are synced: the change also reaches Team (http://127.0.0.1:9000) at the next sync.",
+  );
+  assert.equal(
+    bulkSyncedNotice(marks, ["K1"]),
+    "1 of them is synced: the change also reaches Team (http://127.0.0.1:9000) at the next sync.",
+  );
+  assert.equal(bulkSyncedNotice(marks, ["K2", "K3"]), null);
+  assert.equal(
+    bulkSyncedNotice(marks, "matching"),
+    "Those of them synced with Team (http://127.0.0.1:9000) also change there at the next sync.",
+  );
+  assert.equal(bulkSyncedNotice(NO_SYNC_MARKS, "matching"), null);
+});
+
+test("a new link's notice says what its first run did, not to press Sync now", () => {
+  assert.deepEqual(linkedNotice({ linkedKeys: 1, pending: 0, lastError: null }, 3), {
+    title: "Linked and synced",
+    message: "1 key pulled from the remote, 0 pushed. 3 keys of this account stay here until you push them.",
+    failed: false,
+  });
+  assert.equal(
+    linkedNotice({ linkedKeys: 40, pending: 0, lastError: null }, 0).message,
+    "40 keys pulled from the remote, 0 pushed.",
+  );
+  assert.deepEqual(linkedNotice({ linkedKeys: 0, pending: 0, lastError: "the remote answered 500" }, 1), {
+    title: "Linked; the first sync failed",
+    message: "the remote answered 500",
+    failed: true,
+  });
 });
