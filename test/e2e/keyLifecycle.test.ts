@@ -51,6 +51,8 @@ before(async () => {
 });
 
 const today = () => new Date().toISOString().slice(0, 10);
+/** The pattern of a roll's mark made today (to the second, UTC), for a RegExp's source. */
+const markToday = () => `\\(rolled ${today()} \\d{2}:\\d{2}:\\d{2} UTC\\)`;
 const nameCell = (target: Page, name: string) =>
   target.getByTestId("key-name").filter({ hasText: new RegExp(`^${name.replace(/[()]/g, "\\$&")}$`) });
 
@@ -76,7 +78,7 @@ test("roll: the new key takes the name, the old key is renamed and retiring, the
   assert.match(publicApiKey, /^[0-9a-f-]{40,}$/);
   assert.match(
     (await page.getByTestId("roll-retirement").textContent()) ?? "",
-    new RegExp(`The old key, now “payments \\(rolled ${today()}\\)”, keeps working until .* retiring`),
+    new RegExp(`The old key, now “payments ${markToday()}”, keeps working until .* retiring`),
   );
   await page
     .getByRole("dialog", { name: "Key rolled" })
@@ -89,10 +91,9 @@ test("roll: the new key takes the name, the old key is renamed and retiring, the
   const keys = await allKeys();
   const successor = keys.find((key) => key.name === "payments");
   assert.ok(successor && successor.key !== original.key, "the new key is found by the old name");
-  assert.equal(keys.find((key) => key.key === original.key)?.name, `payments (rolled ${today()})`);
-  const oldValidTo = nameCell(page, `payments (rolled ${today()})`)
-    .locator("xpath=ancestor::tr")
-    .getByTestId("key-valid-to");
+  const oldName = keys.find((key) => key.key === original.key)?.name ?? "";
+  assert.match(oldName, new RegExp(`^payments ${markToday()}$`));
+  const oldValidTo = nameCell(page, oldName).locator("xpath=ancestor::tr").getByTestId("key-valid-to");
   await oldValidTo.waitFor();
   assert.match((await oldValidTo.textContent()) ?? "", /retiring in (24|23) h|retiring in 1 day/);
   assert.equal(await oldValidTo.getAttribute("data-retiring"), "true");
@@ -111,8 +112,8 @@ test("a key rolled by another admin is retiring in a fresh window, and the detai
     key: old.key,
     graceMinutes: 24 * 60,
   });
-  const rolledName = `ledger (rolled ${today()})`;
-  assert.equal(rolled.old.name, rolledName);
+  const rolledName = rolled.old.name;
+  assert.match(rolledName, new RegExp(`^ledger ${markToday()}$`));
   const other = await (session as UiSession).browser.newContext({
     viewport: { width: 1280, height: 800 },
     timezoneId: "Europe/Berlin",
@@ -148,6 +149,63 @@ test("a key rolled by another admin is retiring in a fresh window, and the detai
   } finally {
     await other.close();
   }
+});
+
+/** Waits for the clock's next second: two rolls a second apart are marked apart. */
+async function nextSecond(): Promise<void> {
+  const second = Math.floor(Date.now() / 1000);
+  while (Math.floor(Date.now() / 1000) === second) await new Promise((resolve) => setTimeout(resolve, 50));
+}
+
+test("three rolls of one key in one day: three names, and each key's details link its own successor and predecessor", async () => {
+  let current = await bridge<Key>("keys.create", { accountKey: "_", request: { name: "relay" } });
+  const chain: Key[] = [];
+  for (let i = 0; i < 3; i++) {
+    await nextSecond();
+    const rolled = await bridge<{ successor: Key; old: Key }>("keys.roll", {
+      accountKey: "_",
+      key: current.key,
+      graceMinutes: 24 * 60,
+    });
+    chain.push(rolled.old);
+    current = rolled.successor;
+  }
+  chain.push(current);
+  const names = chain.map((key) => key.name);
+  assert.equal(new Set(names).size, 4, `four names, not two alike: ${names.join(" | ")}`);
+  for (const name of names.slice(0, 3)) assert.match(name, new RegExp(`^relay ${markToday()}$`));
+  assert.equal(names[3], "relay");
+
+  await page.setViewportSize({ width: 1280, height: 800 });
+  await page.goto(host.pageUrl);
+  const details = page.getByTestId("key-details");
+  const linkText = async (testId: string) => {
+    const link = details.getByTestId(testId);
+    return (await link.count()) === 0 ? null : await link.getByText(/^(Replaced by|Replaces) /).textContent();
+  };
+  for (const [i, name] of names.entries()) {
+    await nameCell(page, name).click();
+    await page.getByRole("dialog", { name: `Key “${name}”` }).waitFor();
+    // The links are looked up after the details open: wait for the one every key of the chain has.
+    await details.getByTestId(i === 0 ? "key-replaced-by" : "key-replaces").waitFor();
+    if (i > 0) await details.getByTestId("key-replaces").waitFor();
+    if (i < 3) await details.getByTestId("key-replaced-by").waitFor();
+    assert.equal(await linkText("key-replaced-by"), i < 3 ? `Replaced by “${names[i + 1]}”` : null, name);
+    assert.equal(await linkText("key-replaces"), i > 0 ? `Replaces “${names[i - 1]}”` : null, name);
+    if (i === 1) await page.screenshot({ path: join(RESULTS, "lifecycle-roll-chain-details-1280x800.png") });
+    await page.keyboard.press("Escape");
+    await page.getByRole("dialog", { name: `Key “${name}”` }).waitFor({ state: "hidden" });
+  }
+  // From the newest back along the chain by the links alone.
+  await nameCell(page, "relay").click();
+  for (const name of [names[2], names[1], names[0]] as string[]) {
+    await details
+      .getByTestId("key-replaces")
+      .getByRole("button", { name: `Open the details of ${name}`, exact: true })
+      .click();
+    await page.getByRole("dialog", { name: `Key “${name}”` }).waitFor();
+  }
+  await page.setViewportSize({ width: 1440, height: 900 });
 });
 
 test("rolling a key that ends in 3 days: the new key has no end by default, says why, and takes the preset chosen", async () => {
@@ -243,7 +301,7 @@ test("export: the file the browser downloads holds the keys in view, guarded, th
   const csv = await readFile((await download.path()) as string, "utf8");
   const lines = csv.split("\r\n");
   assert.equal(lines[0], "key,name,accountKey,permissions,allowedIPs,validFrom,validTo,enabled");
-  assert.equal(lines.length, 14, "12 keys, a header and the final line end");
+  assert.equal(lines.length, 18, "16 keys, a header and the final line end");
   assert.ok(csv.includes(`,"'=HYPERLINK(""x"")",`), "a formula-looking name is guarded and quoted");
   assert.ok(!/[0-9a-f]{32}-[0-9a-f]{8}-/.test(csv), "no publicApiKey");
 
@@ -259,7 +317,7 @@ test("export: the file the browser downloads holds the keys in view, guarded, th
   const json = JSON.parse(await readFile((await second.path()) as string, "utf8")) as {
     apiKeys: { name: string; publicApiKey?: string }[];
   };
-  assert.equal(json.apiKeys.length, 12);
+  assert.equal(json.apiKeys.length, 16);
   assert.ok(
     json.apiKeys.every((key) => typeof key.publicApiKey === "string" && key.publicApiKey.length > 40),
   );

@@ -16,7 +16,7 @@ import { useRetireKey, useRollKey } from "./keyHooks.ts";
 /**
  * Roll a key: choose the new key's end (the key form's presets) and how long the old key keeps
  * working (the grace), then see the successor's publicApiKey once (with Copy) and what became of
- * the old key: renamed "… (rolled <day>)" and ending at…, its earlier end kept, or not changed
+ * the old key: renamed "… (rolled <time>)" and ending at…, its earlier end kept, or not changed
  * (the remote refused), with Retry, which only tries that update again.
  */
 
@@ -138,8 +138,8 @@ function RollForm(props: {
     <Stack>
       <Text size="sm">
         A new key is created under this key's name, with the same permissions and allowed IPs. This key is
-        renamed “… (rolled {new Date().toISOString().slice(0, 10)})” and keeps working for the grace period,
-        so that applications can switch over, then stops.
+        renamed {"“… (rolled <date and time of the roll, UTC>)”"} and keeps working for the grace period, so
+        that applications can switch over, then stops.
       </Text>
       <EndsChoice
         id="roll-ends"
