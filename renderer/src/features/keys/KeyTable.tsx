@@ -13,6 +13,7 @@ import { SyncKeyBadge } from "../sync/SyncKeyBadge.tsx";
 import { useSyncKeyStates } from "../sync/syncHooks.ts";
 import { keySyncLook } from "../sync/syncState.ts";
 import { CopyButton, copyNotice } from "./CopyPublicApiKey.tsx";
+import { KeyNameButton } from "./KeyNameButton.tsx";
 import { type ColumnId, columnsFor } from "./keyColumns.ts";
 import { useCopyPublicApiKey } from "./keyHooks.ts";
 import {
@@ -103,15 +104,7 @@ function cellOf(column: ColumnId, key: ApiKeyView, props: RowProps): React.React
               data-testid="key-select"
               style={{ flexShrink: 0 }}
             />
-            <button
-              type="button"
-              className="kd-keys-name"
-              onClick={() => props.onDetails(key)}
-              aria-label={`Details of ${key.name}`}
-              data-testid="key-name"
-            >
-              {key.name}
-            </button>
+            <KeyNameButton name={key.name} onClick={() => props.onDetails(key)} />
             {sync && (
               <span style={{ flexShrink: 0 }}>
                 <SyncKeyBadge state={props.syncState} keyId={key.key} />
