@@ -52,6 +52,10 @@ before(async () => {
 
 const today = () => new Date().toISOString().slice(0, 10);
 /** The pattern of a roll's mark made today (to the second, UTC), for a RegExp's source. */
+/** The one wording of a rolled key's end (the relative time near 24 h may read either way). */
+const RETIRING = /^retiring in ((24|23) h|1 day)$/;
+/** The Valid to cell's text without its warning sign (decoration before the words). */
+const wordsOf = (text: string | null) => (text ?? "").replace(/^⚠\s*/, "");
 const markToday = () => `\\(rolled ${today()} \\d{2}:\\d{2}:\\d{2} UTC\\)`;
 const nameCell = (target: Page, name: string) =>
   target.getByTestId("key-name").filter({ hasText: new RegExp(`^${name.replace(/[()]/g, "\\$&")}$`) });
@@ -76,10 +80,14 @@ test("roll: the new key takes the name, the old key is renamed and retiring, the
   await shown.waitFor();
   const publicApiKey = (await shown.textContent()) ?? "";
   assert.match(publicApiKey, /^[0-9a-f-]{40,}$/);
+  const retirementLine = (await page.getByTestId("roll-retirement").textContent()) ?? "";
   assert.match(
-    (await page.getByTestId("roll-retirement").textContent()) ?? "",
-    new RegExp(`The old key, now “payments ${markToday()}”, keeps working until .* retiring`),
+    retirementLine,
+    new RegExp(
+      `^The old key, now “payments ${markToday()}”, is (retiring in [^:]+): it keeps working until .*, then stops\\.$`,
+    ),
   );
+  assert.match(/is (retiring in [^:]+):/.exec(retirementLine)?.[1] ?? "", RETIRING, "the dialog's wording");
   await page
     .getByRole("dialog", { name: "Key rolled" })
     .getByRole("button", { name: "Copy the publicApiKey of payments", exact: true })
@@ -96,6 +104,7 @@ test("roll: the new key takes the name, the old key is renamed and retiring, the
   const oldValidTo = nameCell(page, oldName).locator("xpath=ancestor::tr").getByTestId("key-valid-to");
   await oldValidTo.waitFor();
   assert.match((await oldValidTo.textContent()) ?? "", /retiring in (24|23) h|retiring in 1 day/);
+  assert.match(wordsOf(await oldValidTo.textContent()), RETIRING, "the table says it as the roll dialog did");
   assert.equal(await oldValidTo.getAttribute("data-retiring"), "true");
   const newValidTo = nameCell(page, "payments").locator("xpath=ancestor::tr").getByTestId("key-valid-to");
   assert.equal(await newValidTo.getAttribute("data-retiring"), "false");
@@ -131,7 +140,14 @@ test("a key rolled by another admin is retiring in a fresh window, and the detai
     await nameCell(fresh, rolledName).click();
     const details = fresh.getByTestId("key-details");
     await details.getByTestId("key-retiring").waitFor();
-    assert.match((await details.getByTestId("key-retiring").textContent()) ?? "", /^Retiring in/);
+    // One wording in the row, the details' badge and their state line.
+    assert.match(wordsOf(await oldRow.getByTestId("key-valid-to").textContent()), RETIRING);
+    assert.match((await details.getByTestId("key-retiring").textContent()) ?? "", RETIRING);
+    assert.match(
+      (await details.getByTestId("key-state-explanation").textContent()) ?? "",
+      /; retiring in ((24|23) h|1 day) \(it was rolled: its successor replaces it\)\.$/,
+      "the state line says it the same way",
+    );
     const replacedBy = details.getByTestId("key-replaced-by");
     await replacedBy.waitFor();
     assert.equal(await replacedBy.getByText(/Replaced by/).textContent(), "Replaced by “ledger”");

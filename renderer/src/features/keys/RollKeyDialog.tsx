@@ -12,6 +12,7 @@ import type { ExpiryChoice } from "./expiryPresets.ts";
 import { toPicker } from "./KeyForm.tsx";
 import { toApi } from "./keyEdits.ts";
 import { useRetireKey, useRollKey } from "./keyHooks.ts";
+import { validToText } from "./keyState.ts";
 
 /**
  * Roll a key: choose the new key's end (the key form's presets) and how long the old key keeps
@@ -33,12 +34,13 @@ function RetirementLine(props: { name: string; retirement: RetirementDto }) {
   const { retirement } = props;
   if (retirement.state === "failed") return null;
   const end = parseApiDateTime(retirement.validTo) as number;
-  const when = `${formatLocal(end)} (${formatRelative(end, Date.now())})`;
+  // The table's wording (retiringText), or "expired …" for an end already past.
+  const retiring = validToText({ enabled: true, name: props.name, validTo: retirement.validTo }, Date.now());
   return (
     <Text size="sm" data-testid="roll-retirement">
       {retirement.state === "shortened"
-        ? `The old key, now “${props.name}”, keeps working until ${when}, then stops: retiring.`
-        : `The old key, now “${props.name}”, already ends earlier, at ${when}; its end was kept.`}
+        ? `The old key, now “${props.name}”, is ${retiring}: it keeps working until ${formatLocal(end)}, then stops.`
+        : `The old key, now “${props.name}”, keeps its earlier end: ${retiring} (${formatLocal(end)}).`}
     </Text>
   );
 }
