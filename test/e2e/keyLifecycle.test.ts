@@ -339,3 +339,61 @@ test("export: the file the browser downloads holds the keys in view, guarded, th
   );
   assert.deepEqual(pageProblems, []);
 });
+
+test("a bulk change names its profile and account; disabling 20 or more keys asks for their number typed; an enable says which keys stay refused", async () => {
+  for (let i = 0; i < 20; i++)
+    await bridge("keys.create", {
+      accountKey: "_",
+      request: { name: `fleet ${String(i).padStart(2, "0")}` },
+    });
+  const DAY = 24 * 3600_000;
+  await bridge("keys.create", {
+    accountKey: "_",
+    request: { name: "fleet expired", validTo: formatApiDateTime(Date.now() - DAY) },
+  });
+  await page.setViewportSize({ width: 1280, height: 800 });
+  await page.goto(host.pageUrl);
+  await page.getByRole("textbox", { name: "Search" }).fill("fleet");
+  await page.getByText(/^21 of \d+ keys$/).waitFor();
+  await row("fleet 00").waitFor();
+  await page.getByTestId("key-select-loaded").click();
+  assert.equal(await page.getByTestId("bulk-count").textContent(), "21 keys selected");
+  await page.getByRole("button", { name: "Disable…" }).click();
+  const confirm = page.getByRole("dialog", { name: "Disable 21 keys?" });
+  await confirm.waitFor();
+  assert.equal(await confirm.getByTestId("bulk-scope").textContent(), "Profile Local, account owner.");
+  const disable = confirm.getByRole("button", { name: "Disable 21 keys" });
+  assert.equal(await disable.isDisabled(), true, "not before the number is typed");
+  const typed = confirm.getByRole("textbox", { name: /type the number of keys: 21$/ });
+  await typed.fill("12");
+  assert.equal(await disable.isDisabled(), true, "another number does not do");
+  await typed.fill("21");
+  await page.screenshot({ path: join(RESULTS, "lifecycle-bulk-typed-confirm-1280x800.png") });
+  await page.setViewportSize({ width: 800, height: 600 });
+  await page.screenshot({ path: join(RESULTS, "lifecycle-bulk-typed-confirm-800x600.png") });
+  await page.setViewportSize({ width: 1280, height: 800 });
+  await disable.click();
+  await page.getByTestId("bulk-result").waitFor();
+  assert.match((await page.getByTestId("bulk-result").textContent()) ?? "", /Disabled 21 keys of 21 keys/);
+  assert.equal(await page.getByTestId("bulk-still-refused").count(), 0);
+  await page.getByRole("button", { name: "Done" }).click();
+
+  await page.getByTestId("key-select-loaded").click();
+  await page.getByRole("button", { name: "Enable…" }).click();
+  const enable = page.getByRole("dialog", { name: "Enable 21 keys?" });
+  await enable.waitFor();
+  assert.equal(await enable.getByRole("textbox").count(), 0, "an enable is confirmed by a click");
+  assert.equal(await enable.getByTestId("bulk-scope").textContent(), "Profile Local, account owner.");
+  await enable.getByRole("button", { name: "Enable 21 keys" }).click();
+  const refused = page.getByTestId("bulk-still-refused");
+  await refused.waitFor();
+  assert.match(
+    (await refused.textContent()) ?? "",
+    /^Enabled, but still refused1 key of these is still refused: 1 expired\. /,
+  );
+  await page.screenshot({ path: join(RESULTS, "lifecycle-bulk-still-refused-1280x800.png") });
+  await page.getByRole("button", { name: "Done" }).click();
+  await page.getByRole("textbox", { name: "Search" }).fill("");
+  await page.setViewportSize({ width: 1440, height: 900 });
+  assert.deepEqual(pageProblems, []);
+});

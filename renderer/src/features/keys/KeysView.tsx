@@ -162,6 +162,7 @@ export function KeysView(props: {
   useEffect(() => setJustCreated(null), [viewKey]);
   const bulk = useBulkActions({
     accountKey: props.accountKey,
+    accountName: accountName ?? props.accountKey,
     query,
     filterScope: `${JSON.stringify(keyQueryOf(filters))} ${matches.target.kind}`,
     rows: visible,
