@@ -309,14 +309,33 @@ test("export: the file the browser downloads holds the keys in view, guarded, th
   await page.getByRole("button", { name: "Export…" }).click();
   const dialog = page.getByTestId("export-dialog");
   await dialog.waitFor();
+  await dialog
+    .getByTestId("export-summary")
+    .getByText(/^\d+ keys/)
+    .waitFor();
+  const exportedColumns = (await dialog.getByTestId("export-columns").textContent())
+    ?.replace(/^Columns: /, "")
+    .replace(/ \(.*$/, "");
+  const exportedScope = await dialog.getByTestId("export-scope").textContent();
+  const exportedSummary = await dialog.getByTestId("export-summary").textContent();
+  await page.screenshot({ path: join(RESULTS, "lifecycle-export-csv-1440x900.png") });
   const [download] = await Promise.all([
     page.waitForEvent("download"),
     dialog.getByRole("button", { name: "Export" }).click(),
   ]);
-  assert.match(download.suggestedFilename(), /^keydesk-keys-\d{4}-\d{2}-\d{2}\.csv$/);
+  assert.match(download.suggestedFilename(), /^keydesk-Local-owner-\d{4}-\d{2}-\d{2}\.csv$/);
   const csv = await readFile((await download.path()) as string, "utf8");
   const lines = csv.split("\r\n");
-  assert.equal(lines[0], "key,name,accountKey,permissions,allowedIPs,validFrom,validTo,enabled");
+  const header =
+    "key,name,accountKey,permissions,allowedIPs,validFrom,validTo,enabled,state,createdAt,lastUsedAt";
+  assert.equal(lines[0], header);
+  assert.equal(exportedColumns, header.split(",").join(", "), "the dialog listed exactly the file's columns");
+  assert.equal(exportedScope, "Profile Local, account owner.");
+  assert.match(exportedSummary ?? "", new RegExp(`^${lines.length - 2} keys `), "the dialog said how many");
+  assert.ok(
+    lines.slice(1, -1).every((line) => /,(true,Enabled|false,Disabled),\d{4}-\d{2}-\d{2}T[^,]+,$/.test(line)),
+    "each row: its state as the table says it, its creation, never used",
+  );
   assert.equal(lines.length, 18, "16 keys, a header and the final line end");
   assert.ok(csv.includes(`,"'=HYPERLINK(""x"")",`), "a formula-looking name is guarded and quoted");
   assert.ok(!/[0-9a-f]{32}-[0-9a-f]{8}-/.test(csv), "no publicApiKey");

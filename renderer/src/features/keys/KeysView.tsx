@@ -307,6 +307,7 @@ export function KeysView(props: {
         <ExportKeysDialog
           opened={exportOpen}
           accountKey={props.accountKey}
+          accountName={accountName ?? props.accountKey}
           query={query}
           sort={sortValue(sort) === "created" ? undefined : sort}
           // Unknown (not "0 keys") while the list cannot be read: an unreachable service is not an empty account.

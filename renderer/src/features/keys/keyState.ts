@@ -9,6 +9,7 @@ import {
 } from "../../../../shared/apiKeyRules.ts";
 import type { ApiKeyView } from "../../../../shared/bridge.ts";
 import { parseApiDateTime } from "../../../../shared/datetime.ts";
+import { KEY_STATE_LABELS as SHARED_STATE_LABELS } from "../../../../shared/keyExport.ts";
 import { isRetiring } from "../../../../shared/keyRollNames.ts";
 import { formatLocal, formatRelative } from "../../time.ts";
 import { searchTargetOf } from "./keySearch.ts";
@@ -21,12 +22,8 @@ import { unusedFor } from "./keyUsage.ts";
  */
 export type { KeyState };
 
-export const KEY_STATE_LABELS: Record<KeyState, string> = {
-  enabled: "Enabled",
-  disabled: "Disabled",
-  "not-yet-valid": "Not yet valid",
-  expired: "Expired",
-};
+// The State column's words, shared with the export's state column (shared/keyExport.ts).
+export const KEY_STATE_LABELS: Record<KeyState, string> = SHARED_STATE_LABELS;
 
 export const STATE_FILTER_LABELS: Record<KeyStateFilter, string> = {
   ...KEY_STATE_LABELS,
