@@ -1,3 +1,4 @@
+import { type ApiKeyWithExtrasDto, type KeyState, keyStateAt, validityOf } from "./apiKeyRules.ts";
 import type { ApiKeyDto } from "./apiKeys.ts";
 
 /**
@@ -19,7 +20,19 @@ export interface ExportOptions {
   withPublicApiKey: boolean;
 }
 
-/** CSV columns in order; list fields are joined with a space (IPs and permissions hold none). */
+/** A key's state in the words of the Keys table's State column (and of the CSV's state column). */
+export const KEY_STATE_LABELS: Record<KeyState, string> = {
+  enabled: "Enabled",
+  disabled: "Disabled",
+  "not-yet-valid": "Not yet valid",
+  expired: "Expired",
+};
+
+/**
+ * CSV columns in order; list fields are joined with a space (IPs and permissions hold none).
+ * state: as the Keys table shows it at the export's time; createdAt and lastUsedAt: API datetimes,
+ * empty when the service does not know them (or the key was never used).
+ */
 const CSV_COLUMNS = [
   "key",
   "name",
@@ -29,7 +42,13 @@ const CSV_COLUMNS = [
   "validFrom",
   "validTo",
   "enabled",
+  "state",
+  "createdAt",
+  "lastUsedAt",
 ] as const;
+
+/** A key as exports read it: what the list answered, with its creation and usage when asked. */
+type ExportedKey = ApiKeyDto & Partial<Pick<ApiKeyWithExtrasDto, "createdAt" | "usage">>;
 
 /** A JSON key's fields, in the API's order (allowedIPs, validFrom and validTo only when set). */
 const JSON_FIELDS = [
@@ -63,7 +82,7 @@ function csvLine(fields: string[]): string {
   return `${fields.map(csvField).join(",")}\r\n`;
 }
 
-function csvRow(key: ApiKeyDto, withPublicApiKey: boolean): string {
+function csvRow(key: ExportedKey, withPublicApiKey: boolean, now: number): string {
   const fields = [
     key.key,
     key.name,
@@ -73,15 +92,20 @@ function csvRow(key: ApiKeyDto, withPublicApiKey: boolean): string {
     key.validFrom ?? "",
     key.validTo ?? "",
     String(key.enabled),
+    KEY_STATE_LABELS[keyStateAt(validityOf(key), now)],
+    key.createdAt ?? "",
+    key.usage?.lastUsedAt ?? "",
   ];
   if (withPublicApiKey) fields.push(key.publicApiKey);
   return csvLine(fields);
 }
 
 /** A key as exported in JSON: the API's field order, the publicApiKey only when asked. */
-export function exportedKey(key: ApiKeyDto, withPublicApiKey: boolean): Partial<ApiKeyDto> {
-  if (withPublicApiKey) return key;
-  const { publicApiKey: _left, ...rest } = key;
+export function exportedKey(key: ExportedKey, withPublicApiKey: boolean): Partial<ApiKeyDto> {
+  // The API's fields only: a listed key's creation and usage (asked for the CSV) stay out.
+  const { createdAt: _created, usage: _usage, ...apiKey } = key;
+  if (withPublicApiKey) return apiKey;
+  const { publicApiKey: _left, ...rest } = apiKey;
   return rest;
 }
 
@@ -89,7 +113,7 @@ export function exportedKey(key: ApiKeyDto, withPublicApiKey: boolean): Partial<
  * An export written piece by piece (the keys arrive a page at a time): `start()`, then `keys()`
  * for every page, then `end()`; the pieces concatenated are the file.
  */
-export function keyExportWriter(options: ExportOptions) {
+export function keyExportWriter(options: ExportOptions, now: number = Date.now()) {
   const { format, withPublicApiKey } = options;
   let first = true;
   return {
@@ -97,8 +121,8 @@ export function keyExportWriter(options: ExportOptions) {
       if (format === "json") return '{"apiKeys":[';
       return csvLine(exportColumns(options));
     },
-    keys(keys: readonly ApiKeyDto[]): string {
-      if (format === "csv") return keys.map((key) => csvRow(key, withPublicApiKey)).join("");
+    keys(keys: readonly ExportedKey[]): string {
+      if (format === "csv") return keys.map((key) => csvRow(key, withPublicApiKey, now)).join("");
       let text = "";
       for (const key of keys) {
         text += `${first ? "\n" : ",\n"}${JSON.stringify(exportedKey(key, withPublicApiKey))}`;
@@ -118,11 +142,36 @@ export function writeKeyExport(keys: readonly ApiKeyDto[], options: ExportOption
   return writer.start() + writer.keys(keys) + writer.end();
 }
 
-/** The file's media type and a name like `keydesk-keys-2026-11-25.csv`. */
-export function exportFileOf(format: ExportFormat, now: number): { fileName: string; contentType: string } {
+/**
+ * A part of a file name from anyone's text (a profile's or an account's name): ASCII letters,
+ * digits, `.`, `_` and `-` kept (the name also travels in a Content-Disposition header, and every
+ * file system takes them), every other run of characters one `-`, at most 40, never empty.
+ */
+export function fileNamePart(text: string): string {
+  const part = [
+    ...text
+      .normalize("NFC")
+      .replace(/[^A-Za-z0-9._-]+/g, "-")
+      .replace(/^[-.]+|[-.]+$/g, ""),
+  ]
+    .slice(0, 40)
+    .join("")
+    .replace(/[-.]+$/, "");
+  return part === "" ? "unnamed" : part;
+}
+
+/**
+ * The file's media type and a name saying where its keys come from and when:
+ * `keydesk-<profile>-<account>-2026-11-25.csv`, both names sanitised (fileNamePart).
+ */
+export function exportFileOf(
+  format: ExportFormat,
+  now: number,
+  from: { profile: string; account: string },
+): { fileName: string; contentType: string } {
   const day = new Date(now).toISOString().slice(0, 10);
   return {
-    fileName: `keydesk-keys-${day}.${format}`,
+    fileName: `keydesk-${fileNamePart(from.profile)}-${fileNamePart(from.account)}-${day}.${format}`,
     contentType: format === "csv" ? "text/csv; charset=utf-8" : "application/json; charset=utf-8",
   };
 }

@@ -114,6 +114,11 @@ export interface BulkResultDto {
   /** Already in the state asked for: not written. */
   skipped: number;
   failed: BulkFailureDto[];
+  /**
+   * Of the keys an enable left enabled (changed or skipped), those whose calls are still refused
+   * because of their validity: expired, or not valid yet. Zero for a disable.
+   */
+  stillRefused: { expired: number; notYetValid: number };
 }
 
 /**

@@ -4,18 +4,21 @@ import { parseApiDateTime } from "./datetime.ts";
 /**
  * What a roll writes into names, and what every client reads back from them. The successor keeps
  * the key's name (scripts and people find a key by it); the old key is renamed
- * `<name> (rolled 2026-11-29)`. The mark lives in the service's data, so that every window,
- * profile and admin of a shared service sees a rolled key as retiring and can find its successor
- * (and the successor its predecessor) by exact name, without any memory of the client that rolled.
+ * `<name> (rolled 2026-11-29 07:43:12 UTC)`. The mark lives in the service's data, so that every
+ * window, profile and admin of a shared service sees a rolled key as retiring and can find its
+ * successor (and the successor its predecessor) among the keys of the same base name, without any
+ * memory of the client that rolled. The mark carries the second, not only the day: two rolls of a
+ * key on one day must give two names, and the links follow the chain by those times. Names marked
+ * before (`(rolled 2026-11-29)`, the day only) are still read, as rolled at the start of that day.
  */
 
-const ROLLED_SUFFIX = / \(rolled (\d{4}-\d{2}-\d{2})\)$/;
+const ROLLED_SUFFIX = / \(rolled (\d{4}-\d{2}-\d{2})(?: (\d{2}:\d{2}:\d{2}) UTC)?\)$/;
 const DAY = 24 * 3600_000;
 /** An old key's end the successor keeps by default only when it is further away than this. */
 export const KEEP_END_MIN_DAYS = 30;
 
-/** The UTC day of a time, as the suffix writes it. */
-const dayOf = (time: number) => new Date(time).toISOString().slice(0, 10);
+/** The UTC second of a time, as the suffix writes it: `2026-11-29 07:43:12 UTC`. */
+const secondOf = (time: number) => `${new Date(time).toISOString().slice(0, 19).replace("T", " ")} UTC`;
 
 /** The name without a roll's suffix (what the successor of a rolled key is called). */
 export function baseName(name: string): string {
@@ -23,11 +26,11 @@ export function baseName(name: string): string {
 }
 
 /**
- * `billing` → `billing (rolled 2026-11-25)`, the base cut (by characters) so that the name stays
- * within the limit; a key rolled again gets a fresh suffix instead of a second one.
+ * `billing` → `billing (rolled 2026-11-25 07:43:12 UTC)`, the base cut (by characters) so that the
+ * name stays within the limit; a key rolled again gets a fresh suffix instead of a second one.
  */
 export function rolledName(name: string, now: number): string {
-  const suffix = ` (rolled ${dayOf(now)})`;
+  const suffix = ` (rolled ${secondOf(now)})`;
   const base = [...baseName(name)];
   return `${base
     .slice(0, NAME_MAX_LENGTH - suffix.length)
@@ -35,12 +38,15 @@ export function rolledName(name: string, now: number): string {
     .trimEnd()}${suffix}`;
 }
 
-/** The start (UTC) of the day a name says its key was rolled; null for a name without the mark. */
+/**
+ * When a name says its key was rolled (the start of that second, UTC; the start of the day for a
+ * name marked with the day only); null for a name without the mark.
+ */
 export function rolledAt(name: string): number | null {
-  const day = ROLLED_SUFFIX.exec(name.trim())?.[1];
-  if (day === undefined) return null;
-  const start = Date.parse(`${day}T00:00:00Z`);
-  return Number.isNaN(start) ? null : start;
+  const match = ROLLED_SUFFIX.exec(name.trim());
+  if (match === null) return null;
+  const at = Date.parse(`${match[1]}T${match[2] ?? "00:00:00"}Z`);
+  return Number.isNaN(at) ? null : at;
 }
 
 /** A rolled key that still works for a while: "retiring in …" rather than "expires in …". */
@@ -57,54 +63,53 @@ interface Candidate {
 
 const createdOf = (key: Candidate) => (key.createdAt ? parseApiDateTime(key.createdAt) : null);
 
-/** The newest of the candidates created within [from, to], or null. */
-function newestBetween<K extends Candidate>(candidates: readonly K[], from: number, to: number): K | null {
+/**
+ * What the service is asked for a key's roll links (its `nameContains`): the key's base name.
+ * The answer holds other names too (`billing-eu` contains `billing`); `rollRelatives` keeps those
+ * of the same base name, whatever their mark.
+ */
+export function rollSearchOf(key: { name: string }): string {
+  return baseName(key.name);
+}
+
+/** The candidates of the key's base name (any mark or none), the key itself left out. */
+export function rollRelatives<K extends Candidate>(key: Candidate, candidates: readonly K[]): K[] {
+  const base = baseName(key.name);
+  return candidates.filter((candidate) => candidate.key !== key.key && baseName(candidate.name) === base);
+}
+
+/**
+ * A rolled key's successor among its relatives: the first created at or after the roll's second
+ * (the roll creates the successor before it marks the old key, so nothing of that name is created
+ * between them). A successor rolled in turn is still found: it was created at that second.
+ */
+export function successorOf<K extends Candidate>(rolled: Candidate, candidates: readonly K[]): K | null {
+  const at = rolledAt(rolled.name);
+  if (at === null) return null;
   let best: K | null = null;
-  let bestAt = -Infinity;
-  for (const candidate of candidates) {
-    const at = createdOf(candidate);
-    if (at !== null && at >= from && at <= to && at > bestAt) [best, bestAt] = [candidate, at];
+  let bestAt = Infinity;
+  for (const candidate of rollRelatives(rolled, candidates)) {
+    const created = createdOf(candidate);
+    if (created !== null && created >= at && created < bestAt) [best, bestAt] = [candidate, created];
   }
   return best;
 }
 
 /**
- * Where a rolled key's successor is looked for: the keys of exactly this name, of which
- * `successorOf` names the one.
+ * A key's predecessor among its relatives: the one whose roll is the latest at or before the key's
+ * creation (a chain of rolls: each key was created at its predecessor's roll). Null when the
+ * creation time is not known.
  */
-export function successorNameOf(rolled: { name: string }): string | null {
-  return rolledAt(rolled.name) === null ? null : baseName(rolled.name);
-}
-
-/** The successor among the keys named `successorNameOf`: the newest created at or after the roll day. */
-export function successorOf<K extends Candidate>(rolled: Candidate, candidates: readonly K[]): K | null {
-  const day = rolledAt(rolled.name);
-  if (day === null) return null;
-  return newestBetween(
-    candidates.filter((candidate) => candidate.key !== rolled.key),
-    day,
-    Infinity,
-  );
-}
-
-/**
- * Where a key's predecessor is looked for: the name a roll on the day the key was created gave
- * the old key. Null when the creation time is not known.
- */
-export function predecessorNameOf(successor: Candidate): string | null {
-  const created = createdOf(successor);
-  return created === null ? null : rolledName(successor.name, created);
-}
-
-/** The predecessor among the keys named `predecessorNameOf`: the newest created before the successor. */
 export function predecessorOf<K extends Candidate>(successor: Candidate, candidates: readonly K[]): K | null {
   const created = createdOf(successor);
   if (created === null) return null;
-  return newestBetween(
-    candidates.filter((candidate) => candidate.key !== successor.key),
-    -Infinity,
-    created,
-  );
+  let best: K | null = null;
+  let bestAt = -Infinity;
+  for (const candidate of rollRelatives(successor, candidates)) {
+    const at = rolledAt(candidate.name);
+    if (at !== null && at <= created && at > bestAt) [best, bestAt] = [candidate, at];
+  }
+  return best;
 }
 
 /**

@@ -3,7 +3,7 @@ import type { QueryClient } from "@tanstack/react-query";
 /** The expiry notifications' list of keys expiring soon (features/notifications). */
 export const EXPIRING_KEYS_QUERY = "keys.expiring";
 
-/** The keys of one exact name: a rolled key's successor or predecessor (features/keys RollLinks). */
+/** The keys of one base name: a key's roll links (features/keys RollLinks). */
 export const NAMED_KEYS_QUERY = "keys.named";
 
 /**

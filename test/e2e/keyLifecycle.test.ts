@@ -51,6 +51,12 @@ before(async () => {
 });
 
 const today = () => new Date().toISOString().slice(0, 10);
+/** The pattern of a roll's mark made today (to the second, UTC), for a RegExp's source. */
+/** The one wording of a rolled key's end (the relative time near 24 h may read either way). */
+const RETIRING = /^retiring in ((24|23) h|1 day)$/;
+/** The Valid to cell's text without its warning sign (decoration before the words). */
+const wordsOf = (text: string | null) => (text ?? "").replace(/^⚠\s*/, "");
+const markToday = () => `\\(rolled ${today()} \\d{2}:\\d{2}:\\d{2} UTC\\)`;
 const nameCell = (target: Page, name: string) =>
   target.getByTestId("key-name").filter({ hasText: new RegExp(`^${name.replace(/[()]/g, "\\$&")}$`) });
 
@@ -74,10 +80,14 @@ test("roll: the new key takes the name, the old key is renamed and retiring, the
   await shown.waitFor();
   const publicApiKey = (await shown.textContent()) ?? "";
   assert.match(publicApiKey, /^[0-9a-f-]{40,}$/);
+  const retirementLine = (await page.getByTestId("roll-retirement").textContent()) ?? "";
   assert.match(
-    (await page.getByTestId("roll-retirement").textContent()) ?? "",
-    new RegExp(`The old key, now “payments \\(rolled ${today()}\\)”, keeps working until .* retiring`),
+    retirementLine,
+    new RegExp(
+      `^The old key, now “payments ${markToday()}”, is (retiring in [^:]+): it keeps working until .*, then stops\\.$`,
+    ),
   );
+  assert.match(/is (retiring in [^:]+):/.exec(retirementLine)?.[1] ?? "", RETIRING, "the dialog's wording");
   await page
     .getByRole("dialog", { name: "Key rolled" })
     .getByRole("button", { name: "Copy the publicApiKey of payments", exact: true })
@@ -89,12 +99,12 @@ test("roll: the new key takes the name, the old key is renamed and retiring, the
   const keys = await allKeys();
   const successor = keys.find((key) => key.name === "payments");
   assert.ok(successor && successor.key !== original.key, "the new key is found by the old name");
-  assert.equal(keys.find((key) => key.key === original.key)?.name, `payments (rolled ${today()})`);
-  const oldValidTo = nameCell(page, `payments (rolled ${today()})`)
-    .locator("xpath=ancestor::tr")
-    .getByTestId("key-valid-to");
+  const oldName = keys.find((key) => key.key === original.key)?.name ?? "";
+  assert.match(oldName, new RegExp(`^payments ${markToday()}$`));
+  const oldValidTo = nameCell(page, oldName).locator("xpath=ancestor::tr").getByTestId("key-valid-to");
   await oldValidTo.waitFor();
   assert.match((await oldValidTo.textContent()) ?? "", /retiring in (24|23) h|retiring in 1 day/);
+  assert.match(wordsOf(await oldValidTo.textContent()), RETIRING, "the table says it as the roll dialog did");
   assert.equal(await oldValidTo.getAttribute("data-retiring"), "true");
   const newValidTo = nameCell(page, "payments").locator("xpath=ancestor::tr").getByTestId("key-valid-to");
   assert.equal(await newValidTo.getAttribute("data-retiring"), "false");
@@ -111,8 +121,8 @@ test("a key rolled by another admin is retiring in a fresh window, and the detai
     key: old.key,
     graceMinutes: 24 * 60,
   });
-  const rolledName = `ledger (rolled ${today()})`;
-  assert.equal(rolled.old.name, rolledName);
+  const rolledName = rolled.old.name;
+  assert.match(rolledName, new RegExp(`^ledger ${markToday()}$`));
   const other = await (session as UiSession).browser.newContext({
     viewport: { width: 1280, height: 800 },
     timezoneId: "Europe/Berlin",
@@ -130,7 +140,14 @@ test("a key rolled by another admin is retiring in a fresh window, and the detai
     await nameCell(fresh, rolledName).click();
     const details = fresh.getByTestId("key-details");
     await details.getByTestId("key-retiring").waitFor();
-    assert.match((await details.getByTestId("key-retiring").textContent()) ?? "", /^Retiring in/);
+    // One wording in the row, the details' badge and their state line.
+    assert.match(wordsOf(await oldRow.getByTestId("key-valid-to").textContent()), RETIRING);
+    assert.match((await details.getByTestId("key-retiring").textContent()) ?? "", RETIRING);
+    assert.match(
+      (await details.getByTestId("key-state-explanation").textContent()) ?? "",
+      /; retiring in ((24|23) h|1 day) \(it was rolled: its successor replaces it\)\.$/,
+      "the state line says it the same way",
+    );
     const replacedBy = details.getByTestId("key-replaced-by");
     await replacedBy.waitFor();
     assert.equal(await replacedBy.getByText(/Replaced by/).textContent(), "Replaced by “ledger”");
@@ -148,6 +165,63 @@ test("a key rolled by another admin is retiring in a fresh window, and the detai
   } finally {
     await other.close();
   }
+});
+
+/** Waits for the clock's next second: two rolls a second apart are marked apart. */
+async function nextSecond(): Promise<void> {
+  const second = Math.floor(Date.now() / 1000);
+  while (Math.floor(Date.now() / 1000) === second) await new Promise((resolve) => setTimeout(resolve, 50));
+}
+
+test("three rolls of one key in one day: three names, and each key's details link its own successor and predecessor", async () => {
+  let current = await bridge<Key>("keys.create", { accountKey: "_", request: { name: "relay" } });
+  const chain: Key[] = [];
+  for (let i = 0; i < 3; i++) {
+    await nextSecond();
+    const rolled = await bridge<{ successor: Key; old: Key }>("keys.roll", {
+      accountKey: "_",
+      key: current.key,
+      graceMinutes: 24 * 60,
+    });
+    chain.push(rolled.old);
+    current = rolled.successor;
+  }
+  chain.push(current);
+  const names = chain.map((key) => key.name);
+  assert.equal(new Set(names).size, 4, `four names, not two alike: ${names.join(" | ")}`);
+  for (const name of names.slice(0, 3)) assert.match(name, new RegExp(`^relay ${markToday()}$`));
+  assert.equal(names[3], "relay");
+
+  await page.setViewportSize({ width: 1280, height: 800 });
+  await page.goto(host.pageUrl);
+  const details = page.getByTestId("key-details");
+  const linkText = async (testId: string) => {
+    const link = details.getByTestId(testId);
+    return (await link.count()) === 0 ? null : await link.getByText(/^(Replaced by|Replaces) /).textContent();
+  };
+  for (const [i, name] of names.entries()) {
+    await nameCell(page, name).click();
+    await page.getByRole("dialog", { name: `Key “${name}”` }).waitFor();
+    // The links are looked up after the details open: wait for the one every key of the chain has.
+    await details.getByTestId(i === 0 ? "key-replaced-by" : "key-replaces").waitFor();
+    if (i > 0) await details.getByTestId("key-replaces").waitFor();
+    if (i < 3) await details.getByTestId("key-replaced-by").waitFor();
+    assert.equal(await linkText("key-replaced-by"), i < 3 ? `Replaced by “${names[i + 1]}”` : null, name);
+    assert.equal(await linkText("key-replaces"), i > 0 ? `Replaces “${names[i - 1]}”` : null, name);
+    if (i === 1) await page.screenshot({ path: join(RESULTS, "lifecycle-roll-chain-details-1280x800.png") });
+    await page.keyboard.press("Escape");
+    await page.getByRole("dialog", { name: `Key “${name}”` }).waitFor({ state: "hidden" });
+  }
+  // From the newest back along the chain by the links alone.
+  await nameCell(page, "relay").click();
+  for (const name of [names[2], names[1], names[0]] as string[]) {
+    await details
+      .getByTestId("key-replaces")
+      .getByRole("button", { name: `Open the details of ${name}`, exact: true })
+      .click();
+    await page.getByRole("dialog", { name: `Key “${name}”` }).waitFor();
+  }
+  await page.setViewportSize({ width: 1440, height: 900 });
 });
 
 test("rolling a key that ends in 3 days: the new key has no end by default, says why, and takes the preset chosen", async () => {
@@ -235,15 +309,34 @@ test("export: the file the browser downloads holds the keys in view, guarded, th
   await page.getByRole("button", { name: "Export…" }).click();
   const dialog = page.getByTestId("export-dialog");
   await dialog.waitFor();
+  await dialog
+    .getByTestId("export-summary")
+    .getByText(/^\d+ keys/)
+    .waitFor();
+  const exportedColumns = (await dialog.getByTestId("export-columns").textContent())
+    ?.replace(/^Columns: /, "")
+    .replace(/ \(.*$/, "");
+  const exportedScope = await dialog.getByTestId("export-scope").textContent();
+  const exportedSummary = await dialog.getByTestId("export-summary").textContent();
+  await page.screenshot({ path: join(RESULTS, "lifecycle-export-csv-1440x900.png") });
   const [download] = await Promise.all([
     page.waitForEvent("download"),
     dialog.getByRole("button", { name: "Export" }).click(),
   ]);
-  assert.match(download.suggestedFilename(), /^keydesk-keys-\d{4}-\d{2}-\d{2}\.csv$/);
+  assert.match(download.suggestedFilename(), /^keydesk-Local-owner-\d{4}-\d{2}-\d{2}\.csv$/);
   const csv = await readFile((await download.path()) as string, "utf8");
   const lines = csv.split("\r\n");
-  assert.equal(lines[0], "key,name,accountKey,permissions,allowedIPs,validFrom,validTo,enabled");
-  assert.equal(lines.length, 14, "12 keys, a header and the final line end");
+  const header =
+    "key,name,accountKey,permissions,allowedIPs,validFrom,validTo,enabled,state,createdAt,lastUsedAt";
+  assert.equal(lines[0], header);
+  assert.equal(exportedColumns, header.split(",").join(", "), "the dialog listed exactly the file's columns");
+  assert.equal(exportedScope, "Profile Local, account owner.");
+  assert.match(exportedSummary ?? "", new RegExp(`^${lines.length - 2} keys `), "the dialog said how many");
+  assert.ok(
+    lines.slice(1, -1).every((line) => /,(true,Enabled|false,Disabled),\d{4}-\d{2}-\d{2}T[^,]+,$/.test(line)),
+    "each row: its state as the table says it, its creation, never used",
+  );
+  assert.equal(lines.length, 18, "16 keys, a header and the final line end");
   assert.ok(csv.includes(`,"'=HYPERLINK(""x"")",`), "a formula-looking name is guarded and quoted");
   assert.ok(!/[0-9a-f]{32}-[0-9a-f]{8}-/.test(csv), "no publicApiKey");
 
@@ -259,9 +352,67 @@ test("export: the file the browser downloads holds the keys in view, guarded, th
   const json = JSON.parse(await readFile((await second.path()) as string, "utf8")) as {
     apiKeys: { name: string; publicApiKey?: string }[];
   };
-  assert.equal(json.apiKeys.length, 12);
+  assert.equal(json.apiKeys.length, 16);
   assert.ok(
     json.apiKeys.every((key) => typeof key.publicApiKey === "string" && key.publicApiKey.length > 40),
   );
+  assert.deepEqual(pageProblems, []);
+});
+
+test("a bulk change names its profile and account; disabling 20 or more keys asks for their number typed; an enable says which keys stay refused", async () => {
+  for (let i = 0; i < 20; i++)
+    await bridge("keys.create", {
+      accountKey: "_",
+      request: { name: `fleet ${String(i).padStart(2, "0")}` },
+    });
+  const DAY = 24 * 3600_000;
+  await bridge("keys.create", {
+    accountKey: "_",
+    request: { name: "fleet expired", validTo: formatApiDateTime(Date.now() - DAY) },
+  });
+  await page.setViewportSize({ width: 1280, height: 800 });
+  await page.goto(host.pageUrl);
+  await page.getByRole("textbox", { name: "Search" }).fill("fleet");
+  await page.getByText(/^21 of \d+ keys$/).waitFor();
+  await row("fleet 00").waitFor();
+  await page.getByTestId("key-select-loaded").click();
+  assert.equal(await page.getByTestId("bulk-count").textContent(), "21 keys selected");
+  await page.getByRole("button", { name: "Disable…" }).click();
+  const confirm = page.getByRole("dialog", { name: "Disable 21 keys?" });
+  await confirm.waitFor();
+  assert.equal(await confirm.getByTestId("bulk-scope").textContent(), "Profile Local, account owner.");
+  const disable = confirm.getByRole("button", { name: "Disable 21 keys" });
+  assert.equal(await disable.isDisabled(), true, "not before the number is typed");
+  const typed = confirm.getByRole("textbox", { name: /type the number of keys: 21$/ });
+  await typed.fill("12");
+  assert.equal(await disable.isDisabled(), true, "another number does not do");
+  await typed.fill("21");
+  await page.screenshot({ path: join(RESULTS, "lifecycle-bulk-typed-confirm-1280x800.png") });
+  await page.setViewportSize({ width: 800, height: 600 });
+  await page.screenshot({ path: join(RESULTS, "lifecycle-bulk-typed-confirm-800x600.png") });
+  await page.setViewportSize({ width: 1280, height: 800 });
+  await disable.click();
+  await page.getByTestId("bulk-result").waitFor();
+  assert.match((await page.getByTestId("bulk-result").textContent()) ?? "", /Disabled 21 keys of 21 keys/);
+  assert.equal(await page.getByTestId("bulk-still-refused").count(), 0);
+  await page.getByRole("button", { name: "Done" }).click();
+
+  await page.getByTestId("key-select-loaded").click();
+  await page.getByRole("button", { name: "Enable…" }).click();
+  const enable = page.getByRole("dialog", { name: "Enable 21 keys?" });
+  await enable.waitFor();
+  assert.equal(await enable.getByRole("textbox").count(), 0, "an enable is confirmed by a click");
+  assert.equal(await enable.getByTestId("bulk-scope").textContent(), "Profile Local, account owner.");
+  await enable.getByRole("button", { name: "Enable 21 keys" }).click();
+  const refused = page.getByTestId("bulk-still-refused");
+  await refused.waitFor();
+  assert.match(
+    (await refused.textContent()) ?? "",
+    /^Enabled, but still refused1 key of these is still refused: 1 expired\. /,
+  );
+  await page.screenshot({ path: join(RESULTS, "lifecycle-bulk-still-refused-1280x800.png") });
+  await page.getByRole("button", { name: "Done" }).click();
+  await page.getByRole("textbox", { name: "Search" }).fill("");
+  await page.setViewportSize({ width: 1440, height: 900 });
   assert.deepEqual(pageProblems, []);
 });

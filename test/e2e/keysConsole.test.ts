@@ -130,11 +130,14 @@ test("each Sort choice's label says which keys come first", async () => {
   ]);
   const noEndFirst = await firstNames("Valid to: no end first", "filler 59");
   assert.ok(!noEndFirst.slice(0, 5).includes("Long gone"), "keys without an end first");
-  // The expired key leads (its switch is on): the label promises only that disabled keys come last.
-  const disabledLast = await firstNames("Disabled last", "Long gone");
-  assert.notEqual(disabledLast[0], "filler 59");
-  assert.equal(disabledLast.includes("filler 59"), false, "the disabled key is not among the first rows");
-  assert.equal((await firstNames("Disabled first", "filler 59"))[0], "filler 59");
+  // Working keys lead (the soonest ending first), not the expired one whose switch is on.
+  const workingFirst = await firstNames("State: working first", "Soon gone");
+  assert.equal(workingFirst.includes("Long gone"), false, "the expired key is not among the first rows");
+  assert.equal(workingFirst.includes("filler 59"), false, "nor the disabled one");
+  assert.deepEqual((await firstNames("State: disabled first", "filler 59")).slice(0, 2), [
+    "filler 59",
+    "Long gone",
+  ]);
   await bridge("keys.setEnabled", { accountKey: "_", key: disabled.key, enabled: true });
   await sort.selectOption({ label: "Oldest first" });
 });

@@ -255,3 +255,54 @@ test("at 800×500 to 1440×900, light and dark: no sideways scroll, every row ac
   await page.emulateMedia({ colorScheme: "light" });
   assert.deepEqual(pageProblems, []);
 });
+
+test("at 800, 1280 and 1440: two long names that differ only in their last characters are told apart in the Name column", async () => {
+  const base =
+    "Payments reconciliation worker for the EU-west production cluster, nightly exports to the archive, shard";
+  const names = [`${base} 0017`, `${base} 0018`];
+  for (const name of names) await bridge("keys.create", { accountKey: "_", request: { name } });
+  await page.setViewportSize({ width: 1280, height: 800 });
+  await page.goto(host.pageUrl);
+  await page.getByRole("textbox", { name: "Search", exact: true }).fill("nightly exports");
+  const cells = names.map((name) => page.getByRole("button", { name: `Details of ${name}`, exact: true }));
+  for (const [width, height] of [
+    [800, 600],
+    [1280, 800],
+    [1440, 900],
+  ] as const) {
+    await page.setViewportSize({ width, height });
+    await cells[1]?.waitFor();
+    // The cut is made for the column's new width on its next layout.
+    await page.waitForFunction(
+      () =>
+        [...document.querySelectorAll<HTMLElement>("[data-testid=key-name]")].every(
+          (name) => name.scrollHeight <= name.clientHeight + 1,
+        ),
+      undefined,
+      { timeout: 5000 },
+    );
+    const shown = await Promise.all(
+      cells.map((cell) =>
+        cell.evaluate((button) => ({
+          text: button.textContent ?? "",
+          whole:
+            button.scrollHeight <= button.clientHeight + 1 && button.scrollWidth <= button.clientWidth + 1,
+          title: button.closest("[title]")?.getAttribute("title") ?? "",
+        })),
+      ),
+    );
+    const at = `${width}×${height}`;
+    for (const [i, name] of names.entries()) {
+      const cell = shown[i];
+      assert.ok(cell, at);
+      assert.ok(cell.whole, `${at}: what is shown of "${cell.text}" is not cut further`);
+      assert.ok(cell.text.endsWith(name.slice(-12)), `${at}: the end shows: "${cell.text}"`);
+      assert.ok(cell.text.includes("…"), `${at}: the name is cut in its middle: "${cell.text}"`);
+      assert.equal(cell.title, name, `${at}: the tooltip has the whole name`);
+    }
+    assert.notEqual(shown[0]?.text, shown[1]?.text, `${at}: the two names look different`);
+    await page.screenshot({ path: join(RESULTS, `keys-layout-long-names-${width}x${height}.png`) });
+  }
+  await page.getByRole("textbox", { name: "Search", exact: true }).fill("");
+  assert.deepEqual(pageProblems, []);
+});

@@ -36,14 +36,18 @@ type ListedRow = [
 
 /**
  * The value each sort orders by, the row id breaking ties: the expressions of SORT_INDEXES, word
- * for word (or SQLite would not use them). validTo: no end sorts after every date. state: enabled keys before
- * disabled ones, each by validTo (so expired, then soonest expiring, lead among the enabled).
+ * for word (or SQLite would not use them). validTo: no end sorts after every date. state: by the
+ * key's state at @now as the Keys table shows it, working keys (enabled and valid now) first, then
+ * not yet valid, expired, disabled, each by validTo. That rank moves with time, so no index holds
+ * it (api_keys_by_account_state, made for the earlier enabled-then-validTo order, is left unused):
+ * a state-sorted step sorts the account's rows.
  */
 const SORT_EXPRESSIONS: Record<KeySortField, string> = {
   created: "k.id",
   name: "k.name COLLATE NOCASE",
   validTo: "coalesce(k.valid_to, 9000000000000000)",
-  state: "(1 - k.enabled) * 10000000000000000 + coalesce(k.valid_to, 9000000000000000)",
+  state: `(CASE WHEN k.enabled = 0 THEN 3 WHEN k.valid_from > @now THEN 1 WHEN k.valid_to <= @now THEN 2 ELSE 0 END)
+    * 10000000000000000 + coalesce(k.valid_to, 9000000000000000)`,
 };
 
 /**
@@ -395,7 +399,9 @@ export class ApiKeyStore {
       after === 0
         ? ""
         : `AND ${value} ${beyond}= @fromValue AND (${value}, k.id) ${beyond} (@fromValue, @after)`;
-    const fromValue = after === 0 ? null : this.#sortValue(sort.by, accountId, after);
+    // The state sort ranks by the state at one time for the whole step (unused by other sorts).
+    const now = (params.now as number | undefined) ?? Date.now();
+    const fromValue = after === 0 ? null : this.#sortValue(sort.by, accountId, after, now);
     // A row that is gone, or another account's, ends the list: its values position nothing.
     if (fromValue === undefined) return { keys: [], after: null };
     // The window's last row in this order; without one, the step reaches the end.
@@ -407,7 +413,7 @@ export class ApiKeyStore {
          ORDER BY ${value} ${order}, k.id ${order} LIMIT 1 OFFSET @offset`,
     );
     windowEnd.safeIntegers(true);
-    const end = windowEnd.get({ accountId, after, fromValue, offset: window - 1 }) as
+    const end = windowEnd.get({ accountId, after, fromValue, now, offset: window - 1 }) as
       | { id: bigint; v: unknown }
       | undefined;
     const within = sort.desc ? ">=" : "<=";
@@ -425,6 +431,7 @@ export class ApiKeyStore {
     );
     const rows = statement.all({
       ...params,
+      now,
       after,
       fromValue,
       limit,
@@ -439,7 +446,7 @@ export class ApiKeyStore {
    * The value a row of the account sorts by (a position of the keyset); undefined when the account
    * has no such row. Creation order's value is the id itself: no row is read.
    */
-  #sortValue(by: KeySortField, accountId: number, id: number): unknown {
+  #sortValue(by: KeySortField, accountId: number, id: number, now: number): unknown {
     if (by === "created") return id;
     const statement = this.#statement(
       this.#steps,
@@ -448,7 +455,7 @@ export class ApiKeyStore {
         `SELECT ${SORT_EXPRESSIONS[by]} AS v FROM api_keys k WHERE k.id = @id AND k.account_id = @accountId`,
     );
     statement.safeIntegers(true);
-    const row = statement.get({ id, accountId }) as { v: unknown } | undefined;
+    const row = statement.get({ id, accountId, now }) as { v: unknown } | undefined;
     return row?.v;
   }
 

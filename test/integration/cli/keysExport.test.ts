@@ -16,7 +16,8 @@ import {
 
 /** `key-service keys export`: an account's keys from the data dir, as CSV or JSON, secrets only when asked. */
 
-const HEADER = "key,name,accountKey,permissions,allowedIPs,validFrom,validTo,enabled";
+const HEADER =
+  "key,name,accountKey,permissions,allowedIPs,validFrom,validTo,enabled,state,createdAt,lastUsedAt";
 
 describe("key-service keys export", () => {
   let dir: string;
@@ -57,8 +58,11 @@ describe("key-service keys export", () => {
     assert.equal(result.code, 0, result.stderr);
     const lines = result.stdout.split("\r\n");
     assert.equal(lines[0], HEADER);
-    assert.match(lines[1] ?? "", /^[0-9A-F]{32},"billing, EU",[0-9A-F]{32},ALL,10\.0\.0\.0\/8,,,true$/);
-    assert.match(lines[2] ?? "", /^[0-9A-F]{32},'@risky,[0-9A-F]{32},TFA,,,,true$/);
+    assert.match(
+      lines[1] ?? "",
+      /^[0-9A-F]{32},"billing, EU",[0-9A-F]{32},ALL,10\.0\.0\.0\/8,,,true,Enabled,[^,]*,$/,
+    );
+    assert.match(lines[2] ?? "", /^[0-9A-F]{32},'@risky,[0-9A-F]{32},TFA,,,,true,Enabled,[^,]*,$/);
     assert.equal(lines.length, 4, "two keys, the sub-account's not among them");
     for (const secret of secrets) assert.ok(!result.stdout.includes(secret));
   });

@@ -17,11 +17,16 @@ import {
 
 let service: Service;
 const OWNER = "owner";
+/** An account with a key in every state, for the state sort. */
+const STATES = "states";
 const DAY = 24 * 3600_000;
 const NAMES = ["delta", "Alpha", "charlie", "bravo", "echo", "alpha 2", "Foxtrot"];
 
 before(async () => {
-  service = await startService([{ username: OWNER, password: "owner-secret-1" }]);
+  service = await startService([
+    { username: OWNER, password: "owner-secret-1" },
+    { username: STATES, password: "states-secret-1" },
+  ]);
   const now = Date.now();
   for (const [index, name] of NAMES.entries()) {
     // Every other key has a validTo, later for later names in the list; "bravo" is disabled.
@@ -90,6 +95,62 @@ test("by validTo (no end last) and by state (enabled first, each by validTo)", a
     "alpha 2",
     "bravo",
   ]);
+});
+
+test("by state: working keys first (enabled and valid now), then not yet valid, expired, disabled; each by validTo", async () => {
+  const now = Date.now();
+  const at = (offset: number) => formatApiDateTime(now + offset);
+  const specs: [string, Record<string, unknown>, boolean][] = [
+    ["expired long ago", { validTo: at(-24 * DAY) }, true],
+    ["working, no end", {}, true],
+    ["disabled", {}, false],
+    ["expired yesterday", { validTo: at(-DAY) }, true],
+    ["not yet valid", { validFrom: at(3 * DAY) }, true],
+    ["working, ends in 5 days", { validTo: at(5 * DAY) }, true],
+    ["disabled and expired", { validTo: at(-2 * DAY) }, false],
+    ["working, ends tomorrow", { validTo: at(DAY) }, true],
+  ];
+  for (const [name, validity, enabled] of specs) {
+    const key = await service.createKey(STATES, { name, ...validity });
+    if (!enabled) {
+      const res = await service.call({
+        method: "PUT",
+        path: `${keysPath()}/${key.key}`,
+        authorization: service.auth(STATES),
+        body: { enabled: false },
+      });
+      assert.equal(res.status, 200, res.text);
+    }
+  }
+  const ranked = [
+    "working, ends tomorrow",
+    "working, ends in 5 days",
+    "working, no end",
+    "not yet valid",
+    "expired long ago",
+    "expired yesterday",
+    "disabled and expired",
+    "disabled",
+  ];
+  const list = async (query: string) => (await service.listKeys(STATES, query)).map((key) => key.name);
+  assert.deepEqual(await list("?sort=state"), ranked);
+  assert.deepEqual(await list("?sort=state&order=desc"), [...ranked].reverse());
+  for (const query of ["sort=state", "sort=state&order=desc"]) {
+    const out: string[] = [];
+    let cursor: string | null = null;
+    do {
+      const res = await service.call({
+        method: "GET",
+        path: `${keysPath()}?${query}&limit=3${cursor ? `&cursor=${cursor}` : ""}`,
+        authorization: service.auth(STATES),
+      });
+      assert.equal(res.status, 200, res.text);
+      const page = res.json as { apiKeys: ApiKey[]; nextCursor: string | null };
+      out.push(...page.apiKeys.map((key) => key.name));
+      cursor = page.nextCursor;
+    } while (cursor !== null);
+    assert.deepEqual(out, await list(`?${query}`), `${query}: paged by keyset`);
+  }
 });
 
 test("paged by keyset: the pages together are the whole sorted list, also under a filter", async () => {

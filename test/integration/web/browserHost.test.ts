@@ -250,7 +250,7 @@ describe("browser host (npm run web)", { skip: built ? false : "out/renderer is 
     assert.equal(file.headers["content-type"], "text/csv; charset=utf-8");
     assert.match(
       String(file.headers["content-disposition"]),
-      /^attachment; filename="keydesk-keys-\d{4}-\d{2}-\d{2}\.csv"$/,
+      /^attachment; filename="keydesk-[\w.-]+-[\w.-]+-\d{4}-\d{2}-\d{2}\.csv"$/,
     );
     assert.match(file.text, /,'=exported,/);
     assert.ok(file.text.includes(secret), "asked with the publicApiKey: the file has it");

@@ -1,7 +1,14 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import type { ApiKeyDto } from "../../../shared/apiKeys.ts";
-import { csvField, exportFileOf, keyExportWriter, writeKeyExport } from "../../../shared/keyExport.ts";
+import {
+  csvField,
+  exportColumns,
+  exportFileOf,
+  fileNamePart,
+  keyExportWriter,
+  writeKeyExport,
+} from "../../../shared/keyExport.ts";
 
 const SECRET = "0123456789abcdef0123456789abcdef-2b1e0c5a-8f7e-4d3c-9b2a-1f0e9d8c7b6a";
 
@@ -17,17 +24,46 @@ function key(overrides: Partial<ApiKeyDto> = {}): ApiKeyDto {
   };
 }
 
-test("CSV has a header row, CRLF line ends and one row per key", () => {
-  const csv = writeKeyExport([key(), key({ name: "second", enabled: false })], {
-    format: "csv",
-    withPublicApiKey: false,
-  });
+test("CSV has a header row, CRLF line ends and one row per key, its state as the Keys table says it, created and last used", () => {
+  const now = Date.parse("2026-11-25T10:00:00Z");
+  const writer = keyExportWriter({ format: "csv", withPublicApiKey: false }, now);
+  const csv =
+    writer.start() +
+    writer.keys([
+      {
+        ...key(),
+        createdAt: "2026-01-02T03:04:05.000+0000",
+        usage: {
+          total: { allowed: 3, refused: 0 },
+          last24Hours: { allowed: 1, refused: 0 },
+          lastUsedAt: "2026-11-24T08:00:00.000+0000",
+          lastUsedFrom: null,
+          lastRefusedAt: null,
+          lastRefusedFrom: null,
+        } as never,
+      },
+      key({ name: "second", enabled: false }),
+      key({ name: "third", validTo: "2026-11-01T00:00:00.000+0000" }),
+      key({ name: "fourth", validFrom: "2026-12-01T00:00:00.000+0000" }),
+    ]) +
+    writer.end();
   const lines = csv.split("\r\n");
-  assert.equal(lines[0], "key,name,accountKey,permissions,allowedIPs,validFrom,validTo,enabled");
-  assert.equal(lines[1], `${"A".repeat(32)},billing,${"B".repeat(32)},ALL,,,,true`);
-  assert.equal(lines[2], `${"A".repeat(32)},second,${"B".repeat(32)},ALL,,,,false`);
-  assert.equal(lines[3], "");
-  assert.equal(lines.length, 4);
+  assert.equal(
+    lines[0],
+    "key,name,accountKey,permissions,allowedIPs,validFrom,validTo,enabled,state,createdAt,lastUsedAt",
+  );
+  const A = "A".repeat(32);
+  const B = "B".repeat(32);
+  assert.equal(
+    lines[1],
+    `${A},billing,${B},ALL,,,,true,Enabled,2026-01-02T03:04:05.000+0000,2026-11-24T08:00:00.000+0000`,
+  );
+  assert.equal(lines[2], `${A},second,${B},ALL,,,,false,Disabled,,`);
+  assert.equal(lines[3], `${A},third,${B},ALL,,,2026-11-01T00:00:00.000+0000,true,Expired,,`);
+  assert.equal(lines[4], `${A},fourth,${B},ALL,,2026-12-01T00:00:00.000+0000,,true,Not yet valid,,`);
+  assert.equal(lines[5], "");
+  assert.equal(lines.length, 6);
+  assert.deepEqual(exportColumns({ format: "csv", withPublicApiKey: false }), lines[0]?.split(","));
 });
 
 test("CSV quotes fields with commas, quotes and line breaks (RFC 4180)", () => {
@@ -61,7 +97,7 @@ test("lists are joined with spaces and datetimes kept as the API writes them", (
   );
   assert.match(
     csv,
-    /,ALL TFA,10\.0\.0\.0\/8 ::1,2026-01-01T00:00:00\.000\+0000,2027-01-01T00:00:00\.000\+0000,true\r\n$/,
+    /,ALL TFA,10\.0\.0\.0\/8 ::1,2026-01-01T00:00:00\.000\+0000,2027-01-01T00:00:00\.000\+0000,true,[^,]+,,\r\n$/,
   );
 });
 
@@ -71,7 +107,7 @@ test("the publicApiKey is in neither format unless asked, and then in both", () 
     assert.ok(writeKeyExport([key()], { format, withPublicApiKey: true }).includes(SECRET), format);
   }
   const header = writeKeyExport([], { format: "csv", withPublicApiKey: true }).split("\r\n")[0];
-  assert.ok(header?.endsWith(",enabled,publicApiKey"));
+  assert.ok(header?.endsWith(",enabled,state,createdAt,lastUsedAt,publicApiKey"));
 });
 
 test("JSON is the API's list shape, each key without its publicApiKey", () => {
@@ -104,11 +140,24 @@ test("written a page at a time, the pieces make the same file as all at once", (
   }
 });
 
-test("the file is named after the day and typed as UTF-8", () => {
+test("the file is named after the profile, the account and the day, sanitised, and typed as UTF-8", () => {
   const at = Date.parse("2026-11-25T10:00:00Z");
-  assert.deepEqual(exportFileOf("csv", at), {
-    fileName: "keydesk-keys-2026-11-25.csv",
+  assert.deepEqual(exportFileOf("csv", at, { profile: "Local", account: "owner" }), {
+    fileName: "keydesk-Local-owner-2026-11-25.csv",
     contentType: "text/csv; charset=utf-8",
   });
-  assert.equal(exportFileOf("json", at).contentType, "application/json; charset=utf-8");
+  assert.equal(
+    exportFileOf("json", at, { profile: "Team (prod) / EU", account: "../../etc/passwd" }).fileName,
+    "keydesk-Team-prod-EU-etc-passwd-2026-11-25.json",
+  );
+  assert.equal(
+    exportFileOf("csv", at, { profile: "Zürich ключ", account: "" }).fileName,
+    "keydesk-Z-rich-unnamed-2026-11-25.csv",
+  );
+  assert.equal(fileNamePart("a".repeat(80)).length, 40);
+  assert.equal(fileNamePart('con:*?"<>|'), "con");
+  assert.equal(
+    exportFileOf("json", at, { profile: "p", account: "a" }).contentType,
+    "application/json; charset=utf-8",
+  );
 });

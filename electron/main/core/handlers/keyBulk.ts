@@ -1,3 +1,5 @@
+import { keyStateAt, validityOf } from "../../../../shared/apiKeyRules.ts";
+import type { ApiKeyDto } from "../../../../shared/apiKeys.ts";
 import type { BridgeParsedArgs } from "../../../../shared/bridge.ts";
 import type { BulkFailureDto, BulkResultDto } from "../../../../shared/keyLifecycleBridge.ts";
 import type { KeyServiceClient } from "../../../client/keyServiceClient.ts";
@@ -20,9 +22,8 @@ const PROGRESS_EVERY = 25;
 
 interface Target {
   key: string;
-  /** Known from the filter's list; read per key when the key was named. */
-  name?: string;
-  enabled?: boolean;
+  /** Known from the filter's list (with the validity); read per key when the key was named. */
+  known?: Pick<ApiKeyDto, "name" | "enabled" | "validFrom" | "validTo">;
 }
 
 async function targetsOf(
@@ -34,7 +35,8 @@ async function targetsOf(
   const except = new Set(selection.except);
   const targets: Target[] = [];
   await walkKeys(client, accountKey, selection.query, undefined, (keys) => {
-    for (const { key, name, enabled } of keys) if (!except.has(key)) targets.push({ key, name, enabled });
+    for (const { key, name, enabled, validFrom, validTo } of keys)
+      if (!except.has(key)) targets.push({ key, known: { name, enabled, validFrom, validTo } });
   });
   return targets;
 }
@@ -54,7 +56,14 @@ async function bulkSetEnabled(
 ): Promise<BulkResultDto> {
   const client = await activeClient(context);
   const targets = await targetsOf(client, accountKey, selection);
-  const result: BulkResultDto = { selected: targets.length, changed: 0, skipped: 0, failed: [] };
+  const result: BulkResultDto = {
+    selected: targets.length,
+    changed: 0,
+    skipped: 0,
+    failed: [],
+    stillRefused: { expired: 0, notYetValid: 0 },
+  };
+  const now = Date.now();
   const failures = new Map<string, BulkFailureDto>();
   let done = 0;
   const progress = () => {
@@ -64,19 +73,21 @@ async function bulkSetEnabled(
     }
   };
   await eachBounded(targets, BULK_CONCURRENCY, async (target) => {
-    let name = target.name ?? "";
+    let name = target.known?.name ?? "";
     try {
-      let current = target.enabled;
-      if (current === undefined) {
-        const key = await client.get(accountKey, target.key);
-        name = key.name;
-        current = key.enabled;
-      }
-      if (current === enabled) {
+      const key = target.known ?? (await client.get(accountKey, target.key));
+      name = key.name;
+      if (key.enabled === enabled) {
         result.skipped += 1;
       } else {
         await client.update(accountKey, target.key, { enabled }, { action: "bulk" });
         result.changed += 1;
+      }
+      // Enabled is not working: an expired or not yet valid key is refused all the same.
+      if (enabled) {
+        const state = keyStateAt(validityOf({ ...key, enabled: true }), now);
+        if (state === "expired") result.stillRefused.expired += 1;
+        if (state === "not-yet-valid") result.stillRefused.notYetValid += 1;
       }
     } catch (error) {
       if (!(error instanceof ServiceCallFailure)) throw error;

@@ -1,6 +1,6 @@
 import { exportFileOf, keyExportWriter } from "../../../../shared/keyExport.ts";
 import type { ExportResultDto } from "../../../../shared/keyLifecycleBridge.ts";
-import { activeClient, type HandlerTable } from "../context.ts";
+import { activeClient, activeProfile, type HandlerTable } from "../context.ts";
 import { DOWNLOAD_PATH_PREFIX } from "../exportDownloads.ts";
 import { walkKeys } from "../keyWalk.ts";
 
@@ -12,7 +12,8 @@ import { walkKeys } from "../keyWalk.ts";
 export const keyExportHandlers: HandlerTable<"keys.export"> = {
   "keys.export": async ({ accountKey, query, sort, format, withPublicApiKey }, context) => {
     const client = await activeClient(context);
-    const writer = keyExportWriter({ format, withPublicApiKey });
+    const now = Date.now();
+    const writer = keyExportWriter({ format, withPublicApiKey }, now);
     const pieces = [writer.start()];
     let count = 0;
     await walkKeys(client, accountKey, query, sort, (keys) => {
@@ -20,7 +21,13 @@ export const keyExportHandlers: HandlerTable<"keys.export"> = {
       pieces.push(writer.keys(keys));
     });
     pieces.push(writer.end());
-    const file = { ...exportFileOf(format, Date.now()), body: Buffer.from(pieces.join(""), "utf8") };
+    // The file is named for where its keys come from: the profile and the account's name.
+    const accounts = await client.accounts();
+    const account = accounts.find((candidate) =>
+      accountKey === "_" ? candidate.parentAccountKey === null : candidate.accountKey === accountKey,
+    );
+    const from = { profile: activeProfile(context).name, account: account?.username ?? accountKey };
+    const file = { ...exportFileOf(format, now, from), body: Buffer.from(pieces.join(""), "utf8") };
     if (context.exportFiles) {
       const path = await context.exportFiles.save(file);
       return path === null ? { delivered: "cancelled", count } : { delivered: "file", path, count };

@@ -32,11 +32,19 @@ interface Position {
  * name: SQLite's NOCASE order; validTo: no end after every date; state: enabled keys first, each
  * by validTo (SQLite sorts by one number combining the two: the same order).
  */
-const SORT_VALUES: Record<KeySortField, (alias: string) => string[]> = {
+const SORT_VALUES: Record<KeySortField, (alias: string, now: Bound) => string[]> = {
   created: () => [],
   name: (t) => [`keydesk_ascii_fold(${t}.name) COLLATE "C"`],
   validTo: (t) => [`coalesce(${t}.valid_to, 9000000000000000)`],
-  state: (t) => [`(NOT ${t}.enabled)`, `coalesce(${t}.valid_to, 9000000000000000)`],
+  // As SQLite's: the state at `now` as the Keys table shows it (working, not yet valid, expired,
+  // disabled), then validTo.
+  state: (t, now) => {
+    const at = now();
+    return [
+      `(CASE WHEN NOT ${t}.enabled THEN 3 WHEN ${t}.valid_from > ${at} THEN 1 WHEN ${t}.valid_to <= ${at} THEN 2 ELSE 0 END)`,
+      `coalesce(${t}.valid_to, 9000000000000000)`,
+    ];
+  },
 };
 
 /** The order a list is read in: an exact name or publicApiKey lookup is in creation order, as on SQLite. */
@@ -97,9 +105,11 @@ export class PostgresKeyPages {
     limit: number,
     extras: ListExtras = {},
   ): Promise<{ keys: ListedKey[]; more: boolean }> {
-    const position = after === 0 ? null : await this.#position(accountId, orderOf(filter), after);
+    // One time for the page's position and rows: the state sort ranks by it.
+    const at = { ...filter, now: filter.now ?? Date.now() };
+    const position = after === 0 ? null : await this.#position(accountId, orderOf(at), after, at.now);
     if (position === undefined) return { keys: [], more: false };
-    const { keys } = await this.#read(accountId, filter, position, limit + 1, extras);
+    const { keys } = await this.#read(accountId, at, position, limit + 1, extras);
     return keys.length > limit ? { keys: keys.slice(0, limit), more: true } : { keys, more: false };
   }
 
@@ -133,13 +143,14 @@ export class PostgresKeyPages {
    * The sort values of the account's row a cursor names; undefined when the account has no such row
    * (gone, or another account's: the list then ends, as on SQLite, and nothing of that row is read).
    */
-  async #position(accountId: number, order: KeySort, id: number): Promise<Position | undefined> {
-    const expressions = SORT_VALUES[order.by]("k");
+  async #position(accountId: number, order: KeySort, id: number, now: number): Promise<Position | undefined> {
+    const values: unknown[] = [id, accountId];
+    const expressions = SORT_VALUES[order.by]("k", () => `$${values.push(now)}::bigint`);
     if (expressions.length === 0) return { id, values: [] };
     const [row] = await this.#sql.rows<Record<string, unknown>>(
       `SELECT ${expressions.map((expression, index) => `${expression} AS s${index}`).join(", ")}
        FROM api_keys k WHERE k.id = $1 AND k.account_id = $2`,
-      [id, accountId],
+      values,
     );
     return row && { id, values: expressions.map((_, index) => row[`s${index}`]) };
   }
@@ -152,9 +163,9 @@ export class PostgresKeyPages {
     extras: ListExtras,
   ): Promise<{ keys: ListedKey[]; last: Position | null }> {
     const order = orderOf(filter);
-    const sortValues = SORT_VALUES[order.by]("k");
     const values: unknown[] = [accountId];
     const param = (value: unknown) => `$${values.push(value)}`;
+    const sortValues = SORT_VALUES[order.by]("k", () => `${param(filter.now ?? Date.now())}::bigint`);
     const where = [this.#where(filter, values)];
     if (position !== null) {
       const direction = order.desc ? "<" : ">";

@@ -1,11 +1,13 @@
-import { Alert, Button, Group, List, Modal, Progress, Stack, Text } from "@mantine/core";
+import { Alert, Button, Group, List, Modal, Progress, Stack, Text, TextInput } from "@mantine/core";
 import { useEffect, useId, useMemo, useState } from "react";
 import type { ApiKeyView, KeyQueryDto } from "../../../../shared/bridge.ts";
 import type { BulkResultDto } from "../../../../shared/keyLifecycleBridge.ts";
 import { getBridge } from "../../bridge.ts";
 import { errorText } from "../../bridgeHooks.ts";
 import { OnceOpened } from "../../OnceOpened.tsx";
+import { useProfileScope } from "../../profileScope.ts";
 import { bulkSyncedNotice, type SyncMarks } from "../sync/syncState.ts";
+import { confirmationMatches, typedConfirmation } from "./bulkConfirm.ts";
 import type { TableSelection } from "./KeyTable.tsx";
 import { useBulkSetEnabled } from "./keyHooks.ts";
 import {
@@ -20,8 +22,10 @@ import {
 
 /**
  * Bulk enable/disable of the Keys view: the selection (checkboxes, shift-click, all matching the
- * filter), the bar that acts on it, one confirmation naming the count, progress while main works
- * through a large selection, and the result with each key that failed and why.
+ * filter), the bar that acts on it, one confirmation naming the count, the profile and the account
+ * (a disable of many keys asks for the count typed: bulkConfirm.ts), progress while main works
+ * through a large selection, and the result with each key that failed and why, and how many keys
+ * an enable left refused all the same (expired, not valid yet).
  */
 
 const keysWord = (count: number) => `${count.toLocaleString()} key${count === 1 ? "" : "s"}`;
@@ -44,6 +48,11 @@ function BulkResult(props: { result: BulkResultDto | null; enabled: boolean; onC
               : ""}
             .
           </Text>
+          {props.enabled && result.stillRefused.expired + result.stillRefused.notYetValid > 0 && (
+            <Alert color="orange" title="Enabled, but still refused" data-testid="bulk-still-refused">
+              {stillRefusedText(result.stillRefused)}
+            </Alert>
+          )}
           {result.failed.length > 0 && (
             <Alert color="red" title={`${keysWord(result.failed.length)} could not be changed`}>
               <List size="sm" data-testid="bulk-failures">
@@ -66,8 +75,79 @@ function BulkResult(props: { result: BulkResultDto | null; enabled: boolean; onC
   );
 }
 
+/** "2 of these keys are still refused: 1 expired, 1 not valid yet. …" */
+function stillRefusedText(refused: BulkResultDto["stillRefused"]): string {
+  const total = refused.expired + refused.notYetValid;
+  const parts = [
+    refused.expired > 0 ? `${refused.expired.toLocaleString()} expired` : "",
+    refused.notYetValid > 0 ? `${refused.notYetValid.toLocaleString()} not valid yet` : "",
+  ].filter(Boolean);
+  return `${keysWord(total)} of these ${total === 1 ? "is" : "are"} still refused: ${parts.join(", ")}. Enabling does not change a key's validity; edit its Valid from or Valid to to use it.`;
+}
+
+/** The confirmation of a bulk change: what it does, where, and (for a mass disable) the count typed. */
+function BulkConfirm(props: {
+  enabled: boolean;
+  countText: string;
+  count: number | undefined;
+  accountName: string;
+  /** Says that synced keys among them change on their remote too, when some are. */
+  syncedNotice: string | null | undefined;
+  onCancel(): void;
+  onConfirm(): void;
+}) {
+  const profile = useProfileScope();
+  const [typed, setTyped] = useState("");
+  const expected = props.enabled ? null : typedConfirmation(props.count, props.accountName);
+  const ready = expected === null || confirmationMatches(typed, expected);
+  const verb = props.enabled ? "Enable" : "Disable";
+  return (
+    <Stack data-testid="bulk-confirm">
+      <Text size="sm" data-testid="bulk-scope">
+        Profile <b>{profile.name}</b>, account <b>{props.accountName}</b>.
+      </Text>
+      <Text size="sm">
+        {props.enabled
+          ? `Applications using these ${props.countText} are accepted again (within each key's validity, IPs and permissions): an expired key or one not valid yet stays refused.`
+          : `Every application using these ${props.countText} is refused from now on (403 FORBIDDEN, “the API key … is disabled”) until the keys are enabled again.`}{" "}
+        Keys already {props.enabled ? "enabled" : "disabled"} are left as they are.
+      </Text>
+      {props.syncedNotice && (
+        <Alert color="blue" variant="light" p="xs" data-testid="synced-change-notice">
+          <Text size="sm">{props.syncedNotice}</Text>
+        </Alert>
+      )}
+      {expected !== null && (
+        <TextInput
+          label={`To disable ${props.countText}, type ${props.count === undefined ? "the account's name" : "the number of keys"}: ${expected}`}
+          value={typed}
+          onChange={(event) => setTyped(event.currentTarget.value)}
+          autoComplete="off"
+          spellCheck={false}
+          data-autofocus
+          data-testid="bulk-typed-confirmation"
+        />
+      )}
+      <Group justify="flex-end">
+        <Button
+          variant="default"
+          onClick={props.onCancel}
+          {...(expected === null && { "data-autofocus": true })}
+        >
+          Cancel
+        </Button>
+        <Button color={props.enabled ? "blue" : "red"} disabled={!ready} onClick={props.onConfirm}>
+          {verb} {props.countText}
+        </Button>
+      </Group>
+    </Stack>
+  );
+}
+
 export function useBulkActions(props: {
   accountKey: string;
+  /** The account's name, as the dialogs say where they act (and a mass disable asks it typed). */
+  accountName: string;
   query: KeyQueryDto;
   /**
    * The filters as the user set them. The selection is cleared when they change, not when the
@@ -193,27 +273,15 @@ export function useBulkActions(props: {
           onClose={() => setConfirming(null)}
           title={`${confirming ? "Enable" : "Disable"} ${countText}?`}
         >
-          <Stack data-testid="bulk-confirm">
-            <Text size="sm">
-              {confirming
-                ? `Applications using these ${countText} are accepted again (within each key's validity, IPs and permissions).`
-                : `Every application using these ${countText} is refused from now on (403 FORBIDDEN, “the API key … is disabled”) until the keys are enabled again.`}{" "}
-              Keys already {confirming ? "enabled" : "disabled"} are left as they are.
-            </Text>
-            {syncedNotice && (
-              <Alert color="blue" variant="light" p="xs" data-testid="synced-change-notice">
-                <Text size="sm">{syncedNotice}</Text>
-              </Alert>
-            )}
-            <Group justify="flex-end">
-              <Button variant="default" onClick={() => setConfirming(null)} data-autofocus>
-                Cancel
-              </Button>
-              <Button color={confirming ? "blue" : "red"} onClick={() => apply(confirming === true)}>
-                {confirming ? "Enable" : "Disable"} {countText}
-              </Button>
-            </Group>
-          </Stack>
+          <BulkConfirm
+            enabled={confirming === true}
+            countText={countText}
+            count={count}
+            accountName={props.accountName}
+            syncedNotice={syncedNotice}
+            onCancel={() => setConfirming(null)}
+            onConfirm={() => apply(confirming === true)}
+          />
         </Modal>
       </OnceOpened>
       <OnceOpened opened={result !== null}>

@@ -6,6 +6,7 @@ import type { KeyQueryDto } from "../../../../shared/bridge.ts";
 import { type ExportFormat, exportColumns } from "../../../../shared/keyExport.ts";
 import { downloadHref } from "../../bridge.ts";
 import { errorText } from "../../bridgeHooks.ts";
+import { useProfileScope } from "../../profileScope.ts";
 import { useExportKeys } from "./keyHooks.ts";
 
 /**
@@ -17,6 +18,8 @@ import { useExportKeys } from "./keyHooks.ts";
 export function ExportKeysDialog(props: {
   opened: boolean;
   accountKey: string;
+  /** The account's name: the dialog says whose keys it writes. */
+  accountName: string;
   query: KeyQueryDto;
   sort: KeySort | undefined;
   /** How many keys the file will hold, when counted. */
@@ -24,6 +27,7 @@ export function ExportKeysDialog(props: {
   onClose(): void;
 }) {
   const exporter = useExportKeys();
+  const profile = useProfileScope();
   const [format, setFormat] = useState<ExportFormat>("csv");
   const [withPublicApiKey, setWithPublicApiKey] = useState(false);
   const close = () => {
@@ -66,6 +70,9 @@ export function ExportKeysDialog(props: {
   return (
     <Modal opened={props.opened} onClose={close} title="Export keys">
       <Stack data-testid="export-dialog">
+        <Text size="sm" data-testid="export-scope">
+          Profile <b>{profile.name}</b>, account <b>{props.accountName}</b>.
+        </Text>
         <Text size="sm" data-testid="export-summary">
           {props.count === undefined
             ? filtered
@@ -77,7 +84,9 @@ export function ExportKeysDialog(props: {
         <Text size="sm" data-testid="export-columns">
           {format === "csv" ? "Columns" : "Fields of each key"}:{" "}
           {exportColumns({ format, withPublicApiKey }).join(", ")}
-          {format === "csv" ? " (enabled is true or false; validity dates as the API writes them)." : "."}
+          {format === "csv"
+            ? " (enabled is true or false; state as the State column shows it; dates as the API writes them, last used empty if never)."
+            : "."}
         </Text>
         <SegmentedControl
           value={format}

@@ -94,8 +94,8 @@ export function KeyDetails(props: {
                 {KEY_STATE_LABELS[state]}
               </Badge>
               {retiringKey(key, now) && keyState(key, now) === "enabled" && (
-                <Badge color="orange.9" variant="filled" data-testid="key-retiring">
-                  {validToText(key, now).replace(/^r/, "R")}
+                <Badge color="orange.9" variant="filled" tt="none" data-testid="key-retiring">
+                  {validToText(key, now)}
                 </Badge>
               )}
               {expiringSoon(key, now) && !retiringKey(key, now) && (

@@ -15,10 +15,10 @@ const SORT_OPTIONS: { value: string; label: string; sort: KeySort }[] = [
   // State filter's "Expiring soon" is the list of keys about to end); no end sorts after every date.
   { value: "validTo", label: "Valid to: ended first", sort: { by: "validTo", desc: false } },
   { value: "-validTo", label: "Valid to: no end first", sort: { by: "validTo", desc: true } },
-  // The service orders by the switch: enabled keys (earliest end first, ended ones too, so an
-  // expired key leads) then the disabled ones; "Enabled first" read as the State column's Enabled.
-  { value: "state", label: "Disabled last", sort: { by: "state", desc: false } },
-  { value: "-state", label: "Disabled first", sort: { by: "state", desc: true } },
+  // The service orders by the state the State column shows: working keys (enabled and valid now,
+  // the soonest ending first), then not yet valid, expired, disabled; or the other way round.
+  { value: "state", label: "State: working first", sort: { by: "state", desc: false } },
+  { value: "-state", label: "State: disabled first", sort: { by: "state", desc: true } },
 ];
 export const sortValue = (sort: KeySort) => `${sort.desc ? "-" : ""}${sort.by}`;
 export const DEFAULT_SORT: KeySort = { by: "created", desc: false };

@@ -12,6 +12,7 @@ import { useActingOn } from "../accounts/ActingOn.tsx";
 import { SyncKeyBadge } from "../sync/SyncKeyBadge.tsx";
 import { type KeySyncMark, keySyncLook, reachesRemote, type SyncMarks } from "../sync/syncState.ts";
 import { CopyButton, copyNotice } from "./CopyPublicApiKey.tsx";
+import { KeyNameButton } from "./KeyNameButton.tsx";
 import { type ColumnId, columnsFor } from "./keyColumns.ts";
 import { useCopyPublicApiKey } from "./keyHooks.ts";
 import {
@@ -107,15 +108,7 @@ function cellOf(column: ColumnId, key: ApiKeyView, props: RowProps): React.React
               data-testid="key-select"
               style={{ flexShrink: 0 }}
             />
-            <button
-              type="button"
-              className="kd-keys-name"
-              onClick={() => props.onDetails(key)}
-              aria-label={`Details of ${key.name}`}
-              data-testid="key-name"
-            >
-              {key.name}
-            </button>
+            <KeyNameButton name={key.name} onClick={() => props.onDetails(key)} />
             {(sync || synced) && (
               <span style={{ flexShrink: 0 }}>
                 <SyncKeyBadge mark={mark} keyId={key.key} />

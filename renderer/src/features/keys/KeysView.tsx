@@ -174,6 +174,7 @@ export function KeysView(props: {
   useEffect(() => setJustCreated(null), [viewKey]);
   const bulk = useBulkActions({
     accountKey: props.accountKey,
+    accountName: accountName ?? props.accountKey,
     query,
     filterScope: `${JSON.stringify(keyQueryOf(filters))} ${matches.target.kind}`,
     rows: visible,
@@ -332,6 +333,7 @@ export function KeysView(props: {
         <ExportKeysDialog
           opened={exportOpen}
           accountKey={props.accountKey}
+          accountName={accountName ?? props.accountKey}
           query={query}
           sort={sortValue(sort) === "created" ? undefined : sort}
           // Unknown (not "0 keys") while the list cannot be read: an unreachable service is not an empty account.

@@ -15,11 +15,12 @@ import { SyncedChangeNotice } from "./KeyDialogs.tsx";
 import { toPicker } from "./KeyForm.tsx";
 import { toApi } from "./keyEdits.ts";
 import { useRetireKey, useRollKey } from "./keyHooks.ts";
+import { validToText } from "./keyState.ts";
 
 /**
  * Roll a key: choose the new key's end (the key form's presets) and how long the old key keeps
  * working (the grace), then see the successor's publicApiKey once (with Copy) and what became of
- * the old key: renamed "… (rolled <day>)" and ending at…, its earlier end kept, or not changed
+ * the old key: renamed "… (rolled <time>)" and ending at…, its earlier end kept, or not changed
  * (the remote refused), with Retry, which only tries that update again.
  */
 
@@ -36,12 +37,13 @@ function RetirementLine(props: { name: string; retirement: RetirementDto }) {
   const { retirement } = props;
   if (retirement.state === "failed") return null;
   const end = parseApiDateTime(retirement.validTo) as number;
-  const when = `${formatLocal(end)} (${formatRelative(end, Date.now())})`;
+  // The table's wording (retiringText), or "expired …" for an end already past.
+  const retiring = validToText({ enabled: true, name: props.name, validTo: retirement.validTo }, Date.now());
   return (
     <Text size="sm" data-testid="roll-retirement">
       {retirement.state === "shortened"
-        ? `The old key, now “${props.name}”, keeps working until ${when}, then stops: retiring.`
-        : `The old key, now “${props.name}”, already ends earlier, at ${when}; its end was kept.`}
+        ? `The old key, now “${props.name}”, is ${retiring}: it keeps working until ${formatLocal(end)}, then stops.`
+        : `The old key, now “${props.name}”, keeps its earlier end: ${retiring} (${formatLocal(end)}).`}
     </Text>
   );
 }
@@ -141,8 +143,8 @@ function RollForm(props: {
     <Stack>
       <Text size="sm">
         A new key is created under this key's name, with the same permissions and allowed IPs. This key is
-        renamed “… (rolled {new Date().toISOString().slice(0, 10)})” and keeps working for the grace period,
-        so that applications can switch over, then stops.
+        renamed {"“… (rolled <date and time of the roll, UTC>)”"} and keeps working for the grace period, so
+        that applications can switch over, then stops.
       </Text>
       <EndsChoice
         id="roll-ends"

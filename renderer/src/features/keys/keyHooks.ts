@@ -153,24 +153,27 @@ export function useKeyById(accountKey: string, key: string | null, options: { li
   });
 }
 
-/** Keys of one name asked for (the newest first): a roll's successor is among the newest. */
-const NAMED_KEYS_LIMIT = 100;
+/** Keys asked for a roll's links (the newest first): a roll's successor is among the newest. */
+const ROLL_CANDIDATES_LIMIT = 500;
 
-/** The keys whose name is exactly `name` (the API's own `name` lookup), asked when `name` is set. */
-export function useKeysNamed(accountKey: string, name: string | null) {
+/**
+ * The keys whose name contains `search` (case-insensitive, the list's own `nameContains`), asked
+ * when `search` is set: the candidates for a key's roll links (shared/keyRollNames.ts).
+ */
+export function useRollCandidates(accountKey: string, search: string | null) {
   const scope = useAccountScope(accountKey);
   return useQuery({
-    queryKey: [NAMED_KEYS_QUERY, scope, name] as const,
+    queryKey: [NAMED_KEYS_QUERY, scope, search] as const,
     queryFn: async () =>
       (
         await callBridge("keys.page", {
           ...scope,
-          query: { name: name as string },
+          query: { nameContains: search as string },
           sort: { by: "created", desc: true },
-          limit: NAMED_KEYS_LIMIT,
+          limit: ROLL_CANDIDATES_LIMIT,
         })
       ).keys,
-    enabled: name !== null,
+    enabled: search !== null,
   });
 }
 

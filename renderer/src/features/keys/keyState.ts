@@ -9,6 +9,7 @@ import {
 } from "../../../../shared/apiKeyRules.ts";
 import type { ApiKeyView } from "../../../../shared/bridge.ts";
 import { parseApiDateTime } from "../../../../shared/datetime.ts";
+import { KEY_STATE_LABELS as SHARED_STATE_LABELS } from "../../../../shared/keyExport.ts";
 import { isRetiring } from "../../../../shared/keyRollNames.ts";
 import { formatLocal, formatRelative } from "../../time.ts";
 import { searchTargetOf } from "./keySearch.ts";
@@ -21,12 +22,8 @@ import { unusedFor } from "./keyUsage.ts";
  */
 export type { KeyState };
 
-export const KEY_STATE_LABELS: Record<KeyState, string> = {
-  enabled: "Enabled",
-  disabled: "Disabled",
-  "not-yet-valid": "Not yet valid",
-  expired: "Expired",
-};
+// The State column's words, shared with the export's state column (shared/keyExport.ts).
+export const KEY_STATE_LABELS: Record<KeyState, string> = SHARED_STATE_LABELS;
 
 export const STATE_FILTER_LABELS: Record<KeyStateFilter, string> = {
   ...KEY_STATE_LABELS,
@@ -56,7 +53,15 @@ export function validToText(key: Validity & { name?: string }, now: number): str
   const to = key.validTo ? parseApiDateTime(key.validTo) : null;
   if (to === null) return "—";
   if (to <= now) return `expired ${relativeTime(to, now)}`;
-  return `${retiringKey(key, now) ? "retiring" : "expires"} ${relativeTime(to, now)}`;
+  return retiringKey(key, now) ? retiringText(to, now) : `expires ${relativeTime(to, now)}`;
+}
+
+/**
+ * The one wording of a rolled key's end, wherever it is said (the Valid to column, the details'
+ * badge and state, the roll dialog): "retiring in 23 h".
+ */
+export function retiringText(end: number, now: number): string {
+  return `retiring ${relativeTime(end, now)}`;
 }
 
 /** Whether the key is a rolled one that still works (see shared/keyRollNames.ts). */
@@ -68,7 +73,7 @@ export function retiringKey(key: Validity & { name?: string }, now: number): boo
  * The key's state in words, with the rule that refuses its calls (the service answers 403
  * FORBIDDEN naming it): what the details panel says.
  */
-export function stateExplanation(key: Validity, now: number): string {
+export function stateExplanation(key: Validity & { name?: string }, now: number): string {
   const { validFrom, validTo } = validityOf(key);
   switch (keyState(key, now)) {
     case "disabled":
@@ -78,6 +83,8 @@ export function stateExplanation(key: Validity, now: number): string {
     case "expired":
       return `Expired ${localDateTime(validTo as number)} (${relativeTime(validTo as number, now)}): calls are refused (403 FORBIDDEN, “has expired”). Edit its Valid to to use it again.`;
     case "enabled":
+      if (validTo !== null && retiringKey(key, now))
+        return `Enabled: calls are accepted until ${localDateTime(validTo)}; ${retiringText(validTo, now)} (it was rolled: its successor replaces it).`;
       return validTo === null
         ? "Enabled: calls are accepted (within its allowed IPs and permissions); it does not expire."
         : `Enabled: calls are accepted until ${localDateTime(validTo)}; it expires ${relativeTime(validTo, now)}${isExpiringSoon(validityOf(key), now) ? ` (less than ${EXPIRING_SOON_DAYS} days away)` : ""}.`;

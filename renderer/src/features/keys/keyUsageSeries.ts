@@ -24,6 +24,14 @@ export interface SeriesRow {
 }
 
 const hourLabel = new Intl.DateTimeFormat(undefined, { hour: "numeric", minute: "2-digit" });
+// The first hour and the first of each (local) day carry the date: 48 hours span two or three days.
+const dayHourLabel = new Intl.DateTimeFormat(undefined, {
+  day: "numeric",
+  month: "short",
+  hour: "numeric",
+  minute: "2-digit",
+});
+const localDay = (time: number) => new Date(time).toDateString();
 const hourTitle = new Intl.DateTimeFormat(undefined, {
   weekday: "short",
   day: "numeric",
@@ -36,9 +44,16 @@ const dayLabel = new Intl.DateTimeFormat(undefined, { day: "numeric", month: "sh
 
 /** The chart's rows, oldest first as the service answers them; an unreadable start labels "?". */
 export function seriesRows(buckets: readonly UsageBucketDto[], period: SeriesPeriod): SeriesRow[] {
+  let previousDay: string | null = null;
   return buckets.map((bucket) => {
     const start = parseApiDateTime(bucket.start);
-    const label = start === null ? "?" : (period === "hours" ? hourLabel : dayLabel).format(start);
+    let label = "?";
+    if (start !== null && period === "days") label = dayLabel.format(start);
+    if (start !== null && period === "hours") {
+      const day = localDay(start);
+      label = (day === previousDay ? hourLabel : dayHourLabel).format(start);
+      previousDay = day;
+    }
     const title =
       start === null ? bucket.start : period === "hours" ? hourTitle.format(start) : `${label} (UTC)`;
     return { label, title, allowed: bucket.allowed, refused: refusedTotal(bucket) };

@@ -5,6 +5,7 @@ import type { KeydeskCore } from "../../../../../electron/main/corePorts.ts";
 import { MemoryClipboard } from "../../../../../electron/main/memoryClipboard.ts";
 import { SessionVault } from "../../../../../electron/vault/sessionVault.ts";
 import type { BridgeEvent } from "../../../../../shared/bridge.ts";
+import { formatApiDateTime } from "../../../../../shared/datetime.ts";
 import {
   addAccount,
   makeTempDir,
@@ -138,6 +139,52 @@ test("all matching a filter, resolved in main, but the keys excepted; progress i
     selection: { query: { nameContains: "filtered" } },
   });
   assert.deepEqual({ changed: back.changed, skipped: back.skipped }, { changed: 29, skipped: 1 });
+});
+
+test("an enable counts the keys it leaves refused all the same: expired, not valid yet", async () => {
+  const now = Date.now();
+  const DAY = 24 * 3600_000;
+  const make = async (name: string, validity: Record<string, string>) => {
+    const key = (await ok(core, "keys.create", { request: { name, ...validity } })).key;
+    await ok(core, "keys.setEnabled", { key, enabled: false });
+    return key;
+  };
+  const keys = [
+    await make("validity expired", { validTo: formatApiDateTime(now - DAY) }),
+    await make("validity later", { validFrom: formatApiDateTime(now + DAY) }),
+    await make("validity working", {}),
+  ];
+  const expiredEnabled = (
+    await ok(core, "keys.create", {
+      request: { name: "validity expired on", validTo: formatApiDateTime(now - 2 * DAY) },
+    })
+  ).key;
+  const named = await ok(core, "keys.bulkSetEnabled", {
+    enabled: true,
+    selection: { keys: [...keys, expiredEnabled] },
+  });
+  assert.deepEqual(
+    { changed: named.changed, skipped: named.skipped, stillRefused: named.stillRefused },
+    { changed: 3, skipped: 1, stillRefused: { expired: 2, notYetValid: 1 } },
+  );
+  const off = await ok(core, "keys.bulkSetEnabled", {
+    enabled: false,
+    selection: { query: { nameContains: "validity" } },
+  });
+  assert.deepEqual(
+    off.stillRefused,
+    { expired: 0, notYetValid: 0 },
+    "a disable leaves nothing refused to count",
+  );
+  const matching = await ok(core, "keys.bulkSetEnabled", {
+    enabled: true,
+    selection: { query: { nameContains: "validity" } },
+  });
+  assert.deepEqual(
+    matching.stillRefused,
+    { expired: 2, notYetValid: 1 },
+    "all matching: from the listed keys",
+  );
 });
 
 test("a bad selection is refused before anything is written", async () => {

@@ -60,10 +60,18 @@ test("CSV of the keys in view: header, injection guard, RFC 4180 quoting, no pub
   assert.equal(answer.count, 4);
   assert.ok(!JSON.stringify(answer).includes(secrets[0] as string));
   const file = take(answer.url);
-  assert.match(file.fileName, /^keydesk-keys-\d{4}-\d{2}-\d{2}\.csv$/);
+  assert.match(
+    file.fileName,
+    /^keydesk-Local-owner-\d{4}-\d{2}-\d{2}\.csv$/,
+    "named for the profile and account",
+  );
   assert.equal(file.contentType, "text/csv; charset=utf-8");
   const lines = file.body.toString("utf8").split("\r\n");
-  assert.equal(lines[0], "key,name,accountKey,permissions,allowedIPs,validFrom,validTo,enabled");
+  assert.equal(
+    lines[0],
+    "key,name,accountKey,permissions,allowedIPs,validFrom,validTo,enabled,state,createdAt,lastUsedAt",
+  );
+  assert.match(lines[1] ?? "", /,true,Enabled,\d{4}-\d{2}-\d{2}T[^,]+,$/, "state, created, never used");
   assert.deepEqual(
     lines.slice(1, -1).map((line) => line.split(",")[1]),
     ["'=SUM(A1)", "alpha", "beta", '"with ""quotes""'],

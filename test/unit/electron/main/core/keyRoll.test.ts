@@ -44,15 +44,15 @@ test("the successor's end must be in the future", () => {
   assert.match(successorEndProblem(formatApiDateTime(NOW - HOUR), NOW) ?? "", /is not in the future/);
 });
 
-test("the old key is renamed with the day of the roll in the same update that ends it at now + grace", () => {
+test("the old key is renamed with the second of the roll in the same update that ends it at now + grace", () => {
   assert.deepEqual(retirement({ name: "billing" }, NOW + 24 * HOUR, NOW), {
-    name: "billing (rolled 2026-11-25)",
+    name: "billing (rolled 2026-11-25 10:00:00 UTC)",
     validTo: formatApiDateTime(NOW + 24 * HOUR),
     shortened: true,
   });
   const later = formatApiDateTime(NOW + 48 * HOUR);
   assert.deepEqual(retirement({ name: "billing", validTo: later }, NOW + 24 * HOUR, NOW), {
-    name: "billing (rolled 2026-11-25)",
+    name: "billing (rolled 2026-11-25 10:00:00 UTC)",
     validTo: formatApiDateTime(NOW + 24 * HOUR),
     shortened: true,
   });
@@ -61,7 +61,7 @@ test("the old key is renamed with the day of the roll in the same update that en
 test("an end already earlier than the grace is kept, the name marked all the same", () => {
   const earlier = formatApiDateTime(NOW + HOUR);
   assert.deepEqual(retirement({ name: "soon", validTo: earlier }, NOW + 24 * HOUR, NOW), {
-    name: "soon (rolled 2026-11-25)",
+    name: "soon (rolled 2026-11-25 10:00:00 UTC)",
     validTo: earlier,
     shortened: false,
   });
@@ -70,7 +70,7 @@ test("an end already earlier than the grace is kept, the name marked all the sam
 test("a key not valid yet ends just after its start", () => {
   const start = NOW + 72 * HOUR;
   assert.deepEqual(retirement({ name: "later", validFrom: formatApiDateTime(start) }, NOW, NOW), {
-    name: "later (rolled 2026-11-25)",
+    name: "later (rolled 2026-11-25 10:00:00 UTC)",
     validTo: formatApiDateTime(start + 1),
     shortened: true,
   });
@@ -78,5 +78,5 @@ test("a key not valid yet ends just after its start", () => {
 
 test("a key rolled again gets a fresh mark instead of a second one", () => {
   const plan = retirement({ name: "billing (rolled 2026-01-02)" }, NOW, NOW);
-  assert.equal(plan.name, "billing (rolled 2026-11-25)");
+  assert.equal(plan.name, "billing (rolled 2026-11-25 10:00:00 UTC)");
 });

@@ -6,6 +6,7 @@ import {
   ipSummary,
   keyState,
   nameNeedle,
+  retiringText,
   stateExplanation,
   validToText,
 } from "../../../../../renderer/src/features/keys/keyState.ts";
@@ -126,6 +127,12 @@ test("a key whose name carries a roll's mark is retiring until its end, whoever 
   const in23h = formatApiDateTime(NOW_ + 23 * 3600_000);
   const rolled = { enabled: true, name: "billing (rolled 2026-11-25)", validTo: in23h };
   assert.equal(validToText(rolled, NOW_), "retiring in 23 h");
+  assert.equal(retiringText(NOW_ + 23 * 3600_000, NOW_), "retiring in 23 h", "the one wording");
+  assert.match(
+    stateExplanation(rolled, NOW_),
+    /; retiring in 23 h \(it was rolled: its successor replaces it\)\.$/,
+  );
+  assert.match(stateExplanation({ ...rolled, name: "billing" }, NOW_), /; it expires in 23 h/);
   assert.equal(validToText(rolled, NOW_ + 24 * 3600_000), "expired 1 h ago");
   assert.equal(validToText({ ...rolled, name: "billing" }, NOW_), "expires in 23 h", "its successor");
   assert.equal(validToText({ ...rolled, name: "billing (rolled soon)" }, NOW_), "expires in 23 h");

@@ -59,3 +59,16 @@ test("the summary says the totals and the period, or that there were no calls", 
     "No calls in the last 30 days",
   );
 });
+
+test("48 hours: the first bar and the first bar of each new day carry the date, the other bars the hour only", () => {
+  const start = Date.parse("2026-11-27T12:00:00.000Z");
+  const hours = Array.from({ length: 48 }, (_, i) =>
+    bucket(new Date(start + i * 3600_000).toISOString().replace("Z", "+0000"), 0),
+  );
+  const rows = seriesRows(hours, "hours");
+  const dated = rows.flatMap((row, i) => (/Nov/.test(row.label) ? [i] : []));
+  const dayOf = (i: number) => new Date(start + i * 3600_000).toDateString();
+  const changes = [0, ...hours.flatMap((_, i) => (i > 0 && dayOf(i) !== dayOf(i - 1) ? [i] : []))];
+  assert.deepEqual(dated, changes);
+  assert.ok(changes.length >= 2, "two days at least in 48 hours");
+});
