@@ -14,18 +14,19 @@
 const SQLITE_STORE =
   "^electron/service/store/(database|databaseHealth|externalChanges|groupCommit|sqlite[A-Za-z]*|[a-z][A-Za-z]*Store)[.]ts$";
 
-/** Who may open SQLite (import the driver): the SQLite store; and outside it, each for its reason. */
+/**
+ * Who may open SQLite (import the driver): the SQLite store; and outside it, each for its reason.
+ * The tools that handle the data directory's database as a file (backup and restore, `check`, the
+ * desktop app's restore dialog) go through the store's `sqliteFile.ts`.
+ */
 const SQLITE_DRIVER_USERS = [
   SQLITE_STORE,
-  // `keydesk-service check`: opens the data directory's database read-only to check it.
-  "^electron/cli/checkCommand[.]ts$",
-  // The data directory's single-writer claim: a lock held through SQLite itself.
+  // The data directory's single-writer claim: an OS file lock taken through SQLite's own locks on a
+  // file of its own (keydesk.lock), which holds no data.
   "^electron/service/dataDirClaim[.]ts$",
-  // The list worker: its own read-only connection, in a thread of its own.
+  // The list worker: a read-only connection of its own in a thread of its own, opened where the
+  // thread starts (the per-key work is the store's ApiKeyStore).
   "^electron/service/keyListWorker[.]ts$",
-  // Backups copy the SQLite database file (its online backup API) and check what they restore.
-  "^electron/service/backup/",
-  "^electron/main/core/localBackup[.]ts$",
   // Tests open databases to damage, age or inspect them.
   "^test/",
 ];
