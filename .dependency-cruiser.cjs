@@ -111,6 +111,25 @@ module.exports = {
       from: { pathNot: SQLITE_DRIVER_USERS },
       to: { path: "(^|/)node_modules/better-sqlite3/" },
     },
+    {
+      name: "pg-only-in-postgres-store",
+      comment:
+        "PostgreSQL's SQL lives in store/postgres/; the service connects to it in one place " +
+        "(postgresService.ts: the service's pool, also `migrate`'s), and the copy from SQLite " +
+        "(store/sqliteToPostgres.ts) writes through a client of that pool. Anything else using the driver " +
+        "would be a second place where PostgreSQL's dialect or connection settings are known.",
+      severity: "error",
+      from: {
+        pathNot: [
+          "^electron/service/store/postgres/",
+          "^electron/service/store/sqliteToPostgres[.]ts$",
+          "^electron/service/postgresService[.]ts$",
+          // Tests and benchmarks run their own cluster and read what the store wrote.
+          "^(test|bench)/",
+        ],
+      },
+      to: { path: "(^|/)node_modules/(@types/)?pg/" },
+    },
   ],
   options: {
     doNotFollow: { path: "node_modules" },

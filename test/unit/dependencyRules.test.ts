@@ -61,6 +61,9 @@ const VIOLATIONS: Probe[] = [
   { at: "electron/cli", imports: "better-sqlite3", rule: "sqlite-driver-only-where-sqlite-is-opened" },
   // The desktop app's main process knows no table of the service's.
   { at: "electron/main/core", imports: "better-sqlite3", rule: "sqlite-driver-only-where-sqlite-is-opened" },
+  // The CLI connects through postgresService.ts; the SQLite store and the service know no PostgreSQL driver.
+  { at: "electron/cli", imports: "pg", rule: "pg-only-in-postgres-store" },
+  { at: "electron/service/store", imports: "pg", rule: "pg-only-in-postgres-store" },
 ];
 const ALLOWED: Probe[] = [
   { at: "renderer/src/ok", imports: "../../../shared/apiKeys.ts" },
@@ -70,6 +73,7 @@ const ALLOWED: Probe[] = [
   { at: "electron/service/store/postgres/ok", imports: "../../apiKeyRows.ts" },
   // What handles the database as a file opens it through the store.
   { at: "electron/main/core", imports: "../../service/store/sqliteFile.ts" },
+  { at: "electron/service/store/postgres/ok", imports: "pg" },
   // The store may name the sign-in bucket's type, not call its rules.
   { at: "electron/service/store", imports: "../domain/failureBuckets.ts", typeOnly: "FailureBucket" },
 ];
