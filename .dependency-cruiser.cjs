@@ -130,6 +130,15 @@ module.exports = {
       },
       to: { path: "(^|/)node_modules/(@types/)?pg/" },
     },
+    {
+      name: "no-circular",
+      comment:
+        "Modules that import each other (a type-only import too) cannot be read, tested or moved one at a " +
+        "time: a change to either is a change to both. Shared shapes go to the module both import.",
+      severity: "error",
+      from: {},
+      to: { circular: true },
+    },
   ],
   options: {
     doNotFollow: { path: "node_modules" },
