@@ -22,7 +22,8 @@ const SQLITE_STORE =
 const SQLITE_DRIVER_USERS = [
   SQLITE_STORE,
   // The data directory's single-writer claim: an OS file lock taken through SQLite's own locks on a
-  // file of its own (keydesk.lock), which holds no data.
+  // file of its own (keydesk.lock), which holds no data, and a probe of the database file's locks
+  // (it reads no table); it runs before the store opens anything.
   "^electron/service/dataDirClaim[.]ts$",
   // The list worker: a read-only connection of its own in a thread of its own, opened where the
   // thread starts (the per-key work is the store's ApiKeyStore).
