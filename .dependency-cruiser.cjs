@@ -14,18 +14,20 @@
 const SQLITE_STORE =
   "^electron/service/store/(database|databaseHealth|externalChanges|groupCommit|sqlite[A-Za-z]*|[a-z][A-Za-z]*Store)[.]ts$";
 
-/** Who may open SQLite (import the driver): the SQLite store; and outside it, each for its reason. */
+/**
+ * Who may open SQLite (import the driver): the SQLite store; and outside it, each for its reason.
+ * The tools that handle the data directory's database as a file (backup and restore, `check`, the
+ * desktop app's restore dialog) go through the store's `sqliteFile.ts`.
+ */
 const SQLITE_DRIVER_USERS = [
   SQLITE_STORE,
-  // `keydesk-service check`: opens the data directory's database read-only to check it.
-  "^electron/cli/checkCommand[.]ts$",
-  // The data directory's single-writer claim: a lock held through SQLite itself.
+  // The data directory's single-writer claim: an OS file lock taken through SQLite's own locks on a
+  // file of its own (keydesk.lock), which holds no data, and a probe of the database file's locks
+  // (it reads no table); it runs before the store opens anything.
   "^electron/service/dataDirClaim[.]ts$",
-  // The list worker: its own read-only connection, in a thread of its own.
+  // The list worker: a read-only connection of its own in a thread of its own, opened where the
+  // thread starts (the per-key work is the store's ApiKeyStore).
   "^electron/service/keyListWorker[.]ts$",
-  // Backups copy the SQLite database file (its online backup API) and check what they restore.
-  "^electron/service/backup/",
-  "^electron/main/core/localBackup[.]ts$",
   // Tests open databases to damage, age or inspect them.
   "^test/",
 ];
@@ -109,6 +111,34 @@ module.exports = {
       severity: "error",
       from: { pathNot: SQLITE_DRIVER_USERS },
       to: { path: "(^|/)node_modules/better-sqlite3/" },
+    },
+    {
+      name: "pg-only-in-postgres-store",
+      comment:
+        "PostgreSQL's SQL lives in store/postgres/; the service connects to it in one place " +
+        "(postgresService.ts: the service's pool, also `migrate`'s), and the copy from SQLite " +
+        "(store/sqliteToPostgres.ts) writes through a client of that pool. Anything else using the driver " +
+        "would be a second place where PostgreSQL's dialect or connection settings are known.",
+      severity: "error",
+      from: {
+        pathNot: [
+          "^electron/service/store/postgres/",
+          "^electron/service/store/sqliteToPostgres[.]ts$",
+          "^electron/service/postgresService[.]ts$",
+          // Tests and benchmarks run their own cluster and read what the store wrote.
+          "^(test|bench)/",
+        ],
+      },
+      to: { path: "(^|/)node_modules/(@types/)?pg/" },
+    },
+    {
+      name: "no-circular",
+      comment:
+        "Modules that import each other (a type-only import too) cannot be read, tested or moved one at a " +
+        "time: a change to either is a change to both. Shared shapes go to the module both import.",
+      severity: "error",
+      from: {},
+      to: { circular: true },
     },
   ],
   options: {

@@ -1,10 +1,17 @@
 import { join } from "node:path";
-import Database from "better-sqlite3";
 import { decodeDataKey, readKeyFile } from "../service/crypto/dataKey.ts";
 import { fileExists } from "../service/crypto/privateFile.ts";
 import { createSecretBox } from "../service/crypto/secretBox.ts";
-import { DATA_KEY_FILE, DATABASE_FILE, KEY_CHECK } from "../service/dataDir.ts";
+import { DATA_KEY_FILE, DATABASE_FILE } from "../service/dataDir.ts";
 import { checkDatabase, damagedText, isCorruption } from "../service/store/databaseHealth.ts";
+import {
+  type Db,
+  openDatabaseFile,
+  pageCount,
+  storedKeyCheck,
+  tableNames,
+  tableProblems,
+} from "../service/store/sqliteFile.ts";
 import { checkSealedValues } from "../service/store/sqliteReseal.ts";
 import { parseOptions, resolveDataDir } from "./cliArgs.ts";
 import { refuseDatabaseUrl } from "./storageArgs.ts";
@@ -45,9 +52,9 @@ export async function checkCommand(args: string[], env: NodeJS.ProcessEnv): Prom
 }
 
 function checkFile(file: string, dataDir: string, env: NodeJS.ProcessEnv): Finding[] {
-  let db: Database.Database;
+  let db: Db;
   try {
-    db = new Database(file, { readonly: true, fileMustExist: true });
+    db = openDatabaseFile(file, { readonly: true });
   } catch (error) {
     return [{ part: "integrity", ok: false, text: (error as Error).message }];
   }
@@ -60,11 +67,11 @@ function checkFile(file: string, dataDir: string, env: NodeJS.ProcessEnv): Findi
   }
 }
 
-function integrity(db: Database.Database): Finding {
+function integrity(db: Db): Finding {
   const started = performance.now();
   try {
     const problems = checkDatabase(db, { full: true, limit: 100 });
-    const pages = db.pragma("page_count", { simple: true }) as number;
+    const pages = pageCount(db);
     const seconds = ((performance.now() - started) / 1000).toFixed(1);
     if (problems.length === 0)
       return { part: "integrity", ok: true, text: `ok (${pages} pages checked in ${seconds} s)` };
@@ -89,14 +96,10 @@ function integrity(db: Database.Database): Finding {
  * Each table's own integrity check (its b-tree and its indexes), for when the whole-file check
  * stopped at the first damaged page: the tables that are damaged, with what SQLite found.
  */
-function damagedTables(db: Database.Database): string[] {
+function damagedTables(db: Db): string[] {
   let tables: string[];
   try {
-    tables = (
-      db.prepare("SELECT name FROM sqlite_schema WHERE type = 'table' ORDER BY name").all() as {
-        name: string;
-      }[]
-    ).map((row) => row.name);
+    tables = tableNames(db);
   } catch (error) {
     if (!isCorruption(error)) throw error;
     return [`the file's header or table list cannot be read (${(error as Error).message})`];
@@ -104,8 +107,7 @@ function damagedTables(db: Database.Database): string[] {
   const damaged: string[] = [];
   for (const table of tables) {
     try {
-      const rows = db.pragma(`integrity_check(${JSON.stringify(table)})`) as Record<string, string>[];
-      const problems = rows.map((row) => Object.values(row)[0] as string).filter((text) => text !== "ok");
+      const problems = tableProblems(db, table);
       if (problems.length > 0)
         damaged.push(`table ${table}: ${problems.slice(0, 3).join("; ").replace(/\s+/g, " ")}`);
     } catch (error) {
@@ -118,25 +120,19 @@ function damagedTables(db: Database.Database): string[] {
     : ["no single table is damaged: the damage is in the file's free space or page list"];
 }
 
-function dataKey(
-  db: Database.Database,
-  dataDir: string,
-  env: NodeJS.ProcessEnv,
-  readValues: boolean,
-): Finding {
+function dataKey(db: Db, dataDir: string, env: NodeJS.ProcessEnv, readValues: boolean): Finding {
   const part = "data key";
   try {
-    const row = db.prepare("SELECT value FROM meta WHERE name = ?").get(KEY_CHECK) as
-      | { value: string }
-      | undefined;
-    if (!row) return { part, ok: true, text: "none yet (the database holds no sealed secret)" };
+    const check = storedKeyCheck(db);
+    if (check === undefined)
+      return { part, ok: true, text: "none yet (the database holds no sealed secret)" };
     const origin =
       env.KEY_SERVICE_DATA_KEY !== undefined ? "KEY_SERVICE_DATA_KEY" : join(dataDir, DATA_KEY_FILE);
     const key =
       env.KEY_SERVICE_DATA_KEY !== undefined
         ? decodeDataKey(env.KEY_SERVICE_DATA_KEY, origin)
         : readKeyFile(join(dataDir, DATA_KEY_FILE));
-    if (createSecretBox(key).checkValue !== row.value)
+    if (createSecretBox(key).checkValue !== check)
       return { part, ok: false, text: `${origin} is not the data key this database was created with` };
     if (!readValues) return { part, ok: true, text: `ok (${origin} is this database's data key)` };
     return sealedValues(db, key, origin);
@@ -146,7 +142,7 @@ function dataKey(
 }
 
 /** Every sealed value opened with the data key (nothing is kept or shown of what they hold). */
-function sealedValues(db: Database.Database, key: Buffer, origin: string): Finding {
+function sealedValues(db: Db, key: Buffer, origin: string): Finding {
   const part = "data key";
   const { checked, failed, places } = checkSealedValues(db, key, 10);
   if (failed === 0)

@@ -3,7 +3,7 @@ import type { ApiKeyDto } from "../../shared/apiKeys.ts";
 import { EXPORT_FORMATS, keyExportWriter } from "../../shared/keyExport.ts";
 import { openDataDir } from "../service/dataDir.ts";
 import { apiKeyJson } from "../service/domain/apiKeyRecords.ts";
-import { scanKeys } from "../service/keyListing.ts";
+import { scanKeys } from "../service/store/sqliteKeyLister.ts";
 import { parseChoice, parseOptions, requireOption, resolveDataDir, UsageError } from "./cliArgs.ts";
 import { refuseDatabaseUrl } from "./storageArgs.ts";
 

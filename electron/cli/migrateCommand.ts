@@ -1,8 +1,8 @@
 import { existsSync } from "node:fs";
 import { join } from "node:path";
-import pg from "pg";
 import { redactDatabaseUrl } from "../service/databaseUrl.ts";
 import { DATABASE_FILE, openDataDir } from "../service/dataDir.ts";
+import { openPostgresPool } from "../service/postgresService.ts";
 import { copySqliteToPostgres } from "../service/store/sqliteToPostgres.ts";
 import { parseOptions, requireOption, UsageError } from "./cliArgs.ts";
 import { databaseUrlOf } from "./storageArgs.ts";
@@ -26,8 +26,7 @@ export async function migrateCommand(args: string[], env: NodeJS.ProcessEnv): Pr
     throw new Error(`${dir} holds no Keydesk data (no ${DATABASE_FILE}): nothing to migrate`);
   // Alone: a service still writing the dir would write what the copy then misses.
   const data = openDataDir({ dataDir: dir, dataKeyBase64: env.KEY_SERVICE_DATA_KEY, claim: "alone" });
-  const pool = new pg.Pool({ connectionString: databaseUrl, max: 2, connectionTimeoutMillis: 5_000 });
-  pool.on("error", () => {});
+  const pool = openPostgresPool(databaseUrl, 2);
   const where = redactDatabaseUrl(databaseUrl);
   try {
     process.stdout.write(

@@ -4,7 +4,6 @@ import { DataKeyError, decodeDataKey, loadOrCreateKeyFile } from "./crypto/dataK
 import { createSecretBox, type SecretBox } from "./crypto/secretBox.ts";
 import { type ClaimMode, claimDataDir, DATABASE_FILE, type DataDirClaim } from "./dataDirClaim.ts";
 import type { KeyWriteJournal } from "./domain/keyWriteJournal.ts";
-import { inThreadLister } from "./keyListing.ts";
 import type { ServiceStorage } from "./serviceStorage.ts";
 import { AccountStore } from "./store/accountStore.ts";
 import { ApiKeyStore } from "./store/apiKeyStore.ts";
@@ -14,6 +13,7 @@ import { sqliteFailure } from "./store/databaseHealth.ts";
 import { ExternalChanges } from "./store/externalChanges.ts";
 import { GroupCommit } from "./store/groupCommit.ts";
 import { KEY_CHECK, opensAny } from "./store/sealedColumns.ts";
+import { inThreadLister } from "./store/sqliteKeyLister.ts";
 import { firstSealedValue, upgradeSealedValues } from "./store/sqliteReseal.ts";
 import { SqliteStore } from "./store/sqliteStore.ts";
 import type { Store } from "./store/store.ts";

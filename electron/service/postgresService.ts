@@ -26,19 +26,28 @@ export interface PostgresServiceOptions {
 const CONNECT_TIMEOUT_MS = 5_000;
 
 /**
+ * A pool of `max` connections to the database: where the service (and `migrate --from-sqlite`)
+ * connect to PostgreSQL, so the driver is used by this module and the PostgreSQL store only.
+ */
+export function openPostgresPool(databaseUrl: string, max: number): pg.Pool {
+  const pool = new pg.Pool({
+    connectionString: databaseUrl,
+    max,
+    connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
+  });
+  // An idle connection the server ends must not end the process (PostgresStore adds one too).
+  pool.on("error", () => {});
+  return pool;
+}
+
+/**
  * Opens the service's storage on PostgreSQL: a pool, the schema migrated (safe when replicas start
  * at once), the data key checked against the value the first replica stored in `meta` (a replica
  * given another key is refused before it serves anything), the key lists read as keyset pages.
  */
 export async function openPostgresService(options: PostgresServiceOptions): Promise<ServiceStorage> {
   const where = redactDatabaseUrl(options.databaseUrl);
-  const pool = new pg.Pool({
-    connectionString: options.databaseUrl,
-    max: options.poolSize ?? 10,
-    connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
-  });
-  // An idle connection the server ends must not end the process (PostgresStore adds one too).
-  pool.on("error", () => {});
+  const pool = openPostgresPool(options.databaseUrl, options.poolSize ?? 10);
   try {
     const box = createSecretBox(options.dataKey);
     // Before the schema is upgraded: a replica given another key leaves an older database as it was.

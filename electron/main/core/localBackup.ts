@@ -1,6 +1,5 @@
 import { closeSync, copyFileSync, openSync, readSync, renameSync, rmSync, statSync } from "node:fs";
 import { basename, dirname, join } from "node:path";
-import Database from "better-sqlite3";
 import { z } from "zod";
 import type { RestoreResultDto } from "../../../shared/backupBridge.ts";
 import {
@@ -12,6 +11,7 @@ import {
 import { BackupFileError, HEAD_READ_BYTES, parseHead } from "../../service/backup/backupFormat.ts";
 import { fileExists } from "../../service/crypto/privateFile.ts";
 import { DATABASE_FILE } from "../../service/dataDir.ts";
+import { countKeysAndAccounts, openDatabaseFile } from "../../service/store/sqliteFile.ts";
 import { type CredentialVault, vaultAccounts } from "../../vault/credentialVault.ts";
 import { type EmbeddedService, OWNER_PASSWORD_FILE } from "./embeddedService.ts";
 import { LOCAL_PROFILE_ID, type ProfileStore } from "./profileStore.ts";
@@ -111,12 +111,9 @@ export function currentCounts(dataDir: string): { keys: number; accounts: number
   const file = join(dataDir, DATABASE_FILE);
   if (!fileExists(file)) return { keys: 0, accounts: 0 };
   try {
-    const db = new Database(file, { readonly: true, fileMustExist: true });
+    const db = openDatabaseFile(file, { readonly: true, busyTimeoutMs: 2000 });
     try {
-      db.pragma("busy_timeout = 2000");
-      const count = (table: string) =>
-        (db.prepare(`SELECT count(*) AS n FROM ${table}`).get() as { n: number }).n;
-      return { keys: count("api_keys"), accounts: count("accounts") };
+      return countKeysAndAccounts(db);
     } finally {
       db.close();
     }

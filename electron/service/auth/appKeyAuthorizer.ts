@@ -2,8 +2,8 @@ import type { CallContext, KeyGrant, RefusalReason } from "../domain/keyAuthoriz
 import { refusalOf } from "../domain/keyAuthorization.ts";
 import { ApiError } from "../errors.ts";
 import type { Account } from "../store/accountRows.ts";
-import { type CacheLookups, ReadThroughCache } from "../store/readThroughCache.ts";
-import type { AccountReads, ApiKeyReads, ChangeFeed } from "../store/store.ts";
+import { ReadThroughCache } from "../store/readThroughCache.ts";
+import type { AccountReads, ApiKeyReads, CacheLookups, ChangeFeed } from "../store/store.ts";
 
 /** Told of every App-authorized call of a known key and how it ended (the UsageRecorder). */
 export type CallOutcomeListener = (

@@ -18,15 +18,23 @@ import {
 import { type FileHandle, open, stat } from "node:fs/promises";
 import { basename, dirname, join, resolve } from "node:path";
 import type { Writable } from "node:stream";
-import Database from "better-sqlite3";
 import { DataKeyError, decodeDataKey, readKeyFile } from "../crypto/dataKey.ts";
 import { fileExists } from "../crypto/privateFile.ts";
 import { createSecretBox } from "../crypto/secretBox.ts";
-import { DATA_KEY_FILE, DATABASE_FILE, KEY_CHECK } from "../dataDir.ts";
+import { DATA_KEY_FILE, DATABASE_FILE } from "../dataDir.ts";
 import { CLAIM_FILE, claimDataDir, type DataDirClaim } from "../dataDirClaim.ts";
 import { SCHEMA_VERSION } from "../store/database.ts";
 import { checkDatabase } from "../store/databaseHealth.ts";
-import { resealUnderNewKey } from "../store/sqliteReseal.ts";
+import {
+  countKeysAndAccounts,
+  type Db,
+  isSqliteError,
+  openDatabaseFile,
+  resealFileUnderNewKey,
+  schemaVersionOf,
+  snapshotDatabase,
+  storedKeyCheck,
+} from "../store/sqliteFile.ts";
 import { BackupFileError, REFUSED } from "./backupFileError.ts";
 import {
   type BackupManifest,
@@ -92,11 +100,6 @@ function dataKeyOf(dataDir: string, dataKeyBase64: string | undefined): Buffer {
     : readKeyFile(join(dataDir, DATA_KEY_FILE));
 }
 
-function storedKeyCheck(db: Database.Database): string | undefined {
-  return (db.prepare("SELECT value FROM meta WHERE name = ?").get(KEY_CHECK) as { value: string } | undefined)
-    ?.value;
-}
-
 export async function backupDataDir(options: {
   dataDir: string;
   out: string;
@@ -114,23 +117,16 @@ export async function backupDataDir(options: {
   try {
     const snapshot = join(staging, DATABASE_FILE);
     const dataKey = dataKeyOf(options.dataDir, options.dataKeyBase64);
-    const db = new Database(source, { fileMustExist: true });
-    try {
-      db.pragma("busy_timeout = 5000");
-      const check = storedKeyCheck(db);
+    snapshotDatabase(source, snapshot, (check) => {
       if (check !== undefined && check !== createSecretBox(dataKey).checkValue)
         throw new Error(
           "the data key given is not the one this database was created with; nothing was written",
         );
-      db.prepare("VACUUM INTO ?").run(snapshot);
-    } finally {
-      db.close();
-    }
-    const counts = new Database(snapshot, { readonly: true });
-    const schemaVersion = counts.pragma("user_version", { simple: true }) as number;
-    const keys = (counts.prepare("SELECT count(*) AS n FROM api_keys").get() as { n: number }).n;
-    const accounts = (counts.prepare("SELECT count(*) AS n FROM accounts").get() as { n: number }).n;
-    counts.close();
+    });
+    const counted = openDatabaseFile(snapshot, { readonly: true });
+    const schemaVersion = schemaVersionOf(counted);
+    const { keys, accounts } = countKeysAndAccounts(counted);
+    counted.close();
     const keyText = Buffer.from(dataKey.toString("base64"), "utf8");
     const extras = options.extraFiles ?? [];
     const manifest: BackupManifest = {
@@ -290,13 +286,7 @@ export async function restoreDataDir(options: {
       const fromKey = readKeyFile(join(dir, DATA_KEY_FILE));
       const to = createSecretBox(decodeDataKey(options.dataKeyBase64, "KEY_SERVICE_DATA_KEY"));
       if (createSecretBox(fromKey).checkValue !== to.checkValue) {
-        const db = new Database(join(dir, DATABASE_FILE), { fileMustExist: true });
-        try {
-          resealUnderNewKey(db, fromKey, to);
-          db.pragma("wal_checkpoint(TRUNCATE)");
-        } finally {
-          db.close();
-        }
+        resealFileUnderNewKey(join(dir, DATABASE_FILE), fromKey, to);
       }
       rmSync(join(dir, DATA_KEY_FILE));
     }
@@ -517,9 +507,9 @@ class PayloadUnpacker {
  * and opens with the data key it is restored with.
  */
 function verifyRestored(dir: string, manifest: BackupManifest): { keys: number; accounts: number } {
-  let db: Database.Database | undefined;
+  let db: Db | undefined;
   try {
-    db = new Database(join(dir, DATABASE_FILE), { fileMustExist: true });
+    db = openDatabaseFile(join(dir, DATABASE_FILE));
     const problems = checkDatabase(db, { limit: 3 });
     if (problems.length > 0)
       throw new BackupFileError(
@@ -529,12 +519,9 @@ function verifyRestored(dir: string, manifest: BackupManifest): { keys: number; 
     const check = storedKeyCheck(db);
     if (check !== undefined && check !== createSecretBox(readKeyFile(join(dir, DATA_KEY_FILE))).checkValue)
       throw new BackupFileError(REFUSED.damaged("its data key does not open its database"));
-    return {
-      keys: (db.prepare("SELECT count(*) AS n FROM api_keys").get() as { n: number }).n,
-      accounts: (db.prepare("SELECT count(*) AS n FROM accounts").get() as { n: number }).n,
-    };
+    return countKeysAndAccounts(db);
   } catch (error) {
-    if (!(error instanceof Database.SqliteError || error instanceof DataKeyError)) throw error;
+    if (!(isSqliteError(error) || error instanceof DataKeyError)) throw error;
     // Not an SQLite database, or a data key that is no key: the file was sealed so.
     throw new BackupFileError(REFUSED.damaged("its database or its data key cannot be read"));
   } finally {

@@ -4,8 +4,7 @@ import type { RefusalReason } from "../domain/keyAuthorization.ts";
 import { REFUSAL_REASONS } from "../domain/keyUsage.ts";
 import type { KeyLister } from "../keyListing.ts";
 import type { PoolCounts } from "../serviceStorage.ts";
-import type { CacheLookups } from "../store/readThroughCache.ts";
-import type { ChangeFeed } from "../store/store.ts";
+import type { CacheLookups, ChangeFeed } from "../store/store.ts";
 import {
   type CounterCell,
   counterCell,

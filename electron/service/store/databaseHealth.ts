@@ -1,11 +1,14 @@
 import { statSync } from "node:fs";
+import type Database from "better-sqlite3";
 import { isUnsealable } from "../crypto/secretBox.ts";
-import type { Db } from "./database.ts";
 
 /**
  * A damaged database file said in words, at start (a bounded quick check) and at run time
  * (SQLite's corruption and disk-full errors), instead of 500s that name nothing.
  */
+
+/** A connection (database.ts's Db, named here so the two modules do not import each other). */
+type Db = Database.Database;
 
 /** Databases up to this size get SQLite's quick check at every start (about 1 s per 50 MiB here). */
 export const DEFAULT_START_CHECK_MAX_MB = 64;

@@ -1,10 +1,4 @@
-import type { ChangeFeed } from "./store.ts";
-
-/** How often a cache had the value asked for (hits) and how often it did not (misses: a load follows). */
-export interface CacheLookups {
-  hits: number;
-  misses: number;
-}
+import type { CacheLookups, ChangeFeed } from "./store.ts";
 
 /**
  * Rows kept in memory for hot read paths. Whoever writes a cached row through this process

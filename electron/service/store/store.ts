@@ -1,12 +1,6 @@
 import type { KeySortField, KeyStateFilter, Permission } from "../../../shared/apiKeys.ts";
 import type { AuditReason } from "../../../shared/audit.ts";
 import type { SyncedField } from "../../../shared/sync.ts";
-import type {
-  ApplicationConfigurationDto,
-  PinType,
-  RegionalDto,
-  TemplateLanguage,
-} from "../../../shared/tfa.ts";
 import type { ApiKeyFields, StoredApiKey } from "../domain/apiKeyRecords.ts";
 import type { NewAuditEntry } from "../domain/auditEntries.ts";
 import type { FailureBucket } from "../domain/failureBuckets.ts";
@@ -17,7 +11,6 @@ import type { Account } from "./accountRows.ts";
 import type { AuditPage, AuditQuery } from "./auditRows.ts";
 import type { IdempotencyLookup, IdempotentRequest, RememberedAnswer } from "./idempotencyRows.ts";
 import type { StoredUsage } from "./keyUsageRows.ts";
-import type { CacheLookups } from "./readThroughCache.ts";
 import type { Fields, LinkCounts, LocalOnlyKey, OutboxEntry, SyncKeyState, SyncLink } from "./syncRows.ts";
 import type {
   CapturedFilter,
@@ -28,6 +21,16 @@ import type {
   PinStatusRow,
   VerificationRow,
 } from "./tfaPinRows.ts";
+import type { ApplicationFields, StoredApplication, StoredTemplate, TemplateFields } from "./tfaRows.ts";
+
+// The 2FA shapes live with their codecs (tfaRows.ts), which import nothing of this file's.
+export type { ApplicationFields, StoredApplication, StoredTemplate, TemplateFields };
+
+/** How often a cache had the value asked for (hits) and how often it did not (misses: a load follows). */
+export interface CacheLookups {
+  hits: number;
+  misses: number;
+}
 
 /** Told the digest of every key written through this store, so caches keyed by it can drop the entry. */
 export type KeyChangeListener = (digest: Buffer) => void;
@@ -409,39 +412,6 @@ export interface SyncWrites extends SyncReads {
    * entries left with no field are removed.
    */
   dropFields(apiKeyId: number, fields: readonly SyncedField[], upToId?: number): Promise<void>;
-}
-
-/** A 2FA application as stored (tfa/applicationRules.ts makes it from requests and answers it). */
-export interface ApplicationFields {
-  name: string;
-  enabled: boolean;
-  configuration: ApplicationConfigurationDto;
-}
-
-export interface StoredApplication extends ApplicationFields {
-  id: number;
-  applicationId: string;
-  accountId: number;
-}
-
-/** A message template as stored (tfa/applicationRules.ts makes it from requests and answers it). */
-export interface TemplateFields {
-  messageText: string;
-  pinType: PinType;
-  pinLength: number;
-  language: TemplateLanguage;
-  senderId: string | null;
-  repeatDTMF: string | null;
-  speechRate: number;
-  voiceName: string | null;
-  regional: RegionalDto | null;
-}
-
-export interface StoredTemplate extends TemplateFields {
-  id: number;
-  messageId: string;
-  applicationRef: number;
-  applicationId: string;
 }
 
 /** 2FA applications and their message templates, each in its owner's account. */

@@ -1,6 +1,6 @@
 import type { ApplicationConfigurationDto, Channel } from "../../../shared/tfa.ts";
 import type { SecretBox } from "../crypto/secretBox.ts";
-import type { TemplateFields } from "./store.ts";
+import type { TemplateFields } from "./tfaRows.ts";
 
 // Sent PINs and their messages: rows and codecs the same on SQLite (tfaPinStore.ts) and PostgreSQL
 // (postgres/postgresTfaPins.ts). No SQL dialect and no connection here, so neither store imports

@@ -11,8 +11,15 @@ import type {
 import { newKeyId } from "../domain/identifiers.ts";
 import { ApiError, badRequest, forbidden, INVALID_QUERY, notFound } from "../errors.ts";
 import type { Account } from "../store/accountRows.ts";
-import { type CacheLookups, ReadThroughCache } from "../store/readThroughCache.ts";
-import type { Store, StoredApplication, TfaPinReads, TfaPinWrites, TfaReads } from "../store/store.ts";
+import { ReadThroughCache } from "../store/readThroughCache.ts";
+import type {
+  CacheLookups,
+  Store,
+  StoredApplication,
+  TfaPinReads,
+  TfaPinWrites,
+  TfaReads,
+} from "../store/store.ts";
 import type { PinRecord, PinStatusRow } from "../store/tfaPinRows.ts";
 import { limitsOf } from "./applicationRules.ts";
 import { windowDecision } from "./limits.ts";

@@ -1,6 +1,6 @@
 import type { Account } from "../accountRows.ts";
-import { type CacheLookups, ReadThroughCache } from "../readThroughCache.ts";
-import type { AccountReads, ChangeFeed } from "../store.ts";
+import { ReadThroughCache } from "../readThroughCache.ts";
+import type { AccountReads, CacheLookups, ChangeFeed } from "../store.ts";
 
 /** Accounts kept at most (the least recently loaded go first). */
 const CAPACITY = 10_000;

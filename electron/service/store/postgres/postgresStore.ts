@@ -1,10 +1,10 @@
 import type pg from "pg";
 import type { SecretBox } from "../../crypto/secretBox.ts";
 import type { NewAuditEntry } from "../../domain/auditEntries.ts";
-import type { CacheLookups } from "../readThroughCache.ts";
 import type {
   ApiKeyReads,
   AuditReads,
+  CacheLookups,
   IdempotencyReads,
   KeyChangeListener,
   MetaReads,

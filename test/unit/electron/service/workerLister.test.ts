@@ -4,11 +4,8 @@ import { readFileSync } from "node:fs";
 import { after, before, test } from "node:test";
 import { type DataDir, openDataDir } from "../../../../electron/service/dataDir.ts";
 import { newAccountKey, newKeyId, newPublicApiKey } from "../../../../electron/service/domain/identifiers.ts";
-import {
-  inThreadLister,
-  type KeyLister,
-  type ListedAccount,
-} from "../../../../electron/service/keyListing.ts";
+import type { KeyLister, ListedAccount } from "../../../../electron/service/keyListing.ts";
+import { inThreadLister } from "../../../../electron/service/store/sqliteKeyLister.ts";
 import type { ApiKeyFilter } from "../../../../electron/service/store/store.ts";
 import { keyListWorkerUrl, workerLister } from "../../../../electron/service/workerLister.ts";
 import { makeTempDir, removeDir } from "../../../harness/keyServiceProcess.ts";

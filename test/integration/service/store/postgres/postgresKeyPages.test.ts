@@ -8,7 +8,6 @@ import type { ApiKeyFields } from "../../../../../electron/service/domain/apiKey
 import { newPublicApiKey } from "../../../../../electron/service/domain/identifiers.ts";
 import { emptyPending, hourOf } from "../../../../../electron/service/domain/keyUsage.ts";
 import {
-  inThreadLister,
   type KeyLister,
   type ListedAccount,
   pagedLister,
@@ -19,6 +18,7 @@ import {
   PostgresKeyPages,
 } from "../../../../../electron/service/store/postgres/postgresKeyPages.ts";
 import { PostgresStore } from "../../../../../electron/service/store/postgres/postgresStore.ts";
+import { inThreadLister } from "../../../../../electron/service/store/sqliteKeyLister.ts";
 import type {
   ApiKeyFilter,
   KeySort,

@@ -1,18 +1,22 @@
 import assert from "node:assert/strict";
 import { randomBytes } from "node:crypto";
 import { after, before, test } from "node:test";
-import { type DataDir, openDataDir } from "../../../../electron/service/dataDir.ts";
-import type { ApiKeyFields } from "../../../../electron/service/domain/apiKeyRecords.ts";
-import { newAccountKey, newKeyId, newPublicApiKey } from "../../../../electron/service/domain/identifiers.ts";
+import { type DataDir, openDataDir } from "../../../../../electron/service/dataDir.ts";
+import type { ApiKeyFields } from "../../../../../electron/service/domain/apiKeyRecords.ts";
+import {
+  newAccountKey,
+  newKeyId,
+  newPublicApiKey,
+} from "../../../../../electron/service/domain/identifiers.ts";
 import {
   countKeys,
   readPage,
   STEP_KEYS,
   STEP_ROWS,
   scanKeys,
-} from "../../../../electron/service/keyListing.ts";
-import type { ApiKeyFilter } from "../../../../electron/service/store/store.ts";
-import { makeTempDir, removeDir } from "../../../harness/keyServiceProcess.ts";
+} from "../../../../../electron/service/store/sqliteKeyLister.ts";
+import type { ApiKeyFilter } from "../../../../../electron/service/store/store.ts";
+import { makeTempDir, removeDir } from "../../../../harness/keyServiceProcess.ts";
 
 /** Reading many keys in steps: the same keys as one read would give, with the event loop turning between. */
 
