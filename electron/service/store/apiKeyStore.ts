@@ -306,6 +306,8 @@ export class ApiKeyStore {
     const { where, params } = this.#where(accountId, filter);
     const listed = listedFrom(extras);
     const listParams = {
+      // The state sort ranks at the filter's time, as PostgreSQL's does (the state filter sets it too).
+      ...(filter.now !== undefined && { now: filter.now }),
       ...params,
       ...(extras.usageAt !== undefined && { dayStart: dayStartHour(extras.usageAt) }),
     };

@@ -2,13 +2,10 @@ import assert from "node:assert/strict";
 import { randomBytes } from "node:crypto";
 import { after, before, test } from "node:test";
 import { type DataDir, openDataDir } from "../../../../../electron/service/dataDir.ts";
-import {
-  newAccountKey,
-  newKeyId,
-  newPublicApiKey,
-} from "../../../../../electron/service/domain/identifiers.ts";
+import { newKeyId, newPublicApiKey } from "../../../../../electron/service/domain/identifiers.ts";
 import type { ApiKeyFilter, KeySort } from "../../../../../electron/service/store/store.ts";
 import { makeTempDir, removeDir } from "../../../../harness/keyServiceProcess.ts";
+import { addStoredAccount } from "../../../../harness/tempDataDir.ts";
 
 /**
  * Sorted scans of the key store: step after step (small windows, small limits) they give the
@@ -31,14 +28,7 @@ const owned: Row[] = [];
 before(async () => {
   dir = await makeTempDir();
   data = openDataDir({ dataDir: dir, dataKey: randomBytes(32) });
-  const account = (username: string) =>
-    data.accounts.insert({
-      accountKey: newAccountKey(),
-      username,
-      passwordHash: "h",
-      parentId: null,
-      createdAt: 0,
-    });
+  const account = (username: string) => addStoredAccount(data, username);
   const owner = account("owner");
   const other = account("other");
   ownerId = owner.id;
@@ -100,8 +90,14 @@ const orders: Record<KeySort["by"], (a: Row, b: Row) => number> = {
   },
   validTo: (a, b) => (a.validTo ?? NO_END) - (b.validTo ?? NO_END) || a.id - b.id,
   state: (a, b) =>
-    Number(b.enabled) - Number(a.enabled) || (a.validTo ?? NO_END) - (b.validTo ?? NO_END) || a.id - b.id,
+    stateRank(a) - stateRank(b) || (a.validTo ?? NO_END) - (b.validTo ?? NO_END) || a.id - b.id,
 };
+
+/** The State column's order at NOW: working, not yet valid (none here), expired, disabled. */
+function stateRank(row: Row): number {
+  if (!row.enabled) return 3;
+  return row.validTo !== null && row.validTo <= NOW ? 2 : 0;
+}
 
 test("every sort, both ways, step by step over small windows: each key once, in order", () => {
   for (const by of ["created", "name", "validTo", "state"] as const) {
@@ -113,7 +109,7 @@ test("every sort, both ways, step by step over small windows: each key once, in 
         [200, 4096],
       ] as const) {
         assert.deepEqual(
-          scanAll({ sort: { by, desc } }, limit, window),
+          scanAll({ sort: { by, desc }, now: NOW }, limit, window),
           expected,
           `${by} ${desc} ${limit}/${window}`,
         );
