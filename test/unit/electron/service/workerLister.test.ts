@@ -3,12 +3,13 @@ import { randomBytes } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { after, before, test } from "node:test";
 import { type DataDir, openDataDir } from "../../../../electron/service/dataDir.ts";
-import { newAccountKey, newKeyId, newPublicApiKey } from "../../../../electron/service/domain/identifiers.ts";
+import { newKeyId, newPublicApiKey } from "../../../../electron/service/domain/identifiers.ts";
 import type { KeyLister, ListedAccount } from "../../../../electron/service/keyListing.ts";
 import { inThreadLister } from "../../../../electron/service/store/sqliteKeyLister.ts";
 import type { ApiKeyFilter } from "../../../../electron/service/store/store.ts";
 import { keyListWorkerUrl, workerLister } from "../../../../electron/service/workerLister.ts";
 import { makeTempDir, removeDir } from "../../../harness/keyServiceProcess.ts";
+import { addStoredAccount } from "../../../harness/tempDataDir.ts";
 import { SCHED_IDLE, threadPolicies } from "../../../harness/threadPolicies.ts";
 
 /** Lists read by the worker thread: the same text as the service's own thread reads, and its failures. */
@@ -23,14 +24,7 @@ const SIZE = 5_000;
 before(async () => {
   dir = await makeTempDir();
   data = openDataDir({ dataDir: dir, dataKey: randomBytes(32) });
-  const account = (username: string) =>
-    data.accounts.insert({
-      accountKey: newAccountKey(),
-      username,
-      passwordHash: "h",
-      parentId: null,
-      createdAt: 0,
-    });
+  const account = (username: string) => addStoredAccount(data, username);
   const own = account("owner");
   const other = account("other");
   owner = { id: own.id, accountKey: own.accountKey };
@@ -203,13 +197,7 @@ test("a piece handed back once written goes back to its worker, and the lists af
 });
 
 test("windows of long names in three-byte characters (more than a window's first buffer) are listed whole", async () => {
-  const wide = data.accounts.insert({
-    accountKey: newAccountKey(),
-    username: "wide",
-    passwordHash: "h",
-    parentId: null,
-    createdAt: 0,
-  });
+  const wide = addStoredAccount(data, "wide");
   data.db.transaction(() => {
     for (let index = 0; index < 3_500; index++) {
       data.apiKeys.insert(

@@ -5,11 +5,7 @@ import { join } from "node:path";
 import { after, before, test } from "node:test";
 import { createSecretBox } from "../../../../../electron/service/crypto/secretBox.ts";
 import { DATABASE_FILE, type DataDir, openDataDir } from "../../../../../electron/service/dataDir.ts";
-import {
-  newAccountKey,
-  newKeyId,
-  newPublicApiKey,
-} from "../../../../../electron/service/domain/identifiers.ts";
+import { newKeyId, newPublicApiKey } from "../../../../../electron/service/domain/identifiers.ts";
 import {
   countKeysAndAccounts,
   isSqliteError,
@@ -19,6 +15,7 @@ import {
   storedKeyCheck,
 } from "../../../../../electron/service/store/sqliteFile.ts";
 import { makeTempDir, removeDir } from "../../../../harness/keyServiceProcess.ts";
+import { addStoredAccount } from "../../../../harness/tempDataDir.ts";
 
 /**
  * The database as a file, for backup, `check` and the desktop app's restore dialog: what they read
@@ -32,15 +29,7 @@ const dataKey = randomBytes(32);
 before(async () => {
   dir = await makeTempDir();
   data = openDataDir({ dataDir: dir, dataKey });
-  const accounts = ["owner", "other"].map((username) =>
-    data.accounts.insert({
-      accountKey: newAccountKey(),
-      username,
-      passwordHash: "h",
-      parentId: null,
-      createdAt: 0,
-    }),
-  );
+  const accounts = ["owner", "other"].map((username) => addStoredAccount(data, username));
   for (let index = 0; index < 3; index++) {
     const owner = accounts[0] as (typeof accounts)[number];
     data.apiKeys.insert(

@@ -3,11 +3,7 @@ import { randomBytes } from "node:crypto";
 import { after, before, test } from "node:test";
 import { type DataDir, openDataDir } from "../../../../../electron/service/dataDir.ts";
 import type { ApiKeyFields } from "../../../../../electron/service/domain/apiKeyRecords.ts";
-import {
-  newAccountKey,
-  newKeyId,
-  newPublicApiKey,
-} from "../../../../../electron/service/domain/identifiers.ts";
+import { newKeyId, newPublicApiKey } from "../../../../../electron/service/domain/identifiers.ts";
 import {
   countKeys,
   readPage,
@@ -17,6 +13,7 @@ import {
 } from "../../../../../electron/service/store/sqliteKeyLister.ts";
 import type { ApiKeyFilter } from "../../../../../electron/service/store/store.ts";
 import { makeTempDir, removeDir } from "../../../../harness/keyServiceProcess.ts";
+import { addStoredAccount } from "../../../../harness/tempDataDir.ts";
 
 /** Reading many keys in steps: the same keys as one read would give, with the event loop turning between. */
 
@@ -33,14 +30,7 @@ const SIZE = STEP_ROWS * 2 + 321;
 before(async () => {
   dir = await makeTempDir();
   data = openDataDir({ dataDir: dir, dataKey: randomBytes(32) });
-  const account = (username: string) =>
-    data.accounts.insert({
-      accountKey: newAccountKey(),
-      username,
-      passwordHash: "h",
-      parentId: null,
-      createdAt: 0,
-    });
+  const account = (username: string) => addStoredAccount(data, username);
   const owner = account("owner");
   const other = account("other");
   ownerId = owner.id;

@@ -2,14 +2,11 @@ import assert from "node:assert/strict";
 import { randomBytes } from "node:crypto";
 import { after, before, test } from "node:test";
 import { type DataDir, openDataDir } from "../../../../../electron/service/dataDir.ts";
-import {
-  newAccountKey,
-  newKeyId,
-  newPublicApiKey,
-} from "../../../../../electron/service/domain/identifiers.ts";
+import { newKeyId, newPublicApiKey } from "../../../../../electron/service/domain/identifiers.ts";
 import { KeyUsageStore } from "../../../../../electron/service/store/keyUsageStore.ts";
 import { UsageRecorder } from "../../../../../electron/service/usage/usageRecorder.ts";
 import { makeTempDir, removeDir } from "../../../../harness/keyServiceProcess.ts";
+import { addStoredAccount } from "../../../../harness/tempDataDir.ts";
 
 /** The usage recorder over a real SQLite data dir, on a clock the test moves. */
 
@@ -21,13 +18,7 @@ let key: { id: number; key: string };
 before(async () => {
   dir = await makeTempDir();
   data = openDataDir({ dataDir: dir, dataKey: randomBytes(32) });
-  const account = data.accounts.insert({
-    accountKey: newAccountKey(),
-    username: "owner",
-    passwordHash: "h",
-    parentId: null,
-    createdAt: 0,
-  });
+  const account = addStoredAccount(data, "owner");
   key = data.apiKeys.insert(
     account.id,
     account.accountKey,
