@@ -22,8 +22,11 @@ export interface ApiKeyDto {
 }
 
 export const NAME_MAX_LENGTH = 255;
-export const KEY_ID_PATTERN = /^[0-9A-F]{32}$/;
-export const ACCOUNT_KEY_PATTERN = /^[0-9A-F]{32}$/;
+/** Keydesk's own ids, a key's `key` and an accountKey alike: 32 uppercase hex digits. */
+const HEX_32_ID = "[0-9A-F]{32}";
+export const KEY_ID_PATTERN = new RegExp(`^${HEX_32_ID}$`);
+/** An accountKey in a path: `_` for the caller's own account, or the accountKey of a sub-account. */
+export const ACCOUNT_KEY_SEGMENT_PATTERN = new RegExp(`^(_|${HEX_32_ID})$`);
 /**
  * Key and account ids as any instance of the API may spell them (the spec leaves their format
  * open; Keydesk's own are 32 hex digits): 1–200 printable characters, no `/`, not `.` or `..`.

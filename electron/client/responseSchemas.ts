@@ -2,6 +2,7 @@ import { z } from "zod";
 import { MESSAGE_IDS } from "../../shared/apiErrors.ts";
 import {
   ANY_ID_PATTERN,
+  KEY_ID_PATTERN,
   PERMISSIONS,
   REFUSAL_REASONS,
   type RefusalReasonName,
@@ -72,12 +73,9 @@ export const accountListSchema = z.object({
   accounts: z
     .array(
       z.object({
-        accountKey: z.string().regex(/^[0-9A-F]{32}$/),
+        accountKey: z.string().regex(KEY_ID_PATTERN),
         username: z.string(),
-        parentAccountKey: z
-          .string()
-          .regex(/^[0-9A-F]{32}$/)
-          .nullable(),
+        parentAccountKey: z.string().regex(KEY_ID_PATTERN).nullable(),
       }),
     )
     .min(1),

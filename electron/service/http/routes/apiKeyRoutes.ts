@@ -1,6 +1,7 @@
 import { once } from "node:events";
 import type { FastifyInstance } from "fastify";
 import { z } from "zod";
+import { SERVICE_ROUTES } from "../../../../shared/servicePaths.ts";
 import { badRequest, notFound } from "../../errors.ts";
 import {
   countQuerySchema,
@@ -42,13 +43,11 @@ const idempotencyConflict = {
   ),
 };
 
-export const API_KEYS_PATH = "/settings/1/accounts/:accountKey/api-keys";
-export const API_KEY_PATH = `${API_KEYS_PATH}/:key`;
-/** A Keydesk extension: how many keys of an account match the list's filters. */
-export const API_KEY_COUNT_PATH = "/local/1/accounts/:accountKey/api-keys/count";
-/** A Keydesk extension: a key's calls per hour (48 hours) and per UTC day (30 days). */
-export const API_KEY_USAGE_SERIES_PATH = "/local/1/accounts/:accountKey/api-keys/:key/usage-series";
-export const TFA_API_KEY_PATH = "/2fa/:version/api-key";
+export const API_KEYS_PATH = SERVICE_ROUTES.apiKeys;
+export const API_KEY_PATH = SERVICE_ROUTES.apiKey;
+export const API_KEY_COUNT_PATH = SERVICE_ROUTES.apiKeyCount;
+export const API_KEY_USAGE_SERIES_PATH = SERVICE_ROUTES.apiKeyUsageSeries;
+export const TFA_API_KEY_PATH = SERVICE_ROUTES.tfaApiKey;
 export const TFA_API_KEY_VERSIONS = ["1", "2"] as const;
 
 /** The key-management API: create, list/look up, get, update, and the 2FA key shortcut. */

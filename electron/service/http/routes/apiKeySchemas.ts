@@ -1,6 +1,8 @@
 import { z } from "zod";
 import {
   createApiKeyRequestSchema,
+  KEY_ID_PATTERN,
+  NAME_MAX_LENGTH,
   PERMISSIONS,
   updateApiKeyRequestSchema,
 } from "../../../../shared/apiKeys.ts";
@@ -10,7 +12,7 @@ import { apiDateTime, component } from "../routeSchemas.ts";
 
 /** The answers of the key-management routes (apiKeyRoutes.ts), as the document's components. */
 
-const hex32 = z.string().regex(/^[0-9A-F]{32}$/);
+const hex32 = z.string().regex(KEY_ID_PATTERN);
 const count = z.number().int().min(0);
 
 export const createApiKeyRequest = component("CreateApiKeyRequest", createApiKeyRequestSchema, {
@@ -21,7 +23,7 @@ export const updateApiKeyRequest = component("UpdateApiKeyRequest", updateApiKey
 });
 
 const apiKeyShape = {
-  name: z.string().min(1).max(255),
+  name: z.string().min(1).max(NAME_MAX_LENGTH),
   key: hex32,
   publicApiKey: z.string().min(1).meta({
     description:

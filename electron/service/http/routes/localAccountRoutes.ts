@@ -1,5 +1,7 @@
 import type { FastifyInstance } from "fastify";
 import { z } from "zod";
+import { KEY_ID_PATTERN } from "../../../../shared/apiKeys.ts";
+import { SERVICE_ROUTES } from "../../../../shared/servicePaths.ts";
 import { managedAccounts } from "../../domain/accountRules.ts";
 import type { AccountReads } from "../../store/store.ts";
 import type { BasicGuard } from "../basicAuthGuard.ts";
@@ -7,7 +9,7 @@ import { routePath } from "../methodRoutes.ts";
 import { basicOnly, commonErrors } from "../openApiErrors.ts";
 import { component, documented, jsonContent } from "../routeSchemas.ts";
 
-export const LOCAL_ACCOUNTS_PATH = "/local/1/accounts";
+export const LOCAL_ACCOUNTS_PATH = SERVICE_ROUTES.localAccounts;
 
 /** One account as `/local/1/accounts` answers it; parentAccountKey is null for a top-level account. */
 export interface LocalAccountDto {
@@ -16,7 +18,7 @@ export interface LocalAccountDto {
   parentAccountKey: string | null;
 }
 
-const accountKey = z.string().regex(/^[0-9A-F]{32}$/);
+const accountKey = z.string().regex(KEY_ID_PATTERN);
 const localAccountList = component(
   "LocalAccountList",
   z.strictObject({

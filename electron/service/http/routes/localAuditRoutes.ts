@@ -1,15 +1,17 @@
 import type { FastifyInstance } from "fastify";
 import { z } from "zod";
+import { KEY_ID_PATTERN } from "../../../../shared/apiKeys.ts";
 import { AUDIT_ACTIONS, AUDIT_CHANNELS, AUDIT_REASONS } from "../../../../shared/audit.ts";
+import { SERVICE_ROUTES } from "../../../../shared/servicePaths.ts";
 import { type AuditHistory, auditQuerySchema } from "../../audit/auditHistory.ts";
 import type { BasicGuard } from "../basicAuthGuard.ts";
 import { routePath } from "../methodRoutes.ts";
 import { BASIC_CHALLENGE, basicOnly, errorResponse } from "../openApiErrors.ts";
 import { apiDateTime, component, documented, jsonContent } from "../routeSchemas.ts";
 
-export const LOCAL_AUDIT_PATH = "/local/1/audit";
+export const LOCAL_AUDIT_PATH = SERVICE_ROUTES.localAudit;
 
-const hex32 = z.string().regex(/^[0-9A-F]{32}$/);
+const hex32 = z.string().regex(KEY_ID_PATTERN);
 
 const auditEntry = component(
   "AuditEntry",

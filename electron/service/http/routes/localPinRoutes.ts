@@ -1,5 +1,6 @@
 import type { FastifyInstance } from "fastify";
 import { z } from "zod";
+import { SERVICE_ROUTES } from "../../../../shared/servicePaths.ts";
 import { PIN_STREAM_EVENTS } from "../../../../shared/tfa.ts";
 import { ApiError } from "../../errors.ts";
 import { localPinsQuerySchema } from "../../tfa/schemas.ts";
@@ -12,8 +13,8 @@ import { documented, jsonContent } from "../routeSchemas.ts";
 import { MAX_UNSENT_BYTES } from "../slowClient.ts";
 import { capturedPin, capturedPinList, pinState } from "./tfaSchemas.ts";
 
-export const LOCAL_PINS_PATH = "/local/1/pins";
-export const LOCAL_PINS_STREAM_PATH = `${LOCAL_PINS_PATH}/stream`;
+export const LOCAL_PINS_PATH = SERVICE_ROUTES.localPins;
+export const LOCAL_PINS_STREAM_PATH = SERVICE_ROUTES.localPinsStream;
 
 /**
  * Open streams one account's credentials may hold at once: plenty for the app's windows and a few

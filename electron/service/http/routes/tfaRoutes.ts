@@ -1,5 +1,6 @@
 import type { FastifyInstance } from "fastify";
 import { z } from "zod";
+import { SERVICE_ROUTES } from "../../../../shared/servicePaths.ts";
 import { sendPinQuerySchema, verificationsQuerySchema } from "../../tfa/schemas.ts";
 import type { TfaSimulator } from "../../tfa/tfaSimulator.ts";
 import type { CallerGuard, RouteAccess } from "../callerGuard.ts";
@@ -24,12 +25,12 @@ import {
   voicePinResponse,
 } from "./tfaSchemas.ts";
 
-export const TFA_APPLICATIONS_PATH = "/2fa/2/applications";
-export const TFA_APPLICATION_PATH = `${TFA_APPLICATIONS_PATH}/:appId`;
-export const TFA_TEMPLATES_PATH = `${TFA_APPLICATION_PATH}/messages`;
-export const TFA_TEMPLATE_PATH = `${TFA_TEMPLATES_PATH}/:msgId`;
-export const TFA_VERIFICATIONS_PATH = `${TFA_APPLICATION_PATH}/verifications`;
-export const TFA_PIN_PATH = "/2fa/2/pin";
+export const TFA_APPLICATIONS_PATH = SERVICE_ROUTES.tfaApplications;
+export const TFA_APPLICATION_PATH = SERVICE_ROUTES.tfaApplication;
+export const TFA_TEMPLATES_PATH = SERVICE_ROUTES.tfaTemplates;
+export const TFA_TEMPLATE_PATH = SERVICE_ROUTES.tfaTemplate;
+export const TFA_VERIFICATIONS_PATH = SERVICE_ROUTES.tfaVerifications;
+export const TFA_PIN_PATH = SERVICE_ROUTES.tfaPin;
 
 /** Application and template management: API keys need ALL (a TFA key is refused). */
 const MANAGE = { tfaMethod: false };
