@@ -177,6 +177,16 @@ export const refusedRequests = {
   },
 };
 
+/** The 429 of every authenticated operation: the failed sign-in throttle. */
+export const SIGN_IN_LIMITED =
+  "Too many failed sign-in attempts from this address, or too many sign-ins being checked at once; see Retry-After";
+
+/** The refusals of reading a request's body, on every method that has one. */
+export const bodyErrors = {
+  "413": errorResponse("413", "Request body over 64 KiB"),
+  "415": errorResponse("415", "Request body is not application/json"),
+};
+
 /** The refusals every Basic-credentials operation may answer. */
 export const commonErrors = {
   "400": errorResponse("400", "Invalid input; validationErrors names each field and what is wrong with it"),
@@ -186,10 +196,7 @@ export const commonErrors = {
     "404",
     "Unknown account or key, an account the caller does not manage, or (2FA key) an unknown version",
   ),
-  "429": errorResponse(
-    "429",
-    "Too many failed sign-in attempts from this address, or too many sign-ins being checked at once; see Retry-After",
-  ),
+  "429": errorResponse("429", SIGN_IN_LIMITED),
   "500": errorResponse("500", "The service failed; nothing was written"),
 };
 

@@ -14,7 +14,7 @@ import { auditOriginOf } from "../auditOrigin.ts";
 import type { BasicGuard } from "../basicAuthGuard.ts";
 import { idempotencyKeyHeaders, idempotencyKeyOf } from "../idempotencyKeyHeader.ts";
 import { routePath } from "../methodRoutes.ts";
-import { basicOnly, commonErrors, errorResponse } from "../openApiErrors.ts";
+import { basicOnly, bodyErrors, commonErrors, errorResponse } from "../openApiErrors.ts";
 import { accountKeyParam, documented, jsonContent, keyParam } from "../routeSchemas.ts";
 import {
   apiKey,
@@ -32,10 +32,6 @@ const JSON_TYPE = "application/json; charset=utf-8";
 const accountParams = z.object({ accountKey: accountKeyParam });
 const keyParams = z.object({ accountKey: accountKeyParam, key: keyParam });
 
-const bodyErrors = {
-  413: errorResponse("413", "Request body over 64 KiB"),
-  415: errorResponse("415", "Request body is not application/json"),
-};
 const idempotencyConflict = {
   409: errorResponse(
     "409",

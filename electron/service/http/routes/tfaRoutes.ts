@@ -5,7 +5,7 @@ import { sendPinQuerySchema, verificationsQuerySchema } from "../../tfa/schemas.
 import type { TfaSimulator } from "../../tfa/tfaSimulator.ts";
 import type { CallerGuard, RouteAccess } from "../callerGuard.ts";
 import { routePath } from "../methodRoutes.ts";
-import { type ErrorStatus, errorResponse } from "../openApiErrors.ts";
+import { bodyErrors, commonErrors, type ErrorStatus, errorResponse } from "../openApiErrors.ts";
 import { type DeclaredResponse, documented, jsonContent, OPTIONAL_BODY } from "../routeSchemas.ts";
 import {
   application,
@@ -54,12 +54,8 @@ const errors: Record<string, DeclaredResponse> = {
     "The API key may not make this call (disabled, outside its validity window or allowedIPs, or a TFA key on a management route), or the 2FA application is disabled",
   ),
   404: errorResponse("404", "Unknown application, message template or PIN in the caller's account"),
-  413: errorResponse("413", "Request body over 64 KiB"),
-  415: errorResponse("415", "Request body is not application/json"),
-  429: errorResponse(
-    "429",
-    "Too many failed sign-in attempts from this address, or too many sign-ins being checked at once; see Retry-After",
-  ),
+  ...bodyErrors,
+  429: commonErrors["429"],
   500: errorResponse("500", "The service failed; nothing was written"),
 };
 const limited = errorResponse(
