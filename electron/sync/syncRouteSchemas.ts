@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { apiDateTime } from "../../shared/answerFields.ts";
 import {
   createSyncLinkRequestSchema,
   DEFAULT_LOCAL_ONLY_PAGE,
@@ -8,7 +9,7 @@ import {
   SYNCED_FIELDS,
   updateSyncLinkRequestSchema,
 } from "../../shared/sync.ts";
-import { apiDateTime, component } from "../service/http/routeSchemas.ts";
+import { component } from "../service/http/routeSchemas.ts";
 
 /** The requests and answers of the sync routes (syncRoutes.ts), as the document's components. */
 

@@ -112,9 +112,3 @@ export const accountKeyParam = z
   .regex(ACCOUNT_KEY_SEGMENT_PATTERN)
   .meta({ description: "`_` for the caller's own account, or the accountKey of a sub-account it manages" });
 export const keyParam = z.string().regex(KEY_ID_PATTERN).meta({ description: "The key's `key` field" });
-
-/** A datetime as the service answers it (always UTC). */
-export const apiDateTime = z
-  .string()
-  .regex(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}\+0000$/)
-  .meta({ description: "yyyy-MM-ddTHH:mm:ss.SSS+0000" });

@@ -1,5 +1,6 @@
 import type { FastifyInstance } from "fastify";
 import { z } from "zod";
+import { apiDateTime } from "../../../../shared/answerFields.ts";
 import { KEY_ID_PATTERN } from "../../../../shared/apiKeys.ts";
 import { AUDIT_ACTIONS, AUDIT_CHANNELS, AUDIT_REASONS } from "../../../../shared/audit.ts";
 import { SERVICE_ROUTES } from "../../../../shared/servicePaths.ts";
@@ -7,7 +8,7 @@ import { type AuditHistory, auditQuerySchema } from "../../audit/auditHistory.ts
 import type { BasicGuard } from "../basicAuthGuard.ts";
 import { routePath } from "../methodRoutes.ts";
 import { BASIC_CHALLENGE, basicOnly, commonErrors, errorResponse } from "../openApiErrors.ts";
-import { apiDateTime, component, documented, jsonContent } from "../routeSchemas.ts";
+import { component, documented, jsonContent } from "../routeSchemas.ts";
 
 export const LOCAL_AUDIT_PATH = SERVICE_ROUTES.localAudit;
 
