@@ -1,7 +1,7 @@
 import { z } from "zod";
+import { accountAnswerSchemas } from "../../shared/accountAnswers.ts";
 import { MESSAGE_IDS } from "../../shared/apiErrors.ts";
 import { apiKeyAnswerSchemas } from "../../shared/apiKeyAnswers.ts";
-import { KEY_ID_PATTERN } from "../../shared/apiKeys.ts";
 import { pinAnswerSchemas } from "../../shared/pinAnswers.ts";
 
 /**
@@ -27,17 +27,8 @@ export const apiKeyCountSchema = apiKeyAnswers.apiKeyCount;
 
 export const tfaApiKeyAnswerSchema = z.string().min(1);
 
-export const accountListSchema = z.object({
-  accounts: z
-    .array(
-      z.object({
-        accountKey: z.string().regex(KEY_ID_PATTERN),
-        username: z.string(),
-        parentAccountKey: z.string().regex(KEY_ID_PATTERN).nullable(),
-      }),
-    )
-    .min(1),
-});
+/** The accounts the credentials manage, as the service declares them, checked leniently. */
+export const accountListSchema = accountAnswerSchemas(false).accountList;
 
 /** The PIN inbox's answers, the fields the service declares, checked leniently (pinAnswers.ts). */
 const pinAnswers = pinAnswerSchemas(false);
