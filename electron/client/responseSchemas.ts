@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { accountAnswerSchemas } from "../../shared/accountAnswers.ts";
-import { MESSAGE_IDS } from "../../shared/apiErrors.ts";
 import { apiKeyAnswerSchemas } from "../../shared/apiKeyAnswers.ts";
+import { errorBodySchema as sharedErrorBodySchema } from "../../shared/errorBody.ts";
 import { pinAnswerSchemas } from "../../shared/pinAnswers.ts";
 
 /**
@@ -36,12 +36,5 @@ export const capturedPinSchema = pinAnswers.capturedPin;
 export const pinStateSchema = pinAnswers.pinState;
 export const capturedPinListSchema = pinAnswers.capturedPinList;
 
-export const errorBodySchema = z.object({
-  requestError: z.object({
-    serviceException: z.object({
-      messageId: z.enum(MESSAGE_IDS),
-      text: z.string(),
-      validationErrors: z.record(z.string(), z.array(z.string())).optional(),
-    }),
-  }),
-});
+/** Any service's error body, the fields the service declares (shared/errorBody.ts), checked leniently. */
+export const errorBodySchema = sharedErrorBodySchema(false);

@@ -1,4 +1,6 @@
+import { z } from "zod";
 import { MESSAGE_IDS, type MessageId, STATUS_OF_MESSAGE_ID } from "../../../shared/apiErrors.ts";
+import { errorBodySchema } from "../../../shared/errorBody.ts";
 
 /**
  * The error answers of the OpenAPI document: the one error body (closed at every level, so a
@@ -36,36 +38,21 @@ const schemaNameOf = (messageId: MessageId) => {
   return name.endsWith("Error") ? name : `${name}Error`;
 };
 
-export const errorSchemas = {
-  ApiError: {
-    type: "object",
-    required: ["requestError"],
-    additionalProperties: false,
-    properties: {
-      requestError: {
-        type: "object",
-        required: ["serviceException"],
-        additionalProperties: false,
-        properties: {
-          serviceException: {
-            type: "object",
-            required: ["messageId", "text"],
-            additionalProperties: false,
-            properties: {
-              messageId: { type: "string", enum: [...MESSAGE_IDS] },
-              text: { type: "string", minLength: 1, description: "What is wrong and how to fix it" },
-              validationErrors: {
-                type: "object",
-                description: "Each invalid field (nested ones by dotted path) and what is wrong with it",
-                minProperties: 1,
-                additionalProperties: { type: "array", items: { type: "string" }, minItems: 1 },
-              },
-            },
-          },
-        },
-      },
+/** The error body (shared/errorBody.ts) as the document's JSON Schema, closed at every level. */
+function apiErrorJsonSchema(): object {
+  const { $schema: _, ...schema } = z.toJSONSchema(errorBodySchema(true), {
+    target: "draft-2020-12",
+    // validationErrors names no fields of its own: only what any field name may hold.
+    override: ({ jsonSchema }) => {
+      if (jsonSchema.properties && Object.keys(jsonSchema.properties).length === 0)
+        delete jsonSchema.properties;
     },
-  },
+  });
+  return schema;
+}
+
+export const errorSchemas = {
+  ApiError: apiErrorJsonSchema(),
   ...Object.fromEntries(
     MESSAGE_IDS.map((messageId) => [
       schemaNameOf(messageId),

@@ -3,6 +3,7 @@ import { test } from "node:test";
 import type { z } from "zod";
 import { accountAnswerSchemas } from "../../../shared/accountAnswers.ts";
 import { apiKeyAnswerSchemas } from "../../../shared/apiKeyAnswers.ts";
+import { errorBodySchema } from "../../../shared/errorBody.ts";
 import { pinAnswerSchemas } from "../../../shared/pinAnswers.ts";
 import { syncAnswerSchemas } from "../../../shared/syncAnswers.ts";
 
@@ -119,6 +120,16 @@ const shapes: { name: string; of: Side; answer: Record<string, unknown>; wrong: 
     of: (strict) => accountAnswerSchemas(strict).accountList,
     answer: { accounts: [{ accountKey: HEX, username: "admin", parentAccountKey: null }] },
     wrong: ["accounts", { accountKey: HEX }],
+  },
+  {
+    name: "ApiError",
+    of: errorBodySchema,
+    answer: {
+      requestError: {
+        serviceException: { messageId: "BAD_REQUEST", text: "bad", validationErrors: { name: ["too long"] } },
+      },
+    },
+    wrong: ["requestError", "bad"],
   },
   {
     name: "SyncLink",
