@@ -222,8 +222,7 @@ export class KeyServiceClient {
     const query = new URLSearchParams();
     if (filter.enabled !== undefined) query.set("enabled", String(filter.enabled));
     if (filter.name !== undefined) query.set("name", filter.name);
-    const { apiKeys } = await this.#json(keysPath(accountKey), apiKeyListSchema, { query });
-    const keys = apiKeys as ApiKeyDto[];
+    const { apiKeys: keys } = await this.#json(keysPath(accountKey), apiKeyListSchema, { query });
     const { permission } = filter;
     return permission === undefined ? keys : keys.filter((key) => key.permissions.includes(permission));
   }
@@ -249,7 +248,7 @@ export class KeyServiceClient {
       if (include !== "") asked.set("include", include);
       return this.#json(keysPath(accountKey), apiKeyPageSchema, { query: asked });
     });
-    const keys = answer.apiKeys as ApiKeyDto[];
+    const keys = answer.apiKeys;
     const usageAsked = query.include?.includes("usage") === true;
     const withoutUsage = (key: ApiKeyWithExtrasDto) => key.usage === undefined;
     if (query.unusedForDays !== undefined && usageAsked && keys.some(withoutUsage)) {
@@ -318,10 +317,10 @@ export class KeyServiceClient {
    */
   async usageSeries(accountKey: string, key: string): Promise<KeyUsageSeriesDto | null> {
     try {
-      return (await this.#json(
+      return await this.#json(
         servicePath(SERVICE_ROUTES.apiKeyUsageSeries, { accountKey, key }),
         keyUsageSeriesSchema,
-      )) as KeyUsageSeriesDto;
+      );
     } catch (error) {
       if (error instanceof ServiceCallFailure && (error.status === 404 || error.status === 405)) {
         const { messageId, text } = error;
@@ -339,13 +338,13 @@ export class KeyServiceClient {
 
   /** The key; with `include`, our own service's extras too (absent where the service has none). */
   async get(accountKey: string, key: string, include?: readonly KeyInclude[]): Promise<ApiKeyDto> {
-    return (await this.#withInclude(include, (asked) =>
+    return await this.#withInclude(include, (asked) =>
       this.#json(
         keyPath(accountKey, key),
         apiKeySchema,
         asked === "" ? {} : { query: new URLSearchParams({ include: asked }) },
       ),
-    )) as ApiKeyDto;
+    );
   }
 
   /**
@@ -377,7 +376,7 @@ export class KeyServiceClient {
       if (asked !== "") query.set("include", asked);
       return this.#json(keysPath(accountKey), apiKeyListSchema, { query });
     });
-    return (apiKeys[0] as ApiKeyDto | undefined) ?? null;
+    return apiKeys[0] ?? null;
   }
 
   async create(
@@ -385,11 +384,11 @@ export class KeyServiceClient {
     request: CreateApiKeyRequest,
     options: KeyWriteOptions = {},
   ): Promise<ApiKeyDto> {
-    return (await this.#json(keysPath(accountKey), apiKeySchema, {
+    return await this.#json(keysPath(accountKey), apiKeySchema, {
       method: "POST",
       body: request,
       headers: writeHeaders(options),
-    })) as ApiKeyDto;
+    });
   }
 
   /**
@@ -421,11 +420,11 @@ export class KeyServiceClient {
     request: UpdateApiKeyRequest,
     options: Omit<KeyWriteOptions, "idempotencyKey"> = {},
   ): Promise<ApiKeyDto> {
-    return (await this.#json(keyPath(accountKey, key), apiKeySchema, {
+    return await this.#json(keyPath(accountKey, key), apiKeySchema, {
       method: "PUT",
       body: request,
       headers: writeHeaders(options),
-    })) as ApiKeyDto;
+    });
   }
 
   setEnabled(accountKey: string, key: string, enabled: boolean): Promise<ApiKeyDto> {
