@@ -1,4 +1,6 @@
 /** The one error body every response of the key service uses (the shape Infobip clients parse). */
+import type { z } from "zod";
+import type { errorBodySchema } from "./errorBody.ts";
 
 export const MESSAGE_IDS = [
   "BAD_REQUEST",
@@ -19,15 +21,9 @@ export type MessageId = (typeof MESSAGE_IDS)[number];
 /** Per-field messages, keyed by the request field they concern. */
 export type ValidationErrors = Record<string, string[]>;
 
-export interface ServiceException {
-  messageId: MessageId;
-  text: string;
-  validationErrors?: ValidationErrors;
-}
-
-export interface ApiErrorBody {
-  requestError: { serviceException: ServiceException };
-}
+/** The body's type comes from its schema (errorBody.ts); type-only, so zod stays out. */
+export type ApiErrorBody = z.infer<ReturnType<typeof errorBodySchema>>;
+export type ServiceException = ApiErrorBody["requestError"]["serviceException"];
 
 export const STATUS_OF_MESSAGE_ID: Record<MessageId, number> = {
   BAD_REQUEST: 400,

@@ -3,27 +3,25 @@
  * these (and never zod) for its first view; apiKeys.ts adds the request schemas and re-exports
  * everything here.
  */
+import type { z } from "zod";
+import type { apiKeyAnswerSchemas } from "./apiKeyAnswers.ts";
 import { parseApiDateTime } from "./datetime.ts";
+
+/** The answers' types come from their schemas (apiKeyAnswers.ts); type-only, so zod stays out. */
+type Answers = ReturnType<typeof apiKeyAnswerSchemas>;
 
 export const PERMISSIONS = ["ALL", "TFA"] as const;
 export type Permission = (typeof PERMISSIONS)[number];
 
-export interface ApiKeyDto {
-  name: string;
-  key: string;
-  publicApiKey: string;
-  accountKey: string;
-  /** Omitted when the key has no IP restriction. */
-  allowedIPs?: string[];
-  permissions: Permission[];
-  validFrom?: string;
-  validTo?: string;
-  enabled: boolean;
-}
+/** A key as the API answers it (allowedIPs omitted when the key has no IP restriction). */
+export type ApiKeyDto = z.infer<Answers["apiKey"]>;
 
 export const NAME_MAX_LENGTH = 255;
-export const KEY_ID_PATTERN = /^[0-9A-F]{32}$/;
-export const ACCOUNT_KEY_PATTERN = /^[0-9A-F]{32}$/;
+/** Keydesk's own ids, a key's `key` and an accountKey alike: 32 uppercase hex digits. */
+const HEX_32_ID = "[0-9A-F]{32}";
+export const KEY_ID_PATTERN = new RegExp(`^${HEX_32_ID}$`);
+/** An accountKey in a path: `_` for the caller's own account, or the accountKey of a sub-account. */
+export const ACCOUNT_KEY_SEGMENT_PATTERN = new RegExp(`^(_|${HEX_32_ID})$`);
 /**
  * Key and account ids as any instance of the API may spell them (the spec leaves their format
  * open; Keydesk's own are 32 hex digits): 1–200 printable characters, no `/`, not `.` or `..`.
@@ -146,41 +144,27 @@ export const REFUSAL_REASONS = [
 ] as const;
 export type RefusalReasonName = (typeof REFUSAL_REASONS)[number];
 
-export interface UsageCountsDto {
-  allowed: number;
-  refused: Record<RefusalReasonName, number>;
-}
+/** Hours in a key's usage series: the current one and the 47 before it. */
+export const SERIES_HOURS = 48;
+/** Days in a key's usage series: the current UTC day and the 29 before it. */
+export const SERIES_DAYS = 30;
 
-/** A key's usage as the service answers it (`include=usage`). */
-export interface KeyUsageDto {
-  /** API datetimes; null when it never happened since usage recording began. */
-  lastUsedAt: string | null;
-  lastUsedFrom: string | null;
-  lastRefusedAt: string | null;
-  lastRefusedFrom: string | null;
-  total: UsageCountsDto;
-  last24Hours: UsageCountsDto;
-}
+export type UsageCountsDto = z.infer<Answers["usageCounts"]>;
+
+/** A key's usage as the service answers it (`include=usage`); times null when it never happened. */
+export type KeyUsageDto = z.infer<Answers["keyUsage"]>;
 
 /** One hour or UTC day of a key's usage series: when it starts (an API datetime) and its calls. */
-export interface UsageBucketDto extends UsageCountsDto {
-  start: string;
-}
+export type UsageBucketDto = KeyUsageSeriesDto["hours"][number];
 
 /**
  * A key's usage over time as the service answers it (`GET …/api-keys/{key}/usage-series`): 48
  * hours and 30 UTC days, oldest first, the current hour and day last, zero-filled.
  */
-export interface KeyUsageSeriesDto {
-  hours: UsageBucketDto[];
-  days: UsageBucketDto[];
-}
+export type KeyUsageSeriesDto = z.infer<Answers["keyUsageSeries"]>;
 
 /** A key's usage series as the desktop shows it; `recorded: false` where the service records none. */
 export type KeyUsageSeriesAnswer = ({ recorded: true } & KeyUsageSeriesDto) | { recorded: false };
 
 /** A key answer with what `include` asked for: createdAt null when the creation time is not known. */
-export interface ApiKeyWithExtrasDto extends ApiKeyDto {
-  createdAt?: string | null;
-  usage?: KeyUsageDto;
-}
+export type ApiKeyWithExtrasDto = z.infer<Answers["apiKeyWithExtras"]>;

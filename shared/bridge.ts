@@ -1,6 +1,6 @@
 import { z } from "zod";
 import type { KeyUsageSeriesAnswer } from "./apiKeys.ts";
-import { createApiKeyRequestSchema, updateApiKeyRequestSchema } from "./apiKeys.ts";
+import { createApiKeyRequestSchema, NAME_MAX_LENGTH, updateApiKeyRequestSchema } from "./apiKeys.ts";
 import type { KeyHistoryDto } from "./audit.ts";
 import {
   type BackupBridgeResults,
@@ -223,7 +223,7 @@ export const bridgeArgumentSchemas = {
       .regex(/^[0-9A-Za-z-]+$/, "letters, digits and dashes only"),
   }),
   "keys.create": z.strictObject({ profile, accountKey, request: createApiKeyRequestSchema }),
-  "keys.createTfa": z.strictObject({ profile, accountKey, name: z.string().max(255).optional() }),
+  "keys.createTfa": z.strictObject({ profile, accountKey, name: z.string().max(NAME_MAX_LENGTH).optional() }),
   "keys.update": z.strictObject({ profile, accountKey, key: keyId, request: updateApiKeyRequestSchema }),
   "keys.setEnabled": z.strictObject({ profile, accountKey, key: keyId, enabled: z.boolean() }),
   "keys.revealPublicApiKey": z.strictObject({ profile, accountKey, key: keyId }),

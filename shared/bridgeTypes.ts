@@ -1,3 +1,5 @@
+import type { z } from "zod";
+import type { accountAnswerSchemas } from "./accountAnswers.ts";
 import type { MessageId, ValidationErrors } from "./apiErrors.ts";
 import type { ApiKeyWithExtrasDto } from "./apiKeys.ts";
 
@@ -39,9 +41,5 @@ export type ApiKeyView = Omit<ApiKeyWithExtrasDto, "publicApiKey"> & {
 /** A key with its publicApiKey, answered once when it is created, or on an explicit reveal. */
 export type RevealedApiKey = ApiKeyView & { publicApiKey: string };
 
-export interface AccountDto {
-  accountKey: string;
-  username: string;
-  /** null for the profile's own account. */
-  parentAccountKey: string | null;
-}
+/** An account the profile's credentials manage; parentAccountKey null for the profile's own. */
+export type AccountDto = z.infer<ReturnType<typeof accountAnswerSchemas>["account"]>;

@@ -12,3 +12,9 @@ export const ACTION_HEADER = "keydesk-action";
 export const TOKEN_HEADER = "x-keydesk-token";
 /** To the browser host: the uploaded backup's file name, URI-encoded. */
 export const UPLOAD_NAME_HEADER = "x-keydesk-file-name";
+
+/**
+ * To the key service: makes a create safe to retry. Spelled as the provider's spec and the service's
+ * document name it; Node's `headers` has it lower case, as every other.
+ */
+export const IDEMPOTENCY_KEY_HEADER = "Idempotency-Key";

@@ -3,6 +3,7 @@ import {
   ANY_ID_PATTERN,
   KEY_SORT_FIELDS,
   KEY_STATE_FILTERS,
+  NAME_MAX_LENGTH,
   PERMISSIONS,
   UNUSED_FOR_DAYS_MAX,
 } from "./apiKeys.ts";
@@ -28,9 +29,9 @@ export const keyQuerySchema = z.strictObject({
   enabled: z.boolean().optional(),
   permission: z.enum(PERMISSIONS).optional(),
   /** The whole name, exactly (the API's own `name` lookup). */
-  name: z.string().max(255).optional(),
+  name: z.string().max(NAME_MAX_LENGTH).optional(),
   /** Case-insensitive substring of the name. */
-  nameContains: z.string().max(255).optional(),
+  nameContains: z.string().max(NAME_MAX_LENGTH).optional(),
   /** The key's state when the service answers (see shared/apiKeys.ts keyStateAt). */
   state: z.enum(KEY_STATE_FILTERS).optional(),
   /** Keys without an allowed call in this many days (services that report usage only). */

@@ -1,5 +1,9 @@
 import { z } from "zod";
 import { ANY_ID_PATTERN } from "./apiKeys.ts";
+import type { syncAnswerSchemas } from "./syncAnswers.ts";
+
+/** The answers' types come from their schemas (syncAnswers.ts). */
+type SyncAnswers = ReturnType<typeof syncAnswerSchemas>;
 
 /**
  * Sync with a remote instance of the key-management API: the contract of the key service's
@@ -31,95 +35,34 @@ export const DEFAULT_SYNC_INTERVAL_SECONDS = 300;
  * - `paused`: the remote refused the credentials (401), or the user paused the link;
  *   nothing runs until credentials are given again or the link is resumed.
  */
-export type SyncLinkState = "idle" | "running" | "backing-off" | "paused";
+export const SYNC_LINK_STATES = ["idle", "running", "backing-off", "paused"] as const;
 
-export interface SyncProgressDto {
-  phase: "pull" | "push";
-  done: number;
-  total: number;
-}
+export type SyncProgressDto = z.infer<SyncAnswers["progress"]>;
 
-export interface SyncLinkDto {
-  id: number;
-  /** The local account (its accountKey). */
-  accountKey: string;
-  remote: { baseUrl: string; username: string; accountKey: string };
-  intervalSeconds: number;
-  state: SyncLinkState;
-  /** Why the link is paused: "credentials" (the remote answered 401) or "user". */
-  pausedReason: "credentials" | "user" | null;
-  progress: SyncProgressDto | null;
-  lastAttemptAt: string | null;
-  lastSuccessAt: string | null;
-  /** The last run's failure, in one sentence; null after a run that went through. */
-  lastError: string | null;
-  nextRunAt: string | null;
-  /** Local changes waiting to go out (not counting failed ones). */
-  pending: number;
-  /** Changes the remote refused (4xx other than 401/429): kept until retried or discarded. */
-  failed: number;
-  /** Keys with at least one field changed differently on both sides. */
-  conflicts: number;
-  /** Linked keys the remote no longer lists (flagged, never deleted). */
-  remoteMissing: number;
-  linkedKeys: number;
-}
+export type SyncLinkDto = z.infer<SyncAnswers["syncLink"]>;
 
-export type SyncKeyState = "synced" | "pending" | "conflict" | "remote-missing" | "failed" | "local-only";
+export const SYNC_KEY_STATES = [
+  "synced",
+  "pending",
+  "conflict",
+  "remote-missing",
+  "failed",
+  "local-only",
+] as const;
+export type SyncKeyState = (typeof SYNC_KEY_STATES)[number];
 
-export interface SyncFieldConflictDto {
-  field: SyncedField;
-  /** The API's JSON value of the field (absent validFrom etc. as null). */
-  mine: unknown;
-  theirs: unknown;
-}
+export type SyncKeyDto = z.infer<SyncAnswers["syncKey"]>;
 
-export interface SyncKeyDto {
-  /** The local key id. */
-  key: string;
-  name: string;
-  /** The key's id on the remote; null until its create reached the remote. */
-  remoteKey: string | null;
-  state: SyncKeyState;
-  conflicts: SyncFieldConflictDto[];
-  /** Fields with local changes still to go out. */
-  pendingFields: SyncedField[];
-  error: string | null;
-}
-
-export interface SyncOutboxEntryDto {
-  id: number;
-  key: string;
-  kind: "create" | "update";
-  fields: SyncedField[];
-  /** Fields of this change held back by a conflict on the key until it is resolved. */
-  heldFields: SyncedField[];
-  attempts: number;
-  failed: boolean;
-  lastError: string | null;
-  createdAt: string;
-}
+export type SyncOutboxEntryDto = z.infer<SyncAnswers["syncOutboxEntry"]>;
 
 /**
  * A key of a linked account that the link does not carry: it was there before the account was
  * linked (or its create was discarded). Nothing of it goes to the remote until it is pushed.
  */
-export interface LocalOnlyKeyDto {
-  key: string;
-  name: string;
-  enabled: boolean;
-  /** Its validity window (the API's datetime format), absent when open: the state is read from it. */
-  validFrom?: string;
-  validTo?: string;
-}
+export type LocalOnlyKeyDto = z.infer<SyncAnswers["localOnlyKey"]>;
 
 /** `GET .../local-only`: the count of the account's local-only keys and one page of them. */
-export interface LocalOnlyKeyPageDto {
-  count: number;
-  keys: LocalOnlyKeyDto[];
-  /** Pass as `cursor` for the next page; null on the last one. */
-  nextCursor: string | null;
-}
+export type LocalOnlyKeyPageDto = z.infer<SyncAnswers["localOnlyKeyPage"]>;
 
 export const MAX_LOCAL_ONLY_PAGE = 1_000;
 export const DEFAULT_LOCAL_ONLY_PAGE = 100;

@@ -2,6 +2,11 @@
  * The local 2FA simulator's resources as the key service answers them: the provider's 2FA v2
  * shapes, and the captured messages of the PIN inbox (`/local/1/pins` and its event stream).
  */
+import type { z } from "zod";
+import type { pinAnswerSchemas } from "./pinAnswers.ts";
+
+/** The PIN inbox's types come from its answer schemas; type-only, so zod stays out. */
+type PinAnswers = ReturnType<typeof pinAnswerSchemas>;
 
 export const PIN_TYPES = ["NUMERIC", "ALPHA", "HEX", "ALPHANUMERIC"] as const;
 export type PinType = (typeof PIN_TYPES)[number];
@@ -131,43 +136,14 @@ export interface VerificationListDto {
   verifications: VerificationDto[];
 }
 
-/** One message the simulator "sent" (send or resend), as the PIN inbox shows it. */
-export interface CapturedPinDto {
-  pinId: string;
-  applicationId: string;
-  /** The 2FA application's name when the message was listed or sent (absent from older services). */
-  applicationName?: string;
-  messageId: string;
-  to: string;
-  channel: Channel;
-  pin: string;
-  text: string;
-  /** API datetime (yyyy-MM-ddTHH:mm:ss.SSS+0000). */
-  sentAt: string;
-  expiresAt: string;
-  attemptsRemaining: number;
-  verified: boolean;
-  /**
-   * Whether the message reached the (simulated) phone: false for the failure test numbers, whose
-   * messages are listed so a tester sees what the app asked for. Absent from older services (true).
-   */
-  delivered?: boolean;
-  /** The status the send answered: the SMS status, or the call status of a voice PIN. */
-  status?: SmsStatus | CallStatus;
-}
-
-export interface CapturedPinListDto {
-  pins: CapturedPinDto[];
-}
-
+/**
+ * One message the simulator "sent" (send or resend), as the PIN inbox shows it. delivered and
+ * status are absent from older services (delivered then counts as true).
+ */
+export type CapturedPinDto = z.infer<PinAnswers["capturedPin"]>;
+export type CapturedPinListDto = z.infer<PinAnswers["capturedPinList"]>;
 /** A PIN's state after a verification changed it (attempts used, or verified). */
-export interface PinStateDto {
-  pinId: string;
-  applicationId: string;
-  to: string;
-  attemptsRemaining: number;
-  verified: boolean;
-}
+export type PinStateDto = z.infer<PinAnswers["pinState"]>;
 
 /** Server-sent event names on `/local/1/pins/stream`; `data` is the JSON of the DTO. */
 export const PIN_STREAM_EVENTS = { captured: "pin", state: "pin-state" } as const;

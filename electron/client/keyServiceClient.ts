@@ -14,7 +14,8 @@ import {
 } from "../../shared/apiKeys.ts";
 import { type AuditPageDto, auditPageSchema } from "../../shared/audit.ts";
 import type { AccountDto, ConnectionVerdict } from "../../shared/bridge.ts";
-import { ACTION_HEADER, CLIENT_HEADER } from "../../shared/httpHeaders.ts";
+import { ACTION_HEADER, CLIENT_HEADER, IDEMPOTENCY_KEY_HEADER } from "../../shared/httpHeaders.ts";
+import { SERVICE_ROUTES, servicePath } from "../../shared/servicePaths.ts";
 import { type CapturedPinDto, PIN_STREAM_EVENTS, type PinStateDto } from "../../shared/tfa.ts";
 import { AnswerTooLarge, DEFAULT_MAX_ANSWER_BYTES, formatBytes, readBoundedText } from "./boundedAnswer.ts";
 import {
@@ -71,7 +72,7 @@ export interface KeyWriteOptions {
 
 function writeHeaders(options: KeyWriteOptions): Record<string, string> {
   return {
-    ...(options.idempotencyKey !== undefined && { "idempotency-key": options.idempotencyKey }),
+    ...(options.idempotencyKey !== undefined && { [IDEMPOTENCY_KEY_HEADER]: options.idempotencyKey }),
     ...(options.action !== undefined && { [ACTION_HEADER]: options.action }),
   };
 }
@@ -127,7 +128,6 @@ export interface KeyPage {
 }
 
 export const DEFAULT_TIMEOUT_MS = 10_000;
-export const LOCAL_ACCOUNTS_PATH = "/local/1/accounts";
 
 interface RawAnswer {
   status: number;
@@ -187,8 +187,8 @@ export function matchesKeyQuery(query: KeyQuery, now = Date.now()): (key: ApiKey
     (query.permission === undefined || key.permissions.includes(query.permission));
 }
 
-const keysPath = (accountKey: string) => `/settings/1/accounts/${encodeURIComponent(accountKey)}/api-keys`;
-const keyPath = (accountKey: string, key: string) => `${keysPath(accountKey)}/${encodeURIComponent(key)}`;
+const keysPath = (accountKey: string) => servicePath(SERVICE_ROUTES.apiKeys, { accountKey });
+const keyPath = (accountKey: string, key: string) => servicePath(SERVICE_ROUTES.apiKey, { accountKey, key });
 
 /** What the PIN stream tells: a message captured, or a PIN's state changed by a verification. */
 export type PinStreamEvent =
@@ -222,8 +222,7 @@ export class KeyServiceClient {
     const query = new URLSearchParams();
     if (filter.enabled !== undefined) query.set("enabled", String(filter.enabled));
     if (filter.name !== undefined) query.set("name", filter.name);
-    const { apiKeys } = await this.#json(keysPath(accountKey), apiKeyListSchema, { query });
-    const keys = apiKeys as ApiKeyDto[];
+    const { apiKeys: keys } = await this.#json(keysPath(accountKey), apiKeyListSchema, { query });
     const { permission } = filter;
     return permission === undefined ? keys : keys.filter((key) => key.permissions.includes(permission));
   }
@@ -249,7 +248,7 @@ export class KeyServiceClient {
       if (include !== "") asked.set("include", include);
       return this.#json(keysPath(accountKey), apiKeyPageSchema, { query: asked });
     });
-    const keys = answer.apiKeys as ApiKeyDto[];
+    const keys = answer.apiKeys;
     const usageAsked = query.include?.includes("usage") === true;
     const withoutUsage = (key: ApiKeyWithExtrasDto) => key.usage === undefined;
     if (query.unusedForDays !== undefined && usageAsked && keys.some(withoutUsage)) {
@@ -277,7 +276,7 @@ export class KeyServiceClient {
   async countKeys(accountKey: string, query: KeyQuery = {}): Promise<number | null> {
     try {
       const answer = await this.#json(
-        `${LOCAL_ACCOUNTS_PATH}/${encodeURIComponent(accountKey)}/api-keys/count`,
+        servicePath(SERVICE_ROUTES.apiKeyCount, { accountKey }),
         apiKeyCountSchema,
         { query: keyQueryParams(query) },
       );
@@ -299,7 +298,7 @@ export class KeyServiceClient {
    */
   async keyHistory(key: string, limit: number): Promise<AuditPageDto | null> {
     try {
-      return await this.#json("/local/1/audit", auditPageSchema, {
+      return await this.#json(SERVICE_ROUTES.localAudit, auditPageSchema, {
         query: new URLSearchParams({ key, limit: String(limit) }),
       });
     } catch (error) {
@@ -318,10 +317,10 @@ export class KeyServiceClient {
    */
   async usageSeries(accountKey: string, key: string): Promise<KeyUsageSeriesDto | null> {
     try {
-      return (await this.#json(
-        `${LOCAL_ACCOUNTS_PATH}/${encodeURIComponent(accountKey)}/api-keys/${encodeURIComponent(key)}/usage-series`,
+      return await this.#json(
+        servicePath(SERVICE_ROUTES.apiKeyUsageSeries, { accountKey, key }),
         keyUsageSeriesSchema,
-      )) as KeyUsageSeriesDto;
+      );
     } catch (error) {
       if (error instanceof ServiceCallFailure && (error.status === 404 || error.status === 405)) {
         const { messageId, text } = error;
@@ -339,13 +338,13 @@ export class KeyServiceClient {
 
   /** The key; with `include`, our own service's extras too (absent where the service has none). */
   async get(accountKey: string, key: string, include?: readonly KeyInclude[]): Promise<ApiKeyDto> {
-    return (await this.#withInclude(include, (asked) =>
+    return await this.#withInclude(include, (asked) =>
       this.#json(
         keyPath(accountKey, key),
         apiKeySchema,
         asked === "" ? {} : { query: new URLSearchParams({ include: asked }) },
       ),
-    )) as ApiKeyDto;
+    );
   }
 
   /**
@@ -377,7 +376,7 @@ export class KeyServiceClient {
       if (asked !== "") query.set("include", asked);
       return this.#json(keysPath(accountKey), apiKeyListSchema, { query });
     });
-    return (apiKeys[0] as ApiKeyDto | undefined) ?? null;
+    return apiKeys[0] ?? null;
   }
 
   async create(
@@ -385,11 +384,11 @@ export class KeyServiceClient {
     request: CreateApiKeyRequest,
     options: KeyWriteOptions = {},
   ): Promise<ApiKeyDto> {
-    return (await this.#json(keysPath(accountKey), apiKeySchema, {
+    return await this.#json(keysPath(accountKey), apiKeySchema, {
       method: "POST",
       body: request,
       headers: writeHeaders(options),
-    })) as ApiKeyDto;
+    });
   }
 
   /**
@@ -397,10 +396,14 @@ export class KeyServiceClient {
    * publicApiKey; the key is then looked up to answer all of it, and renamed when a name is given).
    */
   async createTfa(name?: string): Promise<ApiKeyDto> {
-    const publicApiKey = await this.#json("/2fa/2/api-key", tfaApiKeyAnswerSchema, {
-      method: "POST",
-      body: {},
-    });
+    const publicApiKey = await this.#json(
+      servicePath(SERVICE_ROUTES.tfaApiKey, { version: "2" }),
+      tfaApiKeyAnswerSchema,
+      {
+        method: "POST",
+        body: {},
+      },
+    );
     const created = await this.lookup("_", publicApiKey);
     if (!created) {
       throw new ServiceCallFailure(
@@ -417,11 +420,11 @@ export class KeyServiceClient {
     request: UpdateApiKeyRequest,
     options: Omit<KeyWriteOptions, "idempotencyKey"> = {},
   ): Promise<ApiKeyDto> {
-    return (await this.#json(keyPath(accountKey, key), apiKeySchema, {
+    return await this.#json(keyPath(accountKey, key), apiKeySchema, {
       method: "PUT",
       body: request,
       headers: writeHeaders(options),
-    })) as ApiKeyDto;
+    });
   }
 
   setEnabled(accountKey: string, key: string, enabled: boolean): Promise<ApiKeyDto> {
@@ -437,7 +440,7 @@ export class KeyServiceClient {
    */
   async accounts(): Promise<AccountDto[]> {
     try {
-      return (await this.#json(LOCAL_ACCOUNTS_PATH, accountListSchema)).accounts;
+      return (await this.#json(SERVICE_ROUTES.localAccounts, accountListSchema)).accounts;
     } catch (error) {
       if (error instanceof ServiceCallFailure && error.status === 404) {
         return [{ accountKey: "_", username: this.username, parentAccountKey: null }];
@@ -452,7 +455,7 @@ export class KeyServiceClient {
     const query = new URLSearchParams();
     if (filter.to !== undefined) query.set("to", filter.to);
     if (filter.applicationId !== undefined) query.set("applicationId", filter.applicationId);
-    return (await this.#json("/local/1/pins", capturedPinListSchema, { query })).pins;
+    return (await this.#json(SERVICE_ROUTES.localPins, capturedPinListSchema, { query })).pins;
   }
 
   /**
@@ -465,7 +468,7 @@ export class KeyServiceClient {
     let retry: NodeJS.Timeout | undefined;
     const connect = async () => {
       try {
-        const response = await fetch(`${this.baseUrl}/local/1/pins/stream`, {
+        const response = await fetch(`${this.baseUrl}${SERVICE_ROUTES.localPinsStream}`, {
           headers: {
             authorization: this.#authorization,
             accept: "text/event-stream",

@@ -1,16 +1,15 @@
-import { z } from "zod";
 import {
   type CreateSyncLinkRequest,
   type LocalOnlyKeyPageDto,
   type PushLocalOnlyRequest,
   type ResolveConflictRequest,
-  SYNCED_FIELDS,
   type SyncKeyDto,
   type SyncLinkDto,
   type SyncOutboxEntryDto,
   syncPaths,
   type UpdateSyncLinkRequest,
 } from "../../shared/sync.ts";
+import { syncAnswerSchemas } from "../../shared/syncAnswers.ts";
 import type { KeyServiceClient } from "./keyServiceClient.ts";
 
 /**
@@ -23,71 +22,16 @@ import type { KeyServiceClient } from "./keyServiceClient.ts";
 /** A run answers when it is done: pulling thousands of keys may take longer than a normal call. */
 export const SYNC_RUN_TIMEOUT_MS = 10 * 60_000;
 
-const nullableString = z.string().nullable();
-const syncedField = z.enum(SYNCED_FIELDS);
-
-export const syncLinkSchema = z.object({
-  id: z.int(),
-  accountKey: z.string(),
-  remote: z.object({ baseUrl: z.string(), username: z.string(), accountKey: z.string() }),
-  intervalSeconds: z.int(),
-  state: z.enum(["idle", "running", "backing-off", "paused"]),
-  pausedReason: z.enum(["credentials", "user"]).nullable(),
-  progress: z.object({ phase: z.enum(["pull", "push"]), done: z.number(), total: z.number() }).nullable(),
-  lastAttemptAt: nullableString,
-  lastSuccessAt: nullableString,
-  lastError: nullableString,
-  nextRunAt: nullableString,
-  pending: z.int(),
-  failed: z.int(),
-  conflicts: z.int(),
-  remoteMissing: z.int(),
-  linkedKeys: z.int(),
-});
-
-export const syncLinkListSchema = z.object({ links: z.array(syncLinkSchema) });
-
-export const syncKeySchema = z.object({
-  key: z.string(),
-  name: z.string(),
-  remoteKey: nullableString,
-  state: z.enum(["synced", "pending", "conflict", "remote-missing", "failed", "local-only"]),
-  conflicts: z.array(z.object({ field: syncedField, mine: z.unknown(), theirs: z.unknown() })),
-  pendingFields: z.array(syncedField),
-  error: nullableString,
-});
-
-export const syncKeyListSchema = z.object({ keys: z.array(syncKeySchema) });
-
-export const syncOutboxEntrySchema = z.object({
-  id: z.int(),
-  key: z.string(),
-  kind: z.enum(["create", "update"]),
-  fields: z.array(syncedField),
-  heldFields: z.array(syncedField),
-  attempts: z.int(),
-  failed: z.boolean(),
-  lastError: nullableString,
-  createdAt: z.string(),
-});
-
-export const syncOutboxSchema = z.object({ entries: z.array(syncOutboxEntrySchema) });
-
-export const localOnlyKeyPageSchema = z.object({
-  count: z.int(),
-  keys: z.array(
-    z.object({
-      key: z.string(),
-      name: z.string(),
-      enabled: z.boolean(),
-      validFrom: z.string().optional(),
-      validTo: z.string().optional(),
-    }),
-  ),
-  nextCursor: nullableString,
-});
-
-export const pushLocalOnlySchema = z.object({ queued: z.int() });
+/** The answers, the fields the service declares (shared/syncAnswers.ts), checked leniently. */
+const answers = syncAnswerSchemas(false);
+export const syncLinkSchema = answers.syncLink;
+export const syncLinkListSchema = answers.syncLinkList;
+export const syncKeySchema = answers.syncKey;
+export const syncKeyListSchema = answers.syncKeyList;
+export const syncOutboxEntrySchema = answers.syncOutboxEntry;
+export const syncOutboxSchema = answers.syncOutbox;
+export const localOnlyKeyPageSchema = answers.localOnlyKeyPage;
+export const pushLocalOnlySchema = answers.pushLocalOnlyAnswer;
 
 export class SyncClient {
   readonly #client: KeyServiceClient;

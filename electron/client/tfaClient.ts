@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { SERVICE_ROUTES, servicePath } from "../../shared/servicePaths.ts";
 import type { ApplicationDto, MessageTemplateDto } from "../../shared/tfa.ts";
 import {
   type CreateApplicationRequest,
@@ -19,12 +20,11 @@ import type { KeyServiceClient } from "./keyServiceClient.ts";
 /** The service's answers, checked leniently: a newer service may add a field. */
 const { application: applicationSchema, messageTemplate: messageTemplateSchema } = tfaAnswerSchemas(false);
 
-export const TFA_APPLICATIONS_PATH = "/2fa/2/applications";
-const applicationPath = (applicationId: string) =>
-  `${TFA_APPLICATIONS_PATH}/${encodeURIComponent(applicationId)}`;
-const templatesPath = (applicationId: string) => `${applicationPath(applicationId)}/messages`;
-const templatePath = (applicationId: string, messageId: string) =>
-  `${templatesPath(applicationId)}/${encodeURIComponent(messageId)}`;
+const applicationsPath = SERVICE_ROUTES.tfaApplications;
+const applicationPath = (appId: string) => servicePath(SERVICE_ROUTES.tfaApplication, { appId });
+const templatesPath = (appId: string) => servicePath(SERVICE_ROUTES.tfaTemplates, { appId });
+const templatePath = (appId: string, msgId: string) =>
+  servicePath(SERVICE_ROUTES.tfaTemplate, { appId, msgId });
 
 export class TfaClient {
   readonly #client: KeyServiceClient;
@@ -34,11 +34,11 @@ export class TfaClient {
   }
 
   async applications(): Promise<ApplicationDto[]> {
-    return this.#client.requestJson(TFA_APPLICATIONS_PATH, z.array(applicationSchema));
+    return this.#client.requestJson(applicationsPath, z.array(applicationSchema));
   }
 
   async createApplication(request: CreateApplicationRequest): Promise<ApplicationDto> {
-    return this.#client.requestJson(TFA_APPLICATIONS_PATH, applicationSchema, {
+    return this.#client.requestJson(applicationsPath, applicationSchema, {
       method: "POST",
       body: request,
     });

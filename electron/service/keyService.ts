@@ -6,7 +6,6 @@ import type {
   UsageBucketDto,
 } from "../../shared/apiKeys.ts";
 import {
-  ACCOUNT_KEY_PATTERN,
   createApiKeyRequestSchema,
   DAY_MS,
   KEY_ID_PATTERN,
@@ -87,7 +86,7 @@ export class KeyService {
   /** `_` is the caller's own account; otherwise the caller's own or one of its sub-accounts. */
   async resolveAccount(caller: Account, accountKey: string): Promise<Account> {
     if (accountKey === "_") return caller;
-    const account = ACCOUNT_KEY_PATTERN.test(accountKey)
+    const account = KEY_ID_PATTERN.test(accountKey)
       ? await this.#store.accounts.byAccountKey(accountKey)
       : undefined;
     if (!account || !(await this.#store.accounts.manages(caller.id, account.id))) {

@@ -5,16 +5,12 @@ import {
   MAX_LOCAL_ONLY_PAGE,
   pushLocalOnlyRequestSchema,
   resolveConflictRequestSchema,
-  SYNCED_FIELDS,
   updateSyncLinkRequestSchema,
 } from "../../shared/sync.ts";
-import { apiDateTime, component } from "../service/http/routeSchemas.ts";
+import { syncAnswerSchemas } from "../../shared/syncAnswers.ts";
+import { component } from "../service/http/routeSchemas.ts";
 
 /** The requests and answers of the sync routes (syncRoutes.ts), as the document's components. */
-
-const count = z.number().int().min(0);
-const nullableTime = z.union([apiDateTime, z.null()]);
-const fieldName = z.enum(SYNCED_FIELDS);
 
 const input = { io: "input" } as const;
 export const createSyncLinkRequest = component("CreateSyncLinkRequest", createSyncLinkRequestSchema, input);
@@ -26,86 +22,15 @@ export const resolveConflictRequest = component(
 );
 export const pushLocalOnlyRequest = component("PushLocalOnlyRequest", pushLocalOnlyRequestSchema, input);
 
-export const syncLink = component(
-  "SyncLink",
-  z.strictObject({
-    id: z.number().int().min(1),
-    accountKey: z.string().meta({ description: "The local account" }),
-    remote: z.strictObject({ baseUrl: z.string(), username: z.string(), accountKey: z.string() }),
-    intervalSeconds: z.number().int(),
-    state: z.enum(["idle", "running", "backing-off", "paused"]),
-    pausedReason: z.enum(["credentials", "user"]).nullable(),
-    progress: z.union([
-      z.null(),
-      z.strictObject({ phase: z.enum(["pull", "push"]), done: count, total: count }),
-    ]),
-    lastAttemptAt: nullableTime,
-    lastSuccessAt: nullableTime,
-    lastError: z.string().nullable(),
-    nextRunAt: nullableTime,
-    pending: count,
-    failed: count,
-    conflicts: count,
-    remoteMissing: count,
-    linkedKeys: count,
-  }),
-);
-export const syncLinkList = component("SyncLinkList", z.strictObject({ links: z.array(syncLink) }));
-
-export const syncKey = component(
-  "SyncKey",
-  z.strictObject({
-    key: z.string(),
-    name: z.string(),
-    remoteKey: z.string().nullable(),
-    state: z.enum(["synced", "pending", "conflict", "remote-missing", "failed", "local-only"]),
-    conflicts: z.array(
-      z.strictObject({ field: fieldName, mine: z.unknown(), theirs: z.unknown() }).meta({
-        required: ["field", "mine", "theirs"],
-      }),
-    ),
-    pendingFields: z.array(fieldName),
-    error: z.string().nullable(),
-  }),
-);
-export const syncKeyList = component("SyncKeyList", z.strictObject({ keys: z.array(syncKey) }));
-
-export const syncOutboxEntry = component(
-  "SyncOutboxEntry",
-  z.strictObject({
-    id: z.number().int(),
-    key: z.string(),
-    kind: z.enum(["create", "update"]),
-    fields: z.array(fieldName),
-    heldFields: z.array(fieldName).meta({ description: "Fields held back by a conflict on the key" }),
-    attempts: count,
-    failed: z.boolean(),
-    lastError: z.string().nullable(),
-    createdAt: apiDateTime,
-  }),
-);
-export const syncOutbox = component("SyncOutbox", z.strictObject({ entries: z.array(syncOutboxEntry) }));
-
-export const localOnlyKeyPage = component(
-  "LocalOnlyKeyPage",
-  z.strictObject({
-    count: count.meta({ description: "How many keys of the linked account the link does not carry" }),
-    keys: z.array(
-      z.strictObject({
-        key: z.string(),
-        name: z.string(),
-        enabled: z.boolean(),
-        validFrom: apiDateTime.optional(),
-        validTo: apiDateTime.optional(),
-      }),
-    ),
-    nextCursor: z.string().nullable().meta({ description: "Pass as cursor for the next page" }),
-  }),
-);
-export const pushLocalOnlyAnswer = component(
-  "PushLocalOnlyAnswer",
-  z.strictObject({ queued: count.meta({ description: "Keys whose create was queued" }) }),
-);
+const answers = syncAnswerSchemas(true);
+export const syncLink = component("SyncLink", answers.syncLink);
+export const syncLinkList = component("SyncLinkList", answers.syncLinkList);
+export const syncKey = component("SyncKey", answers.syncKey);
+export const syncKeyList = component("SyncKeyList", answers.syncKeyList);
+export const syncOutboxEntry = component("SyncOutboxEntry", answers.syncOutboxEntry);
+export const syncOutbox = component("SyncOutbox", answers.syncOutbox);
+export const localOnlyKeyPage = component("LocalOnlyKeyPage", answers.localOnlyKeyPage);
+export const pushLocalOnlyAnswer = component("PushLocalOnlyAnswer", answers.pushLocalOnlyAnswer);
 
 const LIMIT = `must be a whole number from 1 to ${MAX_LOCAL_ONLY_PAGE}`;
 const CURSOR = "must be a nextCursor of an earlier page";

@@ -9,6 +9,8 @@ import { routePath } from "../service/http/methodRoutes.ts";
 import {
   BASIC_CHALLENGE,
   basicOnly,
+  bodyErrors,
+  commonErrors,
   type ErrorStatus,
   errorResponse,
 } from "../service/http/openApiErrors.ts";
@@ -81,12 +83,8 @@ const errors: Record<string, DeclaredResponse> = {
   401: errorResponse("401", "Missing or wrong Basic credentials", BASIC_CHALLENGE),
   403: errorResponse("403", "An API key was used; sync takes the account's Basic credentials only"),
   404: errorResponse("404", "No such link, key or outbox entry among the accounts the caller manages"),
-  413: errorResponse("413", "Request body over 64 KiB"),
-  415: errorResponse("415", "Request body is not application/json"),
-  429: errorResponse(
-    "429",
-    "Too many failed sign-in attempts from this address, or too many sign-ins being checked at once; see Retry-After",
-  ),
+  ...bodyErrors,
+  429: commonErrors["429"],
   500: errorResponse("500", "The service failed; nothing was written"),
 };
 

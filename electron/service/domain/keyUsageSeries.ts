@@ -1,3 +1,4 @@
+import { SERIES_DAYS, SERIES_HOURS } from "../../../shared/apiKeyRules.ts";
 import { addCounts, hourOf, noCounts, type UsageCounts } from "./keyUsage.ts";
 
 /**
@@ -8,10 +9,8 @@ import { addCounts, hourOf, noCounts, type UsageCounts } from "./keyUsage.ts";
 
 const HOUR_MS = 3_600_000;
 const DAY_MS = 24 * HOUR_MS;
-/** Hours in the series: the current one and the 47 before it. */
-export const SERIES_HOURS = 48;
-/** Days in the series: the current UTC day and the 29 before it. */
-export const SERIES_DAYS = 30;
+
+export { SERIES_DAYS, SERIES_HOURS };
 
 /** The UTC day (days since the epoch) the time falls in. */
 export function dayOf(time: number): number {

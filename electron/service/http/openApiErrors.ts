@@ -1,4 +1,6 @@
+import { z } from "zod";
 import { MESSAGE_IDS, type MessageId, STATUS_OF_MESSAGE_ID } from "../../../shared/apiErrors.ts";
+import { errorBodySchema } from "../../../shared/errorBody.ts";
 
 /**
  * The error answers of the OpenAPI document: the one error body (closed at every level, so a
@@ -36,36 +38,21 @@ const schemaNameOf = (messageId: MessageId) => {
   return name.endsWith("Error") ? name : `${name}Error`;
 };
 
-export const errorSchemas = {
-  ApiError: {
-    type: "object",
-    required: ["requestError"],
-    additionalProperties: false,
-    properties: {
-      requestError: {
-        type: "object",
-        required: ["serviceException"],
-        additionalProperties: false,
-        properties: {
-          serviceException: {
-            type: "object",
-            required: ["messageId", "text"],
-            additionalProperties: false,
-            properties: {
-              messageId: { type: "string", enum: [...MESSAGE_IDS] },
-              text: { type: "string", minLength: 1, description: "What is wrong and how to fix it" },
-              validationErrors: {
-                type: "object",
-                description: "Each invalid field (nested ones by dotted path) and what is wrong with it",
-                minProperties: 1,
-                additionalProperties: { type: "array", items: { type: "string" }, minItems: 1 },
-              },
-            },
-          },
-        },
-      },
+/** The error body (shared/errorBody.ts) as the document's JSON Schema, closed at every level. */
+function apiErrorJsonSchema(): object {
+  const { $schema: _, ...schema } = z.toJSONSchema(errorBodySchema(true), {
+    target: "draft-2020-12",
+    // validationErrors names no fields of its own: only what any field name may hold.
+    override: ({ jsonSchema }) => {
+      if (jsonSchema.properties && Object.keys(jsonSchema.properties).length === 0)
+        delete jsonSchema.properties;
     },
-  },
+  });
+  return schema;
+}
+
+export const errorSchemas = {
+  ApiError: apiErrorJsonSchema(),
   ...Object.fromEntries(
     MESSAGE_IDS.map((messageId) => [
       schemaNameOf(messageId),
@@ -177,6 +164,16 @@ export const refusedRequests = {
   },
 };
 
+/** The 429 of every authenticated operation: the failed sign-in throttle. */
+export const SIGN_IN_LIMITED =
+  "Too many failed sign-in attempts from this address, or too many sign-ins being checked at once; see Retry-After";
+
+/** The refusals of reading a request's body, on every method that has one. */
+export const bodyErrors = {
+  "413": errorResponse("413", "Request body over 64 KiB"),
+  "415": errorResponse("415", "Request body is not application/json"),
+};
+
 /** The refusals every Basic-credentials operation may answer. */
 export const commonErrors = {
   "400": errorResponse("400", "Invalid input; validationErrors names each field and what is wrong with it"),
@@ -186,10 +183,7 @@ export const commonErrors = {
     "404",
     "Unknown account or key, an account the caller does not manage, or (2FA key) an unknown version",
   ),
-  "429": errorResponse(
-    "429",
-    "Too many failed sign-in attempts from this address, or too many sign-ins being checked at once; see Retry-After",
-  ),
+  "429": errorResponse("429", SIGN_IN_LIMITED),
   "500": errorResponse("500", "The service failed; nothing was written"),
 };
 

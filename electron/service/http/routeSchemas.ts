@@ -11,6 +11,7 @@ import type {
 } from "fastify";
 import type { ZodTypeProvider } from "fastify-type-provider-zod";
 import { z } from "zod";
+import { ACCOUNT_KEY_SEGMENT_PATTERN, KEY_ID_PATTERN } from "../../../shared/apiKeys.ts";
 
 /**
  * How a route declares its contract: params, query, body and answers as zod schemas on the route
@@ -108,15 +109,6 @@ export const jsonContent = (schema: z.ZodType | { $ref: string }) => ({
 /** A path segment `_` or 32 hex digits; anything else is answered 404 by the service. */
 export const accountKeyParam = z
   .string()
-  .regex(/^(_|[0-9A-F]{32})$/)
+  .regex(ACCOUNT_KEY_SEGMENT_PATTERN)
   .meta({ description: "`_` for the caller's own account, or the accountKey of a sub-account it manages" });
-export const keyParam = z
-  .string()
-  .regex(/^[0-9A-F]{32}$/)
-  .meta({ description: "The key's `key` field" });
-
-/** A datetime as the service answers it (always UTC). */
-export const apiDateTime = z
-  .string()
-  .regex(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}\+0000$/)
-  .meta({ description: "yyyy-MM-ddTHH:mm:ss.SSS+0000" });
+export const keyParam = z.string().regex(KEY_ID_PATTERN).meta({ description: "The key's `key` field" });

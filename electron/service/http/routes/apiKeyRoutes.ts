@@ -1,6 +1,7 @@
 import { once } from "node:events";
 import type { FastifyInstance } from "fastify";
 import { z } from "zod";
+import { SERVICE_ROUTES } from "../../../../shared/servicePaths.ts";
 import { badRequest, notFound } from "../../errors.ts";
 import {
   countQuerySchema,
@@ -13,7 +14,7 @@ import { auditOriginOf } from "../auditOrigin.ts";
 import type { BasicGuard } from "../basicAuthGuard.ts";
 import { idempotencyKeyHeaders, idempotencyKeyOf } from "../idempotencyKeyHeader.ts";
 import { routePath } from "../methodRoutes.ts";
-import { basicOnly, commonErrors, errorResponse } from "../openApiErrors.ts";
+import { basicOnly, bodyErrors, commonErrors, errorResponse } from "../openApiErrors.ts";
 import { accountKeyParam, documented, jsonContent, keyParam } from "../routeSchemas.ts";
 import {
   apiKey,
@@ -31,10 +32,6 @@ const JSON_TYPE = "application/json; charset=utf-8";
 const accountParams = z.object({ accountKey: accountKeyParam });
 const keyParams = z.object({ accountKey: accountKeyParam, key: keyParam });
 
-const bodyErrors = {
-  413: errorResponse("413", "Request body over 64 KiB"),
-  415: errorResponse("415", "Request body is not application/json"),
-};
 const idempotencyConflict = {
   409: errorResponse(
     "409",
@@ -42,13 +39,11 @@ const idempotencyConflict = {
   ),
 };
 
-export const API_KEYS_PATH = "/settings/1/accounts/:accountKey/api-keys";
-export const API_KEY_PATH = `${API_KEYS_PATH}/:key`;
-/** A Keydesk extension: how many keys of an account match the list's filters. */
-export const API_KEY_COUNT_PATH = "/local/1/accounts/:accountKey/api-keys/count";
-/** A Keydesk extension: a key's calls per hour (48 hours) and per UTC day (30 days). */
-export const API_KEY_USAGE_SERIES_PATH = "/local/1/accounts/:accountKey/api-keys/:key/usage-series";
-export const TFA_API_KEY_PATH = "/2fa/:version/api-key";
+export const API_KEYS_PATH = SERVICE_ROUTES.apiKeys;
+export const API_KEY_PATH = SERVICE_ROUTES.apiKey;
+export const API_KEY_COUNT_PATH = SERVICE_ROUTES.apiKeyCount;
+export const API_KEY_USAGE_SERIES_PATH = SERVICE_ROUTES.apiKeyUsageSeries;
+export const TFA_API_KEY_PATH = SERVICE_ROUTES.tfaApiKey;
 export const TFA_API_KEY_VERSIONS = ["1", "2"] as const;
 
 /** The key-management API: create, list/look up, get, update, and the 2FA key shortcut. */

@@ -1,5 +1,7 @@
 import type { FastifyInstance } from "fastify";
-import { z } from "zod";
+import { accountAnswerSchemas } from "../../../../shared/accountAnswers.ts";
+import type { AccountDto } from "../../../../shared/bridgeTypes.ts";
+import { SERVICE_ROUTES } from "../../../../shared/servicePaths.ts";
 import { managedAccounts } from "../../domain/accountRules.ts";
 import type { AccountReads } from "../../store/store.ts";
 import type { BasicGuard } from "../basicAuthGuard.ts";
@@ -7,30 +9,9 @@ import { routePath } from "../methodRoutes.ts";
 import { basicOnly, commonErrors } from "../openApiErrors.ts";
 import { component, documented, jsonContent } from "../routeSchemas.ts";
 
-export const LOCAL_ACCOUNTS_PATH = "/local/1/accounts";
+export const LOCAL_ACCOUNTS_PATH = SERVICE_ROUTES.localAccounts;
 
-/** One account as `/local/1/accounts` answers it; parentAccountKey is null for a top-level account. */
-export interface LocalAccountDto {
-  accountKey: string;
-  username: string;
-  parentAccountKey: string | null;
-}
-
-const accountKey = z.string().regex(/^[0-9A-F]{32}$/);
-const localAccountList = component(
-  "LocalAccountList",
-  z.strictObject({
-    accounts: z.array(
-      z.strictObject({
-        accountKey,
-        username: z.string(),
-        parentAccountKey: z
-          .union([accountKey, z.null()])
-          .meta({ description: "null for the caller's own account" }),
-      }),
-    ),
-  }),
-);
+const localAccountList = component("LocalAccountList", accountAnswerSchemas(true).accountList);
 
 /**
  * The accounts a caller's Basic credentials manage: its own account first, then every
@@ -62,7 +43,7 @@ export function registerLocalAccountRoutes(
         const all = await accounts.list();
         const keyOf = new Map(all.map((account) => [account.id, account.accountKey]));
         const managed = managedAccounts(all, caller.id).filter((account) => account.id !== caller.id);
-        const toDto = (account: (typeof all)[number], own: boolean): LocalAccountDto => ({
+        const toDto = (account: (typeof all)[number], own: boolean): AccountDto => ({
           accountKey: account.accountKey,
           username: account.username,
           parentAccountKey: own || account.parentId === null ? null : (keyOf.get(account.parentId) ?? null),

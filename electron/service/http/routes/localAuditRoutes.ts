@@ -1,15 +1,18 @@
 import type { FastifyInstance } from "fastify";
 import { z } from "zod";
+import { apiDateTime } from "../../../../shared/answerFields.ts";
+import { KEY_ID_PATTERN } from "../../../../shared/apiKeys.ts";
 import { AUDIT_ACTIONS, AUDIT_CHANNELS, AUDIT_REASONS } from "../../../../shared/audit.ts";
+import { SERVICE_ROUTES } from "../../../../shared/servicePaths.ts";
 import { type AuditHistory, auditQuerySchema } from "../../audit/auditHistory.ts";
 import type { BasicGuard } from "../basicAuthGuard.ts";
 import { routePath } from "../methodRoutes.ts";
-import { BASIC_CHALLENGE, basicOnly, errorResponse } from "../openApiErrors.ts";
-import { apiDateTime, component, documented, jsonContent } from "../routeSchemas.ts";
+import { BASIC_CHALLENGE, basicOnly, commonErrors, errorResponse } from "../openApiErrors.ts";
+import { component, documented, jsonContent } from "../routeSchemas.ts";
 
-export const LOCAL_AUDIT_PATH = "/local/1/audit";
+export const LOCAL_AUDIT_PATH = SERVICE_ROUTES.localAudit;
 
-const hex32 = z.string().regex(/^[0-9A-F]{32}$/);
+const hex32 = z.string().regex(KEY_ID_PATTERN);
 
 const auditEntry = component(
   "AuditEntry",
@@ -95,10 +98,7 @@ export function registerLocalAuditRoutes(
             "An API key (App scheme) was used; the audit takes Basic credentials only",
           ),
           404: errorResponse("404", "The account filter names an account the caller does not manage"),
-          429: errorResponse(
-            "429",
-            "Too many failed sign-in attempts from this address, or too many sign-ins being checked at once; see Retry-After",
-          ),
+          429: commonErrors["429"],
           500: errorResponse("500", "The service failed"),
         },
       },

@@ -1,5 +1,6 @@
 import type { FastifyInstance } from "fastify";
 import { z } from "zod";
+import { SERVICE_ROUTES } from "../../../../shared/servicePaths.ts";
 import { PIN_STREAM_EVENTS } from "../../../../shared/tfa.ts";
 import { ApiError } from "../../errors.ts";
 import { localPinsQuerySchema } from "../../tfa/schemas.ts";
@@ -7,13 +8,13 @@ import type { TfaSimulator } from "../../tfa/tfaSimulator.ts";
 import type { BasicGuard } from "../basicAuthGuard.ts";
 import { type EventStream, openEventStream } from "../eventStream.ts";
 import { routePath } from "../methodRoutes.ts";
-import { BASIC_CHALLENGE, basicOnly, errorResponse } from "../openApiErrors.ts";
+import { BASIC_CHALLENGE, basicOnly, commonErrors, errorResponse } from "../openApiErrors.ts";
 import { documented, jsonContent } from "../routeSchemas.ts";
 import { MAX_UNSENT_BYTES } from "../slowClient.ts";
 import { capturedPin, capturedPinList, pinState } from "./tfaSchemas.ts";
 
-export const LOCAL_PINS_PATH = "/local/1/pins";
-export const LOCAL_PINS_STREAM_PATH = `${LOCAL_PINS_PATH}/stream`;
+export const LOCAL_PINS_PATH = SERVICE_ROUTES.localPins;
+export const LOCAL_PINS_STREAM_PATH = SERVICE_ROUTES.localPinsStream;
 
 /**
  * Open streams one account's credentials may hold at once: plenty for the app's windows and a few
@@ -36,10 +37,7 @@ const localErrors = {
   400: errorResponse("400", "Invalid query parameters"),
   401: errorResponse("401", "Missing or wrong Basic credentials", BASIC_CHALLENGE),
   403: errorResponse("403", "An API key was used; the PIN inbox takes the account's Basic credentials only"),
-  429: errorResponse(
-    "429",
-    "Too many failed sign-in attempts from this address, or too many sign-ins being checked at once; see Retry-After",
-  ),
+  429: commonErrors["429"],
   500: errorResponse("500", "The service failed"),
 };
 const TAGS = ["PIN inbox"];

@@ -1,10 +1,11 @@
 import type { FastifyInstance } from "fastify";
 import { z } from "zod";
+import { SERVICE_ROUTES } from "../../../../shared/servicePaths.ts";
 import { sendPinQuerySchema, verificationsQuerySchema } from "../../tfa/schemas.ts";
 import type { TfaSimulator } from "../../tfa/tfaSimulator.ts";
 import type { CallerGuard, RouteAccess } from "../callerGuard.ts";
 import { routePath } from "../methodRoutes.ts";
-import { type ErrorStatus, errorResponse } from "../openApiErrors.ts";
+import { bodyErrors, commonErrors, type ErrorStatus, errorResponse } from "../openApiErrors.ts";
 import { type DeclaredResponse, documented, jsonContent, OPTIONAL_BODY } from "../routeSchemas.ts";
 import {
   application,
@@ -24,12 +25,12 @@ import {
   voicePinResponse,
 } from "./tfaSchemas.ts";
 
-export const TFA_APPLICATIONS_PATH = "/2fa/2/applications";
-export const TFA_APPLICATION_PATH = `${TFA_APPLICATIONS_PATH}/:appId`;
-export const TFA_TEMPLATES_PATH = `${TFA_APPLICATION_PATH}/messages`;
-export const TFA_TEMPLATE_PATH = `${TFA_TEMPLATES_PATH}/:msgId`;
-export const TFA_VERIFICATIONS_PATH = `${TFA_APPLICATION_PATH}/verifications`;
-export const TFA_PIN_PATH = "/2fa/2/pin";
+export const TFA_APPLICATIONS_PATH = SERVICE_ROUTES.tfaApplications;
+export const TFA_APPLICATION_PATH = SERVICE_ROUTES.tfaApplication;
+export const TFA_TEMPLATES_PATH = SERVICE_ROUTES.tfaTemplates;
+export const TFA_TEMPLATE_PATH = SERVICE_ROUTES.tfaTemplate;
+export const TFA_VERIFICATIONS_PATH = SERVICE_ROUTES.tfaVerifications;
+export const TFA_PIN_PATH = SERVICE_ROUTES.tfaPin;
 
 /** Application and template management: API keys need ALL (a TFA key is refused). */
 const MANAGE = { tfaMethod: false };
@@ -53,12 +54,8 @@ const errors: Record<string, DeclaredResponse> = {
     "The API key may not make this call (disabled, outside its validity window or allowedIPs, or a TFA key on a management route), or the 2FA application is disabled",
   ),
   404: errorResponse("404", "Unknown application, message template or PIN in the caller's account"),
-  413: errorResponse("413", "Request body over 64 KiB"),
-  415: errorResponse("415", "Request body is not application/json"),
-  429: errorResponse(
-    "429",
-    "Too many failed sign-in attempts from this address, or too many sign-ins being checked at once; see Retry-After",
-  ),
+  ...bodyErrors,
+  429: commonErrors["429"],
   500: errorResponse("500", "The service failed; nothing was written"),
 };
 const limited = errorResponse(

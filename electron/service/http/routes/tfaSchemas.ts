@@ -1,5 +1,6 @@
 import { z } from "zod";
-import { CALL_STATUSES, CHANNELS, NC_STATUSES, PIN_ERRORS, SMS_STATUSES } from "../../../../shared/tfa.ts";
+import { pinAnswerSchemas } from "../../../../shared/pinAnswers.ts";
+import { CALL_STATUSES, NC_STATUSES, PIN_ERRORS, SMS_STATUSES } from "../../../../shared/tfa.ts";
 import { tfaAnswerSchemas } from "../../../../shared/tfaSchemas.ts";
 import {
   createApplicationSchema,
@@ -10,7 +11,7 @@ import {
   updateTemplateSchema,
   verifyPinSchema,
 } from "../../tfa/schemas.ts";
-import { apiDateTime, component } from "../routeSchemas.ts";
+import { component } from "../routeSchemas.ts";
 
 /** The requests and answers of the 2FA simulator and the PIN inbox, as the document's components. */
 
@@ -74,42 +75,9 @@ export const verificationList = component(
   }),
 );
 
-export const capturedPin = component(
-  "CapturedPin",
-  z.strictObject({
-    pinId: z.string(),
-    applicationId: z.string(),
-    applicationName: z
-      .string()
-      .optional()
-      .meta({ description: "The application's name when the message was listed or sent" }),
-    messageId: z.string(),
-    to: z.string(),
-    channel: z.enum(CHANNELS),
-    pin: z.string(),
-    text: z.string(),
-    sentAt: apiDateTime,
-    expiresAt: apiDateTime,
-    attemptsRemaining: attempts,
-    verified: z.boolean(),
-    delivered: z.boolean().meta({
-      description:
-        "Whether the message reached the phone: false for the failure test numbers (447700900001, 447700900002), whose messages are listed too",
-    }),
-    status: z.enum([...new Set([...SMS_STATUSES, ...CALL_STATUSES])]).meta({
-      description: "The status the send answered: the smsStatus, or the callStatus of a voice PIN",
-    }),
-  }),
-);
-export const pinState = component(
-  "PinState",
-  z.strictObject({
-    pinId: z.string(),
-    applicationId: z.string(),
-    to: z.string(),
-    attemptsRemaining: attempts,
-    verified: z.boolean(),
-  }),
-  { description: "A PIN's state after a verification changed it" },
-);
-export const capturedPinList = component("CapturedPinList", z.strictObject({ pins: z.array(capturedPin) }));
+const pins = pinAnswerSchemas(true);
+export const capturedPin = component("CapturedPin", pins.capturedPin);
+export const pinState = component("PinState", pins.pinState, {
+  description: "A PIN's state after a verification changed it",
+});
+export const capturedPinList = component("CapturedPinList", pins.capturedPinList);
