@@ -1,22 +1,9 @@
 /** The one error body every response of the key service uses (the shape Infobip clients parse). */
 import type { z } from "zod";
 import type { errorBodySchema } from "./errorBody.ts";
+import { MESSAGE_IDS, type MessageId } from "./messageIds.ts";
 
-export const MESSAGE_IDS = [
-  "BAD_REQUEST",
-  "UNAUTHORIZED",
-  "FORBIDDEN",
-  "NOT_FOUND",
-  "METHOD_NOT_ALLOWED",
-  "CONFLICT",
-  "PAYLOAD_TOO_LARGE",
-  "UNSUPPORTED_MEDIA_TYPE",
-  "TOO_MANY_REQUESTS",
-  "GENERAL_ERROR",
-  "SERVICE_UNAVAILABLE",
-] as const;
-
-export type MessageId = (typeof MESSAGE_IDS)[number];
+export { MESSAGE_IDS, type MessageId };
 
 /** Per-field messages, keyed by the request field they concern. */
 export type ValidationErrors = Record<string, string[]>;

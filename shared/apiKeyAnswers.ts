@@ -9,7 +9,7 @@ import {
   type RefusalReasonName,
   SERIES_DAYS,
   SERIES_HOURS,
-} from "./apiKeyRules.ts";
+} from "./apiKeyFields.ts";
 
 /**
  * The answers of the key-management API (a key, its usage, a list, a page, a count, a usage series),

@@ -5,28 +5,36 @@
  */
 import type { z } from "zod";
 import type { apiKeyAnswerSchemas } from "./apiKeyAnswers.ts";
+import {
+  ACCOUNT_KEY_SEGMENT_PATTERN,
+  ANY_ID_PATTERN,
+  KEY_ID_PATTERN,
+  NAME_MAX_LENGTH,
+  PERMISSIONS,
+  type Permission,
+  type RefusalReasonName,
+  SERIES_DAYS,
+  SERIES_HOURS,
+} from "./apiKeyFields.ts";
 import { parseApiDateTime } from "./datetime.ts";
+
+export {
+  ACCOUNT_KEY_SEGMENT_PATTERN,
+  ANY_ID_PATTERN,
+  KEY_ID_PATTERN,
+  NAME_MAX_LENGTH,
+  PERMISSIONS,
+  type Permission,
+  type RefusalReasonName,
+  SERIES_DAYS,
+  SERIES_HOURS,
+};
 
 /** The answers' types come from their schemas (apiKeyAnswers.ts); type-only, so zod stays out. */
 type Answers = ReturnType<typeof apiKeyAnswerSchemas>;
 
-export const PERMISSIONS = ["ALL", "TFA"] as const;
-export type Permission = (typeof PERMISSIONS)[number];
-
 /** A key as the API answers it (allowedIPs omitted when the key has no IP restriction). */
 export type ApiKeyDto = z.infer<Answers["apiKey"]>;
-
-export const NAME_MAX_LENGTH = 255;
-/** Keydesk's own ids, a key's `key` and an accountKey alike: 32 uppercase hex digits. */
-const HEX_32_ID = "[0-9A-F]{32}";
-export const KEY_ID_PATTERN = new RegExp(`^${HEX_32_ID}$`);
-/** An accountKey in a path: `_` for the caller's own account, or the accountKey of a sub-account. */
-export const ACCOUNT_KEY_SEGMENT_PATTERN = new RegExp(`^(_|${HEX_32_ID})$`);
-/**
- * Key and account ids as any instance of the API may spell them (the spec leaves their format
- * open; Keydesk's own are 32 hex digits): 1–200 printable characters, no `/`, not `.` or `..`.
- */
-export const ANY_ID_PATTERN = /^(?!\.{1,2}$)[\x21-\x2E\x30-\x7E]{1,200}$/;
 
 /** Checks a key name; returns the problems found (empty when the name is fine). */
 export function nameProblems(name: string): string[] {
@@ -134,20 +142,6 @@ export type KeyInclude = (typeof KEY_INCLUDES)[number];
 /** The largest N of the "not used for N days" filter (`unusedForDays`): ten years. */
 export const UNUSED_FOR_DAYS_MAX = 3650;
 export const DAY_MS = 24 * 60 * 60 * 1000;
-
-export const REFUSAL_REASONS = [
-  "disabled",
-  "not-yet-valid",
-  "expired",
-  "address-not-allowed",
-  "tfa-only",
-] as const;
-export type RefusalReasonName = (typeof REFUSAL_REASONS)[number];
-
-/** Hours in a key's usage series: the current one and the 47 before it. */
-export const SERIES_HOURS = 48;
-/** Days in a key's usage series: the current UTC day and the 29 before it. */
-export const SERIES_DAYS = 30;
 
 export type UsageCountsDto = z.infer<Answers["usageCounts"]>;
 

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { answerFields } from "./answerFields.ts";
-import { MESSAGE_IDS } from "./apiErrors.ts";
+import { MESSAGE_IDS } from "./messageIds.ts";
 
 /**
  * The one error body of every answer of the key service (shared/apiErrors.ts), one set of fields

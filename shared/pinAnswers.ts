@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { answerFields } from "./answerFields.ts";
-import { CALL_STATUSES, CHANNELS, SMS_STATUSES } from "./tfa.ts";
+import { CALL_STATUSES, CHANNELS, SMS_STATUSES } from "./tfaStatuses.ts";
 
 /**
  * The PIN inbox's answers (`/local/1/pins` and its stream), one set of fields for both sides (see

@@ -1,6 +1,9 @@
 import { z } from "zod";
 import { ANY_ID_PATTERN } from "./apiKeys.ts";
 import type { syncAnswerSchemas } from "./syncAnswers.ts";
+import { SYNCED_FIELDS, type SyncedField, type SyncKeyState } from "./syncStates.ts";
+
+export { SYNCED_FIELDS, type SyncedField, type SyncKeyState };
 
 /** The answers' types come from their schemas (syncAnswers.ts). */
 type SyncAnswers = ReturnType<typeof syncAnswerSchemas>;
@@ -13,43 +16,13 @@ type SyncAnswers = ReturnType<typeof syncAnswerSchemas>;
 
 export const SYNC_LINKS_PATH = "/local/1/sync/links";
 
-/** The fields a sync compares and merges, one by one. */
-export const SYNCED_FIELDS = [
-  "name",
-  "allowedIPs",
-  "permissions",
-  "validFrom",
-  "validTo",
-  "enabled",
-] as const;
-export type SyncedField = (typeof SYNCED_FIELDS)[number];
-
 export const MIN_SYNC_INTERVAL_SECONDS = 10;
 export const MAX_SYNC_INTERVAL_SECONDS = 86_400;
 export const DEFAULT_SYNC_INTERVAL_SECONDS = 300;
 
-/**
- * - `idle`: nothing running; the next run is due at nextRunAt.
- * - `running`: a run is under way (see progress).
- * - `backing-off`: the last run failed (network, 5xx, 429); retried at nextRunAt.
- * - `paused`: the remote refused the credentials (401), or the user paused the link;
- *   nothing runs until credentials are given again or the link is resumed.
- */
-export const SYNC_LINK_STATES = ["idle", "running", "backing-off", "paused"] as const;
-
 export type SyncProgressDto = z.infer<SyncAnswers["progress"]>;
 
 export type SyncLinkDto = z.infer<SyncAnswers["syncLink"]>;
-
-export const SYNC_KEY_STATES = [
-  "synced",
-  "pending",
-  "conflict",
-  "remote-missing",
-  "failed",
-  "local-only",
-] as const;
-export type SyncKeyState = (typeof SYNC_KEY_STATES)[number];
 
 export type SyncKeyDto = z.infer<SyncAnswers["syncKey"]>;
 

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { answerFields } from "./answerFields.ts";
-import { SYNC_KEY_STATES, SYNC_LINK_STATES, SYNCED_FIELDS } from "./sync.ts";
+import { SYNC_KEY_STATES, SYNC_LINK_STATES, SYNCED_FIELDS } from "./syncStates.ts";
 
 /**
  * The answers of the sync routes (`/local/1/sync/links`, shared/sync.ts), one set of fields for both

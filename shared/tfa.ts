@@ -4,6 +4,9 @@
  */
 import type { z } from "zod";
 import type { pinAnswerSchemas } from "./pinAnswers.ts";
+import { CALL_STATUSES, type CallStatus, type Channel, SMS_STATUSES, type SmsStatus } from "./tfaStatuses.ts";
+
+export { CALL_STATUSES, type CallStatus, type Channel, SMS_STATUSES, type SmsStatus };
 
 /** The PIN inbox's types come from its answer schemas; type-only, so zod stays out. */
 type PinAnswers = ReturnType<typeof pinAnswerSchemas>;
@@ -42,9 +45,6 @@ export const PIN_PLACEHOLDER = "{{pin}}";
 
 export const PIN_ERRORS = ["WRONG_PIN", "TTL_EXPIRED", "NO_MORE_PIN_ATTEMPTS"] as const;
 export type PinError = (typeof PIN_ERRORS)[number];
-
-export const CHANNELS = ["SMS", "VOICE"] as const;
-export type Channel = (typeof CHANNELS)[number];
 
 export interface ApplicationConfigurationDto {
   pinAttempts: number;
@@ -90,15 +90,6 @@ export interface MessageTemplateDto {
 
 export const NC_STATUSES = ["NC_DESTINATION_REACHABLE", "NC_DESTINATION_NOT_REACHABLE"] as const;
 export type NcStatus = (typeof NC_STATUSES)[number];
-export const SMS_STATUSES = ["MESSAGE_SENT", "MESSAGE_NOT_SENT"] as const;
-export type SmsStatus = (typeof SMS_STATUSES)[number];
-/** PENDING_ACCEPTED when the call is placed; the others only for the failing test numbers. */
-export const CALL_STATUSES = [
-  "PENDING_ACCEPTED",
-  "REJECTED_DESTINATION",
-  "UNDELIVERABLE_NOT_DELIVERED",
-] as const;
-export type CallStatus = (typeof CALL_STATUSES)[number];
 
 /** Send or resend over SMS. ncStatus only when Number Lookup was asked for (`ncNeeded`, not on resend). */
 export interface SmsPinResponseDto {
