@@ -5,17 +5,7 @@
  */
 import type { z } from "zod";
 import type { apiKeyAnswerSchemas } from "./apiKeyAnswers.ts";
-import {
-  ACCOUNT_KEY_SEGMENT_PATTERN,
-  ANY_ID_PATTERN,
-  KEY_ID_PATTERN,
-  NAME_MAX_LENGTH,
-  PERMISSIONS,
-  type Permission,
-  type RefusalReasonName,
-  SERIES_DAYS,
-  SERIES_HOURS,
-} from "./apiKeyFields.ts";
+import { NAME_MAX_LENGTH } from "./apiKeyFields.ts";
 import { parseApiDateTime } from "./datetime.ts";
 
 export {
@@ -28,7 +18,7 @@ export {
   type RefusalReasonName,
   SERIES_DAYS,
   SERIES_HOURS,
-};
+} from "./apiKeyFields.ts";
 
 /** The answers' types come from their schemas (apiKeyAnswers.ts); type-only, so zod stays out. */
 type Answers = ReturnType<typeof apiKeyAnswerSchemas>;
