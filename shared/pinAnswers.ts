@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { answerFields } from "./answerFields.ts";
-import { CALL_STATUSES, CHANNELS, SMS_STATUSES } from "./tfaStatuses.ts";
+import { CALL_STATUSES, CHANNELS, NC_STATUSES, SMS_STATUSES } from "./tfaStatuses.ts";
 
 /**
  * The PIN inbox's answers (`/local/1/pins` and its stream), one set of fields for both sides (see
@@ -12,6 +12,11 @@ export function pinAnswerSchemas(strict: boolean) {
   const attempts = promised(z.number().int().min(0), z.number());
   const status = z.enum([...new Set([...SMS_STATUSES, ...CALL_STATUSES])]).meta({
     description: "The status the send answered: the smsStatus, or the callStatus of a voice PIN",
+  });
+
+  const ncStatus = z.enum(NC_STATUSES).meta({
+    description:
+      "An SMS's Number Lookup answer for its number: NC_DESTINATION_NOT_REACHABLE for 447700900001, whose message is not sent; absent for a voice PIN",
   });
 
   const capturedPin = object({
@@ -38,6 +43,7 @@ export function pinAnswerSchemas(strict: boolean) {
       z.boolean().optional(),
     ),
     status: promised(status, status.optional().catch(undefined)),
+    ncStatus: promised(ncStatus.optional(), ncStatus.optional().catch(undefined)),
   });
 
   const pinState = object({

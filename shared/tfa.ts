@@ -4,9 +4,25 @@
  */
 import type { z } from "zod";
 import type { pinAnswerSchemas } from "./pinAnswers.ts";
-import { CALL_STATUSES, type CallStatus, type Channel, SMS_STATUSES, type SmsStatus } from "./tfaStatuses.ts";
+import {
+  CALL_STATUSES,
+  type CallStatus,
+  type Channel,
+  NC_STATUSES,
+  type NcStatus,
+  SMS_STATUSES,
+  type SmsStatus,
+} from "./tfaStatuses.ts";
 
-export { CALL_STATUSES, type CallStatus, type Channel, SMS_STATUSES, type SmsStatus };
+export {
+  CALL_STATUSES,
+  type CallStatus,
+  type Channel,
+  NC_STATUSES,
+  type NcStatus,
+  SMS_STATUSES,
+  type SmsStatus,
+};
 
 /** The PIN inbox's types come from its answer schemas; type-only, so zod stays out. */
 type PinAnswers = ReturnType<typeof pinAnswerSchemas>;
@@ -87,9 +103,6 @@ export interface MessageTemplateDto {
   voiceName?: string;
   regional?: RegionalDto;
 }
-
-export const NC_STATUSES = ["NC_DESTINATION_REACHABLE", "NC_DESTINATION_NOT_REACHABLE"] as const;
-export type NcStatus = (typeof NC_STATUSES)[number];
 
 /** Send or resend over SMS. ncStatus only when Number Lookup was asked for (`ncNeeded`, not on resend). */
 export interface SmsPinResponseDto {

@@ -51,16 +51,15 @@ export function deliveryOutcome(msisdn: string): DeliveryOutcome {
 
 /**
  * What the inbox says of a message to this number: whether it reached the phone, and the status
- * the send answered (the SMS status, or the call status of a voice PIN). Derived from the number,
+ * the send answered (the SMS status, or the call status of a voice PIN), and an SMS's Number Lookup
+ * status, which tells the two failure numbers apart (both SMS are MESSAGE_NOT_SENT). Derived from the number,
  * as the outcome itself is, so a message listed later says what its send said.
  */
 export function deliveryOf(
   msisdn: string,
   channel: Channel,
-): { delivered: boolean; status: SmsStatus | CallStatus } {
+): { delivered: boolean; status: SmsStatus | CallStatus; ncStatus?: NcStatus } {
   const outcome = deliveryOutcome(msisdn);
-  return {
-    delivered: outcome.delivered,
-    status: channel === "VOICE" ? outcome.callStatus : outcome.smsStatus,
-  };
+  if (channel === "VOICE") return { delivered: outcome.delivered, status: outcome.callStatus };
+  return { delivered: outcome.delivered, status: outcome.smsStatus, ncStatus: outcome.ncStatus };
 }

@@ -56,7 +56,7 @@ function tooManyRequests(text: string, retryAfterMs: number): ApiError {
 /** The inbox entry of a message just sent (one a test number kept from the phone included). */
 function capturedEvent(
   accountId: number,
-  message: Omit<CapturedPinDto, "sentAt" | "expiresAt" | "delivered" | "status"> & {
+  message: Omit<CapturedPinDto, "sentAt" | "expiresAt" | "delivered" | "status" | "ncStatus"> & {
     sentAt: number;
     expiresAt: number;
   },

@@ -16,7 +16,16 @@ export interface PinState {
 export function pinState(pin: CapturedPinDto, now: number): PinState {
   // The phone never got it (a failure test number): what the app's user could not have typed.
   if (pin.delivered === false)
-    return { label: "Not delivered", detail: pin.status ?? "not sent", color: "orange", pending: false };
+    return {
+      label: "Not delivered",
+      // Number Lookup's refusal first: both failure numbers' SMS answer MESSAGE_NOT_SENT.
+      detail:
+        pin.ncStatus === "NC_DESTINATION_NOT_REACHABLE"
+          ? `${pin.ncStatus}, ${pin.status ?? "not sent"}`
+          : (pin.status ?? "not sent"),
+      color: "orange",
+      pending: false,
+    };
   if (pin.verified) return { label: "Verified", color: "green", pending: false };
   if (pin.attemptsRemaining <= 0) return { label: "No attempts left", color: "red", pending: false };
   const expiresAt = parseApiDateTime(pin.expiresAt);

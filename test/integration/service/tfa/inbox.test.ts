@@ -70,6 +70,7 @@ describe("scope", () => {
         "verified",
         "delivered",
         "status",
+        ...(pin.channel === "SMS" ? ["ncStatus"] : []),
       ]);
     }
     const sentAts = pins.map((pin) => pin.sentAt);

@@ -5,7 +5,8 @@ import { inbox, type Json, type TfaCaller, tfaCaller } from "./tfaFixture.ts";
 
 /**
  * The documented test numbers force the failure paths; what an app sent to them is listed in the
- * inbox as not delivered, with the status its send answered.
+ * inbox as not delivered, with the status its send answered and, for an SMS, the Number Lookup
+ * status that tells the two numbers apart.
  */
 
 const NOT_REACHABLE = "447700900001";
@@ -30,6 +31,7 @@ async function deliveries(to: string): Promise<Json[]> {
     channel: pin.channel,
     delivered: pin.delivered,
     status: pin.status,
+    ...(pin.ncStatus !== undefined && { ncStatus: pin.ncStatus }),
   }));
 }
 
@@ -58,8 +60,18 @@ describe(`${NOT_REACHABLE}: destination not reachable`, () => {
       [without.pinId, sent.pinId],
     );
     assert.deepEqual(await deliveries(NOT_REACHABLE), [
-      { channel: "SMS", delivered: false, status: "MESSAGE_NOT_SENT" },
-      { channel: "SMS", delivered: false, status: "MESSAGE_NOT_SENT" },
+      {
+        channel: "SMS",
+        delivered: false,
+        status: "MESSAGE_NOT_SENT",
+        ncStatus: "NC_DESTINATION_NOT_REACHABLE",
+      },
+      {
+        channel: "SMS",
+        delivered: false,
+        status: "MESSAGE_NOT_SENT",
+        ncStatus: "NC_DESTINATION_NOT_REACHABLE",
+      },
     ]);
   });
 
@@ -73,7 +85,12 @@ describe(`${NOT_REACHABLE}: destination not reachable`, () => {
     assert.equal(voice.callStatus, "REJECTED_DESTINATION");
     assert.deepEqual((await deliveries(NOT_REACHABLE)).slice(0, 3), [
       { channel: "VOICE", delivered: false, status: "REJECTED_DESTINATION" },
-      { channel: "SMS", delivered: false, status: "MESSAGE_NOT_SENT" },
+      {
+        channel: "SMS",
+        delivered: false,
+        status: "MESSAGE_NOT_SENT",
+        ncStatus: "NC_DESTINATION_NOT_REACHABLE",
+      },
       { channel: "VOICE", delivered: false, status: "REJECTED_DESTINATION" },
     ]);
   });
@@ -88,7 +105,7 @@ describe(`${NOT_SENT}: reachable, but the message is not sent`, () => {
     assert.equal(voice.callStatus, "UNDELIVERABLE_NOT_DELIVERED");
     assert.deepEqual(await deliveries(NOT_SENT), [
       { channel: "VOICE", delivered: false, status: "UNDELIVERABLE_NOT_DELIVERED" },
-      { channel: "SMS", delivered: false, status: "MESSAGE_NOT_SENT" },
+      { channel: "SMS", delivered: false, status: "MESSAGE_NOT_SENT", ncStatus: "NC_DESTINATION_REACHABLE" },
     ]);
   });
 
@@ -105,6 +122,6 @@ test("a neighbouring number of the same reserved range is delivered normally", a
   const sent = await owner.sendSms({ ...ids, to: "447700900003" });
   assert.equal(sent.smsStatus, "MESSAGE_SENT");
   assert.deepEqual(await deliveries("447700900003"), [
-    { channel: "SMS", delivered: true, status: "MESSAGE_SENT" },
+    { channel: "SMS", delivered: true, status: "MESSAGE_SENT", ncStatus: "NC_DESTINATION_REACHABLE" },
   ]);
 });

@@ -23,6 +23,8 @@ export interface CapturedPin {
   verified: boolean;
   delivered: boolean;
   status: string;
+  /** An SMS's Number Lookup status (absent for a voice PIN). */
+  ncStatus?: string;
 }
 
 export interface TfaCaller {

@@ -61,6 +61,12 @@ test("a message a failure test number kept from the phone says so, with its stat
   assert.equal(state.detail, "MESSAGE_NOT_SENT");
   assert.equal(state.pending, false);
   assert.equal(
+    pinState({ ...kept, ncStatus: "NC_DESTINATION_NOT_REACHABLE" }, at("2026-06-15T12:00:00.000+0000"))
+      .detail,
+    "NC_DESTINATION_NOT_REACHABLE, MESSAGE_NOT_SENT",
+    "an SMS to a number Number Lookup refused says so, not just MESSAGE_NOT_SENT",
+  );
+  assert.equal(
     pinState({ ...kept, delivered: true }, at("2026-06-15T12:00:00.000+0000")).label,
     "10 attempts left",
   );
