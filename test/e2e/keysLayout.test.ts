@@ -239,7 +239,8 @@ test("at 800×500 to 1440×900, light and dark: no sideways scroll, every row ac
       const headerHeight = await page
         .getByTestId("app-header")
         .evaluate((header) => (header as HTMLElement).offsetHeight);
-      if (width >= 1024) assert.ok(headerHeight <= 64, `${at}: the header is one line (${headerHeight} px)`);
+      // Two lines at 1024 px on the Keys view: the service address is never cut (issue 32), the header wraps.
+      if (width >= 1280) assert.ok(headerHeight <= 64, `${at}: the header is one line (${headerHeight} px)`);
       else assert.ok(headerHeight <= 110, `${at}: the header is two lines at most (${headerHeight} px)`);
       if (height >= 600) {
         const rows = await rowsOnScreenAtTable();
