@@ -127,7 +127,7 @@ export function App() {
               data-testid="app-header"
               data-app-header
             >
-              {/* Profile, account, then the service's state: one line from 1024 px, two below. */}
+              {/* Profile, account, then the service's state: one line from 1280 px, two below (the address is never cut). */}
               <Group
                 ref={headerContent}
                 w="100%"

@@ -95,9 +95,11 @@ export function HeaderStatus() {
   const keychain = embedded.data;
 
   return (
-    // One line: the description shrinks (all of it on hover), the rest keeps its width; the header
-    // wraps this whole group to a line of its own only in a narrow window.
-    <Group gap="xs" wrap="nowrap" style={{ flex: "1 1 360px" }} miw={0}>
+    // One line. Its basis is its whole width (auto), so the header wraps this group to a line of its
+    // own rather than cut the address when the switchers leave too little room (on views without the
+    // account switcher too); only on that own line, if still too narrow, does the description shrink
+    // ("…", all of it on hover) while the rest keeps its width.
+    <Group gap="xs" wrap="nowrap" style={{ flex: "1 1 auto" }} miw={0}>
       <Group
         gap="xs"
         wrap="nowrap"

@@ -230,6 +230,9 @@ test("rolling a key that ends in 3 days: the new key has no end by default, says
   await bridge("keys.create", { accountKey: "_", request: { name: "short-lived", validTo: endsSoon } });
   await page.setViewportSize({ width: 1280, height: 800 });
   await page.goto(host.pageUrl);
+  // The newest key is the last row ("Oldest first"), below the window at 1280×800: scrolled to.
+  await rows().first().waitFor();
+  await page.evaluate(() => window.scrollTo(0, document.documentElement.scrollHeight));
   await nameCell(page, "short-lived").click();
   await page.getByRole("button", { name: "Roll…" }).click();
   const dialog = page.getByRole("dialog", { name: "Roll “short-lived”" });

@@ -795,11 +795,9 @@ const bigKeyName = (index: number) =>
 
 /** Scrolls the keys table to its end until `name`'s row is in the DOM (each scroll may load a page). */
 async function scrollUntilRow(name: string): Promise<number> {
-  const scroller = page.getByTestId("key-list").locator("xpath=..");
   for (let scrolls = 1; scrolls <= 60; scrolls++) {
-    await scroller.evaluate((element) => {
-      element.scrollTop = element.scrollHeight;
-    });
+    // The page scrolls the table (one scroll container).
+    await page.evaluate(() => window.scrollTo(0, document.documentElement.scrollHeight));
     await page.waitForTimeout(150);
     if ((await row(name).count()) > 0) return scrolls;
   }
@@ -910,12 +908,10 @@ test("an account of 1,500 keys: first rows from one page, scrolling loads the re
   const target = onPage2;
   await page.getByTestId("key-count").getByText("1,500 keys", { exact: true }).waitFor();
   // Row 300 (page 2) scrolled into view: the rows above it are loaded already.
-  await page
-    .getByTestId("key-list")
-    .locator("xpath=..")
-    .evaluate((element) => {
-      element.scrollTop = 300 * 48 - 96;
-    });
+  await page.evaluate(() => {
+    const rows = document.querySelector(".kd-keys-tbody")?.getBoundingClientRect().top ?? 0;
+    window.scrollTo(0, rows + window.scrollY + 300 * 48 - 200);
+  });
   await row(target).waitFor();
   await toggleSwitch(row(target), `${target} enabled`);
   await page

@@ -1,11 +1,12 @@
 import "./keyTable.css";
 import { Badge, Button, Checkbox, Group, Loader, Switch, Text } from "@mantine/core";
 import { useElementSize, useMergedRef } from "@mantine/hooks";
-import { useVirtualizer } from "@tanstack/react-virtual";
-import { memo, useCallback, useEffect, useMemo, useRef } from "react";
+import { useWindowVirtualizer } from "@tanstack/react-virtual";
+import { type CSSProperties, memo, useCallback, useEffect, useMemo, useRef } from "react";
 import type { KeySort, KeySortField } from "../../../../shared/apiKeyRules.ts";
 import type { ApiKeyView } from "../../../../shared/bridge.ts";
 import { parseApiDateTime } from "../../../../shared/datetime.ts";
+import { useAppHeaderHeight } from "../../appHeaderHeight.ts";
 import { useNow } from "../../useNow.ts";
 import { WHOLE_BADGE } from "../../wholeBadge.ts";
 import { useActingOn } from "../accounts/ActingOn.tsx";
@@ -28,11 +29,11 @@ import {
 } from "./keyState.ts";
 import { createdText, lastUsedText } from "./keyUsage.ts";
 import { RevealButton } from "./RevealPopover.tsx";
-import { useTableHeight } from "./useTableHeight.ts";
+import { usePageTop } from "./usePageTop.ts";
 
 const ROW_HEIGHT = 48;
-/** The sticky header row (keyTable.css) and its border. */
-const HEAD_ROW_HEIGHT = 41;
+/** Set on the body while a Mantine dialog locks the page's scroll (react-remove-scroll-bar). */
+const SCROLL_LOCK = "data-scroll-locked";
 /** The next page is asked for when the last rendered row is this close to the last loaded one. */
 const FETCH_AHEAD_ROWS = 60;
 export const STATE_COLORS: Record<KeyState, string> = {
@@ -284,10 +285,15 @@ export function KeyTable(props: {
   onToggle(key: ApiKeyView, enabled: boolean): void;
   selection: TableSelection;
 }) {
-  const scrollRef = useRef<HTMLDivElement>(null);
   const { ref: sizeRef, width } = useElementSize();
-  const mergedRef = useMergedRef(scrollRef, sizeRef);
-  const height = useTableHeight(scrollRef, { rowHeight: ROW_HEIGHT, headRow: HEAD_ROW_HEIGHT });
+  const tableRef = useRef<HTMLDivElement>(null);
+  const mergedRef = useMergedRef(tableRef, sizeRef);
+  const bodyRef = useRef<HTMLTableSectionElement>(null);
+  // The page is the one scroll container: a wheel over the table scrolls the page, the filters go
+  // up under the fixed header and the rows fill the window (a table scrolling in a box of its own
+  // left a short window a few rows under the filters). The table's head row sticks under the header.
+  const rowsTop = usePageTop(bodyRef);
+  const header = useAppHeaderHeight();
   const layout = columnsFor(width || 1024);
   // One array per layout: the memoized rows re-render when the columns change, not on every render.
   // biome-ignore lint/correctness/useExhaustiveDependencies: the template names the columns
@@ -296,9 +302,9 @@ export function KeyTable(props: {
   const where = useActingOn(props.accountKey);
   // The time the row states are computed for, refreshed every minute.
   const now = useNow(60_000);
-  const virtualizer = useVirtualizer({
+  const virtualizer = useWindowVirtualizer({
     count: props.keys.length + (props.hasMore ? 1 : 0),
-    getScrollElement: () => scrollRef.current,
+    scrollMargin: rowsTop,
     estimateSize: () => ROW_HEIGHT,
     overscan: 4,
   });
@@ -314,12 +320,30 @@ export function KeyTable(props: {
   const { viewOf } = props;
   // biome-ignore lint/correctness/useExhaustiveDependencies: runs when the view changes
   useEffect(() => {
-    if (scrollRef.current) scrollRef.current.scrollTop = 0;
+    const table = tableRef.current;
+    if (!table) return;
+    // Back to the table's top if the page was scrolled into its rows; a page above them stays.
+    const tableTop = table.getBoundingClientRect().top + window.scrollY - header;
+    if (window.scrollY > tableTop) window.scrollTo({ top: Math.max(0, tableTop) });
   }, [viewOf]);
   // A new key is scrolled to once its row is loaded.
   const highlightedIndex = highlighted === null ? -1 : keys.findIndex((key) => key.key === highlighted);
   useEffect(() => {
-    if (highlightedIndex >= 0) virtualizer.scrollToIndex(highlightedIndex, { align: "center" });
+    if (highlightedIndex < 0) return;
+    const scroll = () => virtualizer.scrollToIndex(highlightedIndex, { align: "center" });
+    const locked = () => document.body.hasAttribute(SCROLL_LOCK);
+    if (!locked()) {
+      scroll();
+      return;
+    }
+    // A dialog (the new key's) locks the page's scroll: the row is scrolled to once it closes.
+    const observer = new MutationObserver(() => {
+      if (locked()) return;
+      observer.disconnect();
+      scroll();
+    });
+    observer.observe(document.body, { attributes: true, attributeFilter: [SCROLL_LOCK] });
+    return () => observer.disconnect();
   }, [highlightedIndex, virtualizer]);
   // Stable callbacks for the memoized rows; they call the latest handlers.
   const latest = useRef({ props, copy, where });
@@ -340,7 +364,12 @@ export function KeyTable(props: {
     [],
   );
   return (
-    <div ref={mergedRef} className="kd-keys-scroll" style={{ height: height ?? "calc(100vh - 360px)" }}>
+    <div
+      ref={mergedRef}
+      className="kd-keys-scroll"
+      // What covers a row scrolled to: the window's header (the table's head row is added in CSS).
+      style={{ "--kd-keys-header": `${header}px` } as CSSProperties}
+    >
       <table
         aria-label="API keys"
         aria-rowcount={
@@ -353,7 +382,7 @@ export function KeyTable(props: {
         data-testid="key-list"
         className="kd-keys-table"
       >
-        <thead className="kd-keys-thead">
+        <thead className="kd-keys-thead" style={{ top: header }}>
           <tr
             aria-rowindex={1}
             className="kd-keys-row kd-keys-head"
@@ -398,7 +427,7 @@ export function KeyTable(props: {
             ))}
           </tr>
         </thead>
-        <tbody className="kd-keys-tbody" style={{ height: virtualizer.getTotalSize() }}>
+        <tbody ref={bodyRef} className="kd-keys-tbody" style={{ height: virtualizer.getTotalSize() }}>
           {items.map((item) => {
             const key = props.keys[item.index];
             if (key === undefined) {
@@ -407,7 +436,7 @@ export function KeyTable(props: {
                   key="loading-more"
                   data-testid="key-rows-loading"
                   className="kd-keys-row"
-                  style={{ height: ROW_HEIGHT, transform: `translateY(${item.start}px)` }}
+                  style={{ height: ROW_HEIGHT, transform: `translateY(${item.start - rowsTop}px)` }}
                 >
                   <td className="kd-keys-cell">
                     {loadMoreFailed && !loadingMore ? (
@@ -442,7 +471,7 @@ export function KeyTable(props: {
                 style={{
                   gridTemplateColumns: layout.template,
                   height: ROW_HEIGHT,
-                  transform: `translateY(${item.start}px)`,
+                  transform: `translateY(${item.start - rowsTop}px)`,
                 }}
               >
                 <KeyRow

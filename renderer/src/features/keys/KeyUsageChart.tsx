@@ -9,6 +9,7 @@ import {
   type SeriesPeriod,
   seriesRows,
   seriesSummary,
+  seriesTicks,
   seriesTotals,
 } from "./keyUsageSeries.ts";
 
@@ -55,6 +56,10 @@ export function KeyUsageChart(props: { accountKey: string; keyId: string }) {
   }
   const buckets = data[period];
   const summary = seriesSummary(buckets, period);
+  const rows = seriesRows(buckets, period);
+  const labels = new Map(rows.map((row) => [row.key, row.label]));
+  const ticks = seriesTicks(rows, period);
+  const ticked = ticks === undefined ? undefined : new Set(ticks);
   return (
     <Stack gap={4} mb="xs" data-testid="key-usage-chart">
       <Group justify="space-between" gap="xs" wrap="nowrap">
@@ -73,8 +78,9 @@ export function KeyUsageChart(props: { accountKey: string; keyId: string }) {
         h={164}
         role="img"
         aria-label={`Calls per ${period === "hours" ? "hour" : "day"}: ${summary}`}
-        data={seriesRows(buckets, period)}
-        dataKey="label"
+        data={rows}
+        // Keyed by the bar's start: hour labels repeat across the two days.
+        dataKey="key"
         // Hours are local (the zone named, as a DST change or a colleague's screenshot needs), days UTC.
         xAxisLabel={period === "hours" ? `Hour (${zoneName(Date.now())})` : "Day (UTC)"}
         type="stacked"
@@ -84,11 +90,25 @@ export function KeyUsageChart(props: { accountKey: string; keyId: string }) {
         tickLine="y"
         gridAxis="x"
         maxBarWidth={16}
-        xAxisProps={{ interval: "preserveStartEnd", minTickGap: 16 }}
+        xAxisProps={
+          ticked === undefined
+            ? {
+                interval: "preserveStartEnd",
+                minTickGap: 16,
+                tickFormatter: (key: string) => labels.get(key) ?? key,
+              }
+            : {
+                // 48 hours: every bar has its tick and only the chosen ones (each day change among
+                // them) are labelled, so no thinning by the chart can skip a day change.
+                interval: 0,
+                tickFormatter: (key: string) => (ticked.has(key) ? (labels.get(key) ?? key) : ""),
+              }
+        }
         yAxisProps={{ allowDecimals: false, width: 40 }}
         tooltipAnimationDuration={0}
         tooltipProps={{
-          labelFormatter: (label, payload) => (payload[0]?.payload as { title?: string })?.title ?? label,
+          labelFormatter: (label, payload) =>
+            (payload[0]?.payload as { title?: string })?.title ?? labels.get(String(label)) ?? label,
         }}
       />
     </Stack>

@@ -15,22 +15,23 @@ export const PERIOD_WORDS: Record<SeriesPeriod, string> = {
   days: "the last 30 days",
 };
 
-/** One bar: its label on the axis, its start in full for the tooltip, and its two stacked counts. */
+/**
+ * One bar: its key (its start as the service sent it: unique, where hour labels repeat across the
+ * two days), its label on the axis, its start in full for the tooltip, and its two stacked counts.
+ */
 export interface SeriesRow {
+  key: string;
   label: string;
   title: string;
   allowed: number;
   refused: number;
 }
 
-const hourLabel = new Intl.DateTimeFormat(undefined, { hour: "numeric", minute: "2-digit" });
-// The first hour and the first of each (local) day carry the date: 48 hours span two or three days.
-const dayHourLabel = new Intl.DateTimeFormat(undefined, {
-  day: "numeric",
-  month: "short",
-  hour: "numeric",
-  minute: "2-digit",
-});
+// Short, as an axis of 48 bars in a drawer needs: "6 AM" (or "06" where the day has 24 hours).
+const hourLabel = new Intl.DateTimeFormat(undefined, { hour: "numeric" });
+// The first hour and the first of each (local) day are labelled with the date: 48 hours span two
+// or three days, and that bar's tick marks where a day begins.
+const localDayLabel = new Intl.DateTimeFormat(undefined, { day: "numeric", month: "short" });
 const localDay = (time: number) => new Date(time).toDateString();
 const hourTitle = new Intl.DateTimeFormat(undefined, {
   weekday: "short",
@@ -51,13 +52,52 @@ export function seriesRows(buckets: readonly UsageBucketDto[], period: SeriesPer
     if (start !== null && period === "days") label = dayLabel.format(start);
     if (start !== null && period === "hours") {
       const day = localDay(start);
-      label = (day === previousDay ? hourLabel : dayHourLabel).format(start);
+      label = (day === previousDay ? hourLabel : localDayLabel).format(start);
       previousDay = day;
     }
     const title =
       start === null ? bucket.start : period === "hours" ? hourTitle.format(start) : `${label} (UTC)`;
-    return { label, title, allowed: bucket.allowed, refused: refusedTotal(bucket) };
+    return { key: bucket.start, label, title, allowed: bucket.allowed, refused: refusedTotal(bucket) };
   });
+}
+
+/** Bars between two ticks at least: a date and an hour label side by side in a drawer-wide chart. */
+const TICK_GAP = 5;
+/** Hours of the day an hour tick may fall on (local): every six hours reads as a clock. */
+const TICK_HOURS = 6;
+
+/**
+ * The keys of the bars the 48-hour axis labels, oldest first: every day change first (the axis must
+ * show where a day begins, which thinning by the chart skipped), then the first bar unless a day
+ * begins right after it, then every sixth hour not too close to a label already chosen. Days: none
+ * chosen (undefined), their labels are unique and the chart thins them itself.
+ */
+export function seriesTicks(rows: readonly SeriesRow[], period: SeriesPeriod): string[] | undefined {
+  if (period === "days") return undefined;
+  const starts = rows.map((row) => parseApiDateTime(row.key));
+  const dayStart = (index: number) =>
+    index > 0 &&
+    starts[index] !== null &&
+    starts[index - 1] !== null &&
+    localDay(starts[index] as number) !== localDay(starts[index - 1] as number);
+  const chosen: number[] = [];
+  const free = (index: number) => chosen.every((other) => Math.abs(other - index) >= TICK_GAP);
+  rows.forEach((_, index) => {
+    if (dayStart(index)) chosen.push(index);
+  });
+  if (rows.length > 0 && free(0)) chosen.push(0);
+  rows.forEach((_, index) => {
+    const start = starts[index];
+    if (
+      start !== null &&
+      start !== undefined &&
+      new Date(start).getHours() % TICK_HOURS === 0 &&
+      free(index)
+    ) {
+      chosen.push(index);
+    }
+  });
+  return chosen.sort((a, b) => a - b).map((index) => rows[index]?.key as string);
 }
 
 export function seriesTotals(buckets: readonly UsageBucketDto[]): { allowed: number; refused: number } {

@@ -5,7 +5,7 @@ import type { UsageBucketDto } from "../../../../../shared/apiKeyRules.ts";
 // West of UTC, where a UTC day's start is the evening before in local time: the labels must not
 // show that day. Set before the module makes its formatters.
 process.env.TZ = "America/New_York";
-const { seriesRows, seriesSummary, seriesTotals } = await import(
+const { seriesRows, seriesSummary, seriesTicks, seriesTotals } = await import(
   "../../../../../renderer/src/features/keys/keyUsageSeries.ts"
 );
 
@@ -39,7 +39,10 @@ test("days are labelled with their UTC date, whatever the local time zone; hours
   assert.doesNotMatch(row?.label ?? "", /27/);
   assert.match(row?.label ?? "", /Nov/);
   assert.match(row?.title ?? "", /\(UTC\)$/);
-  const [hour] = seriesRows([bucket("2026-11-28T15:00:00.000+0000", 1)], "hours");
+  const [, hour] = seriesRows(
+    [bucket("2026-11-28T14:00:00.000+0000", 1), bucket("2026-11-28T15:00:00.000+0000", 1)],
+    "hours",
+  );
   assert.match(hour?.label ?? "", /10/); // 15:00 UTC is 10:00 in New York in November
 });
 
@@ -71,4 +74,29 @@ test("48 hours: the first bar and the first bar of each new day carry the date, 
   const changes = [0, ...hours.flatMap((_, i) => (i > 0 && dayOf(i) !== dayOf(i - 1) ? [i] : []))];
   assert.deepEqual(dated, changes);
   assert.ok(changes.length >= 2, "two days at least in 48 hours");
+});
+
+test("48 hours: the axis ticks each day change, bars are keyed uniquely, ticks keep a gap", () => {
+  const start = Date.parse("2026-11-27T14:00:00.000Z"); // 9 AM in New York
+  const hours = Array.from({ length: 48 }, (_, i) =>
+    bucket(new Date(start + i * 3600_000).toISOString().replace("Z", "+0000"), 0),
+  );
+  const rows = seriesRows(hours, "hours");
+  assert.equal(new Set(rows.map((row) => row.key)).size, 48, "hour labels repeat, keys do not");
+  const ticks = seriesTicks(rows, "hours") ?? [];
+  const indices = ticks.map((key) => rows.findIndex((row) => row.key === key));
+  const dayOf = (i: number) => new Date(start + i * 3600_000).toDateString();
+  const changes = hours.flatMap((_, i) => (i > 0 && dayOf(i) !== dayOf(i - 1) ? [i] : []));
+  assert.deepEqual(changes, [15, 39]);
+  for (const change of changes) assert.ok(indices.includes(change), `day change at bar ${change} ticked`);
+  assert.ok(indices.includes(0), "the first bar, far from a day change, is ticked");
+  assert.deepEqual(
+    indices,
+    [...indices].sort((a, b) => a - b),
+  );
+  for (let i = 1; i < indices.length; i++) {
+    assert.ok((indices[i] as number) - (indices[i - 1] as number) >= 5, JSON.stringify(indices));
+  }
+  assert.ok(indices.length >= 6, `hours between the days are ticked too: ${JSON.stringify(indices)}`);
+  assert.equal(seriesTicks(seriesRows(hours, "days"), "days"), undefined);
 });
