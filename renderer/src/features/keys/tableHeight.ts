@@ -6,7 +6,7 @@
  */
 
 /** Rows a short window still shows once the page is scrolled to the table. */
-export const MIN_ROWS = 8;
+const MIN_ROWS = 8;
 /** Room left under the table (the page's bottom padding). */
 const BOTTOM_GAP = 16;
 
