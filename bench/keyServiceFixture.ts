@@ -17,12 +17,12 @@ import { BenchFailure } from "./lib/timedHttp.ts";
  * faster than creating keys over HTTP), served by one real `key-service serve` process.
  */
 
-export const PASSWORD = "bench-password-0123456789";
+const PASSWORD = "bench-password-0123456789";
 /** Sizes of the seeded accounts; each lives in its own account `bench-<size>`. */
 export const SEEDED_SIZES = [1_000, 10_000, 100_000] as const;
-export type SeededSize = (typeof SEEDED_SIZES)[number];
+type SeededSize = (typeof SEEDED_SIZES)[number];
 
-export interface SeededAccount {
+interface SeededAccount {
   username: string;
   authorization: string;
   accountKey: string;

@@ -44,7 +44,7 @@ export function nameProblems(name: string): string[] {
  * enabled key inside its window is "enabled"; one of those that expires within EXPIRING_SOON_MS is
  * "expiring soon" as well (a subset of "enabled", see isExpiringSoon).
  */
-export const KEY_STATES = ["enabled", "disabled", "expired", "not-yet-valid"] as const;
+const KEY_STATES = ["enabled", "disabled", "expired", "not-yet-valid"] as const;
 export type KeyState = (typeof KEY_STATES)[number];
 /** What the State filter offers: the states, and "expiring-soon" (enabled, expiring within 7 days). */
 export const KEY_STATE_FILTERS = [...KEY_STATES, "expiring-soon"] as const;

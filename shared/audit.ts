@@ -53,7 +53,7 @@ export interface AuditPageDto {
 
 const changeSchema = z.strictObject({ old: z.unknown(), new: z.unknown() });
 
-export const auditEntrySchema = z.strictObject({
+const auditEntrySchema = z.strictObject({
   time: z.string(),
   accountKey: z.string(),
   actor: z.string(),

@@ -96,7 +96,7 @@ export interface ServiceStatusDto {
   activeProfileId: string | null;
 }
 
-export interface LocalCredentialsDto {
+interface LocalCredentialsDto {
   baseUrl: string;
   username: string;
   password: string;
@@ -194,7 +194,7 @@ export const MAX_NOTIFICATIONS_PER_CALL = 20;
 
 /** Rows of keys.page per call: at most this many, DEFAULT_KEY_PAGE_LIMIT when not asked. */
 export const MAX_KEY_PAGE_LIMIT = 500;
-export const DEFAULT_KEY_PAGE_LIMIT = 200;
+const DEFAULT_KEY_PAGE_LIMIT = 200;
 
 export const bridgeArgumentSchemas = {
   "keys.page": z.strictObject({

@@ -101,7 +101,7 @@ function csvRow(key: ExportedKey, withPublicApiKey: boolean, now: number): strin
 }
 
 /** A key as exported in JSON: the API's field order, the publicApiKey only when asked. */
-export function exportedKey(key: ExportedKey, withPublicApiKey: boolean): Partial<ApiKeyDto> {
+function exportedKey(key: ExportedKey, withPublicApiKey: boolean): Partial<ApiKeyDto> {
   // The API's fields only: a listed key's creation and usage (asked for the CSV) stay out.
   const { createdAt: _created, usage: _usage, ...apiKey } = key;
   if (withPublicApiKey) return apiKey;

@@ -17,9 +17,9 @@ import { EXPORT_FORMATS } from "./keyExport.ts";
  */
 
 /** The longest grace a roll gives the old key: a year (366 days), in minutes. */
-export const MAX_GRACE_MINUTES = 366 * 24 * 60;
+const MAX_GRACE_MINUTES = 366 * 24 * 60;
 /** Keys one bulk call names at most (more go by filter). */
-export const MAX_BULK_KEYS = 10_000;
+const MAX_BULK_KEYS = 10_000;
 
 const datetime = z
   .string()

@@ -15,7 +15,7 @@ import { parseApiDateTime } from "./datetime.ts";
 const ROLLED_SUFFIX = / \(rolled (\d{4}-\d{2}-\d{2})(?: (\d{2}:\d{2}:\d{2}) UTC)?\)$/;
 const DAY = 24 * 3600_000;
 /** An old key's end the successor keeps by default only when it is further away than this. */
-export const KEEP_END_MIN_DAYS = 30;
+const KEEP_END_MIN_DAYS = 30;
 
 /** The UTC second of a time, as the suffix writes it: `2026-11-29 07:43:12 UTC`. */
 const secondOf = (time: number) => `${new Date(time).toISOString().slice(0, 19).replace("T", " ")} UTC`;

@@ -78,7 +78,7 @@ export interface ApplicationDto {
   enabled: boolean;
 }
 
-export interface IndiaDltDto {
+interface IndiaDltDto {
   contentTemplateId?: string;
   principalEntityId: string;
   teleMarketerId?: string;
@@ -127,7 +127,7 @@ export interface PinVerificationDto {
   pinError?: PinError;
 }
 
-export interface VerificationDto {
+interface VerificationDto {
   msisdn: string;
   verified: boolean;
   /** Epoch milliseconds; omitted while the PIN is not verified. */

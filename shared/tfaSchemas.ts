@@ -25,11 +25,11 @@ const UNIT_MS = { ms: 1, s: 1_000, m: 60_000, h: 3_600_000, d: 86_400_000 } as c
 /** 365 days: the longest time-to-live or limit window the provider allows. */
 export const MAX_DURATION_MS = 365 * UNIT_MS.d;
 /** The most attempts a rate limit may name. */
-export const MAX_LIMIT_ATTEMPTS = 1_000_000;
+const MAX_LIMIT_ATTEMPTS = 1_000_000;
 
-export const DURATION_HINT =
+const DURATION_HINT =
   "a number and a unit (ms, s, m, h or d), for example 15m: the provider's {timeLength}{timeUnit}";
-export const RATE_LIMIT_HINT =
+const RATE_LIMIT_HINT =
   "attempts, a slash, then a number and a unit (ms, s, m, h or d), for example 3/1d: the provider's " +
   "{attempts}/{timeLength}{timeUnit}";
 
@@ -85,7 +85,7 @@ export const DEFAULT_SPEECH_RATE = 1;
 
 export const MAX_PIN_ATTEMPTS = 1000;
 export const PIN_LENGTH_RANGE = { min: 1, max: 16 } as const;
-export const MESSAGE_TEXT_MAX_LENGTH = 4096;
+const MESSAGE_TEXT_MAX_LENGTH = 4096;
 export const SENDER_MAX_LENGTH = 16;
 
 export const typeError =
@@ -109,7 +109,7 @@ const rateLimitSchema = checked(`a limit (${RATE_LIMIT_HINT})`, (value) => {
   return parsed.ok ? [] : [parsed.problem];
 });
 
-export const configurationSchema = z.strictObject(
+const configurationSchema = z.strictObject(
   {
     pinAttempts: z
       .int({ error: typeError("a whole number") })

@@ -2,10 +2,7 @@ import { type ChildProcess, fork } from "node:child_process";
 import { BenchFailure } from "./timedHttp.ts";
 
 /** What a bench loop (listLoop.ts, probeLoop.ts) tells the bench, in this order. */
-export type BenchLoopMessage<T> =
-  | { kind: "ready" }
-  | ({ kind: "done" } & T)
-  | { kind: "error"; message: string };
+type BenchLoopMessage<T> = { kind: "ready" } | ({ kind: "done" } & T) | { kind: "error"; message: string };
 
 export interface BenchProcess<T> {
   child: ChildProcess;

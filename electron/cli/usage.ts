@@ -1,9 +1,9 @@
 // What `key-service` says it takes: kept apart from the commands, so that `--help` and a usage
 // error load nothing else, and each command loads only its own modules (keyServiceCli.ts).
 
-export const STORAGE_USAGE = "[--data-dir DIR | --database-url postgres://… [--data-key-file FILE]]";
+const STORAGE_USAGE = "[--data-dir DIR | --database-url postgres://… [--data-key-file FILE]]";
 
-export const SYNC_SERVE_USAGE =
+const SYNC_SERVE_USAGE =
   "[--sync-remote-allow URL]... [--sync-max-answer-mb 256] [--sync-request-timeout 10]";
 
 export const SERVE_USAGE =

@@ -60,7 +60,7 @@ export interface KeyServiceClientOptions {
 }
 
 /** `Keydesk-Action`: a create or update that is part of a rotation ("roll") or of a bulk enable/disable. */
-export type KeydeskAction = "rotate" | "bulk";
+type KeydeskAction = "rotate" | "bulk";
 
 /** Options of a key write. */
 export interface KeyWriteOptions {
@@ -146,7 +146,7 @@ export interface RequestOptions {
 }
 
 /** `Retry-After` as delay-seconds or an HTTP date, in ms from now; undefined when absent or unreadable. */
-export function retryAfterMsOf(value: string | null, now = Date.now()): number | undefined {
+function retryAfterMsOf(value: string | null, now = Date.now()): number | undefined {
   if (value === null) return undefined;
   const trimmed = value.trim();
   if (/^\d+$/.test(trimmed)) return Number(trimmed) * 1000;

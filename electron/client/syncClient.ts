@@ -20,18 +20,18 @@ import type { KeyServiceClient } from "./keyServiceClient.ts";
  */
 
 /** A run answers when it is done: pulling thousands of keys may take longer than a normal call. */
-export const SYNC_RUN_TIMEOUT_MS = 10 * 60_000;
+const SYNC_RUN_TIMEOUT_MS = 10 * 60_000;
 
 /** The answers, the fields the service declares (shared/syncAnswers.ts), checked leniently. */
 const answers = syncAnswerSchemas(false);
-export const syncLinkSchema = answers.syncLink;
-export const syncLinkListSchema = answers.syncLinkList;
-export const syncKeySchema = answers.syncKey;
-export const syncKeyListSchema = answers.syncKeyList;
-export const syncOutboxEntrySchema = answers.syncOutboxEntry;
-export const syncOutboxSchema = answers.syncOutbox;
-export const localOnlyKeyPageSchema = answers.localOnlyKeyPage;
-export const pushLocalOnlySchema = answers.pushLocalOnlyAnswer;
+const syncLinkSchema = answers.syncLink;
+const syncLinkListSchema = answers.syncLinkList;
+const syncKeySchema = answers.syncKey;
+const syncKeyListSchema = answers.syncKeyList;
+const syncOutboxEntrySchema = answers.syncOutboxEntry;
+const syncOutboxSchema = answers.syncOutbox;
+const localOnlyKeyPageSchema = answers.localOnlyKeyPage;
+const pushLocalOnlySchema = answers.pushLocalOnlyAnswer;
 
 export class SyncClient {
   readonly #client: KeyServiceClient;

@@ -18,7 +18,7 @@ export interface AccountChangeOrigin {
  * A change made with the data directory itself (the command line): no account signed in, so
  * the audit names the operating-system user that ran it.
  */
-export function commandLineOrigin(): AccountChangeOrigin {
+function commandLineOrigin(): AccountChangeOrigin {
   let actor = "unknown";
   try {
     actor = userInfo().username || actor;

@@ -2,7 +2,7 @@ import { apiKeyJson, type ListedKey } from "./domain/apiKeyRecords.ts";
 import type { ApiKeyFilter, ListExtras } from "./store/store.ts";
 
 /** A page of keys as JSON texts, and whether more follow. */
-export interface ListedPage {
+interface ListedPage {
   texts: string[];
   /** The row id of the last key (the cursor's position); undefined for an empty page. */
   lastId: number | undefined;

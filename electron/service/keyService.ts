@@ -55,7 +55,7 @@ const USAGE_OFF = "this service does not record the usage of keys (it runs with 
 
 const INVALID_BODY = "the request has invalid fields; see validationErrors";
 /** Held by the create purging expired Idempotency-Key records (`tx.tryLock`). */
-export const IDEMPOTENCY_PURGE_LOCK = "idempotency-purge";
+const IDEMPOTENCY_PURGE_LOCK = "idempotency-purge";
 const IDEMPOTENCY_KEY_REUSED =
   "this Idempotency-Key was already used for a different request (another path or body) in the last 24 hours; " +
   "send a new request with a new Idempotency-Key, or repeat the first request exactly to get its answer again";

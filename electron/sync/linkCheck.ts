@@ -15,7 +15,7 @@ export type LinkCheckPart = "reachable" | "credentials" | "account";
 export type LinkCheck = { ok: true } | { ok: false; part: LinkCheckPart; text: string };
 
 /** A name no key is given: the lookup answers an empty list on a remote where everything is right. */
-export const LINK_CHECK_NAME = "keydesk link check";
+const LINK_CHECK_NAME = "keydesk link check";
 
 export async function checkLinkRemote(client: KeyServiceClient, accountKey: string): Promise<LinkCheck> {
   try {

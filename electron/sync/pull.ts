@@ -24,14 +24,14 @@ export function matchesSent(sent: Fields, remote: Fields): boolean {
 }
 
 /** Keys asked for per page of the remote's list (a remote may answer fewer). */
-export const DEFAULT_PAGE_SIZE = 1_000;
+const DEFAULT_PAGE_SIZE = 1_000;
 
 /**
  * Keys one pull takes at most (over all pages): a remote that pages without end, with ever new
  * cursors and keys, stops here rather than filling the disk. A single answer was already bounded
  * by its size (256 MB, about 750,000 keys).
  */
-export const MAX_PULLED_KEYS = 1_000_000;
+const MAX_PULLED_KEYS = 1_000_000;
 
 /** Pages in a row that bring no key not listed before: a remote paging in a loop with fresh cursors. */
 const MAX_STALLED_PAGES = 3;

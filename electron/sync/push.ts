@@ -112,7 +112,7 @@ export function createFieldsOf(local: Fields): Fields {
 }
 
 /** Keys pushed at the same time. */
-export const PUSH_CONCURRENCY = 8;
+const PUSH_CONCURRENCY = 8;
 
 async function pushCreate(
   context: RunContext,

@@ -10,7 +10,7 @@ import type { Fields } from "./syncedFields.ts";
  * acts for the link's account: the entry names its username, channel sync, and the remote's
  * origin as the address (where the change came from, or went to).
  */
-export function syncOrigin(context: RunContext): AuditOrigin {
+function syncOrigin(context: RunContext): AuditOrigin {
   let address: string | null = null;
   try {
     address = new URL(context.link.remoteBaseUrl).origin;

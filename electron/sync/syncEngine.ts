@@ -62,7 +62,7 @@ export interface SyncEngineOptions {
 }
 
 /** How a run that finished went (a stopped run is not reported). */
-export interface RunReport {
+interface RunReport {
   ok: boolean;
   text: string;
   /** What kind of failure, when it failed (remoteFailure.ts). */

@@ -4,8 +4,8 @@ import { type KeytarModule, KeytarVault, loadKeytar } from "./keytarVault.ts";
 import { SessionVault } from "./sessionVault.ts";
 
 /** The keychain entry the probe writes and removes again. */
-export const PROBE_ACCOUNT = "keydesk/keychain-probe";
-export const DEFAULT_PROBE_TIMEOUT_MS = 5000;
+const PROBE_ACCOUNT = "keydesk/keychain-probe";
+const DEFAULT_PROBE_TIMEOUT_MS = 5000;
 
 export interface OpenCredentialVaultOptions {
   /** How long the probe may take before the keychain counts as unavailable (a locked keyring can wait forever on a prompt). */
@@ -67,7 +67,7 @@ function messageOf(error: unknown): string {
 }
 
 /** Plain-language reason for a failed probe; keytar's messages carry no secrets. */
-export function reasonFor(error: unknown, timeoutMs: number): string {
+function reasonFor(error: unknown, timeoutMs: number): string {
   if (error instanceof ProbeTimeout) {
     return `the OS keychain did not answer within ${Math.round(timeoutMs / 1000)} s (it may be locked: unlock it, e.g. gnome-keyring, and restart Keydesk)`;
   }

@@ -27,7 +27,7 @@ import {
 import { type TokenProblem, tokenHelpPage, wantsPage } from "./tokenHelpPage.ts";
 
 /** Where the page uploads a backup to restore; its file name comes URI-encoded in UPLOAD_NAME_HEADER. */
-export const UPLOAD_PATH = "/upload/backup";
+const UPLOAD_PATH = "/upload/backup";
 const MAX_BODY_BYTES = 1024 * 1024;
 const HEARTBEAT_MS = 20_000;
 /** How long close() lets requests in flight finish before it cuts their connections. */

@@ -22,7 +22,7 @@ export function isProfileFailure(error: unknown): boolean {
  * view does not show on a field itself (field errors, or a query marked `meta.errorShownInView`:
  * `true`, or "unless-profile" for a view that shows every failure but the profile's).
  */
-export function isShownFailure(query: Query): boolean {
+function isShownFailure(query: Query): boolean {
   const shownInView = query.meta?.errorShownInView;
   return (
     query.state.status === "error" &&

@@ -36,7 +36,7 @@ function failed(messageId: BridgeError["messageId"], text: string): BridgeResult
 }
 
 /** The bridge over the browser host's HTTP endpoints: POST /bridge/<method>, GET /bridge/events. */
-export function httpBridge(token: string): KeydeskBridge {
+function httpBridge(token: string): KeydeskBridge {
   const listeners = new Set<(event: BridgeEvent) => void>();
   let source: EventSource | null = null;
   // No token at all is sent as none, so that the host says it is missing rather than wrong.

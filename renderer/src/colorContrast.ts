@@ -23,7 +23,7 @@ function toHex(rgb: readonly number[]): string {
 }
 
 /** WCAG relative luminance of a hex colour. */
-export function luminance(hex: string): number {
+function luminance(hex: string): number {
   const [r, g, b] = parseHex(hex).map((channel) => {
     const c = channel / 255;
     return c <= 0.03928 ? c / 12.92 : ((c + 0.055) / 1.055) ** 2.4;
@@ -48,7 +48,7 @@ export function lightenHex(hex: string, amount: number): string {
 }
 
 /** The WCAG AA minimum for normal text. */
-export const AA_TEXT = 4.5;
+const AA_TEXT = 4.5;
 
 /**
  * The first of `candidates` that reaches `minimum` against every background; else whichever of

@@ -24,7 +24,7 @@ export function useProfileScope(): ProfileScope {
   return scope;
 }
 
-export const LOCAL_COLOR = "teal";
+const LOCAL_COLOR = "teal";
 /**
  * Remote profiles' colours: none near Local's teal (no green, lime or cyan), none red (errors) or
  * yellow (warnings).

@@ -22,7 +22,7 @@ import type { ProfileStore } from "./profileStore.ts";
  */
 
 export const DAY_MS = 24 * 60 * 60 * 1000;
-export const AUTO_BACKUP_CHECK_MS = 60 * 60 * 1000;
+const AUTO_BACKUP_CHECK_MS = 60 * 60 * 1000;
 
 export interface AutoBackupsOptions {
   /** `<appDataDir>/backups` */

@@ -22,7 +22,7 @@ import { requireActiveProfile } from "./profileGuard.ts";
 import { LOCAL_PROFILE_ID } from "./profileStore.ts";
 
 /** Every bridge method's handler (the type makes a missing one a compile error). */
-export const handlers: HandlerTable<BridgeMethod> = {
+const handlers: HandlerTable<BridgeMethod> = {
   ...keyHandlers,
   ...keyRollHandlers,
   ...keyBulkHandlers,

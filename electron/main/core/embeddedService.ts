@@ -61,7 +61,7 @@ export interface EmbeddedServiceOptions {
 }
 
 /** A generated password of 32 URL-safe characters. */
-export const generatePassword = () => randomBytes(24).toString("base64url");
+const generatePassword = () => randomBytes(24).toString("base64url");
 
 /**
  * The data key from the OS keychain. Without one (a session-only vault) the key must outlive

@@ -14,7 +14,7 @@ import { CoreFailure } from "./coreFailure.ts";
  */
 
 /** Main's own cursors start with this (a Keydesk service's cursors are base64url: no colon). */
-export const MAIN_CURSOR_PREFIX = "main:";
+const MAIN_CURSOR_PREFIX = "main:";
 /** Whole lists kept at most (each keystroke in the name filter is a query of its own). */
 export const MAX_KEPT_LISTS = 8;
 /** A kept list this young answers keys.count without asking the remote again. */

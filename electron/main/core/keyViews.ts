@@ -2,7 +2,7 @@ import type { ApiKeyWithExtrasDto } from "../../../shared/apiKeys.ts";
 import type { ApiKeyView, RevealedApiKey } from "../../../shared/bridge.ts";
 
 /** Enough of a publicApiKey to recognize it (40 of its 250 random bits), never enough to use it. */
-export function publicApiKeyHint(publicApiKey: string): string {
+function publicApiKeyHint(publicApiKey: string): string {
   return publicApiKey.length <= 12 ? "…" : `${publicApiKey.slice(0, 6)}…${publicApiKey.slice(-4)}`;
 }
 

@@ -4,7 +4,7 @@ import type { KeyServiceClient } from "../../client/keyServiceClient.ts";
 import { clientQueryOf } from "./keyPager.ts";
 
 /** Keys per request while main walks a whole filtered list (a bulk selection, an export). */
-export const WALK_PAGE_LIMIT = 1_000;
+const WALK_PAGE_LIMIT = 1_000;
 
 /**
  * Every key the query matches, in the order asked, a page at a time (`onPage` for each): a

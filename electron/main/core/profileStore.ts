@@ -10,9 +10,9 @@ import { z } from "zod";
  * `settings.json.corrupt-<time>` and the app starts with fresh settings.
  */
 
-export const SETTINGS_FILE = "settings.json";
+const SETTINGS_FILE = "settings.json";
 export const LOCAL_PROFILE_ID = "local";
-export const DEFAULT_CLIPBOARD_CLEAR_SECONDS = 30;
+const DEFAULT_CLIPBOARD_CLEAR_SECONDS = 30;
 
 const profileSchema = z.strictObject({
   id: z.string().min(1).max(100),

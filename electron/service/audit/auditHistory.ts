@@ -15,8 +15,8 @@ import type { KeyService } from "../keyService.ts";
 import type { Account } from "../store/accountRows.ts";
 import type { AuditReads, Store } from "../store/store.ts";
 
-export const MAX_AUDIT_PAGE = 1_000;
-export const DEFAULT_AUDIT_PAGE = 100;
+const MAX_AUDIT_PAGE = 1_000;
+const DEFAULT_AUDIT_PAGE = 100;
 
 const once = { error: "must be given once" };
 const dateTime = (description: string) =>

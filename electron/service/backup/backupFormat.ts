@@ -3,7 +3,7 @@ import sodium from "sodium-native";
 import { z } from "zod";
 import { BackupFileError, REFUSED } from "./backupFileError.ts";
 
-export { BackupFileError, REFUSED };
+export { BackupFileError };
 
 /**
  * The backup file: a data directory sealed with a passphrase (README.md beside this file).
@@ -32,16 +32,16 @@ export { BackupFileError, REFUSED };
  * optionally, the desktop's remote profiles.
  */
 
-export const MAGIC = Buffer.from("KDBACKUP", "ascii");
+const MAGIC = Buffer.from("KDBACKUP", "ascii");
 /** Format 1: AES-256-GCM, one tag at the end (read only). */
 export const FORMAT_GCM = 1;
 /** Format 2: format 1 whose payload may also hold the desktop's remote profiles (read only). */
-export const FORMAT_GCM_WITH_PROFILES = 2;
+const FORMAT_GCM_WITH_PROFILES = 2;
 /** Format 3: secretstream chunks; its manifest lists the remote profiles when it holds them. */
 export const FORMAT = 3;
 const FORMATS_READ = [FORMAT_GCM, FORMAT_GCM_WITH_PROFILES, FORMAT];
 
-export const SECRETSTREAM_CIPHER = "xchacha20poly1305-secretstream";
+const SECRETSTREAM_CIPHER = "xchacha20poly1305-secretstream";
 /** Plaintext bytes of every chunk but the last. */
 export const CHUNK_BYTES = 64 * 1024;
 export const GCM_TAG_BYTES = 16;
@@ -81,9 +81,9 @@ interface SecretStream {
 /** sodium-native's secretstream, typed as version 5 has it (also for the tests' hand-made files). */
 export const stream = sodium as unknown as SecretStream;
 const STATE_BYTES = stream.crypto_secretstream_xchacha20poly1305_STATEBYTES;
-export const STREAM_HEADER_BYTES = stream.crypto_secretstream_xchacha20poly1305_HEADERBYTES;
+const STREAM_HEADER_BYTES = stream.crypto_secretstream_xchacha20poly1305_HEADERBYTES;
 /** What a chunk adds to its plaintext: its tag byte and its MAC. */
-export const CHUNK_OVERHEAD = stream.crypto_secretstream_xchacha20poly1305_ABYTES;
+const CHUNK_OVERHEAD = stream.crypto_secretstream_xchacha20poly1305_ABYTES;
 const TAG_MESSAGE = stream.crypto_secretstream_xchacha20poly1305_TAG_MESSAGE;
 const TAG_FINAL = stream.crypto_secretstream_xchacha20poly1305_TAG_FINAL;
 /** A whole sealed chunk (every chunk but the last). */
@@ -95,9 +95,9 @@ export const HEAD_READ_BYTES = 12 + MAX_HEADER_JSON + STREAM_HEADER_BYTES;
  * The key derivations a reader accepts, checked before deriving: scrypt with r = 8, p = 1 and N a
  * power of two from 2^14 (16 MiB) to 2^18 (256 MiB). Keydesk writes N = 2^17.
  */
-export const ACCEPTED_KDF = { r: 8, p: 1, minLogN: 14, maxLogN: 18 } as const;
+const ACCEPTED_KDF = { r: 8, p: 1, minLogN: 14, maxLogN: 18 } as const;
 /** Cost of the key derivation written: about half a second and 128 MiB on a laptop of 2025. */
-export const DEFAULT_KDF = { N: 2 ** 17, r: 8, p: 1 } as const;
+const DEFAULT_KDF = { N: 2 ** 17, r: 8, p: 1 } as const;
 
 /** Base64 of exactly `bytes` bytes, in the canonical (padded) spelling Keydesk writes. */
 const base64Of = (bytes: number) =>
@@ -132,11 +132,11 @@ const gcmHeaderSchema = z.strictObject({
 
 export type KdfParameters = z.infer<typeof kdfSchema>;
 export type StreamHeader = z.infer<typeof streamHeaderSchema>;
-export type GcmHeader = z.infer<typeof gcmHeaderSchema>;
+type GcmHeader = z.infer<typeof gcmHeaderSchema>;
 export type BackupHeader = StreamHeader | GcmHeader;
 
 /** Whether a reader accepts these scrypt parameters (ACCEPTED_KDF). */
-export function kdfAccepted(kdf: { N: number; r: number; p: number }): boolean {
+function kdfAccepted(kdf: { N: number; r: number; p: number }): boolean {
   const logN = Math.log2(kdf.N);
   return (
     kdf.r === ACCEPTED_KDF.r &&

@@ -37,7 +37,7 @@ interface ExpectedSchema {
 const expectedByVersion = new Map<number, ExpectedSchema>();
 
 /** The schema migrations 1..version make, and the objects a database of that version may add. */
-export function expectedSchema(version: number): ExpectedSchema {
+function expectedSchema(version: number): ExpectedSchema {
   const known = expectedByVersion.get(version);
   if (known) return known;
   const made = madeSchema(version);

@@ -9,7 +9,7 @@ import { basename, dirname, join } from "node:path";
  */
 
 /** Why the file may not be trusted with a secret, or undefined when only its owner can read it. */
-export function exposureOf(path: string): string | undefined {
+function exposureOf(path: string): string | undefined {
   if (process.platform === "win32") return undefined; // NTFS ACLs, not POSIX modes, guard the user's profile.
   const mode = statSync(path).mode & 0o777;
   if ((mode & 0o077) === 0) return undefined;

@@ -27,7 +27,7 @@ export interface SealedValue {
 }
 
 /** The `code` of a value that does not open (kept when the error crosses from a worker thread). */
-export const UNSEALABLE = "KEYDESK_UNSEALABLE";
+const UNSEALABLE = "KEYDESK_UNSEALABLE";
 
 export class UnsealError extends Error {
   readonly code = UNSEALABLE;

@@ -148,7 +148,7 @@ export interface ListedKey {
 }
 
 /** A key's usage as stored (times in ms, 0 or null for never), in the shape of the answer's `usage`. */
-export interface StoredUsageCounts {
+interface StoredUsageCounts {
   lastUsedAt: number | null;
   lastUsedFrom: string | null;
   lastRefusedAt: number | null;
@@ -158,7 +158,7 @@ export interface StoredUsageCounts {
 }
 
 /** The answer's `usage` of stored usage: times as API datetimes. */
-export function keyUsageDto(usage: StoredUsageCounts): KeyUsageDto {
+function keyUsageDto(usage: StoredUsageCounts): KeyUsageDto {
   const time = (at: number | null) => (at ? formatApiDateTime(at) : null);
   return {
     lastUsedAt: time(usage.lastUsedAt),

@@ -76,10 +76,7 @@ export function fieldChanges(
  * The action an update records: a rotation when the client said so; enable or disable when
  * `enabled` changed; otherwise update. Null when nothing changed (nothing to record).
  */
-export function updateAction(
-  changes: Record<string, AuditChange>,
-  reason: AuditReason | null,
-): AuditAction | null {
+function updateAction(changes: Record<string, AuditChange>, reason: AuditReason | null): AuditAction | null {
   if (Object.keys(changes).length === 0) return null;
   if (reason === "rotate") return "rotate";
   const enabled = changes.enabled;

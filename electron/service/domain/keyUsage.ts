@@ -43,7 +43,7 @@ export interface KeyUsage {
 
 const HOUR_MS = 3_600_000;
 /** Hours kept for the 24-hour figure: the current one and the 23 before it. */
-export const DAY_HOURS = 24;
+const DAY_HOURS = 24;
 
 export function hourOf(time: number): number {
   return Math.floor(time / HOUR_MS);

@@ -38,7 +38,7 @@ export interface UsageByTime {
   days: Map<number, UsageCounts>;
 }
 
-export interface UsageBucket extends UsageCounts {
+interface UsageBucket extends UsageCounts {
   /** When the bucket starts, in ms since the epoch. */
   start: number;
 }

@@ -18,7 +18,7 @@ const FALSE_SPELLINGS = new Set(["false", "0", "no", "off"]);
 export const QUERY_BOOLEAN_SPELLINGS = "true/false, 1/0, yes/no or on/off, in any case";
 
 /** The boolean a query value spells, or undefined when it spells none (the caller's default applies). */
-export function parseQueryBoolean(value: string): boolean | undefined {
+function parseQueryBoolean(value: string): boolean | undefined {
   const spelled = value.trim().toLowerCase();
   if (TRUE_SPELLINGS.has(spelled)) return true;
   if (FALSE_SPELLINGS.has(spelled)) return false;

@@ -6,7 +6,7 @@ import { ApiError } from "../errors.ts";
 import type { Account } from "../store/accountRows.ts";
 
 /** Who is calling a non-management route, and with what. */
-export interface Caller {
+interface Caller {
   account: Account;
   via: "basic" | "app";
   /** The `key` id of the API key used, when via is "app". */

@@ -1,7 +1,7 @@
 import type { FastifyReply } from "fastify";
 import { writeOrDisconnect } from "./slowClient.ts";
 
-export const HEARTBEAT_MS = 15_000;
+const HEARTBEAT_MS = 15_000;
 
 export interface EventStream {
   /** Writes one event: `event: <name>` and the JSON of `data`. */

@@ -165,7 +165,7 @@ export const refusedRequests = {
 };
 
 /** The 429 of every authenticated operation: the failed sign-in throttle. */
-export const SIGN_IN_LIMITED =
+const SIGN_IN_LIMITED =
   "Too many failed sign-in attempts from this address, or too many sign-ins being checked at once; see Retry-After";
 
 /** The refusals of reading a request's body, on every method that has one. */

@@ -71,7 +71,7 @@ const BAD_CHUNK_EXTENSION = badRequest(
   "the chunked request body is malformed: a chunk extension is not valid; send chunks without extensions",
 );
 
-export function refusalOf(error: ParserError): Refusal {
+function refusalOf(error: ParserError): Refusal {
   const reason = error.reason ?? "";
   if (error.code === "HPE_INVALID_CONTENT_LENGTH" && /Transfer-Encoding/i.test(reason)) return BOTH_FRAMINGS;
   if (error.code === "HPE_STRICT" && /chunk/i.test(reason)) return BAD_CHUNK_EXTENSION;

@@ -75,7 +75,7 @@ function runsOf(units: Unit[], inClass: RegExp): Array<[number, number]> {
 const utf8 = new TextDecoder("utf-8", { fatal: true });
 
 /** Whether `text` (base64 characters) is canonical, padded base64 of printable `user:password` text. */
-export function isBasicCredentials(text: string): boolean {
+function isBasicCredentials(text: string): boolean {
   // Padded, as every client writes Basic credentials: this also skips three candidates in four.
   if (text.length % 4 !== 0 || text.length < MIN_BASE64_LENGTH) return false;
   const body = text.replace(/={1,2}$/, "");

@@ -40,7 +40,7 @@ export function sealPublicApiKey(box: SecretBox, publicApiKey: string, key: stri
   return box.encrypt(publicApiKey, key);
 }
 
-export function unsealPublicApiKey(box: SecretBox, sealed: Buffer, key: string): string {
+function unsealPublicApiKey(box: SecretBox, sealed: Buffer, key: string): string {
   return box.decrypt(sealed, key);
 }
 

@@ -346,7 +346,7 @@ function migrate(db: Db, file: string): void {
 }
 
 /** Where the database as schema `version` left it is kept while a newer one is tried. */
-export function copyBeforeUpgrade(file: string, version: number): string {
+function copyBeforeUpgrade(file: string, version: number): string {
   return `${file}.before-schema-${version}`;
 }
 

@@ -40,7 +40,7 @@ export function isCorruption(error: unknown): boolean {
 }
 
 /** Whether a write failed because the disk (or the file system's quota) is full. */
-export function isDiskFull(error: unknown): boolean {
+function isDiskFull(error: unknown): boolean {
   const code = (error as { code?: unknown } | null)?.code?.toString() ?? "";
   return code === "SQLITE_FULL" || code === "ENOSPC" || code === "SQLITE_IOERR_WRITE";
 }

@@ -56,9 +56,9 @@ const TABLES: readonly CopiedTable[] = [
 export const COPIED_TABLES: readonly string[] = TABLES.map((table) => table.name);
 
 /** Rows per INSERT (one unnest of an array per column). */
-export const COPY_BATCH_ROWS = 1_000;
+const COPY_BATCH_ROWS = 1_000;
 /** API keys looked up on PostgreSQL after the copy, spread over the id range. */
-export const COPY_SAMPLE_KEYS = 100;
+const COPY_SAMPLE_KEYS = 100;
 
 export interface CopyProgress {
   table: string;

@@ -16,7 +16,7 @@ import { walkKeys } from "../keyWalk.ts";
  */
 
 /** Updates in flight at once: enough to finish thousands quickly, few enough for a remote's throttle. */
-export const BULK_CONCURRENCY = 4;
+const BULK_CONCURRENCY = 4;
 /** A progress event every this many keys (and at the end). */
 const PROGRESS_EVERY = 25;
 

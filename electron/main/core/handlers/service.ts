@@ -1,7 +1,7 @@
 import type { ServiceStatusDto } from "../../../../shared/bridge.ts";
 import { activeProfile, type CoreContext, type HandlerTable } from "../context.ts";
 
-export function serviceStatus(context: CoreContext): ServiceStatusDto {
+function serviceStatus(context: CoreContext): ServiceStatusDto {
   return {
     running: true,
     baseUrl: context.service.url,

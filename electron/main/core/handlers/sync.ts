@@ -35,7 +35,7 @@ type SyncMethods =
   | "sync.remoteAccounts";
 
 /** How often main sends the links while a run it started is under way. */
-export const RUN_PROGRESS_INTERVAL_MS = 1_000;
+const RUN_PROGRESS_INTERVAL_MS = 1_000;
 
 async function localClient(context: CoreContext) {
   return clientOf(context, profileOrFail(context, LOCAL_PROFILE_ID));

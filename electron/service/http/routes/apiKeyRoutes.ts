@@ -39,12 +39,12 @@ const idempotencyConflict = {
   ),
 };
 
-export const API_KEYS_PATH = SERVICE_ROUTES.apiKeys;
-export const API_KEY_PATH = SERVICE_ROUTES.apiKey;
-export const API_KEY_COUNT_PATH = SERVICE_ROUTES.apiKeyCount;
-export const API_KEY_USAGE_SERIES_PATH = SERVICE_ROUTES.apiKeyUsageSeries;
-export const TFA_API_KEY_PATH = SERVICE_ROUTES.tfaApiKey;
-export const TFA_API_KEY_VERSIONS = ["1", "2"] as const;
+const API_KEYS_PATH = SERVICE_ROUTES.apiKeys;
+const API_KEY_PATH = SERVICE_ROUTES.apiKey;
+const API_KEY_COUNT_PATH = SERVICE_ROUTES.apiKeyCount;
+const API_KEY_USAGE_SERIES_PATH = SERVICE_ROUTES.apiKeyUsageSeries;
+const TFA_API_KEY_PATH = SERVICE_ROUTES.tfaApiKey;
+const TFA_API_KEY_VERSIONS = ["1", "2"] as const;
 
 /** The key-management API: create, list/look up, get, update, and the 2FA key shortcut. */
 export function registerApiKeyRoutes(app: FastifyInstance, keys: KeyService, caller: BasicGuard): void {

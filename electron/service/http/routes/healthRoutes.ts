@@ -6,7 +6,7 @@ import { routePath } from "../methodRoutes.ts";
 import { errorResponse } from "../openApiErrors.ts";
 import { component, documented, jsonContent } from "../routeSchemas.ts";
 
-export const HEALTH_LIVE_PATH = "/local/1/health/live";
+const HEALTH_LIVE_PATH = "/local/1/health/live";
 export const HEALTH_READY_PATH = "/local/1/health/ready";
 
 export interface HealthChecks {

@@ -9,7 +9,7 @@ import { routePath } from "../methodRoutes.ts";
 import { basicOnly, commonErrors } from "../openApiErrors.ts";
 import { component, documented, jsonContent } from "../routeSchemas.ts";
 
-export const LOCAL_ACCOUNTS_PATH = SERVICE_ROUTES.localAccounts;
+const LOCAL_ACCOUNTS_PATH = SERVICE_ROUTES.localAccounts;
 
 const localAccountList = component("LocalAccountList", accountAnswerSchemas(true).accountList);
 

@@ -10,7 +10,7 @@ import { routePath } from "../methodRoutes.ts";
 import { BASIC_CHALLENGE, basicOnly, commonErrors, errorResponse } from "../openApiErrors.ts";
 import { component, documented, jsonContent } from "../routeSchemas.ts";
 
-export const LOCAL_AUDIT_PATH = SERVICE_ROUTES.localAudit;
+const LOCAL_AUDIT_PATH = SERVICE_ROUTES.localAudit;
 
 const hex32 = z.string().regex(KEY_ID_PATTERN);
 

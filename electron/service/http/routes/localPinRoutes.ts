@@ -13,8 +13,8 @@ import { documented, jsonContent } from "../routeSchemas.ts";
 import { MAX_UNSENT_BYTES } from "../slowClient.ts";
 import { capturedPin, capturedPinList, pinState } from "./tfaSchemas.ts";
 
-export const LOCAL_PINS_PATH = SERVICE_ROUTES.localPins;
-export const LOCAL_PINS_STREAM_PATH = SERVICE_ROUTES.localPinsStream;
+const LOCAL_PINS_PATH = SERVICE_ROUTES.localPins;
+const LOCAL_PINS_STREAM_PATH = SERVICE_ROUTES.localPinsStream;
 
 /**
  * Open streams one account's credentials may hold at once: plenty for the app's windows and a few

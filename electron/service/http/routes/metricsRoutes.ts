@@ -10,7 +10,7 @@ import { errorResponse } from "../openApiErrors.ts";
 import { documented } from "../routeSchemas.ts";
 import { quieterOf } from "./healthRoutes.ts";
 
-export const METRICS_PATH = "/metrics";
+const METRICS_PATH = "/metrics";
 
 const noStore = {
   "Cache-Control": {

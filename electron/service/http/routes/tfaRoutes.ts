@@ -25,12 +25,12 @@ import {
   voicePinResponse,
 } from "./tfaSchemas.ts";
 
-export const TFA_APPLICATIONS_PATH = SERVICE_ROUTES.tfaApplications;
-export const TFA_APPLICATION_PATH = SERVICE_ROUTES.tfaApplication;
-export const TFA_TEMPLATES_PATH = SERVICE_ROUTES.tfaTemplates;
-export const TFA_TEMPLATE_PATH = SERVICE_ROUTES.tfaTemplate;
-export const TFA_VERIFICATIONS_PATH = SERVICE_ROUTES.tfaVerifications;
-export const TFA_PIN_PATH = SERVICE_ROUTES.tfaPin;
+const TFA_APPLICATIONS_PATH = SERVICE_ROUTES.tfaApplications;
+const TFA_APPLICATION_PATH = SERVICE_ROUTES.tfaApplication;
+const TFA_TEMPLATES_PATH = SERVICE_ROUTES.tfaTemplates;
+const TFA_TEMPLATE_PATH = SERVICE_ROUTES.tfaTemplate;
+const TFA_VERIFICATIONS_PATH = SERVICE_ROUTES.tfaVerifications;
+const TFA_PIN_PATH = SERVICE_ROUTES.tfaPin;
 
 /** Application and template management: API keys need ALL (a TFA key is refused). */
 const MANAGE = { tfaMethod: false };

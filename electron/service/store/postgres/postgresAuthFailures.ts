@@ -2,7 +2,7 @@ import { AUTH_FAILURE_PURGE_BATCH, type AuthFailureWrites } from "../store.ts";
 import { advisoryLockKey, type Sql } from "./sql.ts";
 
 /** The advisory lock key of one address's bucket: a 64-bit hash, the same on every replica. */
-export function authFailureLockOf(address: string): string {
+function authFailureLockOf(address: string): string {
   return advisoryLockKey(`keydesk/auth-failures/${address}`);
 }
 

@@ -5,7 +5,7 @@ import type { ChangeFeed, PinEventNote } from "../store.ts";
 /** The channel every replica's writes notify and every replica listens on. */
 export const CHANGES_CHANNEL = "keydesk_changes";
 /** How long a dropped LISTEN connection waits before it tries again. */
-export const RECONNECT_MS = 1000;
+const RECONNECT_MS = 1000;
 
 export interface HeartbeatOptions {
   /** How often the LISTEN connection is asked a `SELECT 1` while listening. */
@@ -20,7 +20,7 @@ export interface HeartbeatOptions {
  * other replicas disabled. So the feed asks its connection every few seconds and treats a late answer
  * as a drop: within about 10 s the replica reads the database on every call, and listens anew.
  */
-export const HEARTBEAT: HeartbeatOptions = { intervalMs: 5_000, timeoutMs: 5_000 };
+const HEARTBEAT: HeartbeatOptions = { intervalMs: 5_000, timeoutMs: 5_000 };
 
 /** The payload of a change: `<kind>:<digest hex | id>` (pg_notify's payload is text, 8,000 bytes at most). */
 export const keyChange = (digest: Buffer) => `key:${digest.toString("hex")}`;

@@ -14,7 +14,7 @@ import { advisoryLockKey, type Sql } from "./sql.ts";
  * The advisory lock key of one (account, Idempotency-Key): a 64-bit hash, the same on every
  * replica, in a namespace of its own (the schema's lock is another constant).
  */
-export function idempotencyLockOf(accountId: number, idempotencyKey: string): string {
+function idempotencyLockOf(accountId: number, idempotencyKey: string): string {
   return advisoryLockKey(`keydesk/idempotency-lock/${accountId}/${idempotencyKey}`);
 }
 

@@ -17,7 +17,7 @@ export function postgresMeta(sql: Sql): MetaWrites {
 }
 
 /** How long readiness waits for the database before it says "not ready". */
-export const READY_TIMEOUT_MS = 2_000;
+const READY_TIMEOUT_MS = 2_000;
 
 /**
  * Readiness on PostgreSQL: the same question as SQLite's (answerReadinessQuery): the accounts and

@@ -42,9 +42,9 @@ import { advisoryLockKey, inTransaction, isRetryable, type Sql, sqlOn } from "./
 /** How many times a write that lost a race (serialization failure, deadlock) runs again. */
 export const WRITE_RETRIES = 3;
 /** Transactions of writes open at once (each on a pooled client); more writes wait and go together. */
-export const MAX_OPEN_BATCHES = 2;
+const MAX_OPEN_BATCHES = 2;
 /** Writes in one transaction at most. */
-export const MAX_BATCH = 32;
+const MAX_BATCH = 32;
 
 type Work = (tx: StoreWrite) => Promise<unknown>;
 
@@ -84,7 +84,7 @@ async function sendBeforeCommit(
  * The advisory lock key of `tx.tryLock(name)`: a 64-bit hash, the same on every replica, in a
  * namespace of its own (the schema, idempotency and send locks are others).
  */
-export function namedLockOf(name: string): string {
+function namedLockOf(name: string): string {
   return advisoryLockKey(`keydesk/lock/${name}`);
 }
 

@@ -22,7 +22,7 @@ import { advisoryLockKey, type Sql } from "./sql.ts";
  * The advisory lock key of one application's sends: a 64-bit hash, the same on every replica, in
  * a namespace of its own (the idempotency and schema locks are others).
  */
-export function sendLockOf(applicationRef: number): string {
+function sendLockOf(applicationRef: number): string {
   return advisoryLockKey(`keydesk/tfa-sends/${applicationRef}`);
 }
 

@@ -29,7 +29,7 @@ let preparedSoFar = 0;
  * Distinct statements prepared at most (per connection, and in all): the store's texts are a few
  * dozen, a list's filters make some more; past this, a statement is parsed each time it runs.
  */
-export const MAX_PREPARED = 256;
+const MAX_PREPARED = 256;
 
 /**
  * The name a statement is prepared under. A statement runs as a named prepared statement, so each
@@ -83,7 +83,7 @@ export function sqlOn(target: pg.Pool | pg.PoolClient): Sql {
  * the process. Here it is heard, the running query fails as it would anyway, and the client is
  * given back as broken, so the pool closes it instead of lending it again.
  */
-export async function withClient<T>(
+async function withClient<T>(
   pool: pg.Pool,
   work: (client: pg.PoolClient, broken: (error: Error) => void) => Promise<T>,
 ): Promise<T> {

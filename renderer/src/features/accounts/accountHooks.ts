@@ -6,7 +6,7 @@ import { callBridge } from "../../bridgeHooks.ts";
 import { useProfileScope } from "../../profileScope.ts";
 import { accountLabel } from "./actingOn.ts";
 
-export const accountQueryKeys = {
+const accountQueryKeys = {
   list: (profile: string) => ["accounts.list", { profile }] as const,
 };
 

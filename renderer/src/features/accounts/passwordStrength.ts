@@ -16,7 +16,7 @@ export interface PasswordStrength {
   hint: string;
 }
 
-export const MIN_LENGTH = MIN_CONSOLE_PASSWORD_LENGTH;
+const MIN_LENGTH = MIN_CONSOLE_PASSWORD_LENGTH;
 
 /** Passwords and words guessers try first; one of them inside a password makes it weak. */
 const COMMON = [

@@ -60,7 +60,7 @@ function fieldErrors(error: unknown): {
 }
 
 /** What a failed save was: only an answer of the service is a refusal. */
-export function failureTitle(error: unknown): string {
+function failureTitle(error: unknown): string {
   if (!(error instanceof BridgeFailure)) return "The key could not be saved";
   switch (error.error.messageId) {
     case "UNREACHABLE":

@@ -5,7 +5,7 @@ import { nameProblems } from "../../../../shared/apiKeyRules.ts";
 import { ActingOn } from "../accounts/ActingOn.tsx";
 
 /** The name a quick TFA key gets unless the admin types another: recognizable by when it was made. */
-export function defaultTfaKeyName(now: number): string {
+function defaultTfaKeyName(now: number): string {
   return `TFA key ${dayjs(now).format("YYYY-MM-DD HH:mm")}`;
 }
 

@@ -5,7 +5,7 @@ import dayjs from "dayjs";
  * is a shortcut to a date: the form keeps only validTo (as the picker holds it), so an edit sends
  * validTo only when it differs from the key's (keyEdits.ts changedFields).
  */
-export const EXPIRY_PRESET_DAYS = [7, 30, 60, 90] as const;
+const EXPIRY_PRESET_DAYS = [7, 30, 60, 90] as const;
 export type ExpiryChoice = `${(typeof EXPIRY_PRESET_DAYS)[number]}d` | "date" | "none";
 
 export const EXPIRY_CHOICES: { value: ExpiryChoice; label: string }[] = [
@@ -18,7 +18,7 @@ export const EXPIRY_CHOICES: { value: ExpiryChoice; label: string }[] = [
 const PICKER_FORMAT = "YYYY-MM-DD HH:mm:ss";
 
 /** The days of a preset; null for "date" and "none". */
-export function presetDays(choice: ExpiryChoice): number | null {
+function presetDays(choice: ExpiryChoice): number | null {
   const match = /^(\d+)d$/.exec(choice);
   return match ? Number(match[1]) : null;
 }

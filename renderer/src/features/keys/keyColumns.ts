@@ -35,7 +35,7 @@ interface Column {
  * Sans, the font a Linux desktop without others falls back to and the widest here, they need 243
  * px with the cell's padding (at 236 px their labels were cut by 2–3 px each in Chromium 156).
  */
-export const ACTIONS_WIDTH = 252;
+const ACTIONS_WIDTH = 252;
 
 const COLUMNS: readonly Column[] = [
   { id: "name", header: "Name", sort: "name", track: "minmax(140px,1fr)", from: 0 },

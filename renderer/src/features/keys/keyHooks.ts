@@ -19,7 +19,7 @@ import { useProfileScope } from "../../profileScope.ts";
 import { type KeyPages, withKeyChanged, withKeyEnabled } from "./keyPages.ts";
 
 /** Rows per keys.page call. */
-export const KEY_PAGE_SIZE = 200;
+const KEY_PAGE_SIZE = 200;
 /** Lists of at most this many loaded pages are fetched again when the window gets the focus. */
 const FOCUS_REFETCH_MAX_PAGES = 5;
 
@@ -134,7 +134,7 @@ export function useKeyByPublicApiKey(accountKey: string, publicApiKey: string | 
  * While a key's details are open its usage moves as apps call with it: they ask again every
  * LIVE_USAGE_MS (only while the window is in the foreground).
  */
-export const LIVE_USAGE_MS = 5_000;
+const LIVE_USAGE_MS = 5_000;
 
 export function useKeyById(accountKey: string, key: string | null, options: { live?: boolean } = {}) {
   const scope = useAccountScope(accountKey);

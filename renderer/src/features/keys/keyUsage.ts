@@ -9,12 +9,12 @@ import type { ApiKeyView } from "../../../../shared/bridge.ts";
 import { parseApiDateTime } from "../../../../shared/datetime.ts";
 import { formatLocal as localDateTime, formatPast as relativeTime } from "../../time.ts";
 
-export const NOT_REPORTED = "—";
+const NOT_REPORTED = "—";
 export const USAGE_NOT_REPORTED = "This service does not report the usage of keys";
 export const CREATED_NOT_REPORTED = "This service does not report when keys were created";
 
 /** The refusal rules in words, as the details list them. */
-export const REFUSAL_LABELS: Record<RefusalReasonName, string> = {
+const REFUSAL_LABELS: Record<RefusalReasonName, string> = {
   disabled: "while disabled",
   "not-yet-valid": "before its validFrom",
   expired: "after its validTo",

@@ -58,7 +58,7 @@ export function dueExpiryNotices(input: {
 }
 
 /** Above this many keys due at once, one notification sums them up instead of one each. */
-export const MAX_SINGLE_NOTICES = 3;
+const MAX_SINGLE_NOTICES = 3;
 
 /** The notifications of the keys due: the name, account, profile and end; nothing secret. */
 export function noticeItems(

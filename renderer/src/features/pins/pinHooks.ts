@@ -9,7 +9,7 @@ import { callBridge } from "../../bridgeHooks.ts";
 
 export type PinFilters = BridgeArgs<"pins.list">;
 
-export const pinQueryKeys = {
+const pinQueryKeys = {
   all: () => ["pins.list"] as const,
   list: (filters: PinFilters) => ["pins.list", filters] as const,
 };

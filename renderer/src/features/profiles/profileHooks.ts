@@ -4,7 +4,7 @@ import { queryOptions, useIsMutating, useMutation, useQuery, useQueryClient } fr
 import type { BridgeArgs, ProfileDto } from "../../../../shared/bridge.ts";
 import { callBridge, queryKeys } from "../../bridgeHooks.ts";
 
-export const profileQueryKeys = {
+const profileQueryKeys = {
   list: () => ["profiles.list"] as const,
 };
 

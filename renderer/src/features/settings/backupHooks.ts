@@ -6,7 +6,7 @@ import type { BridgeArgs } from "../../../../shared/bridge.ts";
 import { getBridge, hasFileDialogs, uploadBackupFile } from "../../bridge.ts";
 import { BridgeFailure, callBridge } from "../../bridgeHooks.ts";
 
-export const backupQueryKeys = {
+const backupQueryKeys = {
   autoStatus: () => ["backup.auto.status"] as const,
 };
 

@@ -6,7 +6,7 @@ import { useEffect } from "react";
 import type { BridgeArgs } from "../../../../shared/bridge.ts";
 import { callBridge } from "../../bridgeHooks.ts";
 
-export const settingsQueryKeys = {
+const settingsQueryKeys = {
   get: () => ["settings.get"] as const,
 };
 

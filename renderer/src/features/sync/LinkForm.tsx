@@ -90,7 +90,7 @@ const CHECK_TITLES: Record<string, string> = {
 };
 
 /** The failed part of the link check, when the failure is one: its title and the service's words. */
-export function linkCheckFailureOf(error: unknown): { title: string; text: string } | null {
+function linkCheckFailureOf(error: unknown): { title: string; text: string } | null {
   if (!(error instanceof BridgeFailure)) return null;
   for (const [field, messages] of Object.entries(error.error.validationErrors ?? {})) {
     const title = CHECK_TITLES[field];

@@ -23,7 +23,7 @@ import {
   syncMarksOf,
 } from "./syncState.ts";
 
-export const syncQueryKeys = {
+const syncQueryKeys = {
   links: () => ["sync.links.list"] as const,
   keys: (id: number) => ["sync.keys", id] as const,
   outbox: (id: number) => ["sync.outbox", id] as const,
@@ -34,8 +34,8 @@ export const syncQueryKeys = {
 };
 
 /** While the Sync view shows, the links are refreshed: every second during a run, else every 5 s. */
-export const RUNNING_REFRESH_MS = 1_000;
-export const IDLE_REFRESH_MS = 5_000;
+const RUNNING_REFRESH_MS = 1_000;
+const IDLE_REFRESH_MS = 5_000;
 
 /** What a new list of links makes stale is refetched: key lists after a run, a link's details on new counts. */
 function refreshStale(queryClient: QueryClient, links: SyncLinkDto[]): void {
@@ -165,7 +165,7 @@ export function useRetryEntry() {
 }
 
 /** Keys of a page of the local-only list in the Sync view ("Show more" asks for the next). */
-export const LOCAL_ONLY_PAGE = 50;
+const LOCAL_ONLY_PAGE = 50;
 
 /** The link's local-only keys (made before the link): their count, page after page. */
 export function useLocalOnlyKeys(id: number) {
@@ -194,7 +194,7 @@ export function usePushLocalOnly() {
  * How many local-only keys the Keys table marks per link: the first ones in creation order. An
  * account linked with more keys than this marks only those (the Sync view lists them all).
  */
-export const LOCAL_ONLY_MARKS = 1_000;
+const LOCAL_ONLY_MARKS = 1_000;
 
 /**
  * The sync marks of the keys of a local account (state and remote), for the Keys table's badges and

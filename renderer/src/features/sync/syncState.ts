@@ -152,7 +152,7 @@ export function localAccountLabel(accountKey: string, accounts: readonly Account
 }
 
 /** "own account" for `_`, the accountKey otherwise. */
-export function remoteAccountLabel(accountKey: string): string {
+function remoteAccountLabel(accountKey: string): string {
   return accountKey === "_" ? "own account" : `account ${accountKey}`;
 }
 

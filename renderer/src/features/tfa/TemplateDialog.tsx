@@ -30,7 +30,7 @@ export interface TemplateDialogProps {
 
 const languageNames = new Intl.DisplayNames(["en"], { type: "language" });
 /** "German (de)": the provider's codes use `_` where BCP 47 has `-`. */
-export const LANGUAGE_OPTIONS = TEMPLATE_LANGUAGES.map((code) => ({
+const LANGUAGE_OPTIONS = TEMPLATE_LANGUAGES.map((code) => ({
   value: code,
   label: `${languageNames.of(code.replace("_", "-")) ?? code} (${code})`,
 }));

@@ -144,7 +144,7 @@ export function templateRequestOf(
 }
 
 /** A field of the API's request (`configuration.pinAttempts`) as the form names it (`pinAttempts`). */
-export function formFieldOf(apiField: string): string {
+function formFieldOf(apiField: string): string {
   if (apiField.startsWith("configuration.")) return apiField.slice("configuration.".length);
   const dlt = /^regional\.indiaDlt\.(\w)(\w*)$/.exec(apiField);
   return dlt ? `dlt${dlt[1]?.toUpperCase()}${dlt[2]}` : apiField;

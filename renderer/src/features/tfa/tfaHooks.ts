@@ -5,7 +5,7 @@ import type { BridgeArgs } from "../../../../shared/bridge.ts";
 import { callBridge } from "../../bridgeHooks.ts";
 import { useProfileScope } from "../../profileScope.ts";
 
-export const tfaQueryKeys = {
+const tfaQueryKeys = {
   applications: (profile: string, accountKey: string) =>
     ["tfa.applications.list", { profile, accountKey }] as const,
   templates: (profile: string, accountKey: string, applicationId: string) =>
