@@ -21,6 +21,12 @@ export function pinAnswerSchemas(strict: boolean) {
 
   const capturedPin = object({
     pinId: z.string(),
+    accountKey: promised(
+      z
+        .string()
+        .meta({ description: "The account the message was sent for: the caller's own or a sub-account's" }),
+      z.string().optional(),
+    ),
     applicationId: z.string(),
     applicationName: z
       .string()

@@ -542,6 +542,15 @@ test("a verification changes a PIN's state in the inbox without a reload; a fail
     app,
   );
   await stateOf(pinId).getByText("10 attempts left").waitFor();
+  // The inbox lists every account of the profile: each message says whose app asked for it.
+  const { username } = await bridge<{ username: string }>("profiles.revealLocalCredentials");
+  assert.equal(
+    await inbox
+      .locator(`[data-testid="pin-row"][data-pin-id="${pinId}"]`)
+      .getByTestId("pin-account")
+      .textContent(),
+    `Account ${username} (own account)`,
+  );
   const [captured] = await bridge<{ pinId: string; pin: string }[]>("pins.list", { to: "41793026750" });
   assert.ok(captured);
   const wrong = captured.pin === "0000" ? "1111" : "0000";

@@ -65,6 +65,8 @@ export interface VerificationRow {
 export interface CapturedRow {
   /** The message's row id: newer messages have larger ones. */
   sendId: number;
+  /** The account the message was sent for (the app's key's account). */
+  accountKey: string;
   pinId: string;
   applicationId: string;
   applicationName: string;
@@ -105,6 +107,7 @@ export interface RecordRowRaw extends StatusRowRaw {
 
 export interface CapturedRowRaw {
   send_id: number;
+  account_key: string;
   pin_id: string;
   application_id: string;
   application_name: string;
@@ -144,11 +147,12 @@ export const RECORD_SELECT = `SELECT p.id, p.pin_id, p.account_id, p.msisdn, p.v
   p.expires_at, p.pin_sealed, p.application_ref, a.application_id, a.enabled, a.configuration, p.template_ref,
   t.message_id, t.fields
   FROM tfa_pins p JOIN tfa_applications a ON a.id = p.application_ref JOIN tfa_templates t ON t.id = p.template_ref`;
-export const CAPTURED_SELECT = `SELECT s.id AS send_id, p.pin_id, a.application_id, a.name AS application_name,
+export const CAPTURED_SELECT = `SELECT s.id AS send_id, acc.account_key, p.pin_id, a.application_id, a.name AS application_name,
   t.message_id, s.msisdn, s.channel, p.pin_sealed, s.text_sealed, s.sent_at, p.expires_at, p.attempts_remaining,
   p.verified
   FROM tfa_sends s JOIN tfa_pins p ON p.id = s.pin_ref
-  JOIN tfa_applications a ON a.id = s.application_ref JOIN tfa_templates t ON t.id = p.template_ref`;
+  JOIN tfa_applications a ON a.id = s.application_ref JOIN tfa_templates t ON t.id = p.template_ref
+  JOIN accounts acc ON acc.id = s.account_id`;
 
 export const statusOf = (row: StatusRowRaw): PinStatusRow => ({
   pinId: row.pin_id,
@@ -191,6 +195,7 @@ export const verificationOf = (row: VerificationRowRaw): VerificationRow => ({
 export function capturedOf(box: SecretBox, row: CapturedRowRaw): CapturedRow {
   return {
     sendId: row.send_id,
+    accountKey: row.account_key,
     pinId: row.pin_id,
     applicationId: row.application_id,
     applicationName: row.application_name,

@@ -25,6 +25,7 @@ export interface InboxFilter {
 export function toCapturedPinDto(row: CapturedRow): CapturedPinDto {
   return {
     pinId: row.pinId,
+    accountKey: row.accountKey,
     applicationId: row.applicationId,
     applicationName: row.applicationName,
     messageId: row.messageId,

@@ -55,19 +55,23 @@ function tooManyRequests(text: string, retryAfterMs: number): ApiError {
 
 /** The inbox entry of a message just sent (one a test number kept from the phone included). */
 function capturedEvent(
-  accountId: number,
-  message: Omit<CapturedPinDto, "sentAt" | "expiresAt" | "delivered" | "status" | "ncStatus"> & {
+  account: Account,
+  message: Omit<
+    CapturedPinDto,
+    "accountKey" | "sentAt" | "expiresAt" | "delivered" | "status" | "ncStatus"
+  > & {
     sentAt: number;
     expiresAt: number;
   },
 ): PinEvent {
   const pin = {
+    accountKey: account.accountKey,
     ...message,
     ...deliveryOf(message.to, message.channel),
     sentAt: formatApiDateTime(message.sentAt),
     expiresAt: formatApiDateTime(message.expiresAt),
   };
-  return { type: "captured", accountId, pin };
+  return { type: "captured", accountId: account.id, pin };
 }
 
 function disabledError(applicationId: string): ApiError {
@@ -218,7 +222,7 @@ export class TfaPins {
           sentAt: now,
         },
       );
-      const event = capturedEvent(account.id, {
+      const event = capturedEvent(account, {
         pinId,
         applicationId: application.applicationId,
         applicationName: application.name,
@@ -267,7 +271,7 @@ export class TfaPins {
         text,
         sentAt: now,
       });
-      const event = capturedEvent(account.id, {
+      const event = capturedEvent(account, {
         pinId: record.pinId,
         applicationId: record.applicationId,
         messageId: record.messageId,

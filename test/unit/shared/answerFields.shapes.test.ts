@@ -30,6 +30,7 @@ const apiKey = {
 };
 const pin = {
   pinId: "p1",
+  accountKey: HEX,
   applicationId: HEX,
   messageId: HEX,
   to: "447700900000",
@@ -42,6 +43,7 @@ const pin = {
   verified: false,
   delivered: true,
   status: "MESSAGE_SENT",
+  ncStatus: "NC_DESTINATION_REACHABLE",
 };
 const syncLink = {
   id: 1,
@@ -204,8 +206,9 @@ test("where the spec leaves a format open the client takes another service's spe
   assert.equal(apiKeyAnswerSchemas(true).apiKey.safeParse(remoteKey).success, false);
   assert.equal(apiKeyAnswerSchemas(false).apiKey.safeParse(remoteKey).success, true);
 
-  // An older service leaves out delivered and status; a newer one may answer a status unknown here.
-  const { delivered: _, status: __, ...olderPin } = pin;
+  // An older service leaves out delivered, status, ncStatus and accountKey; a newer one may answer
+  // a status unknown here.
+  const { delivered: _, status: __, ncStatus: ___, accountKey: ____, ...olderPin } = pin;
   assert.equal(pinAnswerSchemas(true).capturedPin.safeParse(olderPin).success, false);
   assert.equal(pinAnswerSchemas(false).capturedPin.safeParse(olderPin).success, true);
   const newerPin = pinAnswerSchemas(false).capturedPin.parse({ ...pin, status: "SOMETHING_NEW" });

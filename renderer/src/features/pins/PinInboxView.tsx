@@ -6,6 +6,8 @@ import type { CapturedPinDto } from "../../../../shared/tfa.ts";
 import { BridgeFailure, errorText } from "../../bridgeHooks.ts";
 import { formatLocal, localDayAndTime, zoneName } from "../../time.ts";
 import { WHOLE_BADGE } from "../../wholeBadge.ts";
+import { useAccounts } from "../accounts/accountHooks.ts";
+import { accountLabel } from "../accounts/actingOn.ts";
 import { copyText } from "../profiles/CopyableField.tsx";
 import { useActiveProfile } from "../profiles/profileHooks.ts";
 import { usePinEvents, usePins } from "./pinHooks.ts";
@@ -52,6 +54,7 @@ export function PinInboxView() {
   const pins = usePins({ to: debouncedTo, applicationId: debouncedApplicationId });
   const now = useTimeOfNextExpiry(pins.data);
   const profile = useActiveProfile();
+  const accounts = useAccounts();
   usePinEvents(profile?.kind !== "remote");
   const toError = fieldError(pins.error, "to");
   const applicationError = fieldError(pins.error, "applicationId");
@@ -114,7 +117,14 @@ export function PinInboxView() {
               </Table.Thead>
               <Table.Tbody>
                 {pins.data.map((pin) => (
-                  <PinRow key={pin.pinId} pin={pin} now={now} />
+                  <PinRow
+                    key={pin.pinId}
+                    pin={pin}
+                    now={now}
+                    account={
+                      pin.accountKey === undefined ? undefined : accountLabel(pin.accountKey, accounts.data)
+                    }
+                  />
                 ))}
               </Table.Tbody>
             </Table>
@@ -140,7 +150,7 @@ function SentAt({ at, now }: { at: string; now: number }) {
   );
 }
 
-function PinRow({ pin, now }: { pin: CapturedPinDto; now: number }) {
+function PinRow({ pin, now, account }: { pin: CapturedPinDto; now: number; account: string | undefined }) {
   const code = useRef<HTMLElement>(null);
   const [copied, setCopied] = useState<"copied" | "selected" | null>(null);
   const copy = async () => {
@@ -191,6 +201,12 @@ function PinRow({ pin, now }: { pin: CapturedPinDto; now: number }) {
         <Text size="sm" data-testid="pin-application" title={`Application ID ${pin.applicationId}`}>
           {pin.applicationName ?? <code>{pin.applicationId}</code>}
         </Text>
+        {/* The inbox holds every account of the profile: whose app asked for this message. */}
+        {account !== undefined && (
+          <Text size="xs" c="dimmed" data-testid="pin-account">
+            Account {account}
+          </Text>
+        )}
         <Text size="sm" c="dimmed" style={{ overflowWrap: "anywhere" }} data-testid="pin-message">
           {pin.text}
         </Text>

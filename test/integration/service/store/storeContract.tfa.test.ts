@@ -475,6 +475,7 @@ for (const kind of STORE_KINDS) {
       );
       assert.deepEqual(all[2], {
         sendId: all[2]?.sendId,
+        accountKey: ana.account.accountKey,
         pinId: a1.pinId,
         applicationId: ana.application.applicationId,
         applicationName: "login of ana",
@@ -489,6 +490,7 @@ for (const kind of STORE_KINDS) {
         verified: false,
       });
       assert.equal(all[0]?.verified, true);
+      assert.equal(all[1]?.accountKey, bo.account.accountKey, "each message names its own account");
       assert.ok(
         (all[0]?.sendId ?? 0) > (all[1]?.sendId ?? 0) && (all[1]?.sendId ?? 0) > (all[2]?.sendId ?? 0),
       );

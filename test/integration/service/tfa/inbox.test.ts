@@ -57,6 +57,7 @@ describe("scope", () => {
     for (const pin of pins) {
       assert.deepEqual(Object.keys(pin), [
         "pinId",
+        "accountKey",
         "applicationId",
         "applicationName",
         "messageId",
@@ -75,6 +76,18 @@ describe("scope", () => {
     }
     const sentAts = pins.map((pin) => pin.sentAt);
     assert.deepEqual([...sentAts].sort().reverse(), sentAts);
+  });
+
+  test("each message names the account it was sent for (a stream event equals its entry: see pinStream)", async () => {
+    const senderOf = new Map(
+      Object.entries(sent).flatMap(([username, ids]) => ids.map((pinId) => [pinId, username] as const)),
+    );
+    const pins = await inbox(service, "owner");
+    assert.deepEqual(
+      pins.map((pin) => pin.accountKey),
+      pins.map((pin) => service.accountKeys[senderOf.get(pin.pinId) as string]),
+    );
+    assert.deepEqual(new Set(pins.map((pin) => pin.accountKey)).size, 3, "owner, child and grandchild");
   });
 
   test("a sub-account sees its own and its sub-accounts' messages, never its parent's or a stranger's", async () => {

@@ -23,6 +23,7 @@ export interface CapturedPin {
   verified: boolean;
   delivered: boolean;
   status: string;
+  accountKey: string;
   /** An SMS's Number Lookup status (absent for a voice PIN). */
   ncStatus?: string;
 }
