@@ -337,7 +337,7 @@ export class KeyServiceClient {
   }
 
   /** The key; with `include`, our own service's extras too (absent where the service has none). */
-  async get(accountKey: string, key: string, include?: readonly KeyInclude[]): Promise<ApiKeyDto> {
+  async get(accountKey: string, key: string, include?: readonly KeyInclude[]): Promise<ApiKeyWithExtrasDto> {
     return await this.#withInclude(include, (asked) =>
       this.#json(
         keyPath(accountKey, key),

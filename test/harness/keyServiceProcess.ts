@@ -285,3 +285,12 @@ function send(baseUrl: string, options: ApiRequest & { method: string }): Promis
     req.end(payload);
   });
 }
+
+/** startServe's env for a service whose clock is `ms` behind this machine's (clockBehind.ts). */
+export function clockBehindEnv(ms: number): NodeJS.ProcessEnv {
+  const preload = join(REPO_ROOT, "test", "harness", "clockBehind.ts");
+  return {
+    NODE_OPTIONS: `${process.env.NODE_OPTIONS ?? ""} --import ${preload}`.trim(),
+    KEYDESK_TEST_CLOCK_BEHIND_MS: String(ms),
+  };
+}

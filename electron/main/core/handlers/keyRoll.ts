@@ -45,6 +45,30 @@ async function retire(
   }
 }
 
+/**
+ * The roll's time as the service's clock has it: the successor's creation. Every client links a
+ * rolled key to its successor by comparing the roll's mark with the successor's createdAt (see
+ * keyRollNames.ts), so the mark must not come from this machine's clock: against a service whose
+ * clock is behind, the successor would seem created before the roll and never be found. A service
+ * that does not tell creation times (no include=created) gets this machine's time: nothing links
+ * there anyway.
+ */
+async function serviceTimeOfCreation(
+  client: KeyServiceClient,
+  accountKey: string,
+  key: string,
+  fallback: number,
+): Promise<number> {
+  try {
+    const created = await client.get(accountKey, key, ["created"]);
+    return (created.createdAt ? parseApiDateTime(created.createdAt) : null) ?? fallback;
+  } catch (error) {
+    // The successor exists; a failed read must not stop the old key's retirement.
+    if (error instanceof ServiceCallFailure) return fallback;
+    throw error;
+  }
+}
+
 export const keyRollHandlers: HandlerTable<"keys.roll" | "keys.retire"> = {
   "keys.roll": async ({ accountKey, key, graceMinutes, validTo }, context) => {
     const client = await activeClient(context);
@@ -61,7 +85,14 @@ export const keyRollHandlers: HandlerTable<"keys.roll" | "keys.retire"> = {
     const problem = successorEndProblem(end, now);
     if (problem !== null) throw new CoreFailure("INVALID_ARGUMENT", problem, { validTo: [problem] });
     const successor = await client.create(accountKey, successorRequest(old, end), { action: "rotate" });
-    const { old: after, ...state } = await retire(client, accountKey, old, now + graceMinutes * 60_000, now);
+    const rolledAt = await serviceTimeOfCreation(client, accountKey, successor.key, now);
+    const { old: after, ...state } = await retire(
+      client,
+      accountKey,
+      old,
+      now + graceMinutes * 60_000,
+      rolledAt,
+    );
     return { successor: toRevealedKey(successor), old: after, retirement: state };
   },
   "keys.retire": async ({ accountKey, key, retireAt, rolledAt }, context) => {

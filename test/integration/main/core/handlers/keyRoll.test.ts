@@ -5,10 +5,11 @@ import type { KeydeskCore } from "../../../../../electron/main/corePorts.ts";
 import { MemoryClipboard } from "../../../../../electron/main/memoryClipboard.ts";
 import { SessionVault } from "../../../../../electron/vault/sessionVault.ts";
 import { formatApiDateTime, parseApiDateTime } from "../../../../../shared/datetime.ts";
-import { rolledName } from "../../../../../shared/keyRollNames.ts";
+import { predecessorOf, rolledName, successorOf } from "../../../../../shared/keyRollNames.ts";
 import {
   addAccount,
   basic,
+  clockBehindEnv,
   makeTempDir,
   removeDir,
   request,
@@ -226,4 +227,41 @@ test("a remote that refuses the update: the successor exists, the old key is unc
     "no second successor",
   );
   assert.equal(proxy.seen.at(-1)?.action, "rotate");
+});
+
+test("on a remote whose clock is 5 minutes behind: the roll's mark is the remote's time, so the successor and the old key link", async () => {
+  const behindDir = await makeTempDir("keydesk-roll-behind-");
+  await addAccount(behindDir, "carol", REMOTE_PASSWORD);
+  const behind = await startServe({ dataDir: behindDir, env: clockBehindEnv(5 * 60_000) });
+  try {
+    const profile = await ok(core, "profiles.add", {
+      name: "Behind",
+      baseUrl: behind.url,
+      username: "carol",
+      password: REMOTE_PASSWORD,
+    });
+    await ok(core, "profiles.activate", { id: profile.id });
+    const old = await ok(core, "keys.create", { request: { name: "skewed" } });
+    const rolled = await ok(core, "keys.roll", { key: old.key, graceMinutes: 60 });
+    const answer = await request(behind.url, {
+      method: "GET",
+      path: "/settings/1/accounts/_/api-keys?include=created",
+      headers: { authorization: basic("carol", REMOTE_PASSWORD) },
+    });
+    assert.equal(answer.status, 200);
+    const keys = (answer.json as { apiKeys: { key: string; name: string; createdAt: string }[] }).apiKeys;
+    const stored = keys.find((key) => key.key === old.key);
+    const successor = keys.find((key) => key.key === rolled.successor.key);
+    assert.ok(stored && successor);
+    assert.ok(
+      (parseApiDateTime(successor.createdAt) as number) < Date.now() - 4 * 60_000,
+      `the remote's clock is behind: ${successor.createdAt}`,
+    );
+    assert.equal(successorOf(stored, keys)?.key, successor.key, "the rolled key names its successor");
+    assert.equal(predecessorOf(successor, keys)?.key, old.key, "the successor names the key it replaced");
+  } finally {
+    await ok(core, "profiles.activate", { id: remoteProfileId });
+    await behind.stop("SIGTERM");
+    await removeDir(behindDir);
+  }
 });
