@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { ANY_ID_PATTERN } from "./apiKeys.ts";
+import { ANY_ID_PATTERN, KEY_ID_PATTERN } from "./apiKeys.ts";
 import type { syncAnswerSchemas } from "./syncAnswers.ts";
 import { SYNCED_FIELDS, type SyncedField, type SyncKeyState } from "./syncStates.ts";
 
@@ -45,7 +45,7 @@ export const pushLocalOnlyRequestSchema = z.union(
   [
     z.strictObject({
       keys: z
-        .array(z.string().regex(/^[0-9A-F]{32}$/, { error: "must be 32-character key ids" }), {
+        .array(z.string().regex(KEY_ID_PATTERN, { error: "must be 32-character key ids" }), {
           error: "must be a list of key ids",
         })
         .min(1, { error: "must name at least one key" })

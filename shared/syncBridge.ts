@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { ANY_ID_PATTERN } from "./apiKeys.ts";
+import { ACCOUNT_KEY_SEGMENT_PATTERN, ANY_ID_PATTERN, KEY_ID_PATTERN } from "./apiKeys.ts";
 import type { AccountDto } from "./bridgeTypes.ts";
 import {
   DEFAULT_LOCAL_ONLY_PAGE,
@@ -25,13 +25,13 @@ const linkId = z.int("must be a link id").positive("must be a link id");
 const entryId = z.int("must be an outbox entry id").positive("must be an outbox entry id");
 const localAccountKey = z
   .string()
-  .regex(/^(_|[0-9A-F]{32})$/, "must be _ or a 32-character accountKey")
+  .regex(ACCOUNT_KEY_SEGMENT_PATTERN, "must be _ or a 32-character accountKey")
   .default("_");
 const remoteAccountKey = z
   .string()
   .regex(ANY_ID_PATTERN, "must be _ (the profile's own account) or an account key")
   .default("_");
-const keyId = z.string().regex(/^[0-9A-F]{32}$/, "must be a 32-character key id");
+const keyId = z.string().regex(KEY_ID_PATTERN, "must be a 32-character key id");
 const intervalSeconds = z
   .int("must be a whole number of seconds")
   .min(MIN_SYNC_INTERVAL_SECONDS, `must be at least ${MIN_SYNC_INTERVAL_SECONDS} seconds`)

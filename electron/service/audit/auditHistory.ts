@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { KEY_ID_PATTERN } from "../../../shared/apiKeys.ts";
+import { ACCOUNT_KEY_SEGMENT_PATTERN, KEY_ID_PATTERN } from "../../../shared/apiKeys.ts";
 import type { AuditPageDto } from "../../../shared/audit.ts";
 import { DATETIME_FORMAT_HINT, parseApiDateTime } from "../../../shared/datetime.ts";
 import { validationErrorsOf } from "../domain/apiKeyRecords.ts";
@@ -44,7 +44,7 @@ export const auditQuerySchema = z.strictObject({
     .meta({ description: "Entries made by this username" }),
   account: z.string(once).optional().meta({
     description: "Entries of this one account: `_` (the caller's own) or a sub-account's accountKey",
-    pattern: "^(_|[0-9A-F]{32})$",
+    pattern: ACCOUNT_KEY_SEGMENT_PATTERN.source,
   }),
   from: dateTime("Entries at or after this time"),
   to: dateTime("Entries before this time (after from)"),

@@ -1,3 +1,4 @@
+import { KEY_ID_PATTERN } from "../../../shared/apiKeys.ts";
 import type { ApplicationDto, MessageTemplateDto } from "../../../shared/tfa.ts";
 import { newKeyId } from "../domain/identifiers.ts";
 import { badRequest, notFound } from "../errors.ts";
@@ -19,8 +20,8 @@ import {
 } from "./schemas.ts";
 import { parseOrBadRequest } from "./validation.ts";
 
-/** applicationId, messageId and pinId: 32 uppercase hex digits, like the provider's. */
-export const TFA_ID_PATTERN = /^[0-9A-F]{32}$/;
+/** applicationId, messageId and pinId: 32 uppercase hex digits, like the provider's (and Keydesk's key ids). */
+export const TFA_ID_PATTERN = KEY_ID_PATTERN;
 export const INVALID_BODY = "the request has invalid fields; see validationErrors";
 
 /** An identifier as shown in an error text (a long junk value is cut). */
