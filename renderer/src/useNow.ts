@@ -12,3 +12,29 @@ export function useNow(everyMs = 15_000): number {
   }, [everyMs]);
   return now;
 }
+
+/** setTimeout fires at once for delays over 2^31-1 ms (~24.8 days): longer waits are done in steps. */
+export const MAX_TIMER_DELAY_MS = 2 ** 31 - 1;
+
+/** How long to wait from `now` for `at`: never negative, never more than a timer can hold. */
+export function timerDelay(at: number, now: number): number {
+  return Math.min(Math.max(0, at - now), MAX_TIMER_DELAY_MS);
+}
+
+/**
+ * The current time, moved on only at the instant `nextAt(now)` names (null: never), with one timer
+ * for it and nothing running in between: for a state that changes at known times (a PIN expiring).
+ */
+export function useNowUntil(nextAt: (now: number) => number | null): number {
+  const [now, setNow] = useState(Date.now);
+  const next = nextAt(now);
+  // A timer may fire a little early (or a long wait is done in steps): `now` then moves on but
+  // stays before `next`, and this effect must run again to set the next timer.
+  // biome-ignore lint/correctness/useExhaustiveDependencies: `now` re-arms the timer (see above)
+  useEffect(() => {
+    if (next === null) return;
+    const timer = setTimeout(() => setNow(Date.now()), timerDelay(next, Date.now()));
+    return () => clearTimeout(timer);
+  }, [next, now]);
+  return now;
+}

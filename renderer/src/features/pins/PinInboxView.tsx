@@ -1,36 +1,18 @@
 import { Alert, Badge, Button, Group, Stack, Table, Text, TextInput, Title } from "@mantine/core";
 import { useDebouncedValue } from "@mantine/hooks";
-import { useEffect, useRef, useState } from "react";
+import { useRef, useState } from "react";
 import { parseApiDateTime } from "../../../../shared/datetime.ts";
 import type { CapturedPinDto } from "../../../../shared/tfa.ts";
 import { BridgeFailure, errorText } from "../../bridgeHooks.ts";
 import { formatLocal, localDayAndTime, zoneName } from "../../time.ts";
+import { useNowUntil } from "../../useNow.ts";
 import { WHOLE_BADGE } from "../../wholeBadge.ts";
 import { useAccounts } from "../accounts/accountHooks.ts";
 import { accountLabel } from "../accounts/actingOn.ts";
 import { copyText } from "../profiles/CopyableField.tsx";
 import { useActiveProfile } from "../profiles/profileHooks.ts";
 import { usePinEvents, usePins } from "./pinHooks.ts";
-import { nextPinExpiry, pinState, timerDelay } from "./pinState.ts";
-
-/**
- * The time the rows' states are computed for: it moves on when a listed PIN expires, with one
- * timer set for the next expiry (none while no PIN will expire), so "Expired" shows without a
- * reload and nothing runs in between.
- */
-function useTimeOfNextExpiry(pins: readonly CapturedPinDto[] | undefined): number {
-  const [now, setNow] = useState(Date.now);
-  const next = pins ? nextPinExpiry(pins, now) : null;
-  // A timer may fire a little early (or a long wait is done in steps): `now` then moves on but
-  // stays before `next`, and this effect must run again to set the next timer.
-  // biome-ignore lint/correctness/useExhaustiveDependencies: `now` re-arms the timer (see above)
-  useEffect(() => {
-    if (next === null) return;
-    const timer = setTimeout(() => setNow(Date.now()), timerDelay(next, Date.now()));
-    return () => clearTimeout(timer);
-  }, [next, now]);
-  return now;
-}
+import { nextPinExpiry, pinState } from "./pinState.ts";
 
 /** The service's words for a filter it refused, to show on that field instead of a banner. */
 function fieldError(error: unknown, field: "to" | "applicationId"): string | undefined {
@@ -52,7 +34,8 @@ export function PinInboxView() {
   const [debouncedTo] = useDebouncedValue(to, 250);
   const [debouncedApplicationId] = useDebouncedValue(applicationId, 250);
   const pins = usePins({ to: debouncedTo, applicationId: debouncedApplicationId });
-  const now = useTimeOfNextExpiry(pins.data);
+  // The rows' states move on when a listed PIN expires: "Expired" shows without a reload.
+  const now = useNowUntil((at) => (pins.data ? nextPinExpiry(pins.data, at) : null));
   const profile = useActiveProfile();
   const accounts = useAccounts();
   usePinEvents(profile?.kind !== "remote");

@@ -47,11 +47,3 @@ export function nextPinExpiry(pins: readonly CapturedPinDto[], now: number): num
   }
   return next;
 }
-
-/** setTimeout fires at once for delays over 2^31-1 ms (~24.8 days): longer waits are done in steps. */
-export const MAX_TIMER_DELAY_MS = 2 ** 31 - 1;
-
-/** How long to wait from `now` for `at`: never negative, never more than a timer can hold. */
-export function timerDelay(at: number, now: number): number {
-  return Math.min(Math.max(0, at - now), MAX_TIMER_DELAY_MS);
-}

@@ -1,11 +1,6 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import {
-  MAX_TIMER_DELAY_MS,
-  nextPinExpiry,
-  pinState,
-  timerDelay,
-} from "../../../../../renderer/src/features/pins/pinState.ts";
+import { nextPinExpiry, pinState } from "../../../../../renderer/src/features/pins/pinState.ts";
 import { capturedPin } from "./capturedPin.ts";
 
 const pin = capturedPin;
@@ -45,13 +40,6 @@ test("the next expiry is the earliest expiry of the PINs still pending, after no
 
 test("a PIN whose expiry cannot be read never schedules a timer", () => {
   assert.equal(nextPinExpiry([{ ...pin("odd"), expiresAt: "not a date" }], 0), null);
-});
-
-test("timer delays are never negative and never beyond what setTimeout can hold", () => {
-  assert.equal(timerDelay(1_000, 400), 600);
-  assert.equal(timerDelay(400, 1_000), 0, "an expiry already passed: at once");
-  assert.equal(timerDelay(365 * 24 * 3600 * 1000, 0), MAX_TIMER_DELAY_MS);
-  assert.equal(MAX_TIMER_DELAY_MS, 2_147_483_647);
 });
 
 test("a message a failure test number kept from the phone says so, with its status, whatever its attempts", () => {
