@@ -1,6 +1,6 @@
 // The bridge over HTTP for a browser: the built renderer and the same core behind the same
 // contract, on 127.0.0.1 only, guarded by a random session token. The token reaches the host in
-// the x-keydesk-token header (bridge calls), ?token= (the page's first load, the event stream);
+// the keydesk-token header (bridge calls), ?token= (the page's first load, the event stream);
 // a cookie with a separate secret lets in the renderer's static files only. No `electron` import.
 
 import { createReadStream } from "node:fs";

@@ -115,7 +115,7 @@ test("the cookie Chromium also sends to another local server is no token: that s
       const reveal = await request(host.baseUrl, {
         method: "POST",
         path: "/bridge/profiles.revealLocalCredentials",
-        headers: { "x-keydesk-token": cookie.value, cookie: `${cookie.name}=${cookie.value}` },
+        headers: { "keydesk-token": cookie.value, cookie: `${cookie.name}=${cookie.value}` },
       });
       assert.ok([401, 403].includes(reveal.status), `${reveal.status}: ${reveal.text}`);
       assert.ok(!reveal.text.includes("password"), reveal.text);

@@ -149,7 +149,7 @@ export async function bridgeAnswer<T>(
 ): Promise<BridgeAnswer<T>> {
   const res = await fetch(`${host.baseUrl}/bridge/${method}`, {
     method: "POST",
-    headers: { "content-type": "application/json", "x-keydesk-token": host.token },
+    headers: { "content-type": "application/json", "keydesk-token": host.token },
     ...(args !== undefined && { body: JSON.stringify(args) }),
   });
   return (await res.json()) as BridgeAnswer<T>;

@@ -14,7 +14,7 @@ import { startWebHost, WEB_UI_LINE, type WebHostProcess } from "../../harness/we
 // The real `npm run web` process on a temp data dir: the page and the bridge behind the token.
 // Needs the built renderer (npm test builds before it runs the tests).
 
-const TOKEN_HEADER = "x-keydesk-token";
+const TOKEN_HEADER = "keydesk-token";
 const built = existsSync(join(REPO_ROOT, "out", "renderer", "index.html"));
 
 describe("browser host (npm run web)", { skip: built ? false : "out/renderer is not built" }, () => {
@@ -265,7 +265,7 @@ describe("browser host (npm run web)", { skip: built ? false : "out/renderer is 
     const upload = (headers: Record<string, string>, method = "POST") =>
       fetch(`${host.baseUrl}/upload/backup`, {
         method,
-        headers: { "x-keydesk-file-name": encodeURIComponent("my backup.kdbackup"), ...headers },
+        headers: { "keydesk-file-name": encodeURIComponent("my backup.kdbackup"), ...headers },
         ...(method === "POST" && { body: "not a backup at all" }),
       });
     assert.equal((await upload({})).status, 401);
