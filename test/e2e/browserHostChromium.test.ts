@@ -1,36 +1,19 @@
 import assert from "node:assert/strict";
-import { mkdir } from "node:fs/promises";
 import { join } from "node:path";
-import { after, before } from "node:test";
-import type { Browser } from "playwright-core";
 import { seriousViolations } from "../harness/axe.ts";
-import { chromiumMissing, launchChromium, watchPageErrors } from "../harness/chromium.ts";
+import { watchPageErrors } from "../harness/chromium.ts";
 import { startCookieCatcher } from "../harness/cookieCatcher.ts";
-import { makeTempDir, REPO_ROOT, removeDir, request } from "../harness/keyServiceProcess.ts";
-import { chromiumTest as test } from "../harness/uiSuite.ts";
-import { bridgeAnswer, startWebHost, type WebHostProcess } from "../harness/webHostProcess.ts";
+import { REPO_ROOT, request } from "../harness/keyServiceProcess.ts";
+import { uiSuite } from "../harness/uiSuite.ts";
+import { bridgeAnswer } from "../harness/webHostProcess.ts";
 
 /**
  * The UI end to end in Debian's Chromium, through the browser host (`npm run web`): the built
  * renderer, its bridge shim and token flow, and the real core and embedded key service behind it.
+ * Each test opens its own pages (and contexts: a page without the token, another origin).
  */
 
-let dataDir: string;
-let host: WebHostProcess;
-let browser: Browser;
-
-before(async () => {
-  if (chromiumMissing) return;
-  dataDir = await makeTempDir("keydesk-e2e-");
-  host = await startWebHost({ dataDir });
-  browser = await launchChromium();
-});
-
-after(async () => {
-  await browser?.close();
-  if (host) assert.equal((await host.stop()).code, 0);
-  if (dataDir) await removeDir(dataDir);
-});
+const { test, host, browser } = uiSuite({ name: "browser-host" });
 
 const bridge = (method: string, args: unknown) =>
   bridgeAnswer<Record<string, unknown>>(host, method, args) as Promise<{
@@ -60,7 +43,6 @@ test("the page opens with its token, shows the service and the keys, and hides p
   assert.ok(!page.url().includes("token="), `the token is taken out of the address bar: ${page.url()}`);
   assert.deepEqual(problems, []);
 
-  await mkdir(join(REPO_ROOT, "test-results"), { recursive: true });
   await page.screenshot({ path: join(REPO_ROOT, "test-results", "browser-host-keys.png"), fullPage: true });
   await page.close();
 });

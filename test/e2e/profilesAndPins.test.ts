@@ -1,11 +1,9 @@
 import assert from "node:assert/strict";
-import { mkdir } from "node:fs/promises";
 import { join } from "node:path";
-import { after, before } from "node:test";
 import { AuthType, Infobip } from "@infobip-api/sdk";
-import type { Browser, BrowserContext, Page } from "playwright-core";
+import type { Page } from "playwright-core";
 import { seriousViolations } from "../harness/axe.ts";
-import { chromiumMissing, launchChromium, watchPageErrors } from "../harness/chromium.ts";
+import { watchPageErrors } from "../harness/chromium.ts";
 import {
   addAccount,
   basic,
@@ -16,32 +14,25 @@ import {
   type ServeProcess,
   startServe,
 } from "../harness/keyServiceProcess.ts";
-import { chromiumTest as test } from "../harness/uiSuite.ts";
-import { callBridge, startWebHost, type WebHostProcess } from "../harness/webHostProcess.ts";
+import { uiSuite } from "../harness/uiSuite.ts";
 
 /**
  * Accounts, profiles and the PIN inbox end to end in Debian's Chromium, through the browser host
  * (its real core and embedded key service) and a second, real `key-service serve` process as the
- * remote service of a profile.
+ * remote service of a profile. Each test opens pages of its own in the suite's browser context.
  */
 
 const RESULTS = join(REPO_ROOT, "test-results");
 const REMOTE_USER = "staging-admin";
 const REMOTE_PASSWORD = "staging-password-1";
 
-let dataDir: string;
+const suite = uiSuite({ name: "profiles", clipboard: true });
+const { test, host, context, bridge } = suite;
 let remoteDir: string;
-let host: WebHostProcess;
 let remote: ServeProcess;
 let remoteAccountKey: string;
-let browser: Browser;
-let context: BrowserContext;
 
-const bridge = <T>(method: string, args?: unknown) => callBridge<T>(host, method, args);
-
-before(async () => {
-  if (chromiumMissing) return;
-  dataDir = await makeTempDir("keydesk-e2e-profiles-");
+suite.before(async () => {
   remoteDir = await makeTempDir("keydesk-e2e-remote-");
   remoteAccountKey = await addAccount(remoteDir, REMOTE_USER, REMOTE_PASSWORD);
   remote = await startServe({ dataDir: remoteDir, env: { KEY_SERVICE_LOG_LEVEL: "warn" } });
@@ -52,18 +43,11 @@ before(async () => {
     body: { name: "key on staging" },
   });
   assert.equal(created.status, 200, created.text);
-  host = await startWebHost({ dataDir });
   await bridge("keys.create", { request: { name: "key of the owner" } });
-  browser = await launchChromium();
-  context = await browser.newContext({ permissions: ["clipboard-read", "clipboard-write"] });
-  await mkdir(RESULTS, { recursive: true });
 });
 
-after(async () => {
-  await browser?.close();
-  if (host) assert.equal((await host.stop()).code, 0);
+suite.after(async () => {
   if (remote) assert.equal((await remote.stop("SIGTERM")).code, 0);
-  if (dataDir) await removeDir(dataDir);
   if (remoteDir) await removeDir(remoteDir);
 });
 
