@@ -4,25 +4,9 @@
  */
 import type { z } from "zod";
 import type { pinAnswerSchemas } from "./pinAnswers.ts";
-import {
-  CALL_STATUSES,
-  type CallStatus,
-  type Channel,
-  NC_STATUSES,
-  type NcStatus,
-  SMS_STATUSES,
-  type SmsStatus,
-} from "./tfaStatuses.ts";
+import type { CallStatus, NcStatus, SmsStatus } from "./tfaStatuses.ts";
 
-export {
-  CALL_STATUSES,
-  type CallStatus,
-  type Channel,
-  NC_STATUSES,
-  type NcStatus,
-  SMS_STATUSES,
-  type SmsStatus,
-};
+export * from "./tfaStatuses.ts";
 
 /** The PIN inbox's types come from its answer schemas; type-only, so zod stays out. */
 type PinAnswers = ReturnType<typeof pinAnswerSchemas>;
