@@ -332,7 +332,12 @@ export type BridgeArgs<M extends BridgeMethod> = z.input<(typeof bridgeArgumentS
 /** The argument a handler receives (validated, defaults applied). */
 export type BridgeParsedArgs<M extends BridgeMethod> = z.output<(typeof bridgeArgumentSchemas)[M]>;
 
-/** Events main pushes to the renderer. */
+/**
+ * Events main pushes to the renderer. Typed, not parsed on arrival: they come from main (or, in the
+ * browser host, from the same host process over its token-guarded loopback event stream), which
+ * the renderer trusts; the direction that crosses a trust boundary, the renderer's calls, is
+ * parsed in main against bridgeArgumentSchemas.
+ */
 export type BridgeEvent =
   | { type: "pin"; pin: CapturedPinDto }
   | { type: "pin-state"; state: PinStateDto }
