@@ -39,8 +39,8 @@ type ListedRow = [
  * for word (or SQLite would not use them). validTo: no end sorts after every date. state: by the
  * key's state at @now as the Keys table shows it, working keys (enabled and valid now) first, then
  * not yet valid, expired, disabled, each by validTo. That rank moves with time, so no index holds
- * it (api_keys_by_account_state, made for the earlier enabled-then-validTo order, is left unused):
- * a state-sorted step sorts the account's rows.
+ * it whole: a state-sorted list is read as four index ranges, one per state (STATE_SEGMENTS); this
+ * expression is the rank and validTo in one value, what a position's state and place are read from.
  */
 const SORT_EXPRESSIONS: Record<KeySortField, string> = {
   created: "k.id",
@@ -61,7 +61,33 @@ export const SORT_INDEXES = `
     ON api_keys(account_id, coalesce(valid_to, 9000000000000000), id);
   CREATE INDEX IF NOT EXISTS api_keys_by_account_state
     ON api_keys(account_id, (1 - enabled) * 10000000000000000 + coalesce(valid_to, 9000000000000000), id);
+  CREATE INDEX IF NOT EXISTS api_keys_by_account_valid_from
+    ON api_keys(account_id, valid_from) WHERE enabled = 1 AND valid_from IS NOT NULL;
 `;
+
+/** `enabled` first, then validTo: the expression of api_keys_by_account_state, word for word. */
+const ENABLED_THEN_VALID_TO = "(1 - k.enabled) * 10000000000000000 + coalesce(k.valid_to, 9000000000000000)";
+const VALID_TO = "coalesce(k.valid_to, 9000000000000000)";
+
+/**
+ * The state sort's four parts in its ascending order, each the rows of one state read through an
+ * index in validTo order: working and expired keys are the enabled range of api_keys_by_account_state
+ * on either side of @now (a working key's start checked on its row), disabled keys its upper range,
+ * and keys not valid yet come from api_keys_by_account_valid_from (few, sorted by validTo).
+ */
+const STATE_SEGMENTS = [
+  {
+    rows: `${ENABLED_THEN_VALID_TO} > @now AND ${ENABLED_THEN_VALID_TO} < 10000000000000000
+      AND (k.valid_from IS NULL OR k.valid_from <= @now)`,
+    value: ENABLED_THEN_VALID_TO,
+  },
+  { rows: "k.enabled = 1 AND k.valid_from > @now", value: VALID_TO },
+  {
+    rows: `${ENABLED_THEN_VALID_TO} <= @now AND (k.valid_from IS NULL OR k.valid_from <= @now)`,
+    value: ENABLED_THEN_VALID_TO,
+  },
+  { rows: `${ENABLED_THEN_VALID_TO} >= 10000000000000000`, value: ENABLED_THEN_VALID_TO },
+] as const;
 
 /** An enabled key inside its validity window at @now (valid_to exclusive, as App authorization). */
 const IN_WINDOW = "k.enabled = 1 AND (k.valid_from IS NULL OR k.valid_from <= @now)";
@@ -392,6 +418,8 @@ export class ApiKeyStore {
     window: number,
     extras: ListExtras,
   ): KeyScanStep {
+    if (sort.by === "state")
+      return this.#stateScan(accountId, sort.desc, where, params, after, limit, window, extras);
     const value = SORT_EXPRESSIONS[sort.by];
     const listed = listedFrom(extras);
     const [order, beyond] = sort.desc ? ["DESC", "<"] : ["ASC", ">"];
@@ -442,6 +470,91 @@ export class ApiKeyStore {
     const keys = rows.map((row) => this.#listed(row, extras));
     if (rows.length === limit) return { keys, after: (keys[keys.length - 1] as ListedKey).id };
     return { keys, after: end === undefined ? null : Number(end.id) };
+  }
+
+  /**
+   * A step of the state-sorted scan: the STATE_SEGMENTS in the sort's order, from the state of the
+   * position's row on, each read as the sorted scan reads (a window of rows, then the matching
+   * ones up to its end). A step moves on to the next state when one has no more rows in the window,
+   * so it looks at fewer than `window` rows in each of at most four states.
+   */
+  #stateScan(
+    accountId: number,
+    desc: boolean,
+    where: string,
+    params: Record<string, unknown>,
+    after: number,
+    limit: number,
+    window: number,
+    extras: ListExtras,
+  ): KeyScanStep {
+    const listed = listedFrom(extras);
+    const [order, beyond, within] = desc ? ["DESC", "<", ">="] : ["ASC", ">", "<="];
+    const now = (params.now as number | undefined) ?? Date.now();
+    const segments = desc ? [3, 2, 1, 0] : [0, 1, 2, 3];
+    let first = 0;
+    let fromValue: unknown = null;
+    if (after !== 0) {
+      const position = this.#statement(
+        this.#steps,
+        "state position",
+        () =>
+          `SELECT ${SORT_EXPRESSIONS.state} AS v FROM api_keys k WHERE k.id = @id AND k.account_id = @accountId`,
+      );
+      position.safeIntegers(true);
+      const row = position.get({ id: after, accountId, now }) as { v: bigint } | undefined;
+      // A row that is gone, or another account's, ends the list: its values position nothing.
+      if (row === undefined) return { keys: [], after: null };
+      const rank = Number(row.v / 10000000000000000n);
+      const validTo = row.v % 10000000000000000n;
+      first = segments.indexOf(rank);
+      // The position's value in its segment's own expression: validTo, plus the 1e16 of a disabled key.
+      fromValue = rank === 3 ? validTo + 10000000000000000n : validTo;
+    }
+    const keys: ListedKey[] = [];
+    for (let at = first; at < segments.length; at++) {
+      const segment = STATE_SEGMENTS[segments[at] as number] as (typeof STATE_SEGMENTS)[number];
+      const value = segment.value;
+      const positioned = at === first && after !== 0;
+      const from = positioned
+        ? `AND ${value} ${beyond}= @fromValue AND (${value}, k.id) ${beyond} (@fromValue, @after)`
+        : "";
+      const windowEnd = this.#statement(
+        this.#steps,
+        `state window ${segments[at]} ${order} ${positioned}`,
+        () =>
+          `SELECT k.id, ${value} AS v FROM api_keys k WHERE k.account_id = @accountId AND ${segment.rows} ${from}
+           ORDER BY ${value} ${order}, k.id ${order} LIMIT 1 OFFSET @offset`,
+      );
+      windowEnd.safeIntegers(true);
+      const end = windowEnd.get({ accountId, after, fromValue, now, offset: window - 1 }) as
+        | { id: bigint; v: unknown }
+        | undefined;
+      const until =
+        end === undefined
+          ? ""
+          : `AND ${value} ${within} @untilValue AND (${value}, k.id) ${within} (@untilValue, @until)`;
+      const statement = this.#statement(
+        this.#steps,
+        `${extrasKey(extras)} ${where} state ${segments[at]} ${order} ${positioned} ${end !== undefined}`,
+        () =>
+          `SELECT ${listed.columns} FROM ${listed.from}
+         WHERE ${where} AND ${segment.rows} ${from} ${until} ORDER BY ${value} ${order}, k.id ${order} LIMIT @limit`,
+        true,
+      );
+      const rows = statement.all({
+        ...params,
+        now,
+        after,
+        fromValue,
+        limit: limit - keys.length,
+        ...(end && { until: Number(end.id), untilValue: end.v }),
+      }) as ListedRow[];
+      for (const row of rows) keys.push(this.#listed(row, extras));
+      if (keys.length === limit) return { keys, after: (keys[keys.length - 1] as ListedKey).id };
+      if (end !== undefined) return { keys, after: Number(end.id) };
+    }
+    return { keys, after: null };
   }
 
   /**

@@ -20,6 +20,7 @@ const DAY = 24 * 3600_000;
 interface Row {
   id: number;
   name: string;
+  validFrom: number | null;
   validTo: number | null;
   enabled: boolean;
 }
@@ -35,13 +36,16 @@ before(async () => {
   for (let index = 0; index < 60; index++) {
     // Names repeat in different cases (ties broken by id); a third have no end.
     const name = ["beta", "Alpha", "alpha", "Gamma", "delta"][index % 5] as string;
-    const validTo = index % 3 === 0 ? null : NOW + ((index * 7) % 20) * DAY - 5 * DAY;
+    // Every seventh key starts in 1 to 5 days (not yet valid when enabled), its end after its start.
+    const validFrom = index % 7 === 2 ? NOW + ((index % 5) + 1) * DAY : null;
+    const end = index % 3 === 0 ? null : NOW + ((index * 7) % 20) * DAY - 5 * DAY;
+    const validTo = validFrom !== null && end !== null && end <= validFrom ? validFrom + 3 * DAY : end;
     const enabled = index % 4 !== 1;
     const fields = {
       name,
       allowedIPs: null,
       permissions: ["ALL" as const],
-      validFrom: null,
+      validFrom,
       validTo,
       enabled,
     };
@@ -52,7 +56,7 @@ before(async () => {
       fields,
       index,
     );
-    owned.push({ id: stored.id, name, validTo, enabled });
+    owned.push({ id: stored.id, name, validFrom, validTo, enabled });
     data.apiKeys.insert(
       other.id,
       other.accountKey,
@@ -93,13 +97,19 @@ const orders: Record<KeySort["by"], (a: Row, b: Row) => number> = {
     stateRank(a) - stateRank(b) || (a.validTo ?? NO_END) - (b.validTo ?? NO_END) || a.id - b.id,
 };
 
-/** The State column's order at NOW: working, not yet valid (none here), expired, disabled. */
+/** The State column's order at NOW: working, not yet valid, expired, disabled. */
 function stateRank(row: Row): number {
   if (!row.enabled) return 3;
+  if (row.validFrom !== null && row.validFrom > NOW) return 1;
   return row.validTo !== null && row.validTo <= NOW ? 2 : 0;
 }
 
 test("every sort, both ways, step by step over small windows: each key once, in order", () => {
+  assert.deepEqual(
+    [0, 1, 2, 3].map((rank) => owned.filter((row) => stateRank(row) === rank).length > 1),
+    [true, true, true, true],
+    "keys of every state, several of each",
+  );
   for (const by of ["created", "name", "validTo", "state"] as const) {
     for (const desc of [false, true]) {
       const expected = [...owned].sort((a, b) => (desc ? -1 : 1) * orders[by](a, b)).map((row) => row.id);
@@ -126,4 +136,12 @@ test("sorted and filtered: the filter's keys in the sort's order", () => {
   assert.ok(expected.length > 3);
   const filter: ApiKeyFilter = { state: "expired", now: NOW, sort: { by: "name", desc: false } };
   assert.deepEqual(scanAll(filter, 2, 5), expected);
+  for (const desc of [false, true]) {
+    const alphas = owned
+      .filter((row) => row.name.toLowerCase() === "alpha")
+      .sort((a, b) => (desc ? -1 : 1) * orders.state(a, b))
+      .map((row) => row.id);
+    const byState: ApiKeyFilter = { nameContains: "alpha", now: NOW, sort: { by: "state", desc } };
+    assert.deepEqual(scanAll(byState, 3, 4), alphas, `state ${desc}`);
+  }
 });
