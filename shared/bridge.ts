@@ -259,6 +259,7 @@ export const bridgeArgumentSchemas = {
   "profiles.checkActive": none,
   "service.status": none,
   "pins.list": z.strictObject({
+    profile,
     to: z.string().max(20).optional(),
     applicationId: z.string().max(64).optional(),
   }),

@@ -600,3 +600,67 @@ test("a verification changes a PIN's state in the inbox without a reload; a fail
   assert.deepEqual(problems, []);
   await page.close();
 });
+
+test("switching profile on the PIN inbox never shows the other profile's PINs: none while the new one loads, none when it is unreachable", async (t) => {
+  const call = await localPost();
+  const { applicationId } = await call<{ applicationId: string }>("/2fa/2/applications", {
+    name: "switching",
+  });
+  const { messageId } = await call<{ messageId: string }>(`/2fa/2/applications/${applicationId}/messages`, {
+    messageText: "Code {{pin}}",
+    pinType: "NUMERIC",
+    pinLength: 4,
+  });
+  const { publicApiKey } = await call<{ publicApiKey: string }>("/settings/1/accounts/_/api-keys", {
+    name: "switching backend",
+    permissions: ["TFA"],
+  });
+  const { pinId } = await call<{ pinId: string }>(
+    "/2fa/2/pin",
+    { applicationId, messageId, to: "41793026751" },
+    `App ${publicApiKey}`,
+  );
+  const teamDir = await makeTempDir("keydesk-e2e-pins-remote-");
+  t.after(() => removeDir(teamDir));
+  await addAccount(teamDir, REMOTE_USER, REMOTE_PASSWORD);
+  const team = await startServe({ dataDir: teamDir });
+  let teamRunning = true;
+  t.after(async () => {
+    if (teamRunning) await team.stop("SIGTERM");
+  });
+  const profile = await bridge<{ id: string }>("profiles.add", {
+    name: "Team PINs",
+    baseUrl: team.url,
+    username: REMOTE_USER,
+    password: REMOTE_PASSWORD,
+  });
+  t.after(async () => {
+    await bridge("profiles.activate", { id: "local" });
+    await bridge("profiles.remove", { id: profile.id });
+  });
+
+  const { page, problems } = await openApp();
+  await page.getByRole("tab", { name: "PIN inbox" }).click();
+  const inbox = page.getByTestId("pin-inbox");
+  const localRow = inbox.locator(`[data-testid="pin-row"][data-pin-id="${pinId}"]`);
+  await localRow.waitFor();
+
+  await bridge("profiles.activate", { id: profile.id });
+  await inbox.getByTestId("pin-inbox-empty").waitFor();
+  assert.equal(await localRow.count(), 0, "the Local PIN is not listed under the team profile");
+
+  await bridge("profiles.activate", { id: "local" });
+  await localRow.waitFor();
+  assert.equal((await team.stop("SIGTERM")).code, 0);
+  teamRunning = false;
+  await bridge("profiles.activate", { id: profile.id });
+  await inbox.getByRole("alert").waitFor({ timeout: 15_000 });
+  assert.equal(await inbox.getByTestId("pin-row").count(), 0, "no rows under an unreachable profile");
+  await page.screenshot({ path: join(RESULTS, "pin-inbox-remote-unreachable.png") });
+  // The unreachable service's error is expected on the page's console; nothing else.
+  assert.deepEqual(
+    problems.filter((problem) => !/ECONNREFUSED|could not reach|Failed to load/.test(problem)),
+    [],
+  );
+  await page.close();
+});

@@ -4,6 +4,7 @@ import { useRef, useState } from "react";
 import { parseApiDateTime } from "../../../../shared/datetime.ts";
 import type { CapturedPinDto } from "../../../../shared/tfa.ts";
 import { BridgeFailure, errorText } from "../../bridgeHooks.ts";
+import { useProfileScope } from "../../profileScope.ts";
 import { formatLocal, localDayAndTime, zoneName } from "../../time.ts";
 import { useNowUntil } from "../../useNow.ts";
 import { WHOLE_BADGE } from "../../wholeBadge.ts";
@@ -38,7 +39,7 @@ export function PinInboxView() {
   const now = useNowUntil((at) => (pins.data ? nextPinExpiry(pins.data, at) : null));
   const profile = useActiveProfile();
   const accounts = useAccounts();
-  usePinEvents(profile?.kind !== "remote");
+  usePinEvents(useProfileScope());
   const toError = fieldError(pins.error, "to");
   const applicationError = fieldError(pins.error, "applicationId");
 

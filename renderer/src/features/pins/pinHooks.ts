@@ -6,12 +6,17 @@ import type { BridgeArgs, BridgeEvent } from "../../../../shared/bridge.ts";
 import type { CapturedPinDto, PinStateDto } from "../../../../shared/tfa.ts";
 import { getBridge } from "../../bridge.ts";
 import { callBridge } from "../../bridgeHooks.ts";
+import { type ProfileScope, useProfileScope } from "../../profileScope.ts";
 
-export type PinFilters = BridgeArgs<"pins.list">;
+export type PinFilters = Omit<BridgeArgs<"pins.list">, "profile">;
 
+/**
+ * A list is the profile's: another profile's PINs are another list, never shown while the new
+ * profile's load (or fail to).
+ */
 const pinQueryKeys = {
-  all: () => ["pins.list"] as const,
-  list: (filters: PinFilters) => ["pins.list", filters] as const,
+  profile: (profile: string) => ["pins.list", { profile }] as const,
+  list: (profile: string, filters: PinFilters) => ["pins.list", { profile, ...filters }] as const,
 };
 
 /** Empty filters are left out, so that "no filter" has one cache entry. */
@@ -24,9 +29,10 @@ export function cleanFilters(filters: PinFilters): PinFilters {
 
 export function usePins(filters: PinFilters) {
   const args = cleanFilters(filters);
+  const profile = useProfileScope().id;
   return useQuery({
-    queryKey: pinQueryKeys.list(args),
-    queryFn: () => callBridge("pins.list", args),
+    queryKey: pinQueryKeys.list(profile, args),
+    queryFn: () => callBridge("pins.list", { profile, ...args }),
   });
 }
 
@@ -81,16 +87,19 @@ export function pinEventUpdate(
 
 /**
  * Captured PINs and verifications show in the inbox as they happen (pinEventUpdate). The events
- * come from the Local service only: with a remote profile active (`live` false) they are ignored.
+ * come from the Local service only: they update the Local profile's lists, and none while a
+ * remote profile is in view.
  */
-export function usePinEvents(live: boolean): void {
+export function usePinEvents(scope: ProfileScope): void {
   const queryClient = useQueryClient();
+  const live = scope.kind === "local";
+  const profile = scope.id;
   useEffect(
     () =>
       getBridge().onEvent((event) => {
         if (!live || (event.type !== "pin" && event.type !== "pin-state")) return;
         for (const [queryKey, pins] of queryClient.getQueriesData<CapturedPinDto[]>({
-          queryKey: pinQueryKeys.all(),
+          queryKey: pinQueryKeys.profile(profile),
         })) {
           const fetching = queryClient.getQueryState(queryKey)?.fetchStatus === "fetching";
           const update = pinEventUpdate(queryKey, { pins, fetching }, event);
@@ -102,6 +111,6 @@ export function usePinEvents(live: boolean): void {
           }
         }
       }),
-    [queryClient, live],
+    [queryClient, live, profile],
   );
 }
