@@ -550,7 +550,10 @@ test("a verification changes a PIN's state in the inbox without a reload; a fail
   );
   assert.equal(failing.smsStatus, "MESSAGE_NOT_SENT");
   await stateOf(failing.pinId).getByText("Not delivered").waitFor({ timeout: 5_000 });
-  assert.equal(await stateOf(failing.pinId).textContent(), "Not deliveredMESSAGE_NOT_SENT");
+  assert.equal(
+    await stateOf(failing.pinId).textContent(),
+    "Not deliveredMESSAGE_NOT_SENT · 10 attempts left",
+  );
   // The other failure number's SMS answers MESSAGE_NOT_SENT too: the inbox says Number Lookup refused it.
   const unreachable = await call<{ pinId: string; ncStatus: string }>(
     "/2fa/2/pin",
@@ -561,7 +564,7 @@ test("a verification changes a PIN's state in the inbox without a reload; a fail
   await stateOf(unreachable.pinId).getByText("Not delivered").waitFor({ timeout: 5_000 });
   assert.equal(
     await stateOf(unreachable.pinId).textContent(),
-    "Not deliveredNC_DESTINATION_NOT_REACHABLE, MESSAGE_NOT_SENT",
+    "Not deliveredNC_DESTINATION_NOT_REACHABLE, MESSAGE_NOT_SENT · 10 attempts left",
   );
   assert.equal(await page.evaluate(() => (window as unknown as { notReloaded?: boolean }).notReloaded), true);
   await page.screenshot({ path: join(RESULTS, "pin-inbox-live-state.png"), fullPage: true });

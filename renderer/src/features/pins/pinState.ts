@@ -12,20 +12,29 @@ export interface PinState {
   pending: boolean;
 }
 
-/** The state of a captured PIN at `now` (epoch ms). */
+/**
+ * The state of a captured PIN at `now` (epoch ms). A message a failure test number kept from the
+ * phone says so first, and then what became of its PIN all the same (an app under test may still
+ * verify it: the inbox must not hide a verification the service counted).
+ */
 export function pinState(pin: CapturedPinDto, now: number): PinState {
-  // The phone never got it (a failure test number): what the app's user could not have typed.
-  if (pin.delivered === false)
-    return {
-      label: "Not delivered",
-      // Number Lookup's refusal first: both failure numbers' SMS answer MESSAGE_NOT_SENT.
-      detail:
-        pin.ncStatus === "NC_DESTINATION_NOT_REACHABLE"
-          ? `${pin.ncStatus}, ${pin.status ?? "not sent"}`
-          : (pin.status ?? "not sent"),
-      color: "orange",
-      pending: false,
-    };
+  const state = pinLifeState(pin, now);
+  if (pin.delivered !== false) return state;
+  // Number Lookup's refusal first: both failure numbers' SMS answer MESSAGE_NOT_SENT.
+  const status =
+    pin.ncStatus === "NC_DESTINATION_NOT_REACHABLE"
+      ? `${pin.ncStatus}, ${pin.status ?? "not sent"}`
+      : (pin.status ?? "not sent");
+  return {
+    label: "Not delivered",
+    detail: `${status} · ${state.label}`,
+    color: "orange",
+    pending: state.pending,
+  };
+}
+
+/** Verified, out of attempts, expired, or pending with its attempts left. */
+function pinLifeState(pin: CapturedPinDto, now: number): PinState {
   if (pin.verified) return { label: "Verified", color: "green", pending: false };
   if (pin.attemptsRemaining <= 0) return { label: "No attempts left", color: "red", pending: false };
   const expiresAt = parseApiDateTime(pin.expiresAt);

@@ -42,16 +42,21 @@ test("a PIN whose expiry cannot be read never schedules a timer", () => {
   assert.equal(nextPinExpiry([{ ...pin("odd"), expiresAt: "not a date" }], 0), null);
 });
 
-test("a message a failure test number kept from the phone says so, with its status, whatever its attempts", () => {
+test("a message a failure test number kept from the phone says so, with its status, then its PIN's state", () => {
   const kept = { ...pin("P1"), delivered: false, status: "MESSAGE_NOT_SENT" as const };
   const state = pinState(kept, at("2026-06-15T12:00:00.000+0000"));
   assert.equal(state.label, "Not delivered");
-  assert.equal(state.detail, "MESSAGE_NOT_SENT");
-  assert.equal(state.pending, false);
+  assert.equal(state.detail, "MESSAGE_NOT_SENT · 10 attempts left");
+  assert.equal(state.pending, true, "its PIN can still be verified (and expire)");
+  assert.equal(
+    pinState({ ...kept, verified: true }, at("2026-06-15T12:00:00.000+0000")).detail,
+    "MESSAGE_NOT_SENT · Verified",
+    "a verification the service counted shows, though the phone never got the message",
+  );
   assert.equal(
     pinState({ ...kept, ncStatus: "NC_DESTINATION_NOT_REACHABLE" }, at("2026-06-15T12:00:00.000+0000"))
       .detail,
-    "NC_DESTINATION_NOT_REACHABLE, MESSAGE_NOT_SENT",
+    "NC_DESTINATION_NOT_REACHABLE, MESSAGE_NOT_SENT · 10 attempts left",
     "an SMS to a number Number Lookup refused says so, not just MESSAGE_NOT_SENT",
   );
   assert.equal(
