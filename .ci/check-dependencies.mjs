@@ -22,7 +22,7 @@ const REVIEWED = {
   fastify: "the HTTP service: schemas, body limits, logging (DESIGN.md)",
   "fastify-type-provider-zod":
     "the type provider of Fastify for zod (issue 33): routes are typed from the zod schemas they declare " +
-    "(request.params without casts); maintained (turkerdev), made for zod 4 and Fastify 5, no native code",
+    "(request.params, query and body as the schemas' validation parsed them, without casts); maintained (turkerdev), made for zod 4 and Fastify 5, no native code",
   "ipaddr.js": "IPv4/IPv6 and CIDR parsing for allowedIPs",
   pg: "the PostgreSQL store of the team server (issue 15): node-postgres, the maintained standard client",
   "prom-client":

@@ -44,6 +44,8 @@ export class ApiError extends Error {
 
 /** The text of every 400 for a query with invalid parameters (validationErrors names them). */
 export const INVALID_QUERY = "the query has invalid parameters; see validationErrors";
+/** The text of every 400 for a body with invalid fields (validationErrors names them). */
+export const INVALID_BODY = "the request has invalid fields; see validationErrors";
 
 export const badRequest = (text: string, validationErrors?: ValidationErrors) =>
   new ApiError("BAD_REQUEST", text, validationErrors);

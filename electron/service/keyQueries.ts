@@ -10,8 +10,9 @@ import {
 } from "../../shared/apiKeys.ts";
 
 /**
- * The query parameters of the key routes, as the service validates them (KeyService) and as
- * /openapi.json documents them (declared on the routes, descriptions included).
+ * The query parameters of the key routes, as their routes declare them: Fastify validates a query
+ * with them (the parsed values reach KeyService) and /openapi.json documents them, descriptions
+ * included.
  */
 
 /** The largest page a client may ask for; a cursor alone pages by DEFAULT_PAGE_LIMIT. */
@@ -109,3 +110,7 @@ export const listQuerySchema = z.strictObject({
     .optional()
     .meta({ description: "A Keydesk extension: asc (the default) or desc, for sort (or creation order)" }),
 });
+
+export type CountQuery = z.output<typeof countQuerySchema>;
+export type GetQuery = z.output<typeof getQuerySchema>;
+export type ListQuery = z.output<typeof listQuerySchema>;

@@ -1,16 +1,12 @@
-import type { z } from "zod";
 import type {
   ApiKeyDto,
   ApiKeyWithExtrasDto,
+  CreateApiKeyRequest,
   KeyUsageSeriesDto,
+  UpdateApiKeyRequest,
   UsageBucketDto,
 } from "../../shared/apiKeys.ts";
-import {
-  createApiKeyRequestSchema,
-  DAY_MS,
-  KEY_ID_PATTERN,
-  updateApiKeyRequestSchema,
-} from "../../shared/apiKeys.ts";
+import { DAY_MS, KEY_ID_PATTERN } from "../../shared/apiKeys.ts";
 import { formatApiDateTime } from "../../shared/datetime.ts";
 import {
   type ApiKeyFields,
@@ -18,20 +14,13 @@ import {
   fieldsForCreate,
   type StoredApiKey,
   toApiKeyDto,
-  validationErrorsOf,
 } from "./domain/apiKeyRecords.ts";
 import { type AuditOrigin, keyCreatedEntry, keyUpdatedEntry } from "./domain/auditEntries.ts";
 import { newKeyId, newPublicApiKey } from "./domain/identifiers.ts";
 import { CURSOR_REFUSED, cursorBinding, decodeListCursor, encodeListCursor } from "./domain/listCursor.ts";
-import { badRequest, conflict, INVALID_QUERY, notFound } from "./errors.ts";
+import { badRequest, conflict, INVALID_BODY, INVALID_QUERY, notFound } from "./errors.ts";
 import type { KeyLister } from "./keyListing.ts";
-import {
-  countQuerySchema,
-  DEFAULT_PAGE_LIMIT,
-  getQuerySchema,
-  listQuerySchema,
-  usageSeriesQuerySchema,
-} from "./keyQueries.ts";
+import { type CountQuery, DEFAULT_PAGE_LIMIT, type GetQuery, type ListQuery } from "./keyQueries.ts";
 import type { ServiceStorage } from "./serviceStorage.ts";
 import type { Account } from "./store/accountRows.ts";
 import type { IdempotentRequest } from "./store/idempotencyRows.ts";
@@ -52,15 +41,17 @@ export interface KeyListRequest {
 }
 
 const USAGE_OFF = "this service does not record the usage of keys (it runs with --usage off)";
-
-const INVALID_BODY = "the request has invalid fields; see validationErrors";
 /** Held by the create purging expired Idempotency-Key records (`tx.tryLock`). */
 const IDEMPOTENCY_PURGE_LOCK = "idempotency-purge";
 const IDEMPOTENCY_KEY_REUSED =
   "this Idempotency-Key was already used for a different request (another path or body) in the last 24 hours; " +
   "send a new request with a new Idempotency-Key, or repeat the first request exactly to get its answer again";
 
-/** The key-management operations, for an already authenticated caller. */
+/**
+ * The key-management operations, for an already authenticated caller, on requests whose query and
+ * body their route has validated (the schemas of keyQueries.ts and shared/apiKeys.ts): what is
+ * checked here are the rules a schema cannot state (validTo after validFrom, a cursor of this list).
+ */
 export class KeyService {
   readonly #data: Pick<ServiceStorage, "store" | "keyJournals">;
   readonly #store: Store;
@@ -96,7 +87,7 @@ export class KeyService {
   }
 
   /** The key, read by the store or by a write's `tx` (which sees the write's own changes). */
-  async #storedKey(
+  async storedKey(
     account: Account,
     key: string,
     apiKeys: Store["apiKeys"] = this.#store.apiKeys,
@@ -154,34 +145,34 @@ export class KeyService {
   }
 
   /**
-   * `idempotencyKey`: the caller's `Idempotency-Key` header, already validated by the route.
-   * `origin`: who is recorded in the audit history (the caller through the API by default).
+   * A key in `account` (one the caller manages, resolveAccount). `body`: the request's body as it
+   * came, which an idempotency key stands for; `idempotencyKey`: the caller's `Idempotency-Key`
+   * header, already validated by the route. `origin`: who is recorded in the audit history (the
+   * caller through the API by default).
    */
   async create(
     caller: Account,
-    accountKey: string,
-    body: unknown,
-    idempotencyKey?: string,
-    origin: AuditOrigin = apiOrigin(caller),
+    account: Account,
+    request: CreateApiKeyRequest,
+    options: { body?: unknown; idempotencyKey?: string | undefined; origin?: AuditOrigin } = {},
   ): Promise<ApiKeyDto> {
-    const account = await this.resolveAccount(caller, accountKey);
-    const parsed = createApiKeyRequestSchema.safeParse(body);
-    if (!parsed.success) throw badRequest(INVALID_BODY, validationErrorsOf(parsed.error.issues));
-    const fields = fieldsForCreate(parsed.data);
+    const fields = fieldsForCreate(request);
     if (!fields.ok) throw badRequest(INVALID_BODY, fields.errors);
     // `_` and the account's own accountKey name the same path.
-    const request = { method: "POST", path: `/settings/1/accounts/${account.accountKey}/api-keys`, body };
-    return this.#createOnce(caller, idempotencyKey, request, async (tx) =>
+    const idempotent = {
+      method: "POST",
+      path: `/settings/1/accounts/${account.accountKey}/api-keys`,
+      body: options.body ?? request,
+    };
+    const origin = options.origin ?? apiOrigin(caller);
+    return this.#createOnce(caller, options.idempotencyKey, idempotent, async (tx) =>
       toApiKeyDto(await this.#insert(tx, account, fields.value, origin)),
     );
   }
 
-  /** Validates a list request (filters and paging) for an account the caller manages. */
-  async listRequest(caller: Account, accountKey: string, query: unknown): Promise<KeyListRequest> {
-    const account = await this.resolveAccount(caller, accountKey);
-    const parsed = listQuerySchema.safeParse(query ?? {});
-    if (!parsed.success) throw invalidQuery(parsed.error.issues);
-    const { limit, cursor, sort, order, include, ...filters } = parsed.data;
+  /** A list request (filters and paging) of `account` (one the caller manages, resolveAccount). */
+  listRequest(account: Account, query: ListQuery): KeyListRequest {
+    const { limit, cursor, sort, order, include, ...filters } = query;
     this.#requireUsage(include?.has("usage") ? "include" : undefined);
     this.#requireUsage(filters.unusedForDays !== undefined ? "unusedForDays" : undefined);
     // The query as it selects and orders (a blank nameContains is no filter, created ascending is
@@ -263,16 +254,8 @@ export class KeyService {
   }
 
   /** How many keys of the account the filters match. */
-  async count(
-    caller: Account,
-    accountKey: string,
-    query: unknown,
-    signal?: AbortSignal,
-  ): Promise<{ count: number }> {
-    const account = await this.resolveAccount(caller, accountKey);
-    const parsed = countQuerySchema.safeParse(query ?? {});
-    if (!parsed.success) throw invalidQuery(parsed.error.issues);
-    const filter = filterOf(parsed.data, this.#now());
+  async count(account: Account, query: CountQuery, signal?: AbortSignal): Promise<{ count: number }> {
+    const filter = filterOf(query, this.#now());
     this.#requireUsage(filter.unusedSince !== undefined ? "unusedForDays" : undefined);
     await this.#writeUsageFor(filter, {});
     return { count: await this.#lister.count(account.id, filter, signal) };
@@ -287,16 +270,8 @@ export class KeyService {
    * The key; with `include=usage,created` in the query (a Keydesk extension), its usage (stored
    * plus what the recorder still holds: exact) and its creation time too.
    */
-  async get(
-    caller: Account,
-    accountKey: string,
-    key: string,
-    query: unknown = {},
-  ): Promise<ApiKeyWithExtrasDto> {
-    const stored = await this.#storedKey(await this.resolveAccount(caller, accountKey), key);
-    const parsed = getQuerySchema.safeParse(query ?? {});
-    if (!parsed.success) throw invalidQuery(parsed.error.issues);
-    const include = parsed.data.include;
+  async get(stored: StoredApiKey, query: GetQuery = {}): Promise<ApiKeyWithExtrasDto> {
+    const include = query.include;
     this.#requireUsage(include?.has("usage") ? "include" : undefined);
     const dto: ApiKeyWithExtrasDto = toApiKeyDto(stored);
     if (include?.has("created")) {
@@ -310,15 +285,7 @@ export class KeyService {
    * The key's calls per hour over the last 48 hours and per UTC day over the last 30 days (a
    * Keydesk extension), stored plus what the recorder still holds, as include=usage is.
    */
-  async usageSeries(
-    caller: Account,
-    accountKey: string,
-    key: string,
-    query: unknown = {},
-  ): Promise<KeyUsageSeriesDto> {
-    const stored = await this.#storedKey(await this.resolveAccount(caller, accountKey), key);
-    const parsed = usageSeriesQuerySchema.safeParse(query ?? {});
-    if (!parsed.success) throw invalidQuery(parsed.error.issues);
+  async usageSeries(stored: StoredApiKey): Promise<KeyUsageSeriesDto> {
     this.#requireUsage("usage");
     const series = await (this.#usage as UsageRecorder).seriesOf(stored.key, stored.id);
     const dto = (buckets: typeof series.hours): UsageBucketDto[] =>
@@ -326,21 +293,18 @@ export class KeyService {
     return { hours: dto(series.hours), days: dto(series.days) };
   }
 
+  /** The key `key` of `account` (one the caller manages), as the route found it before its body. */
   async update(
     caller: Account,
-    accountKey: string,
+    account: Account,
     key: string,
-    body: unknown,
+    request: UpdateApiKeyRequest,
     origin: AuditOrigin = apiOrigin(caller),
   ): Promise<ApiKeyDto> {
-    const account = await this.resolveAccount(caller, accountKey);
-    await this.#storedKey(account, key);
-    const parsed = updateApiKeyRequestSchema.safeParse(body);
-    if (!parsed.success) throw badRequest(INVALID_BODY, validationErrorsOf(parsed.error.issues));
     // Read, merge and write in one write, so concurrent updates never lose fields.
     const updated = await this.#store.write(async (tx) => {
-      const stored = await this.#storedKey(account, key, tx.apiKeys);
-      const fields = fieldsAfterUpdate(stored, parsed.data);
+      const stored = await this.storedKey(account, key, tx.apiKeys);
+      const fields = fieldsAfterUpdate(stored, request);
       if (!fields.ok) throw badRequest(INVALID_BODY, fields.errors);
       const now = this.#now();
       const updated = await tx.apiKeys.update(stored, fields.value, now);
@@ -384,15 +348,11 @@ function apiOrigin(caller: Account): AuditOrigin {
   return { actor: caller.username, channel: "api", address: null, reason: null };
 }
 
-function invalidQuery(issues: Parameters<typeof validationErrorsOf>[0]) {
-  return badRequest(INVALID_QUERY, validationErrorsOf(issues));
-}
-
 /**
  * Blank filters are no filters: a search box left empty lists everything. A state is evaluated
  * at the time the request arrives.
  */
-function filterOf(query: z.output<typeof countQuerySchema>, now: number): ApiKeyFilter {
+function filterOf(query: CountQuery, now: number): ApiKeyFilter {
   const nameContains = query.nameContains?.trim();
   return {
     ...(query.enabled !== undefined && { enabled: query.enabled === "true" }),

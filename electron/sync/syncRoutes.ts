@@ -1,8 +1,8 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { z } from "zod";
+import type { ValidationErrors } from "../../shared/apiErrors.ts";
 import { DEFAULT_LOCAL_ONLY_PAGE, SYNC_LINKS_PATH } from "../../shared/sync.ts";
-import { validationErrorsOf } from "../service/domain/apiKeyRecords.ts";
-import { badRequest, INVALID_QUERY, notFound } from "../service/errors.ts";
+import { notFound } from "../service/errors.ts";
 import { auditOriginOf } from "../service/http/auditOrigin.ts";
 import type { BasicGuard } from "../service/http/basicAuthGuard.ts";
 import { routePath } from "../service/http/methodRoutes.ts";
@@ -14,7 +14,7 @@ import {
   type ErrorStatus,
   errorResponse,
 } from "../service/http/openApiErrors.ts";
-import { type DeclaredResponse, documented, jsonContent } from "../service/http/routeSchemas.ts";
+import { type DeclaredResponse, documented, jsonContent, pathParam } from "../service/http/routeSchemas.ts";
 import type { KeyService } from "../service/keyService.ts";
 import type { SyncEngine } from "./syncEngine.ts";
 import {
@@ -35,17 +35,6 @@ import {
 
 const LINK_PATH = `${SYNC_LINKS_PATH}/:linkId`;
 
-function parseBody<S extends z.ZodType>(schema: S, body: unknown): z.output<S> {
-  const parsed = schema.safeParse(body);
-  if (!parsed.success) {
-    throw badRequest(
-      "the request has invalid fields; see validationErrors",
-      validationErrorsOf(parsed.error.issues),
-    );
-  }
-  return parsed.data;
-}
-
 /** A link's or an outbox entry's id as the path names it: anything else names none (404). */
 function idOf(text: string, what: string): number {
   const id = /^[1-9]\d{0,15}$/.test(text) ? Number(text) : Number.NaN;
@@ -53,19 +42,18 @@ function idOf(text: string, what: string): number {
   return id;
 }
 
-/** The page of the local-only list its query asks for (localOnlyQuerySchema). */
-function localOnlyPage(query: unknown): { limit: number; after: number } {
-  const parsed = localOnlyQuerySchema.safeParse(query ?? {});
-  if (!parsed.success) {
-    const errors: Record<string, string[]> = {};
-    for (const issue of parsed.error.issues) {
-      if (issue.code === "unrecognized_keys")
-        for (const name of issue.keys) errors[name] = ["is not a known parameter"];
-      else errors[String(issue.path[0])] ??= [issue.message];
-    }
-    throw badRequest(INVALID_QUERY, errors);
+/**
+ * How validationErrors names the local-only list's invalid parameters: one message each, an unknown
+ * one "is not a known parameter" (as that route always answered).
+ */
+function localOnlyFieldNames(issues: readonly z.core.$ZodIssue[]): ValidationErrors {
+  const errors: Record<string, string[]> = {};
+  for (const issue of issues) {
+    if (issue.code === "unrecognized_keys")
+      for (const name of issue.keys) errors[name] = ["is not a known parameter"];
+    else errors[String(issue.path[0])] ??= [issue.message];
   }
-  return { limit: parsed.data.limit ?? DEFAULT_LOCAL_ONLY_PAGE, after: parsed.data.cursor ?? 0 };
+  return errors;
 }
 
 const noContent = (reply: FastifyReply) => reply.code(204).send();
@@ -138,9 +126,15 @@ export function registerSyncRoutes(
   keys: KeyService,
   requireBasic: BasicGuard,
 ): void {
-  const linkOf = async (request: FastifyRequest, linkId: string) => {
+  // What a sync route answers before its query and body: the credentials, then the link (and the
+  // outbox entry's id) its path names.
+  const linkOf = async (request: FastifyRequest) => {
     const caller = await requireBasic(request);
-    return engine.linkFor(caller, idOf(linkId, "sync link"));
+    return engine.linkFor(caller, idOf(pathParam(request, "linkId"), "sync link"));
+  };
+  const entryOf = async (request: FastifyRequest) => {
+    const link = await linkOf(request);
+    return { link, entryId: idOf(pathParam(request, "entryId"), "outbox entry") };
   };
 
   routePath(app, SYNC_LINKS_PATH, {
@@ -152,7 +146,10 @@ export function registerSyncRoutes(
         { 200: ok("The links", syncLinkList) },
         { statuses: LIST },
       ),
-      async (request) => ({ links: await engine.links(await requireBasic(request)) }),
+      {
+        before: requireBasic,
+        handler: async (_request, _reply, caller) => ({ links: await engine.links(caller) }),
+      },
     ),
     post: documented(
       operation(
@@ -166,11 +163,12 @@ export function registerSyncRoutes(
           forbidden: REMOTE_NOT_ALLOWED,
         },
       ),
-      async (request) => {
-        const caller = await requireBasic(request);
-        const body = parseBody(createSyncLinkRequest, request.body);
-        const account = await keys.resolveAccount(caller, body.accountKey);
-        return engine.createLink(account, body);
+      {
+        before: requireBasic,
+        handler: async (request, _reply, caller) => {
+          const account = await keys.resolveAccount(caller, request.body.accountKey);
+          return engine.createLink(account, request.body);
+        },
       },
     ),
   });
@@ -184,7 +182,7 @@ export function registerSyncRoutes(
         { 200: ok("The link", syncLink) },
         { statuses: READ_ONE },
       ),
-      async (request) => engine.toDto(await linkOf(request, request.params.linkId)),
+      { before: linkOf, handler: (_request, _reply, link) => engine.toDto(link) },
     ),
     put: documented(
       operation(
@@ -194,10 +192,7 @@ export function registerSyncRoutes(
         { 200: ok("The link", syncLink) },
         { statuses: WRITE, forbidden: REMOTE_NOT_ALLOWED },
       ),
-      async (request) => {
-        const link = await linkOf(request, request.params.linkId);
-        return engine.updateLink(link, parseBody(updateSyncLinkRequest, request.body));
-      },
+      { before: linkOf, handler: (request, _reply, link) => engine.updateLink(link, request.body) },
     ),
     delete: documented(
       operation(
@@ -207,9 +202,12 @@ export function registerSyncRoutes(
         { 204: NO_CONTENT },
         { statuses: WRITE },
       ),
-      async (request, reply) => {
-        await engine.deleteLink(await linkOf(request, request.params.linkId));
-        return noContent(reply);
+      {
+        before: linkOf,
+        handler: async (_request, reply, link) => {
+          await engine.deleteLink(link);
+          return noContent(reply);
+        },
       },
     ),
   });
@@ -223,7 +221,7 @@ export function registerSyncRoutes(
         { 200: ok("The link after the run", syncLink) },
         { statuses: WRITE },
       ),
-      async (request) => engine.runNow(await linkOf(request, request.params.linkId)),
+      { before: linkOf, handler: (_request, _reply, link) => engine.runNow(link) },
     ),
   });
 
@@ -236,7 +234,7 @@ export function registerSyncRoutes(
         { 200: ok("The keys", syncKeyList) },
         { statuses: READ_ONE },
       ),
-      async (request) => ({ keys: await engine.keys(await linkOf(request, request.params.linkId)) }),
+      { before: linkOf, handler: async (_request, _reply, link) => ({ keys: await engine.keys(link) }) },
     ),
   });
 
@@ -252,12 +250,18 @@ export function registerSyncRoutes(
           conflict: "The key has no conflict on this field (any more); reload its state",
         },
       ),
-      async (request) => {
-        const caller = await requireBasic(request);
-        const { linkId, key } = request.params;
-        const link = await engine.linkFor(caller, idOf(linkId, "sync link"));
-        const { field, take } = parseBody(resolveConflictRequest, request.body);
-        return engine.resolve(link, key, field, take, auditOriginOf(request, caller));
+      {
+        before: async (request: FastifyRequest) => {
+          const caller = await requireBasic(request);
+          return {
+            caller,
+            link: await engine.linkFor(caller, idOf(pathParam(request, "linkId"), "sync link")),
+          };
+        },
+        handler: (request, _reply, { caller, link }) => {
+          const { field, take } = request.body;
+          return engine.resolve(link, request.params.key, field, take, auditOriginOf(request, caller));
+        },
       },
     ),
   });
@@ -271,9 +275,14 @@ export function registerSyncRoutes(
         { 200: ok("The count and a page", localOnlyKeyPage) },
         { statuses: ["400", ...READ_ONE] },
       ),
-      async (request) => {
-        const link = await linkOf(request, request.params.linkId);
-        return engine.localOnly(link, localOnlyPage(request.query));
+      {
+        before: linkOf,
+        handler: (request, _reply, link) =>
+          engine.localOnly(link, {
+            limit: request.query.limit ?? DEFAULT_LOCAL_ONLY_PAGE,
+            after: request.query.cursor ?? 0,
+          }),
+        fieldNames: localOnlyFieldNames,
       },
     ),
   });
@@ -287,11 +296,11 @@ export function registerSyncRoutes(
         { 200: ok("How many were queued", pushLocalOnlyAnswer) },
         { statuses: WRITE },
       ),
-      async (request) => {
-        const link = await linkOf(request, request.params.linkId);
-        return {
-          queued: await engine.pushLocalOnly(link, parseBody(pushLocalOnlyRequest, request.body)),
-        };
+      {
+        before: linkOf,
+        handler: async (request, _reply, link) => ({
+          queued: await engine.pushLocalOnly(link, request.body),
+        }),
       },
     ),
   });
@@ -305,7 +314,7 @@ export function registerSyncRoutes(
         { 200: ok("The outbox", syncOutbox) },
         { statuses: READ_ONE },
       ),
-      async (request) => ({ entries: await engine.outbox(await linkOf(request, request.params.linkId)) }),
+      { before: linkOf, handler: async (_request, _reply, link) => ({ entries: await engine.outbox(link) }) },
     ),
   });
 
@@ -318,11 +327,12 @@ export function registerSyncRoutes(
         { 204: NO_CONTENT },
         { statuses: WRITE, conflict: "The entry is still queued; only a failed entry can be discarded" },
       ),
-      async (request, reply) => {
-        const { linkId, entryId } = request.params;
-        const link = await linkOf(request, linkId);
-        await engine.discardEntry(link, idOf(entryId, "outbox entry"));
-        return noContent(reply);
+      {
+        before: entryOf,
+        handler: async (_request, reply, { link, entryId }) => {
+          await engine.discardEntry(link, entryId);
+          return noContent(reply);
+        },
       },
     ),
   });
@@ -336,11 +346,7 @@ export function registerSyncRoutes(
         { 200: ok("The entry", syncOutboxEntry) },
         { statuses: WRITE },
       ),
-      async (request) => {
-        const { linkId, entryId } = request.params;
-        const link = await linkOf(request, linkId);
-        return engine.retryEntry(link, idOf(entryId, "outbox entry"));
-      },
+      { before: entryOf, handler: (_request, _reply, { link, entryId }) => engine.retryEntry(link, entryId) },
     ),
   });
 }

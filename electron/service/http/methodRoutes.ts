@@ -4,25 +4,65 @@ import type {
   FastifyRequest,
   HTTPMethods,
   LogLevel,
+  preValidationHookHandler,
   RouteHandlerMethod,
 } from "fastify";
 import { ApiError } from "../errors.ts";
-import { sendApiError } from "./errorReplies.ts";
-import { type DocumentedRoute, passThroughValidator, plainJsonSerializer } from "./routeSchemas.ts";
+import { sendApiError, toApiError } from "./errorReplies.ts";
+import { zodValidatorCompiler } from "./requestValidation.ts";
+import { type Before, type DocumentedRoute, OPTIONAL_BODY, plainJsonSerializer } from "./routeSchemas.ts";
+
+/** Where a route's `before` leaves what it resolved for the handler (a request decorator). */
+const RESOLVED = "keydeskResolved";
+type Resolving = FastifyRequest & { [RESOLVED]: unknown };
 
 /**
  * Expected refusals (ApiError) are answered right here: sending them through Fastify's
  * rejection and error-handler path cost a third of a refused request. Anything else still
  * goes to the app's error handler.
  */
-function answeringApiErrors(handler: RouteHandlerMethod): RouteHandlerMethod {
-  return async function (this: FastifyInstance, request, reply) {
+function answeringApiErrors(handler: DocumentedRoute["handler"]): RouteHandlerMethod {
+  return async (request, reply) => {
+    // A part that failed its declared schema (requestValidation.ts made the ApiError it is refused with).
+    const invalid = request.validationError;
+    if (invalid) {
+      // Not an ApiError: a schema that threw (a bug), answered 500 and logged.
+      if (!(invalid instanceof ApiError)) request.log.error({ err: invalid }, "a request schema failed");
+      return sendApiError(reply, toApiError(invalid));
+    }
     try {
-      return await handler.call(this, request, reply);
+      return await handler(request as never, reply as never, (request as Resolving)[RESOLVED]);
     } catch (error) {
       if (error instanceof ApiError) return sendApiError(reply, error);
       throw error;
     }
+  };
+}
+
+/**
+ * Runs a route's `before` ahead of validation (preValidation): what it resolves waits for the
+ * handler, what it refuses with is answered right here (as answeringApiErrors does). A `before`
+ * that answers synchronously (an API key found in the authorization cache) takes no promise.
+ */
+function resolving(before: Before<unknown>): preValidationHookHandler {
+  return (request, reply, done) => {
+    const refuse = (error: unknown) => {
+      if (error instanceof ApiError) sendApiError(reply, error);
+      else done(error as Error);
+    };
+    const keep = (value: unknown) => {
+      (request as Resolving)[RESOLVED] = value;
+      done();
+    };
+    let resolved: unknown;
+    try {
+      resolved = before(request);
+    } catch (error) {
+      refuse(error);
+      return;
+    }
+    if (resolved instanceof Promise) resolved.then(keep, refuse);
+    else keep(resolved);
   };
 }
 
@@ -41,19 +81,28 @@ export function routePath(
   options: { logLevel?: LogLevel } = {},
 ): void {
   const entries = Object.entries(handlers) as [string, RouteHandlerMethod | DocumentedRoute][];
+  if (!app.hasRequestDecorator(RESOLVED)) app.decorateRequest(RESOLVED, null);
   const allowed = entries.map(([method]) => method.toUpperCase());
   if (allowed.includes("GET")) allowed.push("HEAD");
   for (const [method, route] of entries) {
-    const { schema, handler } = typeof route === "function" ? { schema: undefined, handler: route } : route;
+    const { schema, handler, before, fieldNames }: Partial<DocumentedRoute> =
+      typeof route === "function" ? { handler: route as DocumentedRoute["handler"] } : route;
     app.route({
       method: method.toUpperCase() as HTTPMethods,
       url,
-      handler: answeringApiErrors(handler),
-      // The schema is the route's contract, not a second validation nor a serializer (routeSchemas.ts).
+      handler: answeringApiErrors(handler as DocumentedRoute["handler"]),
+      ...(before && { preValidation: resolving(before) }),
+      // The schema is the route's contract and its validation (requestValidation.ts); answers
+      // are serialized as they always were.
       ...(schema && {
         schema,
-        validatorCompiler: passThroughValidator,
+        validatorCompiler: zodValidatorCompiler({
+          ...(fieldNames && { fieldNames }),
+          optionalBody: Object.hasOwn(schema, Object.keys(OPTIONAL_BODY)[0] as string),
+        }),
         serializerCompiler: plainJsonSerializer,
+        // Refused by the handler's wrapper, in the service's error shape (not Fastify's error path).
+        attachValidation: true,
       }),
       ...options,
     });

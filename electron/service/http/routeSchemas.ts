@@ -1,7 +1,7 @@
 import type {
   ContextConfigDefault,
+  FastifyRequest,
   FastifySchema,
-  FastifySchemaCompiler,
   FastifySerializerCompiler,
   RawReplyDefaultExpression,
   RawRequestDefaultExpression,
@@ -12,15 +12,18 @@ import type {
 import type { ZodTypeProvider } from "fastify-type-provider-zod";
 import { z } from "zod";
 import { ACCOUNT_KEY_SEGMENT_PATTERN, KEY_ID_PATTERN } from "../../../shared/apiKeys.ts";
+import type { FieldNames } from "./requestValidation.ts";
 
 /**
  * How a route declares its contract: params, query, body and answers as zod schemas on the route
  * itself (`documented`), from which /openapi.json is generated (openApiGeneration.ts).
  *
- * Fastify does not validate with these schemas: the service validates the same schema objects
- * itself, after authentication (a request without credentials is a 401 whatever its body, an
- * unknown account a 404 before its body is read), and the answers are serialized as they always
- * were. The type provider types `request.params` from the declared schema.
+ * The declared params, query and body are also the request's validation: Fastify validates them
+ * with these schemas (requestValidation.ts) and the handler gets the parsed values, typed by the
+ * type provider. What a route answers before reading a request's query and body — credentials
+ * (401/403/429), the account, key or application its path names (404) — it resolves in `before`,
+ * which runs ahead of validation: a request without credentials is a 401 whatever its body, an
+ * unknown account a 404 before its body is looked at. Answers are serialized as they always were.
  */
 
 /**
@@ -51,40 +54,74 @@ export function component<S extends z.ZodType>(
   return schema;
 }
 
-/**
- * A route's handler, its `request.params` typed by the params schema the route declares. Only the
- * params: they are strings whatever the schema says, while the query, the body and the headers
- * reach the handler unvalidated and stay `unknown` (the service validates them).
- */
-type DocumentedHandler<S extends FastifySchema> = RouteHandlerMethod<
-  RawServerDefault,
-  RawRequestDefaultExpression,
-  RawReplyDefaultExpression,
-  RouteGenericInterface,
-  ContextConfigDefault,
-  Pick<S, "params" & keyof S>,
-  ZodTypeProvider
+/** The parts of a declared schema the handler's request is typed by (the answers are not checked). */
+type RequestSchemas<S extends FastifySchema> = Pick<S, ("params" | "querystring" | "body") & keyof S>;
+
+type Typed<S extends FastifySchema> = Parameters<
+  RouteHandlerMethod<
+    RawServerDefault,
+    RawRequestDefaultExpression,
+    RawReplyDefaultExpression,
+    RouteGenericInterface,
+    ContextConfigDefault,
+    RequestSchemas<S>,
+    ZodTypeProvider
+  >
 >;
+
+/**
+ * A route's handler: `request.params`, `request.query` and `request.body` are what the declared
+ * schemas parsed; `resolved` is what the route's `before` gave.
+ */
+export type DocumentedHandler<S extends FastifySchema, C = undefined> = (
+  request: Typed<S>[0],
+  reply: Typed<S>[1],
+  resolved: C,
+) => unknown;
+
+/**
+ * What a route answers before its query and body are validated: it authenticates the caller and
+ * looks up what the path names, throwing the ApiError it is refused with. The request's params
+ * are the path's raw strings here (pathParam). Synchronous where it can be: a sync refusal is
+ * answered without a promise (the hot path of App-key authorization).
+ */
+export type Before<C> = (request: FastifyRequest) => C | Promise<C>;
 
 /** One method of a path with its declared contract (see routePath). */
 export interface DocumentedRoute {
   schema: FastifySchema;
-  handler: RouteHandlerMethod;
+  handler: DocumentedHandler<FastifySchema, unknown>;
+  before?: Before<unknown>;
+  /** How validationErrors names the fields of a body that fails its schema (top-level by default). */
+  fieldNames?: FieldNames;
 }
 
 /** A route's contract and its handler, the handler typed from the contract. */
 export function documented<const S extends FastifySchema>(
   schema: S,
   handler: DocumentedHandler<S>,
+  options?: { fieldNames?: FieldNames },
+): DocumentedRoute;
+/** A route whose `before` resolves the caller and what its path names ahead of validation. */
+export function documented<const S extends FastifySchema, C>(
+  schema: S,
+  steps: { before: Before<C>; handler: DocumentedHandler<S, C>; fieldNames?: FieldNames },
+): DocumentedRoute;
+export function documented(
+  schema: FastifySchema,
+  steps: object,
+  options: { fieldNames?: FieldNames } = {},
 ): DocumentedRoute {
-  return { schema, handler: handler as unknown as RouteHandlerMethod };
+  // The overloads typed the handler from the schema; a route holds it as any handler.
+  if (typeof steps === "function")
+    return { schema, handler: steps as DocumentedRoute["handler"], ...options };
+  return { schema, ...(steps as Omit<DocumentedRoute, "schema">) };
 }
 
-/**
- * The route's schemas are its contract, not a second validation (see above): data pass as they
- * came. `true` rather than `{ value }`, which Fastify would write back (an absent body as null).
- */
-export const passThroughValidator: FastifySchemaCompiler<unknown> = () => () => true;
+/** A path parameter as the router matched it (before validation, in `before`): a string. */
+export const pathParam = (request: FastifyRequest, name: string): string =>
+  (request.params as Record<string, string>)[name] as string;
+
 /** Answers are serialized as before the routes declared them: plain JSON, unchecked. */
 export const plainJsonSerializer: FastifySerializerCompiler<unknown> = () => (data) => JSON.stringify(data);
 

@@ -2,15 +2,13 @@ import { setImmediate as nextTurn } from "node:timers/promises";
 import { formatApiDateTime } from "../../../shared/datetime.ts";
 import type { CapturedPinDto, CapturedPinListDto, PinStateDto } from "../../../shared/tfa.ts";
 import { managedAccounts } from "../domain/accountRules.ts";
-import { INVALID_QUERY } from "../errors.ts";
 import type { Account } from "../store/accountRows.ts";
 import type { AccountReads, TfaPinReads } from "../store/store.ts";
 import type { CapturedRow } from "../store/tfaPinRows.ts";
 import { numberPartDigits } from "./phoneNumbers.ts";
 import type { PinEvent } from "./pinEvents.ts";
-import { LOCAL_PINS_MAX_LIMIT, localPinsQuerySchema } from "./schemas.ts";
+import { LOCAL_PINS_MAX_LIMIT, type LocalPinsQuery } from "./schemas.ts";
 import { deliveryOf } from "./testNumbers.ts";
-import { parseOrBadRequest } from "./validation.ts";
 
 /** Messages read per step of a list. */
 const STEP_PINS = 128;
@@ -54,9 +52,8 @@ export class PinInbox {
     this.#accounts = accounts;
   }
 
-  /** The filter a query asks for (400 when it is invalid). */
-  filterOf(query: unknown): InboxFilter {
-    const request = parseOrBadRequest(localPinsQuerySchema, query ?? {}, INVALID_QUERY);
+  /** The filter a query asks for (validated by its route: localPinsQuerySchema or a part of it). */
+  filterOf(request: Partial<LocalPinsQuery>): InboxFilter {
     return {
       ...(request.to !== undefined && { toDigits: numberPartDigits(request.to) as string }),
       ...(request.applicationId !== undefined && { applicationId: request.applicationId }),

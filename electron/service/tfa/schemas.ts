@@ -117,3 +117,10 @@ export const localPinsQuerySchema = z.strictObject({
       description: `At most this many messages (1–${LOCAL_PINS_MAX_LIMIT}, default ${LOCAL_PINS_MAX_LIMIT})`,
     }),
 });
+
+export type SendPinRequest = z.output<typeof sendPinSchema>;
+export type ResendPinRequest = z.output<typeof resendPinSchema>;
+export type VerifyPinRequest = z.output<typeof verifyPinSchema>;
+export type SendPinQuery = z.output<typeof sendPinQuerySchema>;
+export type VerificationsQuery = z.output<typeof verificationsQuerySchema>;
+export type LocalPinsQuery = z.output<typeof localPinsQuerySchema>;

@@ -1,7 +1,7 @@
 import { KEY_ID_PATTERN } from "../../../shared/apiKeys.ts";
 import type { ApplicationDto, MessageTemplateDto } from "../../../shared/tfa.ts";
 import { newKeyId } from "../domain/identifiers.ts";
-import { badRequest, notFound } from "../errors.ts";
+import { badRequest, INVALID_BODY, notFound } from "../errors.ts";
 import type { Account } from "../store/accountRows.ts";
 import type { Store, StoredApplication, StoredTemplate, TfaReads } from "../store/store.ts";
 import {
@@ -12,25 +12,23 @@ import {
   toApplicationDto,
   toTemplateDto,
 } from "./applicationRules.ts";
-import {
-  createApplicationSchema,
-  createTemplateSchema,
-  updateApplicationSchema,
-  updateTemplateSchema,
+import type {
+  CreateApplicationRequest,
+  CreateTemplateRequest,
+  UpdateApplicationRequest,
+  UpdateTemplateRequest,
 } from "./schemas.ts";
-import { parseOrBadRequest } from "./validation.ts";
 
 /** applicationId, messageId and pinId: 32 uppercase hex digits, like the provider's (and Keydesk's key ids). */
 export const TFA_ID_PATTERN = KEY_ID_PATTERN;
-export const INVALID_BODY = "the request has invalid fields; see validationErrors";
 
 /** An identifier as shown in an error text (a long junk value is cut). */
 export const shownId = (id: string) => JSON.stringify(id.length > 40 ? `${id.slice(0, 40)}…` : id);
 
-const parseBody = <S extends Parameters<typeof parseOrBadRequest>[0]>(schema: S, body: unknown) =>
-  parseOrBadRequest(schema, body, INVALID_BODY);
-
-/** 2FA applications and message templates of the caller's own account. */
+/**
+ * 2FA applications and message templates of the caller's own account. Requests come validated by
+ * their routes (the schemas of schemas.ts); the rules a schema cannot state are checked here.
+ */
 export class TfaApplications {
   readonly #store: Store;
   readonly #now: () => number;
@@ -71,8 +69,8 @@ export class TfaApplications {
     return (await this.#store.tfa.applications(account.id)).map(toApplicationDto);
   }
 
-  async create(account: Account, body: unknown): Promise<ApplicationDto> {
-    const fields = applicationForCreate(parseBody(createApplicationSchema, body));
+  async create(account: Account, request: CreateApplicationRequest): Promise<ApplicationDto> {
+    const fields = applicationForCreate(request);
     const stored = await this.#store.write((tx) =>
       tx.tfa.insertApplication(account.id, newKeyId(), fields, this.#now()),
     );
@@ -84,10 +82,14 @@ export class TfaApplications {
   }
 
   /** Reads, merges and writes in one write, so concurrent updates cannot lose each other's fields. */
-  async update(account: Account, applicationId: string, body: unknown): Promise<ApplicationDto> {
+  async update(
+    account: Account,
+    applicationId: string,
+    request: UpdateApplicationRequest,
+  ): Promise<ApplicationDto> {
     const updated = await this.#store.write(async (tx) => {
       const stored = await this.storedApplication(account, applicationId, tx.tfa);
-      const fields = applicationAfterUpdate(stored, parseBody(updateApplicationSchema, body));
+      const fields = applicationAfterUpdate(stored, request);
       if (!fields.ok) throw badRequest(INVALID_BODY, fields.errors);
       return tx.tfa.updateApplication(stored, fields.value, this.#now());
     });
@@ -99,10 +101,14 @@ export class TfaApplications {
     return (await this.#store.tfa.templates(application)).map(toTemplateDto);
   }
 
-  async createTemplate(account: Account, applicationId: string, body: unknown): Promise<MessageTemplateDto> {
+  async createTemplate(
+    account: Account,
+    applicationId: string,
+    request: CreateTemplateRequest,
+  ): Promise<MessageTemplateDto> {
     const created = await this.#store.write(async (tx) => {
       const application = await this.storedApplication(account, applicationId, tx.tfa);
-      const fields = templateForCreate(parseBody(createTemplateSchema, body));
+      const fields = templateForCreate(request);
       return tx.tfa.insertTemplate(application, newKeyId(), fields, this.#now());
     });
     return toTemplateDto(created);
@@ -117,12 +123,12 @@ export class TfaApplications {
     account: Account,
     applicationId: string,
     messageId: string,
-    body: unknown,
+    request: UpdateTemplateRequest,
   ): Promise<MessageTemplateDto> {
     const updated = await this.#store.write(async (tx) => {
       const application = await this.storedApplication(account, applicationId, tx.tfa);
       const stored = await this.storedTemplate(application, messageId, tx.tfa);
-      const fields = templateAfterUpdate(stored, parseBody(updateTemplateSchema, body));
+      const fields = templateAfterUpdate(stored, request);
       if (!fields.ok) throw badRequest(INVALID_BODY, fields.errors);
       return tx.tfa.updateTemplate(stored, fields.value, this.#now());
     });

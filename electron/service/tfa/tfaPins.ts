@@ -9,7 +9,7 @@ import type {
   VoicePinResponseDto,
 } from "../../../shared/tfa.ts";
 import { newKeyId } from "../domain/identifiers.ts";
-import { ApiError, badRequest, forbidden, INVALID_QUERY, notFound } from "../errors.ts";
+import { ApiError, badRequest, forbidden, notFound } from "../errors.ts";
 import type { Account } from "../store/accountRows.ts";
 import { ReadThroughCache } from "../store/readThroughCache.ts";
 import type {
@@ -34,16 +34,15 @@ import {
   statusPinError,
   type VerifyDecision,
 } from "./pinRules.ts";
-import {
-  resendPinSchema,
-  sendPinQuerySchema,
-  sendPinSchema,
-  verificationsQuerySchema,
-  verifyPinSchema,
+import type {
+  ResendPinRequest,
+  SendPinQuery,
+  SendPinRequest,
+  VerificationsQuery,
+  VerifyPinRequest,
 } from "./schemas.ts";
 import { deliveryOf, deliveryOutcome } from "./testNumbers.ts";
-import { INVALID_BODY, shownId, TFA_ID_PATTERN, type TfaApplications } from "./tfaApplications.ts";
-import { parseOrBadRequest } from "./validation.ts";
+import { shownId, TFA_ID_PATTERN, type TfaApplications } from "./tfaApplications.ts";
 import { takeVerifyCall } from "./verifyCallLimit.ts";
 
 function tooManyRequests(text: string, retryAfterMs: number): ApiError {
@@ -179,8 +178,7 @@ export class TfaPins {
     return result;
   }
 
-  #send(account: Account, channel: Channel, body: unknown): Promise<SendResult> {
-    const request = parseOrBadRequest(sendPinSchema, body, INVALID_BODY);
+  #send(account: Account, channel: Channel, request: SendPinRequest): Promise<SendResult> {
     return this.#committed(channel, "send", async (tx) => {
       const application: StoredApplication = await this.#applications.storedApplication(
         account,
@@ -240,10 +238,9 @@ export class TfaPins {
     });
   }
 
-  #resend(account: Account, pinId: string, channel: Channel, body: unknown): Promise<SendResult> {
+  #resend(account: Account, pinId: string, channel: Channel, request: ResendPinRequest): Promise<SendResult> {
     return this.#committed(channel, "resend", async (tx) => {
       const record = await this.#record(tx.tfaPins, account, pinId);
-      const request = parseOrBadRequest(resendPinSchema, body ?? {}, INVALID_BODY);
       if (!record.applicationEnabled) throw disabledError(record.applicationId);
       const now = this.#now();
       const refusal = resendRefusal(record, record.configuration, now);
@@ -289,8 +286,12 @@ export class TfaPins {
   }
 
   /** POST /2fa/2/pin?ncNeeded= : ncStatus is answered unless Number Lookup is turned off (on by default). */
-  async sendSms(account: Account, query: unknown, body: unknown): Promise<SmsPinResponseDto> {
-    const { ncNeeded } = parseOrBadRequest(sendPinQuerySchema, query ?? {}, INVALID_QUERY);
+  async sendSms(
+    account: Account,
+    query: Partial<SendPinQuery>,
+    body: SendPinRequest,
+  ): Promise<SmsPinResponseDto> {
+    const { ncNeeded } = query;
     const { pinId, msisdn, outcome } = await this.#send(account, "SMS", body);
     return {
       pinId,
@@ -300,26 +301,33 @@ export class TfaPins {
     };
   }
 
-  async sendVoice(account: Account, body: unknown): Promise<VoicePinResponseDto> {
+  async sendVoice(account: Account, body: SendPinRequest): Promise<VoicePinResponseDto> {
     const { pinId, msisdn, outcome } = await this.#send(account, "VOICE", body);
     return { pinId, to: msisdn, callStatus: outcome.callStatus };
   }
 
-  async resendSms(account: Account, pinId: string, body: unknown): Promise<SmsPinResponseDto> {
+  async resendSms(account: Account, pinId: string, body: ResendPinRequest): Promise<SmsPinResponseDto> {
     const result = await this.#resend(account, pinId, "SMS", body);
     return { pinId: result.pinId, to: result.msisdn, smsStatus: result.outcome.smsStatus };
   }
 
-  async resendVoice(account: Account, pinId: string, body: unknown): Promise<VoicePinResponseDto> {
+  async resendVoice(account: Account, pinId: string, body: ResendPinRequest): Promise<VoicePinResponseDto> {
     const result = await this.#resend(account, pinId, "VOICE", body);
     return { pinId: result.pinId, to: result.msisdn, callStatus: result.outcome.callStatus };
   }
 
-  async verify(account: Account, pinId: string, body: unknown): Promise<PinVerificationDto> {
+  /**
+   * The PIN `pinId` of the account, or a 404: what its verify and resend routes answer before
+   * their body (the write reads it again).
+   */
+  async pinOf(account: Account, pinId: string): Promise<PinRecord> {
+    return this.#record(this.#store.tfaPins, account, pinId);
+  }
+
+  async verify(account: Account, pinId: string, request: VerifyPinRequest): Promise<PinVerificationDto> {
     let touched: string | undefined;
     const write = this.#store.write(async (tx) => {
       const read = await this.#record(tx.tfaPins, account, pinId);
-      const request = parseOrBadRequest(verifyPinSchema, body, INVALID_BODY);
       const now = this.#now();
       const { verifyPinLimit } = limitsOf(read.configuration);
       const allowed = await takeVerifyCall(tx.tfaPins, read, verifyPinLimit, now);
@@ -422,9 +430,11 @@ export class TfaPins {
     };
   }
 
-  async verifications(account: Account, applicationId: string, query: unknown): Promise<VerificationListDto> {
-    const application = await this.#applications.storedApplication(account, applicationId);
-    const request = parseOrBadRequest(verificationsQuerySchema, query ?? {}, INVALID_QUERY);
+  /** The PINs of `application` (storedApplication: the caller's) the query asks for. */
+  async verifications(
+    application: StoredApplication,
+    request: VerificationsQuery,
+  ): Promise<VerificationListDto> {
     const rows = await this.#store.tfaPins.verifications(
       application.id,
       normalizeMsisdn(request.msisdn) as string,

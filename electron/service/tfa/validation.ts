@@ -1,6 +1,5 @@
 import type { z } from "zod";
 import type { ValidationErrors } from "../../../shared/apiErrors.ts";
-import { badRequest } from "../errors.ts";
 
 function addError(errors: ValidationErrors, field: string, message: string): void {
   // Own entries only: a field named "constructor" must not reach Object.prototype.
@@ -25,11 +24,4 @@ export function validationErrorsByPath(issues: readonly z.core.$ZodIssue[], root
     }
   }
   return errors;
-}
-
-/** The parsed value, or a 400 naming every invalid field. */
-export function parseOrBadRequest<S extends z.ZodType>(schema: S, value: unknown, text: string): z.output<S> {
-  const parsed = schema.safeParse(value);
-  if (!parsed.success) throw badRequest(text, validationErrorsByPath(parsed.error.issues));
-  return parsed.data;
 }

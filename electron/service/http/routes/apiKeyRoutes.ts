@@ -1,5 +1,5 @@
 import { once } from "node:events";
-import type { FastifyInstance } from "fastify";
+import type { FastifyInstance, FastifyRequest } from "fastify";
 import { z } from "zod";
 import { SERVICE_ROUTES } from "../../../../shared/servicePaths.ts";
 import { badRequest, notFound } from "../../errors.ts";
@@ -15,7 +15,7 @@ import type { BasicGuard } from "../basicAuthGuard.ts";
 import { idempotencyKeyHeaders, idempotencyKeyOf } from "../idempotencyKeyHeader.ts";
 import { routePath } from "../methodRoutes.ts";
 import { basicOnly, bodyErrors, commonErrors, errorResponse } from "../openApiErrors.ts";
-import { accountKeyParam, documented, jsonContent, keyParam } from "../routeSchemas.ts";
+import { accountKeyParam, documented, jsonContent, keyParam, pathParam } from "../routeSchemas.ts";
 import {
   apiKey,
   apiKeyCount,
@@ -58,6 +58,20 @@ export function registerApiKeyRoutes(app: FastifyInstance, keys: KeyService, cal
     done();
   });
 
+  // What the key routes answer before their query and body: credentials, then the account the
+  // path names (then its key).
+  const accountOf = async (request: FastifyRequest) => {
+    const signedIn = await caller(request);
+    return {
+      caller: signedIn,
+      account: await keys.resolveAccount(signedIn, pathParam(request, "accountKey")),
+    };
+  };
+  const keyOf = async (request: FastifyRequest) => {
+    const found = await accountOf(request);
+    return { ...found, stored: await keys.storedKey(found.account, pathParam(request, "key")) };
+  };
+
   routePath(app, API_KEYS_PATH, {
     get: documented(
       {
@@ -76,74 +90,78 @@ export function registerApiKeyRoutes(app: FastifyInstance, keys: KeyService, cal
           ...commonErrors,
         },
       },
-      async (request, reply) => {
-        const { accountKey } = request.params;
-        const list = await keys.listRequest(await caller(request), accountKey, request.query);
-        if (list.page) return reply.type("application/json; charset=utf-8").send(await keys.pageText(list));
-        const controller = new AbortController();
-        // Aborting stops the scan at its next step; a reader that stopped reading never asks for
-        // that step, so the answer's socket is closed too.
-        const end = () => {
-          controller.abort();
-          reply.raw.destroy();
-        };
-        streaming.add(end);
-        reply.raw.once("close", () => {
-          controller.abort();
-          streaming.delete(end);
-        });
-        const text = keys.listText(list, controller.signal);
-        // A list that is whole after its first steps goes out with a Content-Length (simple clients,
-        // HTTP/1.0); a longer one streams, step by step.
-        const first: (string | Uint8Array)[] = [];
-        let whole = false;
-        for (let next = await text.next(); ; next = await text.next()) {
-          if (next.done) {
-            whole = true;
-            break;
-          }
-          first.push(next.value);
-          if (first.length > 3) break;
-        }
-        // Written here rather than piped or sent as one buffer: a piece known to be written lends its
-        // memory to a later one, so lists leave nothing behind for the collector (a copy of every
-        // short list made the service's thread stop for a full collection every few dozen lists).
-        // Fastify's onSend hooks do not run for it, so what they would add is added here.
-        reply.hijack();
-        const response = reply.raw;
-        response.writeHead(200, {
-          "content-type": JSON_TYPE,
-          ...(whole && { "content-length": String(first.reduce((sum, part) => sum + byteLength(part), 0)) }),
-          ...(stopping && { connection: "close" }),
-        });
-        const send = (part: string | Uint8Array) =>
-          response.write(part, (error) => {
-            if (!error && typeof part !== "string") keys.recyclePiece(part);
+      {
+        before: accountOf,
+        handler: async (request, reply, { account }) => {
+          const list = keys.listRequest(account, request.query);
+          if (list.page) return reply.type("application/json; charset=utf-8").send(await keys.pageText(list));
+          const controller = new AbortController();
+          // Aborting stops the scan at its next step; a reader that stopped reading never asks for
+          // that step, so the answer's socket is closed too.
+          const end = () => {
+            controller.abort();
+            reply.raw.destroy();
+          };
+          streaming.add(end);
+          reply.raw.once("close", () => {
+            controller.abort();
+            streaming.delete(end);
           });
-        try {
-          if (whole) {
-            // In one write to the socket, as a body sent whole would be.
-            response.cork();
-            for (const part of first) send(part);
-            response.uncork();
+          const text = keys.listText(list, controller.signal);
+          // A list that is whole after its first steps goes out with a Content-Length (simple clients,
+          // HTTP/1.0); a longer one streams, step by step.
+          const first: (string | Uint8Array)[] = [];
+          let whole = false;
+          for (let next = await text.next(); ; next = await text.next()) {
+            if (next.done) {
+              whole = true;
+              break;
+            }
+            first.push(next.value);
+            if (first.length > 3) break;
+          }
+          // Written here rather than piped or sent as one buffer: a piece known to be written lends its
+          // memory to a later one, so lists leave nothing behind for the collector (a copy of every
+          // short list made the service's thread stop for a full collection every few dozen lists).
+          // Fastify's onSend hooks do not run for it, so what they would add is added here.
+          reply.hijack();
+          const response = reply.raw;
+          response.writeHead(200, {
+            "content-type": JSON_TYPE,
+            ...(whole && {
+              "content-length": String(first.reduce((sum, part) => sum + byteLength(part), 0)),
+            }),
+            ...(stopping && { connection: "close" }),
+          });
+          const send = (part: string | Uint8Array) =>
+            response.write(part, (error) => {
+              if (!error && typeof part !== "string") keys.recyclePiece(part);
+            });
+          try {
+            if (whole) {
+              // In one write to the socket, as a body sent whole would be.
+              response.cork();
+              for (const part of first) send(part);
+              response.uncork();
+              response.end();
+              return reply;
+            }
+            if (stopping) end();
+            for await (const part of prefixed(first, text)) {
+              if (!send(part)) await once(response, "drain", { signal: controller.signal });
+            }
             response.end();
-            return reply;
+          } catch (error) {
+            // The client went away, the service is stopping, or the list failed: the answer is cut
+            // short (its status was sent with the first piece), and only a failure is worth a line.
+            if (!controller.signal.aborted)
+              request.log.error({ err: error }, "the key list failed while streaming");
+            response.destroy();
+          } finally {
+            streaming.delete(end);
           }
-          if (stopping) end();
-          for await (const part of prefixed(first, text)) {
-            if (!send(part)) await once(response, "drain", { signal: controller.signal });
-          }
-          response.end();
-        } catch (error) {
-          // The client went away, the service is stopping, or the list failed: the answer is cut
-          // short (its status was sent with the first piece), and only a failure is worth a line.
-          if (!controller.signal.aborted)
-            request.log.error({ err: error }, "the key list failed while streaming");
-          response.destroy();
-        } finally {
-          streaming.delete(end);
-        }
-        return reply;
+          return reply;
+        },
       },
     ),
     post: documented(
@@ -161,16 +179,20 @@ export function registerApiKeyRoutes(app: FastifyInstance, keys: KeyService, cal
           ...bodyErrors,
         },
       },
-      async (request) => {
-        const { accountKey } = request.params;
-        const account = await caller(request);
-        return keys.create(
-          account,
-          accountKey,
-          request.body,
-          idempotencyKeyOf(request),
-          auditOriginOf(request, account),
-        );
+      {
+        before: async (request: FastifyRequest) => {
+          const signedIn = await caller(request);
+          const idempotencyKey = idempotencyKeyOf(request);
+          const account = await keys.resolveAccount(signedIn, pathParam(request, "accountKey"));
+          // The body as it came (before validation parses it) is what an Idempotency-Key stands for.
+          return { caller: signedIn, account, idempotencyKey, body: request.body };
+        },
+        handler: (request, _reply, { caller: signedIn, account, idempotencyKey, body }) =>
+          keys.create(signedIn, account, request.body, {
+            body,
+            idempotencyKey,
+            origin: auditOriginOf(request, signedIn),
+          }),
       },
     ),
   });
@@ -189,13 +211,14 @@ export function registerApiKeyRoutes(app: FastifyInstance, keys: KeyService, cal
           ...commonErrors,
         },
       },
-      async (request, reply) => {
-        const { accountKey } = request.params;
-        const account = await caller(request);
-        // A count the client no longer waits for stops at its next step.
-        const controller = new AbortController();
-        reply.raw.once("close", () => controller.abort());
-        return keys.count(account, accountKey, request.query, controller.signal);
+      {
+        before: accountOf,
+        handler: (request, reply, { account }) => {
+          // A count the client no longer waits for stops at its next step.
+          const controller = new AbortController();
+          reply.raw.once("close", () => controller.abort());
+          return keys.count(account, request.query, controller.signal);
+        },
       },
     ),
   });
@@ -216,10 +239,7 @@ export function registerApiKeyRoutes(app: FastifyInstance, keys: KeyService, cal
           ...commonErrors,
         },
       },
-      async (request) => {
-        const { accountKey, key } = request.params;
-        return keys.get(await caller(request), accountKey, key, request.query);
-      },
+      { before: keyOf, handler: (request, _reply, { stored }) => keys.get(stored, request.query) },
     ),
     put: documented(
       {
@@ -234,10 +254,10 @@ export function registerApiKeyRoutes(app: FastifyInstance, keys: KeyService, cal
           ...bodyErrors,
         },
       },
-      async (request) => {
-        const { accountKey, key } = request.params;
-        const account = await caller(request);
-        return keys.update(account, accountKey, key, request.body, auditOriginOf(request, account));
+      {
+        before: keyOf,
+        handler: (request, _reply, { caller: signedIn, account }) =>
+          keys.update(signedIn, account, request.params.key, request.body, auditOriginOf(request, signedIn)),
       },
     ),
   });
@@ -261,10 +281,7 @@ export function registerApiKeyRoutes(app: FastifyInstance, keys: KeyService, cal
           ),
         },
       },
-      async (request) => {
-        const { accountKey, key } = request.params;
-        return keys.usageSeries(await caller(request), accountKey, key, request.query);
-      },
+      { before: keyOf, handler: (_request, _reply, { stored }) => keys.usageSeries(stored) },
     ),
   });
 
@@ -283,27 +300,33 @@ export function registerApiKeyRoutes(app: FastifyInstance, keys: KeyService, cal
           ...bodyErrors,
         },
       },
-      async (request, reply) => {
-        // Declared, not validated (routeSchemas.ts): any version reaches this check.
-        const version: string = request.params.version;
-        if (!(TFA_API_KEY_VERSIONS as readonly string[]).includes(version)) {
-          throw notFound(`no 2FA API version ${version}; use ${TFA_API_KEY_VERSIONS.join(" or ")}`);
-        }
-        const account = await caller(request);
-        const idempotencyKey = idempotencyKeyOf(request);
-        if (request.body !== undefined && !isEmptyObject(request.body)) {
-          throw badRequest("this call takes no request body (send none, or {})", { body: ["must be empty"] });
-        }
-        // The answer is a bare JSON string; serialize it ourselves so it is not sent as text/plain.
-        return reply.type("application/json; charset=utf-8").send(
-          JSON.stringify(
-            await keys.createTfaKey(account, {
-              version,
-              idempotencyKey,
-              origin: auditOriginOf(request, account),
-            }),
-          ),
-        );
+      {
+        // The version before the credentials: an unknown one names no route there is.
+        before: async (request: FastifyRequest) => {
+          const version = pathParam(request, "version");
+          if (!(TFA_API_KEY_VERSIONS as readonly string[]).includes(version)) {
+            throw notFound(`no 2FA API version ${version}; use ${TFA_API_KEY_VERSIONS.join(" or ")}`);
+          }
+          return { account: await caller(request), idempotencyKey: idempotencyKeyOf(request) };
+        },
+        handler: async (request, reply, { account, idempotencyKey }) => {
+          // The operation declares no body (the provider's takes none); one sent must be empty.
+          if (request.body !== undefined && !isEmptyObject(request.body)) {
+            throw badRequest("this call takes no request body (send none, or {})", {
+              body: ["must be empty"],
+            });
+          }
+          // The answer is a bare JSON string; serialize it ourselves so it is not sent as text/plain.
+          return reply.type("application/json; charset=utf-8").send(
+            JSON.stringify(
+              await keys.createTfaKey(account, {
+                version: request.params.version,
+                idempotencyKey,
+                origin: auditOriginOf(request, account),
+              }),
+            ),
+          );
+        },
       },
     ),
   });

@@ -38,17 +38,19 @@ export function registerLocalAccountRoutes(
           500: commonErrors["500"],
         },
       },
-      async (request) => {
-        const caller = await requireBasic(request);
-        const all = await accounts.list();
-        const keyOf = new Map(all.map((account) => [account.id, account.accountKey]));
-        const managed = managedAccounts(all, caller.id).filter((account) => account.id !== caller.id);
-        const toDto = (account: (typeof all)[number], own: boolean): AccountDto => ({
-          accountKey: account.accountKey,
-          username: account.username,
-          parentAccountKey: own || account.parentId === null ? null : (keyOf.get(account.parentId) ?? null),
-        });
-        return { accounts: [toDto(caller, true), ...managed.map((account) => toDto(account, false))] };
+      {
+        before: requireBasic,
+        handler: async (_request, _reply, caller) => {
+          const all = await accounts.list();
+          const keyOf = new Map(all.map((account) => [account.id, account.accountKey]));
+          const managed = managedAccounts(all, caller.id).filter((account) => account.id !== caller.id);
+          const toDto = (account: (typeof all)[number], own: boolean): AccountDto => ({
+            accountKey: account.accountKey,
+            username: account.username,
+            parentAccountKey: own || account.parentId === null ? null : (keyOf.get(account.parentId) ?? null),
+          });
+          return { accounts: [toDto(caller, true), ...managed.map((account) => toDto(account, false))] };
+        },
       },
     ),
   });

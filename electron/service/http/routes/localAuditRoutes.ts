@@ -102,7 +102,7 @@ export function registerLocalAuditRoutes(
           500: errorResponse("500", "The service failed"),
         },
       },
-      async (request) => history.page(await requireBasic(request), request.query),
+      { before: requireBasic, handler: (request, _reply, caller) => history.page(caller, request.query) },
     ),
   });
 }

@@ -41,7 +41,10 @@ const localErrors = {
   500: errorResponse("500", "The service failed"),
 };
 const TAGS = ["PIN inbox"];
-/** `limit` is accepted on a stream too (the filter is the list's) but limits nothing there. */
+/**
+ * A stream filters as the list does but is not limited: `limit` is not one of its parameters and
+ * is refused like any other unknown one (it was once accepted and ignored).
+ */
 const streamQuery = localPinsQuerySchema.pick({ to: true, applicationId: true });
 
 /**
@@ -85,9 +88,9 @@ export function registerLocalPinRoutes(
           ...localErrors,
         },
       },
-      async (request) => {
-        const caller = await requireBasic(request);
-        return inbox.list(caller, inbox.filterOf(request.query));
+      {
+        before: requireBasic,
+        handler: (request, _reply, caller) => inbox.list(caller, inbox.filterOf(request.query)),
       },
     ),
   });
@@ -98,6 +101,8 @@ export function registerLocalPinRoutes(
         tags: TAGS,
         operationId: "streamCapturedPins",
         summary: `Server-sent events: \`${PIN_STREAM_EVENTS.captured}\` (a CapturedPin) for each message sent, \`${PIN_STREAM_EVENTS.state}\` (pinId, applicationId, to, attemptsRemaining, verified) when a verification changes a PIN; a comment every 15 s. A client that stops reading is disconnected once ${MAX_UNSENT_BYTES / 1024} KiB wait unsent for it (reconnect, and list what was missed); an account holds at most ${MAX_STREAMS_PER_ACCOUNT} open streams`,
+        description:
+          "Filters by `to` and `applicationId` as the list does. A stream has no end to limit: it takes no `limit`, which is refused (400) like any parameter it does not name.",
         security: basicOnly,
         querystring: streamQuery,
         response: {
@@ -121,33 +126,35 @@ export function registerLocalPinRoutes(
           ),
         },
       },
-      async (request, reply) => {
-        const caller = await requireBasic(request);
-        const filter = inbox.filterOf(request.query);
-        // Before HEAD too: HEAD answers what GET would.
-        const held = openPerAccount.get(caller.id) ?? 0;
-        if (held >= MAX_STREAMS_PER_ACCOUNT) throw tooManyStreams();
-        if (request.method === "HEAD") {
-          return reply.type("text/event-stream; charset=utf-8").header("cache-control", "no-cache").send();
-        }
-        let unsubscribe = () => {};
-        openPerAccount.set(caller.id, held + 1);
-        const stream = openEventStream(reply, () => {
-          unsubscribe();
-          open.delete(stream);
-          release(caller.id);
-        });
-        open.add(stream);
-        unsubscribe = events.subscribe(
-          inbox.listener(caller, filter, (event) => {
-            if (event.type === "captured") stream.send(PIN_STREAM_EVENTS.captured, event.pin);
-            else stream.send(PIN_STREAM_EVENTS.state, event.state);
-          }),
-        );
-        // Its sign-in finished while the service was stopping: the preClose hook has ended the
-        // streams it saw, and this one would hold the stop open for good.
-        if (closing) stream.close();
-        return reply;
+      {
+        before: requireBasic,
+        handler: async (request, reply, caller) => {
+          const filter = inbox.filterOf(request.query);
+          // Before HEAD too: HEAD answers what GET would.
+          const held = openPerAccount.get(caller.id) ?? 0;
+          if (held >= MAX_STREAMS_PER_ACCOUNT) throw tooManyStreams();
+          if (request.method === "HEAD") {
+            return reply.type("text/event-stream; charset=utf-8").header("cache-control", "no-cache").send();
+          }
+          let unsubscribe = () => {};
+          openPerAccount.set(caller.id, held + 1);
+          const stream = openEventStream(reply, () => {
+            unsubscribe();
+            open.delete(stream);
+            release(caller.id);
+          });
+          open.add(stream);
+          unsubscribe = events.subscribe(
+            inbox.listener(caller, filter, (event) => {
+              if (event.type === "captured") stream.send(PIN_STREAM_EVENTS.captured, event.pin);
+              else stream.send(PIN_STREAM_EVENTS.state, event.state);
+            }),
+          );
+          // Its sign-in finished while the service was stopping: the preClose hook has ended the
+          // streams it saw, and this one would hold the stop open for good.
+          if (closing) stream.close();
+          return reply;
+        },
       },
     ),
   });

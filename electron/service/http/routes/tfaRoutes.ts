@@ -1,12 +1,13 @@
-import type { FastifyInstance } from "fastify";
+import type { FastifyInstance, FastifyRequest } from "fastify";
 import { z } from "zod";
 import { SERVICE_ROUTES } from "../../../../shared/servicePaths.ts";
 import { sendPinQuerySchema, verificationsQuerySchema } from "../../tfa/schemas.ts";
 import type { TfaSimulator } from "../../tfa/tfaSimulator.ts";
+import { validationErrorsByPath } from "../../tfa/validation.ts";
 import type { CallerGuard, RouteAccess } from "../callerGuard.ts";
 import { routePath } from "../methodRoutes.ts";
 import { bodyErrors, commonErrors, type ErrorStatus, errorResponse } from "../openApiErrors.ts";
-import { type DeclaredResponse, documented, jsonContent, OPTIONAL_BODY } from "../routeSchemas.ts";
+import { type DeclaredResponse, documented, jsonContent, OPTIONAL_BODY, pathParam } from "../routeSchemas.ts";
 import {
   application,
   applicationList,
@@ -74,6 +75,9 @@ const CREATE_APPLICATION: ErrorStatus[] = ["400", "401", "403", "413", "415", "4
 const WRITE: ErrorStatus[] = ["400", "401", "403", "404", "413", "415", "429", "500"];
 const VERIFICATIONS: ErrorStatus[] = ["400", "401", "403", "404", "429", "500"];
 
+/** validationErrors names a nested field of a 2FA body by its dotted path (`configuration.pinAttempts`). */
+const fieldNames = validationErrorsByPath;
+
 const APP_OR_BASIC: { [scheme: string]: string[] }[] = [{ app: [] }, { basic: [] }];
 
 /** An operation of the 2FA API: an API key or Basic credentials, its answer and its refusals. */
@@ -97,9 +101,22 @@ const tfaOperation = <const S extends object>(
 /** The provider's 2FA v2 API, simulated locally: every message is captured, none leaves the machine. */
 export function registerTfaRoutes(app: FastifyInstance, tfa: TfaSimulator, caller: CallerGuard): void {
   const { applications, pins } = tfa;
-  const account = (request: Parameters<CallerGuard>[0], access: RouteAccess) => {
+  // What a 2FA route answers before its query and body: the credentials (for the hot path, in the
+  // same turn for a cached API key), then what its path names.
+  const account = (request: FastifyRequest, access: RouteAccess) => {
     const called = caller(request, access);
     return called instanceof Promise ? called.then(({ account }) => account) : called.account;
+  };
+  const manager = (request: FastifyRequest) => account(request, MANAGE);
+  const tfaCaller = (request: FastifyRequest) => account(request, TFA_METHOD);
+  const applicationOf = async (request: FastifyRequest) => {
+    const caller = await manager(request);
+    return { caller, application: await applications.storedApplication(caller, pathParam(request, "appId")) };
+  };
+  const pinOf = async (request: FastifyRequest) => {
+    const caller = await tfaCaller(request);
+    await pins.pinOf(caller, pathParam(request, "pinId"));
+    return caller;
   };
 
   routePath(app, TFA_APPLICATIONS_PATH, {
@@ -112,7 +129,7 @@ export function registerTfaRoutes(app: FastifyInstance, tfa: TfaSimulator, calle
         { description: "The applications", schema: applicationList },
         LIST,
       ),
-      async (request) => applications.list(await account(request, MANAGE)),
+      { before: manager, handler: (_request, _reply, caller) => applications.list(caller), fieldNames },
     ),
     post: documented(
       tfaOperation(
@@ -124,7 +141,11 @@ export function registerTfaRoutes(app: FastifyInstance, tfa: TfaSimulator, calle
         { description: "The new application with every configuration field", schema: application },
         CREATE_APPLICATION,
       ),
-      async (request) => applications.create(await account(request, MANAGE), request.body),
+      {
+        before: manager,
+        handler: (request, _reply, caller) => applications.create(caller, request.body),
+        fieldNames,
+      },
     ),
   });
   routePath(app, TFA_APPLICATION_PATH, {
@@ -134,7 +155,11 @@ export function registerTfaRoutes(app: FastifyInstance, tfa: TfaSimulator, calle
         { description: "The application", schema: application },
         READ_ONE,
       ),
-      async (request) => applications.get(await account(request, MANAGE), request.params.appId),
+      {
+        before: manager,
+        handler: (request, _reply, caller) => applications.get(caller, request.params.appId),
+        fieldNames,
+      },
     ),
     put: documented(
       tfaOperation(
@@ -147,8 +172,12 @@ export function registerTfaRoutes(app: FastifyInstance, tfa: TfaSimulator, calle
         { description: "The application after the update", schema: application },
         WRITE,
       ),
-      async (request) =>
-        applications.update(await account(request, MANAGE), request.params.appId, request.body),
+      {
+        before: applicationOf,
+        handler: (request, _reply, { caller }) =>
+          applications.update(caller, request.params.appId, request.body),
+        fieldNames,
+      },
     ),
   });
   routePath(app, TFA_TEMPLATES_PATH, {
@@ -162,7 +191,11 @@ export function registerTfaRoutes(app: FastifyInstance, tfa: TfaSimulator, calle
         { description: "The templates", schema: messageTemplateList },
         READ_ONE,
       ),
-      async (request) => applications.listTemplates(await account(request, MANAGE), request.params.appId),
+      {
+        before: manager,
+        handler: (request, _reply, caller) => applications.listTemplates(caller, request.params.appId),
+        fieldNames,
+      },
     ),
     post: documented(
       tfaOperation(
@@ -175,8 +208,12 @@ export function registerTfaRoutes(app: FastifyInstance, tfa: TfaSimulator, calle
         { description: "The new template", schema: messageTemplate },
         WRITE,
       ),
-      async (request) =>
-        applications.createTemplate(await account(request, MANAGE), request.params.appId, request.body),
+      {
+        before: applicationOf,
+        handler: (request, _reply, { caller }) =>
+          applications.createTemplate(caller, request.params.appId, request.body),
+        fieldNames,
+      },
     ),
   });
   routePath(app, TFA_TEMPLATE_PATH, {
@@ -186,9 +223,13 @@ export function registerTfaRoutes(app: FastifyInstance, tfa: TfaSimulator, calle
         { description: "The template", schema: messageTemplate },
         READ_ONE,
       ),
-      async (request) => {
-        const { appId, msgId } = request.params;
-        return applications.getTemplate(await account(request, MANAGE), appId, msgId);
+      {
+        before: manager,
+        handler: (request, _reply, caller) => {
+          const { appId, msgId } = request.params;
+          return applications.getTemplate(caller, appId, msgId);
+        },
+        fieldNames,
       },
     ),
     put: documented(
@@ -202,9 +243,17 @@ export function registerTfaRoutes(app: FastifyInstance, tfa: TfaSimulator, calle
         { description: "The template after the update", schema: messageTemplate },
         WRITE,
       ),
-      async (request) => {
-        const { appId, msgId } = request.params;
-        return applications.updateTemplate(await account(request, MANAGE), appId, msgId, request.body);
+      {
+        before: async (request: FastifyRequest) => {
+          const { caller, application } = await applicationOf(request);
+          await applications.storedTemplate(application, pathParam(request, "msgId"));
+          return caller;
+        },
+        handler: (request, _reply, caller) => {
+          const { appId, msgId } = request.params;
+          return applications.updateTemplate(caller, appId, msgId, request.body);
+        },
+        fieldNames,
       },
     ),
   });
@@ -221,8 +270,12 @@ export function registerTfaRoutes(app: FastifyInstance, tfa: TfaSimulator, calle
         { description: "The verifications", schema: verificationList },
         VERIFICATIONS,
       ),
-      async (request) =>
-        pins.verifications(await account(request, TFA_METHOD), request.params.appId, request.query),
+      {
+        before: async (request: FastifyRequest) =>
+          applications.storedApplication(await tfaCaller(request), pathParam(request, "appId")),
+        handler: (request, _reply, application) => pins.verifications(application, request.query),
+        fieldNames,
+      },
     ),
   });
   routePath(app, TFA_PIN_PATH, {
@@ -238,7 +291,11 @@ export function registerTfaRoutes(app: FastifyInstance, tfa: TfaSimulator, calle
         WRITE,
         { limited: true },
       ),
-      async (request) => pins.sendSms(await account(request, TFA_METHOD), request.query, request.body),
+      {
+        before: tfaCaller,
+        handler: (request, _reply, caller) => pins.sendSms(caller, request.query, request.body),
+        fieldNames,
+      },
     ),
   });
   routePath(app, `${TFA_PIN_PATH}/voice`, {
@@ -253,7 +310,11 @@ export function registerTfaRoutes(app: FastifyInstance, tfa: TfaSimulator, calle
         WRITE,
         { limited: true },
       ),
-      async (request) => pins.sendVoice(await account(request, TFA_METHOD), request.body),
+      {
+        before: tfaCaller,
+        handler: (request, _reply, caller) => pins.sendVoice(caller, request.body),
+        fieldNames,
+      },
     ),
   });
   routePath(app, `${TFA_PIN_PATH}/:pinId/verify`, {
@@ -269,7 +330,11 @@ export function registerTfaRoutes(app: FastifyInstance, tfa: TfaSimulator, calle
         WRITE,
         { limited: true },
       ),
-      async (request) => pins.verify(await account(request, TFA_METHOD), request.params.pinId, request.body),
+      {
+        before: pinOf,
+        handler: (request, _reply, caller) => pins.verify(caller, request.params.pinId, request.body),
+        fieldNames,
+      },
     ),
   });
   routePath(app, `${TFA_PIN_PATH}/:pinId/resend`, {
@@ -287,8 +352,11 @@ export function registerTfaRoutes(app: FastifyInstance, tfa: TfaSimulator, calle
         WRITE,
         { limited: true },
       ),
-      async (request) =>
-        pins.resendSms(await account(request, TFA_METHOD), request.params.pinId, request.body),
+      {
+        before: pinOf,
+        handler: (request, _reply, caller) => pins.resendSms(caller, request.params.pinId, request.body),
+        fieldNames,
+      },
     ),
   });
   routePath(app, `${TFA_PIN_PATH}/:pinId/resend/voice`, {
@@ -305,8 +373,11 @@ export function registerTfaRoutes(app: FastifyInstance, tfa: TfaSimulator, calle
         WRITE,
         { limited: true },
       ),
-      async (request) =>
-        pins.resendVoice(await account(request, TFA_METHOD), request.params.pinId, request.body),
+      {
+        before: pinOf,
+        handler: (request, _reply, caller) => pins.resendVoice(caller, request.params.pinId, request.body),
+        fieldNames,
+      },
     ),
   });
   routePath(app, `${TFA_PIN_PATH}/:pinId/status`, {
@@ -321,7 +392,11 @@ export function registerTfaRoutes(app: FastifyInstance, tfa: TfaSimulator, calle
         { description: "The PIN's state", schema: pinVerification },
         READ_ONE,
       ),
-      async (request) => pins.status(await account(request, TFA_METHOD), request.params.pinId),
+      {
+        before: tfaCaller,
+        handler: (request, _reply, caller) => pins.status(caller, request.params.pinId),
+        fieldNames,
+      },
     ),
   });
 }

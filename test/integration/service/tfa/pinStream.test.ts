@@ -162,6 +162,26 @@ describe("scope and filters", () => {
     });
     assertValidationError(bad, "to");
   });
+
+  test("limit is not a parameter of the stream: refused like any unknown one, as the stream declares", async () => {
+    // As a stream client opens it (a stream that is not refused never ends).
+    const stream = await openEventStream(service.url, "/local/1/pins/stream?limit=5", service.auth("owner"));
+    const status = stream.status;
+    stream.close();
+    assert.equal(status, 400, "a stream with limit was opened");
+    const limited = await service.call({
+      path: "/local/1/pins/stream?limit=5",
+      authorization: service.auth("owner"),
+    });
+    assert.deepEqual(assertValidationError(limited, "limit"), ["is not a known field"]);
+    const doc = (await service.call({ path: "/openapi.json", authorization: "" })).json as {
+      paths: Record<string, { get: { parameters?: { name: string; in: string }[] } }>;
+    };
+    const declared = (doc.paths["/local/1/pins/stream"]?.get.parameters ?? [])
+      .filter((parameter) => parameter.in === "query")
+      .map((parameter) => parameter.name);
+    assert.deepEqual(declared.sort(), ["applicationId", "to"]);
+  });
 });
 
 describe("lifetime", () => {

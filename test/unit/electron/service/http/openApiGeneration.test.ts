@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 import Fastify from "fastify";
 import { z } from "zod";
+import { ApiError } from "../../../../../electron/service/errors.ts";
 import { routePath } from "../../../../../electron/service/http/methodRoutes.ts";
 import { BASIC_CHALLENGE, errorResponse } from "../../../../../electron/service/http/openApiErrors.ts";
 import { registerOpenApiGeneration } from "../../../../../electron/service/http/openApiGeneration.ts";
@@ -15,8 +16,9 @@ import {
 /**
  * The document is generated from what routes declare: zod schemas become parameters, bodies and
  * answers (components as $refs), what @fastify/swagger has no word for survives (a header's
- * `required`, an optional body), a route without a declaration is no operation, and Fastify
- * neither validates nor reshapes with the declared schemas (the service does, after sign-in).
+ * `required`, an optional body), a route without a declaration is no operation, and the declared
+ * schemas are the request's validation (requestValidation.ts), after what the route's `before`
+ * answers; answers go out unchecked.
  */
 
 // biome-ignore lint/suspicious/noExplicitAny: the tests reach into arbitrary places of the document
@@ -128,32 +130,93 @@ test("a route that declares nothing, and the 405 answers of a path, are no opera
   }
 });
 
-test("the declared schemas neither refuse nor reshape a request or an answer: the service does that", async () => {
+test("the declared schemas validate the request and the handler gets what they parsed; answers go out unchecked", async () => {
   const { app } = await generated((app) =>
     routePath(app, "/widgets/:widgetId", {
       post: documented(
         {
           params: z.object({ widgetId: z.string().regex(/^w\d+$/) }),
+          querystring: z.strictObject({ limit: z.string().transform(Number).optional() }),
           body: widgetRequest,
           response: { 200: { description: "The widget", content: jsonContent(widget) } },
         },
         // An answer outside the declared schema goes out as it is.
-        async (request) => ({ id: request.params.widgetId, body: request.body, extra: true }),
+        async (request) => ({
+          id: request.params.widgetId,
+          body: request.body,
+          query: request.query,
+          extra: true,
+        }),
       ),
     }),
   );
   try {
-    const res = await app.inject({
+    const ok = await app.inject({ method: "POST", url: "/widgets/w1?limit=3", payload: {} });
+    assert.equal(ok.statusCode, 200);
+    // The body's default and the query's transform are applied: the handler gets parsed values.
+    assert.deepEqual(ok.json(), { id: "w1", body: { size: 1 }, query: { limit: 3 }, extra: true });
+
+    const badBody = await app.inject({
       method: "POST",
-      url: "/widgets/not-a-widget",
+      url: "/widgets/w1",
       payload: { size: "big", unknown: 1 },
     });
-    assert.equal(res.statusCode, 200);
-    assert.deepEqual(res.json(), { id: "not-a-widget", body: { size: "big", unknown: 1 }, extra: true });
-    // No body is no body (undefined, left out of the answer), not null.
-    const none = await app.inject({ method: "POST", url: "/widgets/w1" });
-    assert.equal(none.statusCode, 200);
-    assert.deepEqual(none.json(), { id: "w1", extra: true });
+    assert.equal(badBody.statusCode, 400);
+    const bodyError = badBody.json().requestError.serviceException;
+    assert.equal(bodyError.messageId, "BAD_REQUEST");
+    assert.equal(bodyError.text, "the request has invalid fields; see validationErrors");
+    assert.deepEqual(Object.keys(bodyError.validationErrors).sort(), ["size", "unknown"]);
+    assert.deepEqual(bodyError.validationErrors.unknown, ["is not a known field"]);
+
+    const badQuery = await app.inject({ method: "POST", url: "/widgets/w1?colour=red", payload: {} });
+    assert.equal(badQuery.statusCode, 400);
+    assert.deepEqual(badQuery.json().requestError.serviceException, {
+      messageId: "BAD_REQUEST",
+      text: "the query has invalid parameters; see validationErrors",
+      validationErrors: { colour: ["is not a known field"] },
+    });
+
+    // A path its schema refuses names no route (a route's `before` answers what its path names).
+    const badPath = await app.inject({ method: "POST", url: "/widgets/not-a-widget", payload: {} });
+    assert.equal(badPath.statusCode, 404);
+    assert.equal(badPath.json().requestError.serviceException.messageId, "NOT_FOUND");
+  } finally {
+    await app.close();
+  }
+});
+
+test("a route's before runs ahead of validation: what it refuses with is answered whatever the body", async () => {
+  const { app } = await generated((app) =>
+    routePath(app, "/guarded", {
+      post: documented(
+        { body: z.strictObject({ name: z.string() }) },
+        {
+          before: (request) => {
+            if (request.headers.authorization !== "yes") throw new ApiError("UNAUTHORIZED", "sign in");
+            return { who: "caller" };
+          },
+          handler: (request, _reply, resolved) => ({ name: request.body.name, ...resolved }),
+        },
+      ),
+    }),
+  );
+  try {
+    const refused = await app.inject({ method: "POST", url: "/guarded", payload: { wrong: true } });
+    assert.equal(refused.statusCode, 401);
+    const invalid = await app.inject({
+      method: "POST",
+      url: "/guarded",
+      headers: { authorization: "yes" },
+      payload: { wrong: true },
+    });
+    assert.equal(invalid.statusCode, 400);
+    const ok = await app.inject({
+      method: "POST",
+      url: "/guarded",
+      headers: { authorization: "yes" },
+      payload: { name: "n" },
+    });
+    assert.deepEqual(ok.json(), { name: "n", who: "caller" });
   } finally {
     await app.close();
   }
