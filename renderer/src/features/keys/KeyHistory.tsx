@@ -3,27 +3,8 @@ import type { AuditChange, AuditEntryDto } from "../../../../shared/audit.ts";
 import { errorText } from "../../bridgeHooks.ts";
 import { TimeText } from "../../TimeText.tsx";
 import { FIELD_LABELS as SYNCED_FIELD_LABELS } from "../sync/syncState.ts";
+import { actorText, entryTitle, setsEveryField } from "./keyHistoryText.ts";
 import { useKeyHistory } from "./keyHooks.ts";
-
-const ACTION_LABELS: Record<AuditEntryDto["action"], string> = {
-  create: "Created",
-  update: "Edited",
-  enable: "Enabled",
-  disable: "Disabled",
-  rotate: "Rolled",
-  "sync-pull": "Taken from the sync remote",
-  "sync-push": "Sent to the sync remote",
-  "sync-resolve": "Sync conflict resolved",
-  "account-add": "Account added",
-  "account-passwd": "Password changed",
-};
-
-const CHANNEL_LABELS: Record<AuditEntryDto["channel"], string> = {
-  api: "the API",
-  desktop: "the desktop app",
-  cli: "the command line",
-  sync: "sync",
-};
 
 /** Every recorded field is a synced one: the labels the sync view uses, by any field name. */
 const FIELD_LABELS: Record<string, string> = SYNCED_FIELD_LABELS;
@@ -54,12 +35,14 @@ function Change(props: { field: string; change: AuditChange; created: boolean })
 
 function Entry(props: { entry: AuditEntryDto; now: number }) {
   const { entry } = props;
-  const created = entry.action === "create" || (entry.action === "rotate" && isCreate(entry));
+  const created =
+    entry.action === "create" ||
+    ((entry.action === "rotate" || entry.action === "sync-pull") && setsEveryField(entry));
   return (
     <Stack gap={2} data-testid="key-history-entry">
       <Group gap="xs" wrap="wrap">
         <Badge variant="light" size="sm">
-          {ACTION_LABELS[entry.action]}
+          {entryTitle(entry)}
         </Badge>
         {entry.reason === "bulk" && (
           <Badge variant="outline" size="sm">
@@ -70,21 +53,12 @@ function Entry(props: { entry: AuditEntryDto; now: number }) {
           <TimeText at={entry.time} now={props.now} relative />
         </Text>
       </Group>
-      <Text size="xs">
-        by <b>{entry.actor}</b> via {CHANNEL_LABELS[entry.channel]}
-        {entry.address ? ` from ${entry.address}` : ""}
-      </Text>
+      <Text size="xs">{actorText(entry)}</Text>
       {Object.entries(entry.changes).map(([field, change]) => (
         <Change key={field} field={field} change={change} created={created} />
       ))}
     </Stack>
   );
-}
-
-/** A create records every field it set with old values null. */
-function isCreate(entry: AuditEntryDto): boolean {
-  const changes = Object.values(entry.changes);
-  return changes.length > 0 && changes.every((change) => change.old === null) && "name" in entry.changes;
 }
 
 /** The details panel's History section: who changed the key, when, through what, old → new. */
