@@ -30,8 +30,9 @@ export const KEY_STATE_LABELS: Record<KeyState, string> = {
 
 /**
  * CSV columns in order; list fields are joined with a space (IPs and permissions hold none).
- * state: as the Keys table shows it at the export's time; createdAt and lastUsedAt: API datetimes,
- * empty when the service does not know them (or the key was never used).
+ * state: as the Keys table shows it at the export's time; createdAt, lastUsedAt and lastRefusedAt:
+ * API datetimes, empty when the service does not know them (or the key was never called). A key
+ * only refused (a disabled key an app still calls) has lastRefusedAt alone: it is not unused.
  */
 const CSV_COLUMNS = [
   "key",
@@ -45,6 +46,7 @@ const CSV_COLUMNS = [
   "state",
   "createdAt",
   "lastUsedAt",
+  "lastRefusedAt",
 ] as const;
 
 /** A key as exports read it: what the list answered, with its creation and usage when asked. */
@@ -95,6 +97,7 @@ function csvRow(key: ExportedKey, withPublicApiKey: boolean, now: number): strin
     KEY_STATE_LABELS[keyStateAt(validityOf(key), now)],
     key.createdAt ?? "",
     key.usage?.lastUsedAt ?? "",
+    key.usage?.lastRefusedAt ?? "",
   ];
   if (withPublicApiKey) fields.push(key.publicApiKey);
   return csvLine(fields);

@@ -330,13 +330,15 @@ test("export: the file the browser downloads holds the keys in view, guarded, th
   const csv = await readFile((await download.path()) as string, "utf8");
   const lines = csv.split("\r\n");
   const header =
-    "key,name,accountKey,permissions,allowedIPs,validFrom,validTo,enabled,state,createdAt,lastUsedAt";
+    "key,name,accountKey,permissions,allowedIPs,validFrom,validTo,enabled,state,createdAt,lastUsedAt,lastRefusedAt";
   assert.equal(lines[0], header);
   assert.equal(exportedColumns, header.split(",").join(", "), "the dialog listed exactly the file's columns");
   assert.equal(exportedScope, "Profile Local, account owner.");
   assert.match(exportedSummary ?? "", new RegExp(`^${lines.length - 2} keys `), "the dialog said how many");
   assert.ok(
-    lines.slice(1, -1).every((line) => /,(true,Enabled|false,Disabled),\d{4}-\d{2}-\d{2}T[^,]+,$/.test(line)),
+    lines
+      .slice(1, -1)
+      .every((line) => /,(true,Enabled|false,Disabled),\d{4}-\d{2}-\d{2}T[^,]+,,$/.test(line)),
     "each row: its state as the table says it, its creation, never used",
   );
   assert.equal(lines.length, 18, "16 keys, a header and the final line end");

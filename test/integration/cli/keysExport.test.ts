@@ -17,7 +17,7 @@ import {
 /** `key-service keys export`: an account's keys from the data dir, as CSV or JSON, secrets only when asked. */
 
 const HEADER =
-  "key,name,accountKey,permissions,allowedIPs,validFrom,validTo,enabled,state,createdAt,lastUsedAt";
+  "key,name,accountKey,permissions,allowedIPs,validFrom,validTo,enabled,state,createdAt,lastUsedAt,lastRefusedAt";
 
 describe("key-service keys export", () => {
   let dir: string;
@@ -60,9 +60,9 @@ describe("key-service keys export", () => {
     assert.equal(lines[0], HEADER);
     assert.match(
       lines[1] ?? "",
-      /^[0-9A-F]{32},"billing, EU",[0-9A-F]{32},ALL,10\.0\.0\.0\/8,,,true,Enabled,[^,]*,$/,
+      /^[0-9A-F]{32},"billing, EU",[0-9A-F]{32},ALL,10\.0\.0\.0\/8,,,true,Enabled,[^,]*,,$/,
     );
-    assert.match(lines[2] ?? "", /^[0-9A-F]{32},'@risky,[0-9A-F]{32},TFA,,,,true,Enabled,[^,]*,$/);
+    assert.match(lines[2] ?? "", /^[0-9A-F]{32},'@risky,[0-9A-F]{32},TFA,,,,true,Enabled,[^,]*,,$/);
     assert.equal(lines.length, 4, "two keys, the sub-account's not among them");
     for (const secret of secrets) assert.ok(!result.stdout.includes(secret));
   });

@@ -24,7 +24,7 @@ function key(overrides: Partial<ApiKeyDto> = {}): ApiKeyDto {
   };
 }
 
-test("CSV has a header row, CRLF line ends and one row per key, its state as the Keys table says it, created and last used", () => {
+test("CSV has a header row, CRLF line ends and one row per key, its state as the Keys table says it, created, last used and last refused", () => {
   const now = Date.parse("2026-11-25T10:00:00Z");
   const writer = keyExportWriter({ format: "csv", withPublicApiKey: false }, now);
   const csv =
@@ -42,7 +42,17 @@ test("CSV has a header row, CRLF line ends and one row per key, its state as the
           lastRefusedFrom: null,
         } as never,
       },
-      key({ name: "second", enabled: false }),
+      {
+        ...key({ name: "second", enabled: false }),
+        usage: {
+          total: { allowed: 0, refused: 2 },
+          last24Hours: { allowed: 0, refused: 2 },
+          lastUsedAt: null,
+          lastUsedFrom: null,
+          lastRefusedAt: "2026-11-25T09:00:00.000+0000",
+          lastRefusedFrom: "10.1.2.3",
+        } as never,
+      },
       key({ name: "third", validTo: "2026-11-01T00:00:00.000+0000" }),
       key({ name: "fourth", validFrom: "2026-12-01T00:00:00.000+0000" }),
     ]) +
@@ -50,17 +60,18 @@ test("CSV has a header row, CRLF line ends and one row per key, its state as the
   const lines = csv.split("\r\n");
   assert.equal(
     lines[0],
-    "key,name,accountKey,permissions,allowedIPs,validFrom,validTo,enabled,state,createdAt,lastUsedAt",
+    "key,name,accountKey,permissions,allowedIPs,validFrom,validTo,enabled,state,createdAt,lastUsedAt,lastRefusedAt",
   );
   const A = "A".repeat(32);
   const B = "B".repeat(32);
   assert.equal(
     lines[1],
-    `${A},billing,${B},ALL,,,,true,Enabled,2026-01-02T03:04:05.000+0000,2026-11-24T08:00:00.000+0000`,
+    `${A},billing,${B},ALL,,,,true,Enabled,2026-01-02T03:04:05.000+0000,2026-11-24T08:00:00.000+0000,`,
   );
-  assert.equal(lines[2], `${A},second,${B},ALL,,,,false,Disabled,,`);
-  assert.equal(lines[3], `${A},third,${B},ALL,,,2026-11-01T00:00:00.000+0000,true,Expired,,`);
-  assert.equal(lines[4], `${A},fourth,${B},ALL,,2026-12-01T00:00:00.000+0000,,true,Not yet valid,,`);
+  // Never allowed, but refused an hour ago: an app still calls it, and the file says so.
+  assert.equal(lines[2], `${A},second,${B},ALL,,,,false,Disabled,,,2026-11-25T09:00:00.000+0000`);
+  assert.equal(lines[3], `${A},third,${B},ALL,,,2026-11-01T00:00:00.000+0000,true,Expired,,,`);
+  assert.equal(lines[4], `${A},fourth,${B},ALL,,2026-12-01T00:00:00.000+0000,,true,Not yet valid,,,`);
   assert.equal(lines[5], "");
   assert.equal(lines.length, 6);
   assert.deepEqual(exportColumns({ format: "csv", withPublicApiKey: false }), lines[0]?.split(","));
@@ -97,7 +108,7 @@ test("lists are joined with spaces and datetimes kept as the API writes them", (
   );
   assert.match(
     csv,
-    /,ALL TFA,10\.0\.0\.0\/8 ::1,2026-01-01T00:00:00\.000\+0000,2027-01-01T00:00:00\.000\+0000,true,[^,]+,,\r\n$/,
+    /,ALL TFA,10\.0\.0\.0\/8 ::1,2026-01-01T00:00:00\.000\+0000,2027-01-01T00:00:00\.000\+0000,true,[^,]+,,,\r\n$/,
   );
 });
 
@@ -107,7 +118,7 @@ test("the publicApiKey is in neither format unless asked, and then in both", () 
     assert.ok(writeKeyExport([key()], { format, withPublicApiKey: true }).includes(SECRET), format);
   }
   const header = writeKeyExport([], { format: "csv", withPublicApiKey: true }).split("\r\n")[0];
-  assert.ok(header?.endsWith(",enabled,state,createdAt,lastUsedAt,publicApiKey"));
+  assert.ok(header?.endsWith(",enabled,state,createdAt,lastUsedAt,lastRefusedAt,publicApiKey"));
 });
 
 test("JSON is the API's list shape, each key without its publicApiKey", () => {

@@ -85,7 +85,7 @@ export function ExportKeysDialog(props: {
           {format === "csv" ? "Columns" : "Fields of each key"}:{" "}
           {exportColumns({ format, withPublicApiKey }).join(", ")}
           {format === "csv"
-            ? " (enabled is true or false; state as the State column shows it; dates as the API writes them, last used empty if never)."
+            ? " (enabled is true or false; state as the State column shows it; dates as the API writes them, last used and last refused empty if never)."
             : "."}
         </Text>
         <SegmentedControl

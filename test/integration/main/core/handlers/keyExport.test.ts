@@ -69,9 +69,13 @@ test("CSV of the keys in view: header, injection guard, RFC 4180 quoting, no pub
   const lines = file.body.toString("utf8").split("\r\n");
   assert.equal(
     lines[0],
-    "key,name,accountKey,permissions,allowedIPs,validFrom,validTo,enabled,state,createdAt,lastUsedAt",
+    "key,name,accountKey,permissions,allowedIPs,validFrom,validTo,enabled,state,createdAt,lastUsedAt,lastRefusedAt",
   );
-  assert.match(lines[1] ?? "", /,true,Enabled,\d{4}-\d{2}-\d{2}T[^,]+,$/, "state, created, never used");
+  assert.match(
+    lines[1] ?? "",
+    /,true,Enabled,\d{4}-\d{2}-\d{2}T[^,]+,,$/,
+    "state, created, never used nor refused",
+  );
   assert.deepEqual(
     lines.slice(1, -1).map((line) => line.split(",")[1]),
     ["'=SUM(A1)", "alpha", "beta", '"with ""quotes""'],
