@@ -187,3 +187,32 @@ test("the dialogs that change or show keys, the details drawer and the Copied no
   await callBridge(host, "profiles.activate", { id: "local" });
   assert.deepEqual(problems, []);
 });
+
+test("a profile switched in another window while an edit is open: the edit is closed with a notice that nothing was saved", async () => {
+  if (!remote || !proxy) return;
+  const { page, problems, host } = session;
+  await callBridge(host, "profiles.activate", { id: "local" });
+  await page.goto(host.pageUrl);
+  const row = page.getByTestId("key-row").filter({ hasText: "checkout-prod-bob-001" });
+  await row.getByRole("button", { name: "Edit checkout-prod-bob-001" }).click();
+  const dialog = page.getByRole("dialog", { name: "Edit “checkout-prod-bob-001”" });
+  await dialog.getByLabel("Name").fill("checkout-prod-bob-002");
+
+  const profiles = await callBridge<{ id: string; name: string }[]>(host, "profiles.list");
+  await callBridge(host, "profiles.activate", {
+    id: profiles.find((profile) => profile.name === "team")?.id,
+  });
+  await page.getByText("Your edit of “checkout-prod-bob-001” was not saved", { exact: false }).waitFor();
+  await dialog.waitFor({ state: "hidden" });
+  await page.screenshot({ path: join(RESULTS, "profile-switch-edit-lost-1280.png") });
+
+  await callBridge(host, "profiles.activate", { id: "local" });
+  const names = (await bridge<{ keys: { name: string }[] }>("keys.page", { accountKey: "_" })).keys.map(
+    (key) => key.name,
+  );
+  assert.ok(
+    names.includes("checkout-prod-bob-001") && !names.includes("checkout-prod-bob-002"),
+    "nothing saved",
+  );
+  assert.deepEqual(problems, []);
+});

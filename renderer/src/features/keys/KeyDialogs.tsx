@@ -1,6 +1,6 @@
 import { Alert, Button, Group, Modal, Stack, Text } from "@mantine/core";
 import { notifications } from "@mantine/notifications";
-import { useMemo, useRef, useState } from "react";
+import { useEffect, useMemo, useRef, useState } from "react";
 import type { ApiKeyView, RevealedApiKey } from "../../../../shared/bridge.ts";
 import { ActingOn } from "../accounts/ActingOn.tsx";
 import { type SyncRemote, syncedChangeNotice } from "../sync/syncState.ts";
@@ -99,6 +99,21 @@ export function EditKeyDialog(props: {
   // Esc, the close button and a click beside the dialog ask first when there are unsaved changes
   // (easily done by accident); Cancel is the admin's explicit choice.
   const leave = () => (dirty.current ? setConfirmDiscard(true) : close());
+  // The view is remade when the profile or account changes (in this window or another): an edit
+  // still unsaved then goes with it, and is said to be gone rather than vanishing silently.
+  const editedName = useRef<string | null>(null);
+  editedName.current = key?.name ?? null;
+  useEffect(
+    () => () => {
+      if (!dirty.current || editedName.current === null) return;
+      notifications.show({
+        color: "orange",
+        autoClose: false,
+        message: `Your edit of “${editedName.current}” was not saved: the view changed to another profile or account before it was. Look at the key there again before you change it.`,
+      });
+    },
+    [],
+  );
   // The form's initial values, once per key: a new object each render would make every form dirty.
   const initial = useMemo<KeyFormValues | null>(
     () =>
