@@ -212,6 +212,8 @@ export const bridgeArgumentSchemas = {
   "keys.count": z.strictObject({ profile, accountKey, query: keyQuery.optional() }),
   "keys.get": z.strictObject({ profile, accountKey, key: keyId }),
   "keys.lookup": z.strictObject({ profile, accountKey, publicApiKey: z.string().min(1).max(200) }),
+  /** The other account of the profile's credentials (a sub-account, or its own) that has this publicApiKey. */
+  "keys.lookupElsewhere": z.strictObject({ profile, accountKey, publicApiKey: z.string().min(1).max(200) }),
   "keys.findByFragment": z.strictObject({
     profile,
     accountKey,
@@ -302,6 +304,7 @@ export interface BridgeResults
   "keys.count": { count: number };
   "keys.get": ApiKeyView;
   "keys.lookup": ApiKeyView | null;
+  "keys.lookupElsewhere": AccountDto | null;
   "keys.findByFragment": KeyFragmentMatchesDto;
   "keys.create": RevealedApiKey;
   "keys.createTfa": RevealedApiKey;

@@ -14,6 +14,7 @@ const methodSet: Record<BridgeMethod, true> = {
   "keys.count": true,
   "keys.get": true,
   "keys.lookup": true,
+  "keys.lookupElsewhere": true,
   "keys.findByFragment": true,
   "keys.create": true,
   "keys.createTfa": true,

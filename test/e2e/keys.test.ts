@@ -387,6 +387,27 @@ test("the one search box finds a key by its publicApiKey, its key id (any case) 
   assert.equal(await page.getByTestId("query-error-banner").count(), 0, "a search is no failed query");
 });
 
+test("a publicApiKey of a sub-account's key, searched in the own account, says which account has it", async () => {
+  const sub = await bridge<{ accountKey: string; username: string }>("accounts.addSubAccount", {
+    username: "search-elsewhere",
+    password: "search-elsewhere-1",
+  });
+  const created = await bridge<Key>("keys.create", {
+    accountKey: sub.accountKey,
+    request: { name: "eu login-otp prod" },
+  });
+  const search = page.getByRole("textbox", { name: "Search", exact: true });
+  await search.fill(created.publicApiKey);
+  const elsewhere = page.getByTestId("search-found-elsewhere");
+  await elsewhere.waitFor();
+  assert.match(
+    (await page.getByTestId("search-matches").textContent()) ?? "",
+    /No key of this account has that publicApiKey: it is a key of the sub-account search-elsewhere;/,
+  );
+  await search.fill("");
+  await page.getByTestId("search-matches").waitFor({ state: "detached" });
+});
+
 test("a piece of a publicApiKey or of a key id (as a log cuts it) finds its key, shown first in the table", async () => {
   const target = await keyNamed("Old partner");
   const { publicApiKey } = await bridge<Key>("keys.revealPublicApiKey", { accountKey: "_", key: target.key });

@@ -18,6 +18,7 @@ type KeyMethods =
   | "keys.count"
   | "keys.get"
   | "keys.lookup"
+  | "keys.lookupElsewhere"
   | "keys.findByFragment"
   | "keys.create"
   | "keys.createTfa"
@@ -65,6 +66,18 @@ export const keyHandlers: HandlerTable<KeyMethods> = {
   "keys.lookup": async ({ accountKey, publicApiKey }, context) => {
     const found = await (await activeClient(context)).lookup(accountKey, publicApiKey, KEY_INCLUDES);
     return found && toKeyView(found);
+  },
+  "keys.lookupElsewhere": async ({ accountKey, publicApiKey }, context) => {
+    const client = await activeClient(context);
+    const accounts = await client.accounts();
+    // `_` is the credentials' own account (the one without a parent).
+    const inView = (account: { accountKey: string; parentAccountKey: string | null }) =>
+      accountKey === "_" ? account.parentAccountKey === null : account.accountKey === accountKey;
+    for (const account of accounts) {
+      if (inView(account)) continue;
+      if ((await client.lookup(account.accountKey, publicApiKey)) !== null) return account;
+    }
+    return null;
   },
   "keys.findByFragment": async ({ accountKey, fragment }, context) => {
     const client = await activeClient(context);

@@ -237,6 +237,7 @@ export function KeysView(props: {
           kind={matches.target.kind === "name" ? "publicApiKey" : matches.target.kind}
           found={matches.found}
           searched={matches.searched}
+          elsewhere={matches.elsewhere}
           onDetails={setDetails}
         />
       )}

@@ -1,6 +1,6 @@
 import { Button, Code, Group, Paper, Text } from "@mantine/core";
-import { type ApiKeyView, KEY_FRAGMENT_MIN } from "../../../../shared/bridge.ts";
-import { useKeyById, useKeyByPublicApiKey, useKeysByFragment } from "./keyHooks.ts";
+import { type AccountDto, type ApiKeyView, KEY_FRAGMENT_MIN } from "../../../../shared/bridge.ts";
+import { useKeyAccountElsewhere, useKeyById, useKeyByPublicApiKey, useKeysByFragment } from "./keyHooks.ts";
 import { fragmentOf, keysWithHintAnywhere, type SearchTarget, searchTargetOf } from "./keySearch.ts";
 import { KEY_STATE_LABELS, keyState } from "./keyState.ts";
 
@@ -24,6 +24,8 @@ export interface SearchMatchesFound {
   shown: boolean;
   /** Keys searched for a piece, when the account has more. */
   searched?: number | undefined;
+  /** Another account of the profile that has the publicApiKey searched for, when this one has not. */
+  elsewhere?: AccountDto | undefined;
 }
 
 export function useSearchMatches(
@@ -42,6 +44,11 @@ export function useSearchMatches(
   const hintStart = target.kind === "hint" ? (target.hint.split("…")[0] ?? "") : "";
   const fragment = fragmentOf(text) ?? (hintStart.length >= KEY_FRAGMENT_MIN ? hintStart : null);
   const byFragment = useKeysByFragment(accountKey, fragment);
+  // A whole publicApiKey this account has not: perhaps another account of the profile has it.
+  const elsewhere = useKeyAccountElsewhere(
+    accountKey,
+    target.kind === "publicApiKey" && byPublicApiKey.data === null ? target.value : null,
+  );
   if (target.kind === "keyId" || target.kind === "hint") {
     const keys =
       target.kind === "hint"
@@ -62,10 +69,11 @@ export function useSearchMatches(
     foundBy: match.foundBy === "keyId" ? ("keyIdPart" as const) : ("publicApiKeyPart" as const),
   }));
   const found: { key: ApiKeyView; foundBy: FoundBy }[] = exact.length > 0 ? exact : pieces;
-  const pending = byPublicApiKey.isFetching || byFragment.isFetching;
+  const pending = byPublicApiKey.isFetching || byFragment.isFetching || elsewhere.isFetching;
+  const foundElsewhere = exact.length === 0 ? (elsewhere.data ?? undefined) : undefined;
   // Text none has as a publicApiKey, or as a piece of one, is a name search only: no "nothing found"
   // above rows whose names match it.
-  const shown = !pending && found.length > 0;
+  const shown = !pending && (found.length > 0 || foundElsewhere !== undefined);
   const partial = exact.length === 0 && byFragment.data !== undefined && !byFragment.data.complete;
   return {
     target,
@@ -73,6 +81,7 @@ export function useSearchMatches(
     keys: found.map((each) => each.key),
     shown,
     searched: partial ? byFragment.data?.searched : undefined,
+    elsewhere: foundElsewhere,
   };
 }
 
@@ -82,13 +91,26 @@ export function SearchMatches(props: {
   found: readonly { key: ApiKeyView; foundBy: FoundBy }[];
   /** Keys searched for a piece, when the account has more than were searched. */
   searched?: number | undefined;
+  /** Another account of the profile that has the publicApiKey searched for. */
+  elsewhere?: AccountDto | undefined;
   onDetails(key: ApiKeyView): void;
 }) {
   const now = Date.now();
   return (
     <Paper withBorder p="xs" data-testid="search-matches" aria-live="polite">
       {props.found.length === 0 ? (
-        <Text size="sm">No key of this account has that {FOUND_BY[props.kind]}.</Text>
+        <Text size="sm">
+          No key of this account has that {FOUND_BY[props.kind]}
+          {props.elsewhere ? (
+            <span data-testid="search-found-elsewhere">
+              : it is a key of{" "}
+              {props.elsewhere.parentAccountKey === null ? "the own account" : "the sub-account"}{" "}
+              <strong>{props.elsewhere.username}</strong>; choose that account in the header to see it.
+            </span>
+          ) : (
+            "."
+          )}
+        </Text>
       ) : (
         props.found.slice(0, 5).map(({ key, foundBy }) => (
           <Group key={key.key} gap="xs" wrap="nowrap">

@@ -117,6 +117,16 @@ export function useKeysByFragment(accountKey: string, fragment: string | null) {
   });
 }
 
+/** The profile's other account that has this publicApiKey (null: none), asked when `publicApiKey` is set. */
+export function useKeyAccountElsewhere(accountKey: string, publicApiKey: string | null) {
+  const scope = useAccountScope(accountKey);
+  return useQuery({
+    queryKey: ["keys.lookupElsewhere", scope, publicApiKey] as const,
+    queryFn: () => callBridge("keys.lookupElsewhere", { ...scope, publicApiKey: publicApiKey as string }),
+    enabled: publicApiKey !== null,
+  });
+}
+
 export function useKeyByPublicApiKey(accountKey: string, publicApiKey: string | null) {
   const scope = useAccountScope(accountKey);
   return useQuery({

@@ -1,4 +1,0 @@
-import "knipprobebceca-package";
-import { keptProbeValue } from "../electron/service/domain/knipProbebcecaModule.ts";
-
-export const probe = keptProbeValue;

@@ -1,3 +1,0 @@
-export const keptProbeValue = 1;
-export const unusedProbeValue = 2;
-export type UnusedProbeType = number;
