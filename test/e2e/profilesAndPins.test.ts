@@ -306,9 +306,23 @@ test("the header describes the active profile's service: a remote one's address,
   }
   await page.screenshot({ path: join(RESULTS, "header-remote-reachable.png") });
 
-  // The team server stops: the header finds out by itself (it checks a remote every 10 s).
+  // The team's (empty) key list is loaded, then the server stops: a Refresh that fails keeps the
+  // rows it had, and says they are as the service answered at a time it names.
+  await page.getByRole("tab", { name: "Keys" }).click();
+  await page.getByTestId("key-list-empty").waitFor();
   const port = team.port;
   assert.equal((await team.stop("SIGTERM")).code, 0);
+  await page.getByRole("button", { name: "Refresh", exact: true }).click();
+  const stale = page.getByTestId("keys-stale");
+  await stale.waitFor({ timeout: 15_000 });
+  assert.match(
+    (await stale.textContent()) ?? "",
+    /^This list is as Team server answered at .+; it does not answer now, so they may be out of date/,
+  );
+  await page.screenshot({ path: join(RESULTS, "keys-stale-remote-down.png") });
+  await page.getByRole("tab", { name: "Profiles" }).click();
+
+  // The header finds out by itself too (it checks a remote every 10 s).
   const stoppedAt = Date.now();
   await header
     .locator('[data-testid="active-service-state"][data-state="unreachable"]')

@@ -241,6 +241,14 @@ export function KeysView(props: {
           onDetails={setDetails}
         />
       )}
+      {keys.isError && loaded !== undefined && (
+        // Rows kept from an earlier answer while the service fails now: said, with their time, so
+        // that they are not taken for the service's present state.
+        <Alert color="yellow" variant="light" data-testid="keys-stale" role="status">
+          This list is as {profile.name} answered at {new Date(keys.dataUpdatedAt).toLocaleTimeString()}; it
+          does not answer now, so they may be out of date, and changes wait until it answers.
+        </Alert>
+      )}
       {keys.isPending ? (
         <Center h={200} aria-busy="true">
           <Stack align="center" gap="xs">
