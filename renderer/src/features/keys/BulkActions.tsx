@@ -64,7 +64,7 @@ function BulkResult(props: { result: BulkResultDto | null; enabled: boolean; onC
               </List>
             </Alert>
           )}
-          <Group justify="flex-end">
+          <Group justify="flex-end" className="kd-sticky-footer">
             <Button onClick={props.onClose} data-autofocus>
               Done
             </Button>
@@ -128,7 +128,7 @@ function BulkConfirm(props: {
           data-testid="bulk-typed-confirmation"
         />
       )}
-      <Group justify="flex-end">
+      <Group justify="flex-end" className="kd-sticky-footer">
         <Button
           variant="default"
           onClick={props.onCancel}

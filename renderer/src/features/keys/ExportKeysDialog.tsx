@@ -117,7 +117,7 @@ export function ExportKeysDialog(props: {
             {errorText(exporter.error)}
           </Alert>
         )}
-        <Group justify="flex-end">
+        <Group justify="flex-end" className="kd-sticky-footer">
           <Button variant="default" onClick={close}>
             Cancel
           </Button>
