@@ -261,6 +261,15 @@ test("rolling a key that ends in 3 days: the new key has no end by default, says
 test("bulk disable: click and shift-click select a range, one confirmation names the count, each key disabled", async () => {
   await page.goto(host.pageUrl);
   await row("batch 2").getByTestId("key-select").click();
+  // One key is "this key", not "these 1 key".
+  await page.getByRole("button", { name: "Disable…" }).click();
+  const one = page.getByRole("dialog", { name: "Disable 1 key?" });
+  assert.match(
+    (await one.getByTestId("bulk-confirm").textContent()) ?? "",
+    /Every application using this key is refused .* until the key is enabled again\./,
+  );
+  await one.getByRole("button", { name: "Cancel" }).click();
+  await one.waitFor({ state: "detached" });
   await row("batch 4")
     .getByTestId("key-select")
     .click({ modifiers: ["Shift"] });

@@ -7,7 +7,7 @@ import { errorText } from "../../bridgeHooks.ts";
 import { OnceOpened } from "../../OnceOpened.tsx";
 import { useProfileScope } from "../../profileScope.ts";
 import { bulkSyncedNotice, type SyncMarks } from "../sync/syncState.ts";
-import { confirmationMatches, typedConfirmation } from "./bulkConfirm.ts";
+import { bulkEffect, confirmationMatches, typedConfirmation } from "./bulkConfirm.ts";
 import type { TableSelection } from "./KeyTable.tsx";
 import { useBulkSetEnabled, useKeyCount } from "./keyHooks.ts";
 import {
@@ -20,6 +20,7 @@ import {
   selectKey,
   selectLoaded,
 } from "./keySelection.ts";
+import { keysWord } from "./keysWord.ts";
 
 /**
  * Bulk enable/disable of the Keys view: the selection (checkboxes, shift-click, all matching the
@@ -29,8 +30,6 @@ import {
  * and the result with each key that failed and why, and how many keys an enable left refused all
  * the same (expired, not valid yet).
  */
-
-const keysWord = (count: number) => `${count.toLocaleString()} key${count === 1 ? "" : "s"}`;
 
 function BulkResult(props: { result: BulkResultDto | null; enabled: boolean; onClose(): void }) {
   const { result } = props;
@@ -115,11 +114,7 @@ function BulkConfirm(props: {
       <Text size="sm" data-testid="bulk-scope">
         Profile <b>{profile.name}</b>, account <b>{props.accountName}</b>.
       </Text>
-      <Text size="sm">
-        {props.enabled
-          ? `Applications using these ${changingText} are accepted again (within each key's validity, IPs and permissions): an expired key or one not valid yet stays refused.`
-          : `Every application using these ${changingText} is refused from now on (403 FORBIDDEN, “the API key … is disabled”) until the keys are enabled again.`}
-      </Text>
+      <Text size="sm">{bulkEffect(props.enabled, props.changing ?? props.count)}</Text>
       {unchanged !== 0 && (
         <Text size="sm" data-testid="bulk-unchanged">
           {unchanged === undefined
@@ -253,7 +248,9 @@ export function useBulkActions(props: {
     <Group gap="xs" data-testid="bulk-bar" wrap="wrap">
       <Text size="sm" fw={600} data-testid="bulk-count">
         {selection.mode === "matching"
-          ? `All ${countText} matching the filter selected`
+          ? count === undefined
+            ? "All keys matching the filter selected"
+            : `All ${countText} matching the filter selected`
           : `${countText} selected`}
       </Text>
       {selection.mode === "keys" && props.matching !== undefined && props.matching > selection.keys.size && (
