@@ -50,13 +50,16 @@ const MINUTE = 60;
 const HOUR = 60 * MINUTE;
 const DAY = 24 * HOUR;
 
+// Each unit is used up to where its rounded count would be the next unit's ("60 min", "24 h",
+// "12 months"): a key retiring a few seconds short of a day reads "in 1 day" in one view as in
+// another whose clock is a few seconds behind, not "in 24 h" here and "in 1 day" there.
 function amount(seconds: number): string {
   if (seconds < MINUTE) return `${seconds} s`;
-  if (seconds < HOUR) return `${Math.round(seconds / MINUTE)} min`;
-  if (seconds < DAY) return `${Math.round(seconds / HOUR)} h`;
+  if (seconds < HOUR - MINUTE / 2) return `${Math.round(seconds / MINUTE)} min`;
+  if (seconds < DAY - HOUR / 2) return `${Math.round(seconds / HOUR)} h`;
   const days = Math.round(seconds / DAY);
   if (days < 60) return days === 1 ? "1 day" : `${days} days`;
-  if (days < 365) return `${Math.round(days / 30)} months`;
+  if (days < 345) return `${Math.round(days / 30)} months`;
   const years = Math.round(days / 365);
   return years === 1 ? "1 year" : `${years} years`;
 }

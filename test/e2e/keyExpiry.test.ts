@@ -236,7 +236,7 @@ test("turned off in Settings, nothing is announced; turned on again, the keys no
   await notificationsShown(1);
   assert.deepEqual(
     (await shownNotifications()).map((shown) => shown.title),
-    ["API key “expiring-while-off” expires in 24 h"],
+    ["API key “expiring-while-off” expires in 1 day"],
   );
   assert.equal(
     await page.getByText("This browser has not been allowed").count(),

@@ -196,6 +196,20 @@ test("a key's details panel: every field, its state in words with the rule, Copy
   await page.screenshot({ path: join(RESULTS, "keys-details-panel.png") });
   await page.keyboard.press("Escape");
   await panel.waitFor({ state: "hidden" });
+  // The focus goes back to the name button that opened the panel, not to the page's body.
+  await page
+    .waitForFunction(
+      () => document.activeElement?.getAttribute("aria-label") === "Details of Long gone",
+      null,
+      {
+        timeout: 3000,
+      },
+    )
+    .catch(async () =>
+      assert.fail(
+        `the focus is on ${await page.evaluate(() => document.activeElement?.outerHTML.slice(0, 100))}`,
+      ),
+    );
   await page.getByRole("textbox", { name: "Search", exact: true }).fill("");
 });
 

@@ -265,6 +265,43 @@ test("a synced key's row names its remote, and each confirmation of a change to 
   }
   await page.mouse.move(0, 0);
 
+  // A remote's name longer than the mark is cut in its middle: "(PROD)" at its end stays in view.
+  const team = (await bridge<{ id: string; name: string }[]>("profiles.list")).find(
+    (profile) => profile.name === "Team",
+  );
+  await bridge("profiles.edit", { id: team?.id, name: "Team server of the payments platform (PROD)" });
+  await page.reload();
+  await page.getByRole("tab", { name: "Keys" }).click();
+  await page.setViewportSize({ width: 1280, height: 800 });
+  await mark.filter({ hasText: /\(PROD\)$/ }).waitFor();
+  const label = mark.locator(".mantine-Badge-label");
+  assert.match((await label.textContent()) ?? "", /^⇄ Team .*….*\(PROD\)$/);
+  // Every synced mark reads its cut text whole inside the badge (no "…" of the browser's at its end).
+  for (const badge of await page.getByTestId("key-synced").all()) {
+    assert.ok(
+      await badge.evaluate((root) => {
+        const text = root.querySelector(".mantine-Badge-label") as HTMLElement;
+        const inner = root.getBoundingClientRect();
+        const padding = Number.parseFloat(getComputedStyle(root).paddingRight);
+        return (
+          text.scrollWidth <= text.clientWidth + 1 &&
+          text.getBoundingClientRect().right <= inner.right - padding + 1 &&
+          text.getBoundingClientRect().left >= inner.left
+        );
+      }),
+      `the mark ${await badge.textContent()} reads whole`,
+    );
+  }
+  assert.match(
+    (await gateway.getByRole("button", { name: /^Synced: / }).getAttribute("aria-label")) ?? "",
+    /^Synced: Synced with Team server of the payments platform \(PROD\) \(http/,
+  );
+  await page.screenshot({ path: join(RESULTS, "keys-synced-mark-long-1280x800.png") });
+  await bridge("profiles.edit", { id: team?.id, name: "Team" });
+  await page.reload();
+  await page.getByRole("tab", { name: "Keys" }).click();
+  await mark.filter({ hasText: /^⇄ Team$/ }).waitFor();
+
   // Disable, then enable: both confirmed, both naming the remote.
   await toggle(gateway);
   let dialog = page.getByRole("dialog", { name: "Disable “remote gateway”?" });

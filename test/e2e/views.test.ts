@@ -353,6 +353,100 @@ const DIALOGS: Dialog[] = [
   },
 ];
 
+/** Dialogs of the Keys and Settings views, checked with those above for their footers at 800×600. */
+const MORE_DIALOGS: Dialog[] = [
+  {
+    name: "new-key",
+    tab: "Keys",
+    open: () => page.getByRole("button", { name: "New key" }).click(),
+  },
+  {
+    name: "export-keys",
+    tab: "Keys",
+    open: () => page.getByRole("button", { name: "Export…" }).click(),
+  },
+  {
+    name: "bulk-disable",
+    tab: "Keys",
+    open: async () => {
+      await page.getByRole("checkbox", { name: "Select every loaded key" }).check();
+      await page.getByTestId("bulk-bar").getByRole("button", { name: "Disable…" }).click();
+    },
+  },
+  {
+    name: "roll-key",
+    tab: "Keys",
+    open: async () => {
+      await page
+        .getByRole("button", { name: /^Details of / })
+        .first()
+        .click();
+      await page.getByRole("button", { name: "Roll…" }).click();
+    },
+  },
+  {
+    name: "back-up",
+    tab: "Settings",
+    open: () => page.getByRole("button", { name: "Back up…" }).click(),
+  },
+];
+
+/**
+ * The action buttons of the open dialog that fail to show whole without scrolling: the last button
+ * and the buttons beside it (the footer), each hit-tested at its top and bottom edge, so a button below the
+ * window or clipped by the dialog's own scrolling is found.
+ */
+async function hiddenActions(): Promise<string[]> {
+  return page.evaluate(() => {
+    const dialogs = document.querySelectorAll('[role="dialog"]');
+    const dialog = dialogs[dialogs.length - 1];
+    const buttons = dialog ? [...dialog.querySelectorAll("button")] : [];
+    const last = buttons[buttons.length - 1];
+    const footer = last?.parentElement;
+    if (!footer) return ["no button in the dialog"];
+    const hidden: string[] = [];
+    for (const button of footer.querySelectorAll(":scope > button")) {
+      const box = button.getBoundingClientRect();
+      // Top and bottom edge at the middle (a rounded corner is no hit).
+      const middle = (box.left + box.right) / 2;
+      const points = [
+        [middle, box.top + 1],
+        [middle, box.bottom - 1],
+      ] as const;
+      const shown = points.every(([x, y]) => {
+        const at = document.elementFromPoint(x, y);
+        return at !== null && button.contains(at);
+      });
+      if (!shown)
+        hidden.push(`“${button.textContent}” at ${Math.round(box.top)}–${Math.round(box.bottom)} px`);
+    }
+    return hidden;
+  });
+}
+
+test("at 800×600 every dialog's action buttons show without scrolling", async () => {
+  await page.emulateMedia({ colorScheme: "light" });
+  await resize(800, 600);
+  const found: string[] = [];
+  for (const dialog of [...DIALOGS, ...MORE_DIALOGS]) {
+    await openView(dialog.tab);
+    await dialog.open();
+    await page.getByRole("dialog").last().waitFor();
+    for (const hidden of await hiddenActions()) found.push(`the ${dialog.name} dialog: ${hidden}`);
+    await page.screenshot({ path: join(SHOTS, `dialog-${dialog.name}-800x600.png`) });
+    // The roll dialog sits on the key's details: Escape closes one at a time.
+    for (let open = await page.getByRole("dialog").count(); open > 0; open--) {
+      await page.keyboard.press("Escape");
+      await eventually(`${open - 1} dialogs open`, async () =>
+        (await page.getByRole("dialog").count()) === open - 1 ? true : undefined,
+      );
+    }
+  }
+  await resize(1280, 800);
+  assert.deepEqual(found, []);
+  assert.deepEqual(problems, []);
+});
+
 test("every dialog of these views, in both schemes: axe and the contrast check find nothing", async () => {
   await resize(1024, 768);
   const found: string[] = [];

@@ -36,6 +36,18 @@ test("formatRelative says how far, before or after now", () => {
   assert.equal(formatRelative(new Date(at(-400 * 86_400)), new Date(NOW)), "1 year ago");
 });
 
+test("formatRelative never says a count that is the next unit's: 24 h is 1 day, 60 min is 1 h", () => {
+  const at = (seconds: number) => NOW + seconds * 1000;
+  // A key rolled with 24 hours' grace, a few seconds later: as a day ahead as one a second past it.
+  assert.equal(formatRelative(at(86_400 - 5), NOW), "in 1 day");
+  assert.equal(formatRelative(at(86_400 + 5), NOW), "in 1 day");
+  assert.equal(formatRelative(at(23.5 * 3600 - 1), NOW), "in 23 h");
+  assert.equal(formatRelative(at(-(3600 - 10)), NOW), "1 h ago");
+  assert.equal(formatRelative(at(59 * 60), NOW), "in 59 min");
+  assert.equal(formatRelative(at(350 * 86_400), NOW), "in 1 year");
+  assert.equal(formatRelative(at(340 * 86_400), NOW), "in 11 months");
+});
+
 test("localDayAndTime: the day (with the year when it is not this year's) and the time to the second", () => {
   const zurich = { timeZone: "Europe/Zurich", locale: "en-GB" };
   assert.deepEqual(localDayAndTime(NOW - 3600_000, NOW, zurich), { day: "25 Nov", time: "16:27:29" });

@@ -7,11 +7,12 @@ import { errorText } from "../../bridgeHooks.ts";
 import { OnceOpened } from "../../OnceOpened.tsx";
 import { useProfileScope } from "../../profileScope.ts";
 import { bulkSyncedNotice, type SyncMarks } from "../sync/syncState.ts";
-import { confirmationMatches, typedConfirmation } from "./bulkConfirm.ts";
+import { bulkEffect, confirmationMatches, typedConfirmation } from "./bulkConfirm.ts";
 import type { TableSelection } from "./KeyTable.tsx";
-import { useBulkSetEnabled } from "./keyHooks.ts";
+import { useBulkSetEnabled, useKeyCount } from "./keyHooks.ts";
 import {
   bulkSelectionOf,
+  changingCount,
   isSelected,
   type KeySelection,
   NOTHING_SELECTED,
@@ -19,16 +20,16 @@ import {
   selectKey,
   selectLoaded,
 } from "./keySelection.ts";
+import { keysWord } from "./keysWord.ts";
 
 /**
  * Bulk enable/disable of the Keys view: the selection (checkboxes, shift-click, all matching the
- * filter), the bar that acts on it, one confirmation naming the count, the profile and the account
- * (a disable of many keys asks for the count typed: bulkConfirm.ts), progress while main works
- * through a large selection, and the result with each key that failed and why, and how many keys
- * an enable left refused all the same (expired, not valid yet).
+ * filter), the bar that acts on it, one confirmation naming the profile, the account and the count
+ * of keys it changes, and how many selected keys are in that state already (a disable of many keys
+ * asks for the count typed: bulkConfirm.ts), progress while main works through a large selection,
+ * and the result with each key that failed and why, and how many keys an enable left refused all
+ * the same (expired, not valid yet).
  */
-
-const keysWord = (count: number) => `${count.toLocaleString()} key${count === 1 ? "" : "s"}`;
 
 function BulkResult(props: { result: BulkResultDto | null; enabled: boolean; onClose(): void }) {
   const { result } = props;
@@ -64,7 +65,7 @@ function BulkResult(props: { result: BulkResultDto | null; enabled: boolean; onC
               </List>
             </Alert>
           )}
-          <Group justify="flex-end">
+          <Group justify="flex-end" className="kd-sticky-footer">
             <Button onClick={props.onClose} data-autofocus>
               Done
             </Button>
@@ -90,6 +91,8 @@ function BulkConfirm(props: {
   enabled: boolean;
   countText: string;
   count: number | undefined;
+  /** How many of them the change changes (the rest are in that state already), when counted. */
+  changing: number | undefined;
   accountName: string;
   /** Says that synced keys among them change on their remote too, when some are. */
   syncedNotice: string | null | undefined;
@@ -98,20 +101,27 @@ function BulkConfirm(props: {
 }) {
   const profile = useProfileScope();
   const [typed, setTyped] = useState("");
-  const expected = props.enabled ? null : typedConfirmation(props.count, props.accountName);
-  const ready = expected === null || confirmationMatches(typed, expected);
+  // The number asked is of the keys that change: those already disabled are no outage.
+  const expected = props.enabled ? null : typedConfirmation(props.changing, props.accountName);
+  const ready = (expected === null || confirmationMatches(typed, expected)) && props.changing !== 0;
   const verb = props.enabled ? "Enable" : "Disable";
+  const state = props.enabled ? "enabled" : "disabled";
+  const changingText = props.changing === undefined ? props.countText : keysWord(props.changing);
+  const unchanged =
+    props.count === undefined || props.changing === undefined ? undefined : props.count - props.changing;
   return (
     <Stack data-testid="bulk-confirm">
       <Text size="sm" data-testid="bulk-scope">
         Profile <b>{profile.name}</b>, account <b>{props.accountName}</b>.
       </Text>
-      <Text size="sm">
-        {props.enabled
-          ? `Applications using these ${props.countText} are accepted again (within each key's validity, IPs and permissions): an expired key or one not valid yet stays refused.`
-          : `Every application using these ${props.countText} is refused from now on (403 FORBIDDEN, “the API key … is disabled”) until the keys are enabled again.`}{" "}
-        Keys already {props.enabled ? "enabled" : "disabled"} are left as they are.
-      </Text>
+      <Text size="sm">{bulkEffect(props.enabled, props.changing ?? props.count)}</Text>
+      {unchanged !== 0 && (
+        <Text size="sm" data-testid="bulk-unchanged">
+          {unchanged === undefined
+            ? `Keys already ${state} are left as they are.`
+            : `${unchanged.toLocaleString()} of the ${props.countText} selected ${unchanged === 1 ? "is" : "are"} already ${state} and left as ${unchanged === 1 ? "it is" : "they are"}.`}
+        </Text>
+      )}
       {props.syncedNotice && (
         <Alert color="blue" variant="light" p="xs" data-testid="synced-change-notice">
           <Text size="sm">{props.syncedNotice}</Text>
@@ -119,7 +129,7 @@ function BulkConfirm(props: {
       )}
       {expected !== null && (
         <TextInput
-          label={`To disable ${props.countText}, type ${props.count === undefined ? "the account's name" : "the number of keys"}: ${expected}`}
+          label={`To disable ${changingText}, type ${props.changing === undefined ? "the account's name" : "the number of keys"}: ${expected}`}
           value={typed}
           onChange={(event) => setTyped(event.currentTarget.value)}
           autoComplete="off"
@@ -128,7 +138,7 @@ function BulkConfirm(props: {
           data-testid="bulk-typed-confirmation"
         />
       )}
-      <Group justify="flex-end">
+      <Group justify="flex-end" className="kd-sticky-footer">
         <Button
           variant="default"
           onClick={props.onCancel}
@@ -137,7 +147,7 @@ function BulkConfirm(props: {
           Cancel
         </Button>
         <Button color={props.enabled ? "blue" : "red"} disabled={!ready} onClick={props.onConfirm}>
-          {verb} {props.countText}
+          {verb} {changingText}
         </Button>
       </Group>
     </Stack>
@@ -218,11 +228,29 @@ export function useBulkActions(props: {
       ? null
       : bulkSyncedNotice(props.syncMarks, selection.mode === "matching" ? "matching" : selection.keys);
   const countText = count === undefined ? "all matching keys" : keysWord(count);
+  const target = confirming === true;
+  const { query } = props;
+  // "All matching" of a filter not loaded whole: the service counts the keys in the other state.
+  const allLoaded = props.matching !== undefined && rows.length >= props.matching;
+  const otherStateQuery = useKeyCount(
+    props.accountKey,
+    { ...query, enabled: !target },
+    confirming !== null && selection.mode === "matching" && !allLoaded && query.enabled !== target,
+  );
+  const otherState =
+    query.enabled === target
+      ? 0
+      : allLoaded
+        ? rows.filter((row) => row.enabled !== target).length
+        : otherStateQuery.data;
+  const changing = changingCount(selection, rows, target, otherState);
   const bar = anything ? (
     <Group gap="xs" data-testid="bulk-bar" wrap="wrap">
       <Text size="sm" fw={600} data-testid="bulk-count">
         {selection.mode === "matching"
-          ? `All ${countText} matching the filter selected`
+          ? count === undefined
+            ? "All keys matching the filter selected"
+            : `All ${countText} matching the filter selected`
           : `${countText} selected`}
       </Text>
       {selection.mode === "keys" && props.matching !== undefined && props.matching > selection.keys.size && (
@@ -271,12 +299,13 @@ export function useBulkActions(props: {
         <Modal
           opened={confirming !== null}
           onClose={() => setConfirming(null)}
-          title={`${confirming ? "Enable" : "Disable"} ${countText}?`}
+          title={`${confirming ? "Enable" : "Disable"} ${changing === undefined ? countText : keysWord(changing)}?`}
         >
           <BulkConfirm
             enabled={confirming === true}
             countText={countText}
             count={count}
+            changing={changing}
             accountName={props.accountName}
             syncedNotice={syncedNotice}
             onCancel={() => setConfirming(null)}

@@ -8,6 +8,7 @@ import { downloadHref } from "../../bridge.ts";
 import { errorText } from "../../bridgeHooks.ts";
 import { useProfileScope } from "../../profileScope.ts";
 import { useExportKeys } from "./keyHooks.ts";
+import { keysWord } from "./keysWord.ts";
 
 /**
  * Export the keys in view (the table's filter and sort) as CSV or JSON. Main makes the file and
@@ -58,8 +59,8 @@ export function ExportKeysDialog(props: {
               title: "Exported",
               message:
                 answer.delivered === "file"
-                  ? `${answer.count} keys saved to ${answer.path}.`
-                  : `${answer.count} keys in ${answer.fileName}.`,
+                  ? `${keysWord(answer.count)} saved to ${answer.path}.`
+                  : `${keysWord(answer.count)} in ${answer.fileName}.`,
             });
           }
           close();
@@ -117,14 +118,12 @@ export function ExportKeysDialog(props: {
             {errorText(exporter.error)}
           </Alert>
         )}
-        <Group justify="flex-end">
+        <Group justify="flex-end" className="kd-sticky-footer">
           <Button variant="default" onClick={close}>
             Cancel
           </Button>
           <Button onClick={submit} loading={exporter.isPending} disabled={props.count === 0}>
-            {props.count === undefined
-              ? "Export"
-              : `Export ${props.count} ${props.count === 1 ? "key" : "keys"}`}
+            {props.count === undefined ? "Export" : `Export ${keysWord(props.count)}`}
           </Button>
         </Group>
       </Stack>

@@ -161,7 +161,7 @@ export function EditKeyDialog(props: {
             mb="sm"
           >
             <Text size="sm">The changes to “{key?.name ?? ""}” are not saved yet.</Text>
-            <Group justify="flex-end" mt="xs">
+            <Group justify="flex-end" className="kd-sticky-footer" mt="xs">
               <Button variant="default" autoFocus onClick={() => setConfirmDiscard(false)}>
                 Keep editing
               </Button>
@@ -223,7 +223,7 @@ export function DisableConfirmDialog(props: {
           <ActingOn accountKey={props.accountKey} />
           <Text size="sm">Applications that use this key are answered again from now on.</Text>
           <SyncedChangeNotice remote={props.syncedTo} />
-          <Group justify="flex-end">
+          <Group justify="flex-end" className="kd-sticky-footer">
             <Button variant="default" onClick={props.onCancel} data-autofocus>
               Keep disabled
             </Button>
@@ -244,7 +244,7 @@ export function DisableConfirmDialog(props: {
           verified with it) are answered 403 FORBIDDEN, “the API key … is disabled; an admin can enable it
           again”, until the key is enabled again.
         </Text>
-        <Group justify="flex-end">
+        <Group justify="flex-end" className="kd-sticky-footer">
           <Button variant="default" onClick={props.onCancel} data-autofocus>
             Keep enabled
           </Button>
@@ -269,7 +269,7 @@ export function NewKeyDialog(props: { apiKey: RevealedApiKey | null; accountKey:
             “{key.name}” ({key.permissions.join(", ")}) is ready. Its publicApiKey is what applications send:
           </Text>
           <NewPublicApiKey apiKey={key} accountKey={props.accountKey} />
-          <Group justify="flex-end">
+          <Group justify="flex-end" className="kd-sticky-footer">
             <Button onClick={props.onClose}>Done</Button>
           </Group>
         </Stack>

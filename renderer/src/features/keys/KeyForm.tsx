@@ -245,7 +245,7 @@ export function KeyForm(props: {
             {...form.getInputProps("enabled", { type: "checkbox" })}
           />
         )}
-        <Group justify="flex-end" mt="sm">
+        <Group justify="flex-end" className="kd-sticky-footer" mt="sm">
           <Button variant="default" onClick={props.onCancel}>
             Cancel
           </Button>

@@ -1,5 +1,6 @@
 import { useLayoutEffect, useRef, useState } from "react";
 import { middleCut } from "./middleCut.ts";
+import { widthIn } from "./textWidth.ts";
 
 /**
  * A key's name in the Keys table, opening its details: whole in up to two lines; a name longer
@@ -8,16 +9,6 @@ import { middleCut } from "./middleCut.ts";
  * cell's tooltip. Whether it fits is asked of the layout itself (the browser's line breaking), at
  * every width the column takes.
  */
-
-let canvas: CanvasRenderingContext2D | null = null;
-
-function widthIn(font: string): (text: string) => number {
-  canvas ??= document.createElement("canvas").getContext("2d");
-  const context = canvas;
-  if (context === null) return (text) => text.length * 8;
-  context.font = font;
-  return (text) => context.measureText(text).width;
-}
 
 export function KeyNameButton(props: { name: string; onClick(): void }) {
   const ref = useRef<HTMLButtonElement>(null);

@@ -199,7 +199,7 @@ function RollForm(props: {
           {errorText(props.error)} Nothing was changed.
         </Alert>
       )}
-      <Group justify="flex-end">
+      <Group justify="flex-end" className="kd-sticky-footer">
         <Button variant="default" onClick={props.onCancel}>
           Cancel
         </Button>
@@ -241,7 +241,7 @@ export function RollKeyDialog(props: {
         <Stack>
           <ActingOn accountKey={props.accountKey} />
           <RollOutcome result={result} accountKey={props.accountKey} onRetried={setResult} />
-          <Group justify="flex-end">
+          <Group justify="flex-end" className="kd-sticky-footer">
             <Button onClick={close}>Done</Button>
           </Group>
         </Stack>

@@ -55,7 +55,7 @@ function TfaKeyForm(props: {
           onFocus={(event) => event.currentTarget.select()}
           error={problems.length ? `Name ${problems.join(", ")}` : props.error}
         />
-        <Group justify="flex-end">
+        <Group justify="flex-end" className="kd-sticky-footer">
           <Button variant="default" onClick={props.onClose}>
             Cancel
           </Button>

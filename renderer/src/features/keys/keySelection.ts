@@ -21,6 +21,27 @@ export function selectedCount(selection: KeySelection, matching: number | undefi
   return matching === undefined ? undefined : Math.max(0, matching - selection.except.size);
 }
 
+/**
+ * How many of the selected keys a bulk enable (`enabled` true) or disable changes: those not in
+ * that state already. Named keys are counted from the loaded rows (a key not among them counts as
+ * changing); "all matching" from `otherState`, how many keys the filter matches in the other
+ * state (undefined: not counted yet), less the exceptions in that state.
+ */
+export function changingCount(
+  selection: KeySelection,
+  rows: readonly Pick<ApiKeyView, "key" | "enabled">[],
+  enabled: boolean,
+  otherState: number | undefined,
+): number | undefined {
+  const loaded = new Map(rows.map((row) => [row.key, row.enabled]));
+  if (selection.mode === "keys") {
+    return [...selection.keys].filter((key) => loaded.get(key) !== enabled).length;
+  }
+  if (otherState === undefined) return undefined;
+  const exceptChanging = [...selection.except].filter((key) => loaded.get(key) === !enabled).length;
+  return Math.max(0, otherState - exceptChanging);
+}
+
 function withKeys(
   selection: KeySelection,
   keys: readonly string[],

@@ -155,7 +155,7 @@ export function ProfileForm({ profile, onDone }: { profile?: ProfileDto; onDone(
             </Stack>
           </Alert>
         )}
-        <Group justify="space-between">
+        <Group justify="space-between" className="kd-sticky-footer">
           <Button variant="default" onClick={runTest} loading={test.isPending}>
             Test connection
           </Button>

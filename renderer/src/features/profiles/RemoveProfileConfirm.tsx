@@ -16,7 +16,7 @@ export function RemoveConfirm({ profile, onDone }: { profile: ProfileDto; onDone
           {errorText(remove.error)}
         </Alert>
       )}
-      <Group justify="flex-end">
+      <Group justify="flex-end" className="kd-sticky-footer">
         <Button variant="default" onClick={onDone}>
           Cancel
         </Button>

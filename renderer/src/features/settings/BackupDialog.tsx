@@ -92,7 +92,7 @@ export function BackupDialog({ opened, onClose }: { opened: boolean; onClose(): 
       {result && result.delivered !== "cancelled" ? (
         <Stack>
           <Done result={result} />
-          <Group justify="flex-end">
+          <Group justify="flex-end" className="kd-sticky-footer">
             <Button onClick={close}>Done</Button>
           </Group>
         </Stack>
@@ -129,7 +129,7 @@ export function BackupDialog({ opened, onClose }: { opened: boolean; onClose(): 
                 Nothing was saved: the save dialog was cancelled.
               </Text>
             )}
-            <Group justify="flex-end">
+            <Group justify="flex-end" className="kd-sticky-footer">
               <Button variant="default" onClick={close} disabled={create.isPending}>
                 Cancel
               </Button>

@@ -112,7 +112,7 @@ export function RestoreDialog({
               </>
             )}
           </Alert>
-          <Group justify="flex-end">
+          <Group justify="flex-end" className="kd-sticky-footer">
             <Button onClick={close}>Done</Button>
           </Group>
         </Stack>
@@ -155,7 +155,7 @@ export function RestoreDialog({
                     runs.
                   </Alert>
                 )}
-                <Group justify="flex-end">
+                <Group justify="flex-end" className="kd-sticky-footer">
                   <Button variant="default" onClick={close} disabled={restore.isPending}>
                     Cancel
                   </Button>

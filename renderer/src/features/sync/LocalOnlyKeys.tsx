@@ -111,7 +111,7 @@ export function LocalOnlyKeys({ link }: { link: SyncLinkDto }) {
       >
         <Stack>
           <Text size="sm">{PUSH_EFFECT}</Text>
-          <Group justify="flex-end">
+          <Group justify="flex-end" className="kd-sticky-footer">
             <Button variant="default" onClick={() => setConfirmAll(false)}>
               Cancel
             </Button>

@@ -133,7 +133,7 @@ export function OutboxList({ link }: { link: SyncLinkDto }) {
             {discarding ? nameOf(discarding.key) : ""}
             ”? It is not sent to the remote; the local key stays as it is.
           </Text>
-          <Group justify="flex-end">
+          <Group justify="flex-end" className="kd-sticky-footer">
             <Button variant="default" onClick={() => setDiscarding(null)}>
               Cancel
             </Button>

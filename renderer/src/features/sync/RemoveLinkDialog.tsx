@@ -19,7 +19,7 @@ export function RemoveLinkDialog(props: {
           Remove the link {props.title}? Keys already copied stay in both places; changes still waiting in the
           outbox are not sent, and conflicts are left as they are.
         </Text>
-        <Group justify="flex-end">
+        <Group justify="flex-end" className="kd-sticky-footer">
           <Button variant="default" onClick={props.onClose}>
             Cancel
           </Button>

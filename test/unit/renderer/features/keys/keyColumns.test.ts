@@ -10,7 +10,8 @@ test("the name, state and actions are there at every width; other columns join a
   assert.deepEqual(ids(850), ["name", "permissions", "state", "validTo", "actions"]);
   assert.deepEqual(ids(980), ["name", "permissions", "state", "validTo", "lastUsed", "actions"]);
   assert.deepEqual(ids(1230), ["name", "permissions", "state", "validTo", "lastUsed", "hint", "actions"]);
-  assert.deepEqual(ids(1400), [
+  // A 1440 px window with a 15 px scroll bar: Created is there (docs/desktop.md).
+  assert.deepEqual(ids(1391), [
     "name",
     "permissions",
     "state",
@@ -35,7 +36,7 @@ test("the name, state and actions are there at every width; other columns join a
 });
 
 test("the columns' least widths fit the table at each width a column joins", () => {
-  for (const width of [680, 800, 900, 1020, 1400, 1480, 1560]) {
+  for (const width of [680, 800, 900, 1020, 1380, 1480, 1560]) {
     const least = columnsFor(width)
       .template.split(" ")
       .map((track) => Number((/^(\d+)px$/.exec(track) ?? /^minmax\((\d+)px/.exec(track))?.[1]))
@@ -44,8 +45,8 @@ test("the columns' least widths fit the table at each width a column joins", () 
   }
 });
 
-test("the name has the spare width: at 1280 and 1440 px it gets at least 340 px", () => {
-  for (const width of [1246, 1406]) {
+test("the name has the spare width: at 1280 and 1440 px (with or without a scroll bar) it gets at least 340 px", () => {
+  for (const width of [1231, 1246, 1391, 1406]) {
     const fixed = columnsFor(width)
       .template.split(" ")
       .filter((track) => track.endsWith("px") && !track.startsWith("minmax"))

@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 import {
   bulkSelectionOf,
+  changingCount,
   isSelected,
   NOTHING_SELECTED,
   selectedCount,
@@ -46,4 +47,22 @@ test("the header's checkbox selects the loaded rows by name", () => {
   const selection = selectLoaded(NOTHING_SELECTED, rows, true);
   assert.deepEqual(bulkSelectionOf(selection, {}), { keys: ["a", "b", "c", "d", "e"] });
   assert.equal(selectedCount(selectLoaded(selection, rows, false), 5), 0);
+});
+
+test("a bulk change counts only the selected keys it changes: those not in that state already", () => {
+  const states = [
+    { key: "a", enabled: true },
+    { key: "b", enabled: false },
+    { key: "c", enabled: true },
+    { key: "d", enabled: false },
+  ];
+  const named = { mode: "keys" as const, keys: new Set(["a", "b", "c", "x"]), anchor: null };
+  // "x" is not loaded: it may change, so it counts.
+  assert.equal(changingCount(named, states, false, undefined), 3);
+  assert.equal(changingCount(named, states, true, undefined), 2);
+  const matching = { mode: "matching" as const, except: new Set(["a", "b"]), anchor: null };
+  // 40 enabled keys match the filter; "a", one of them, is left out.
+  assert.equal(changingCount(matching, states, false, 40), 39);
+  assert.equal(changingCount(matching, states, true, 20), 19);
+  assert.equal(changingCount(matching, states, false, undefined), undefined);
 });
