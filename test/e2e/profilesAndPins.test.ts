@@ -77,6 +77,35 @@ async function localPost(): Promise<<T>(path: string, body: unknown, authorizati
   };
 }
 
+type LocalPost = Awaited<ReturnType<typeof localPost>>;
+
+/** A 2FA application of the Local owner with a 4-digit template: what an app under test sends PINs with. */
+async function localApplication(
+  call: LocalPost,
+  name: string,
+  configuration: Record<string, unknown> = {},
+): Promise<{ applicationId: string; messageId: string }> {
+  const { applicationId } = await call<{ applicationId: string }>("/2fa/2/applications", {
+    name,
+    configuration,
+  });
+  const { messageId } = await call<{ messageId: string }>(`/2fa/2/applications/${applicationId}/messages`, {
+    messageText: "Code {{pin}}",
+    pinType: "NUMERIC",
+    pinLength: 4,
+  });
+  return { applicationId, messageId };
+}
+
+/** A TFA key of the Local owner, as the `Authorization` an app sends with it. */
+async function localTfaKey(call: LocalPost, name: string): Promise<string> {
+  const { publicApiKey } = await call<{ publicApiKey: string }>("/settings/1/accounts/_/api-keys", {
+    name,
+    permissions: ["TFA"],
+  });
+  return `App ${publicApiKey}`;
+}
+
 async function chooseAccount(page: Page, label: string): Promise<void> {
   await page.getByRole("combobox", { name: "Account", exact: true }).click();
   await page.getByRole("option", { name: label, exact: true }).click();
@@ -446,24 +475,11 @@ test("a PIN sent through the SDK to the local service appears in the inbox witho
 
 test("a PIN in the inbox turns Expired when its time to live ends, without a reload", async () => {
   const call = await localPost();
-  const app = async (name: string, configuration: Record<string, unknown>) => {
-    const { applicationId } = await call<{ applicationId: string }>("/2fa/2/applications", {
-      name,
-      configuration,
-    });
-    const { messageId } = await call<{ messageId: string }>(`/2fa/2/applications/${applicationId}/messages`, {
-      messageText: "Code {{pin}}",
-      pinType: "NUMERIC",
-      pinLength: 4,
-    });
-    return { applicationId, messageId };
-  };
-  const { publicApiKey } = await call<{ publicApiKey: string }>("/settings/1/accounts/_/api-keys", {
-    name: "ttl backend",
-    permissions: ["TFA"],
-  });
+  const app = (name: string, configuration: Record<string, unknown>) =>
+    localApplication(call, name, configuration);
+  const key = await localTfaKey(call, "ttl backend");
   const send = async (application: { applicationId: string; messageId: string }, to: string) =>
-    (await call<{ pinId: string }>("/2fa/2/pin", { ...application, to }, `App ${publicApiKey}`)).pinId;
+    (await call<{ pinId: string }>("/2fa/2/pin", { ...application, to }, key)).pinId;
   // Long enough to be seen valid first on a loaded machine.
   const shortLived = await app("short-lived PINs", { pinTimeToLive: "8s" });
   const longLived = await app("long-lived PINs", { pinTimeToLive: "15m" });
@@ -509,20 +525,10 @@ test("a PIN in the inbox turns Expired when its time to live ends, without a rel
 
 test("a verification changes a PIN's state in the inbox without a reload; a failure test number's message is listed as not delivered", async () => {
   const call = await localPost();
-  const { applicationId } = await call<{ applicationId: string }>("/2fa/2/applications", {
-    name: "live state",
-    configuration: { verifyPinLimit: "10/1s" },
+  const { applicationId, messageId } = await localApplication(call, "live state", {
+    verifyPinLimit: "10/1s",
   });
-  const { messageId } = await call<{ messageId: string }>(`/2fa/2/applications/${applicationId}/messages`, {
-    messageText: "Code {{pin}}",
-    pinType: "NUMERIC",
-    pinLength: 4,
-  });
-  const { publicApiKey } = await call<{ publicApiKey: string }>("/settings/1/accounts/_/api-keys", {
-    name: "live state backend",
-    permissions: ["TFA"],
-  });
-  const app = `App ${publicApiKey}`;
+  const app = await localTfaKey(call, "live state backend");
 
   const { page, problems } = await openApp();
   await page.getByRole("tab", { name: "PIN inbox" }).click();
@@ -620,23 +626,9 @@ test("a verification changes a PIN's state in the inbox without a reload; a fail
 
 test("switching profile on the PIN inbox never shows the other profile's PINs: none while the new one loads, none when it is unreachable", async (t) => {
   const call = await localPost();
-  const { applicationId } = await call<{ applicationId: string }>("/2fa/2/applications", {
-    name: "switching",
-  });
-  const { messageId } = await call<{ messageId: string }>(`/2fa/2/applications/${applicationId}/messages`, {
-    messageText: "Code {{pin}}",
-    pinType: "NUMERIC",
-    pinLength: 4,
-  });
-  const { publicApiKey } = await call<{ publicApiKey: string }>("/settings/1/accounts/_/api-keys", {
-    name: "switching backend",
-    permissions: ["TFA"],
-  });
-  const { pinId } = await call<{ pinId: string }>(
-    "/2fa/2/pin",
-    { applicationId, messageId, to: "41793026751" },
-    `App ${publicApiKey}`,
-  );
+  const application = await localApplication(call, "switching");
+  const key = await localTfaKey(call, "switching backend");
+  const { pinId } = await call<{ pinId: string }>("/2fa/2/pin", { ...application, to: "41793026751" }, key);
   const teamDir = await makeTempDir("keydesk-e2e-pins-remote-");
   t.after(() => removeDir(teamDir));
   await addAccount(teamDir, REMOTE_USER, REMOTE_PASSWORD);

@@ -75,7 +75,14 @@ const VALID_TO = "coalesce(k.valid_to, 9000000000000000)";
  * on either side of @now (a working key's start checked on its row), disabled keys its upper range,
  * and keys not valid yet come from api_keys_by_account_valid_from (few, sorted by validTo).
  */
-const STATE_SEGMENTS = [
+/** One part of a sorted scan: its rows, the value they are ordered by (then the row id), a name for its statements. */
+interface SortPart {
+  label?: string;
+  rows: string;
+  value: string;
+}
+
+const STATE_SEGMENTS: readonly SortPart[] = [
   {
     rows: `${ENABLED_THEN_VALID_TO} > @now AND ${ENABLED_THEN_VALID_TO} < 10000000000000000
       AND (k.valid_from IS NULL OR k.valid_from <= @now)`,
@@ -87,7 +94,7 @@ const STATE_SEGMENTS = [
     value: ENABLED_THEN_VALID_TO,
   },
   { rows: `${ENABLED_THEN_VALID_TO} >= 10000000000000000`, value: ENABLED_THEN_VALID_TO },
-] as const;
+];
 
 /** An enabled key inside its validity window at @now (valid_to exclusive, as App authorization). */
 const IN_WINDOW = "k.enabled = 1 AND (k.valid_from IS NULL OR k.valid_from <= @now)";
@@ -406,7 +413,9 @@ export class ApiKeyStore {
   /**
    * A step of a scan in a sort's order, by keyset: a position is a row (its sort value, then its
    * id), so `after` stays a row id and cursors stay what they are. The step looks at no more than
-   * `window` rows in that order (through the sort's index), like the unsorted scan.
+   * `window` rows in that order (through the sort's index), like the unsorted scan. A sort is read
+   * as one or more parts, each a range of rows in one index order: the state sort as its four
+   * STATE_SEGMENTS, from the state of the position's row on; every other sort as one part.
    */
   #sortedScan(
     accountId: number,
@@ -418,112 +427,36 @@ export class ApiKeyStore {
     window: number,
     extras: ListExtras,
   ): KeyScanStep {
-    if (sort.by === "state")
-      return this.#stateScan(accountId, sort.desc, where, params, after, limit, window, extras);
-    const value = SORT_EXPRESSIONS[sort.by];
-    const listed = listedFrom(extras);
-    const [order, beyond] = sort.desc ? ["DESC", "<"] : ["ASC", ">"];
-    // The single-value bound beside the row value lets SQLite seek in the index instead of
-    // reading the account from its start to the position.
-    const from =
-      after === 0
-        ? ""
-        : `AND ${value} ${beyond}= @fromValue AND (${value}, k.id) ${beyond} (@fromValue, @after)`;
     // The state sort ranks by the state at one time for the whole step (unused by other sorts).
     const now = (params.now as number | undefined) ?? Date.now();
-    const fromValue = after === 0 ? null : this.#sortValue(sort.by, accountId, after, now);
+    const start =
+      sort.by === "state"
+        ? this.#statePosition(accountId, sort.desc, after, now)
+        : {
+            parts: [{ label: sort.by, rows: "1", value: SORT_EXPRESSIONS[sort.by] }],
+            first: 0,
+            fromValue: this.#positionValue(sort.by, accountId, after, now),
+          };
     // A row that is gone, or another account's, ends the list: its values position nothing.
-    if (fromValue === undefined) return { keys: [], after: null };
-    // The window's last row in this order; without one, the step reaches the end.
-    const windowEnd = this.#statement(
-      this.#steps,
-      `window ${sort.by} ${order} ${from}`,
-      () =>
-        `SELECT k.id, ${value} AS v FROM api_keys k WHERE k.account_id = @accountId ${from}
-         ORDER BY ${value} ${order}, k.id ${order} LIMIT 1 OFFSET @offset`,
-    );
-    windowEnd.safeIntegers(true);
-    const end = windowEnd.get({ accountId, after, fromValue, now, offset: window - 1 }) as
-      | { id: bigint; v: unknown }
-      | undefined;
-    const within = sort.desc ? ">=" : "<=";
-    const until =
-      end === undefined
-        ? ""
-        : `AND ${value} ${within} @untilValue AND (${value}, k.id) ${within} (@untilValue, @until)`;
-    const statement = this.#statement(
-      this.#steps,
-      `${extrasKey(extras)} ${where} sorted ${sort.by} ${order} ${from} ${until}`,
-      () =>
-        `SELECT ${listed.columns} FROM ${listed.from}
-       WHERE ${where} ${from} ${until} ORDER BY ${value} ${order}, k.id ${order} LIMIT @limit`,
-      true,
-    );
-    const rows = statement.all({
-      ...params,
-      now,
-      after,
-      fromValue,
-      limit,
-      ...(end && { until: Number(end.id), untilValue: end.v }),
-    }) as ListedRow[];
-    const keys = rows.map((row) => this.#listed(row, extras));
-    if (rows.length === limit) return { keys, after: (keys[keys.length - 1] as ListedKey).id };
-    return { keys, after: end === undefined ? null : Number(end.id) };
-  }
-
-  /**
-   * A step of the state-sorted scan: the STATE_SEGMENTS in the sort's order, from the state of the
-   * position's row on, each read as the sorted scan reads (a window of rows, then the matching
-   * ones up to its end). A step moves on to the next state when one has no more rows in the window,
-   * so it looks at fewer than `window` rows in each of at most four states.
-   */
-  #stateScan(
-    accountId: number,
-    desc: boolean,
-    where: string,
-    params: Record<string, unknown>,
-    after: number,
-    limit: number,
-    window: number,
-    extras: ListExtras,
-  ): KeyScanStep {
+    if (start === null || start.fromValue === undefined) return { keys: [], after: null };
     const listed = listedFrom(extras);
-    const [order, beyond, within] = desc ? ["DESC", "<", ">="] : ["ASC", ">", "<="];
-    const now = (params.now as number | undefined) ?? Date.now();
-    const segments = desc ? [3, 2, 1, 0] : [0, 1, 2, 3];
-    let first = 0;
-    let fromValue: unknown = null;
-    if (after !== 0) {
-      const position = this.#statement(
-        this.#steps,
-        "state position",
-        () =>
-          `SELECT ${SORT_EXPRESSIONS.state} AS v FROM api_keys k WHERE k.id = @id AND k.account_id = @accountId`,
-      );
-      position.safeIntegers(true);
-      const row = position.get({ id: after, accountId, now }) as { v: bigint } | undefined;
-      // A row that is gone, or another account's, ends the list: its values position nothing.
-      if (row === undefined) return { keys: [], after: null };
-      const rank = Number(row.v / 10000000000000000n);
-      const validTo = row.v % 10000000000000000n;
-      first = segments.indexOf(rank);
-      // The position's value in its segment's own expression: validTo, plus the 1e16 of a disabled key.
-      fromValue = rank === 3 ? validTo + 10000000000000000n : validTo;
-    }
+    const [order, beyond, within] = sort.desc ? ["DESC", "<", ">="] : ["ASC", ">", "<="];
+    const { parts, first, fromValue } = start;
     const keys: ListedKey[] = [];
-    for (let at = first; at < segments.length; at++) {
-      const segment = STATE_SEGMENTS[segments[at] as number] as (typeof STATE_SEGMENTS)[number];
-      const value = segment.value;
+    for (let at = first; at < parts.length; at++) {
+      const { label, rows: partRows, value } = parts[at] as SortPart;
       const positioned = at === first && after !== 0;
+      // The single-value bound beside the row value lets SQLite seek in the index instead of
+      // reading the part from its start to the position.
       const from = positioned
         ? `AND ${value} ${beyond}= @fromValue AND (${value}, k.id) ${beyond} (@fromValue, @after)`
         : "";
+      // The window's last row in this order; without one, the part ends within the window.
       const windowEnd = this.#statement(
         this.#steps,
-        `state window ${segments[at]} ${order} ${positioned}`,
+        `window ${label} ${order} ${positioned}`,
         () =>
-          `SELECT k.id, ${value} AS v FROM api_keys k WHERE k.account_id = @accountId AND ${segment.rows} ${from}
+          `SELECT k.id, ${value} AS v FROM api_keys k WHERE k.account_id = @accountId AND ${partRows} ${from}
            ORDER BY ${value} ${order}, k.id ${order} LIMIT 1 OFFSET @offset`,
       );
       windowEnd.safeIntegers(true);
@@ -536,10 +469,10 @@ export class ApiKeyStore {
           : `AND ${value} ${within} @untilValue AND (${value}, k.id) ${within} (@untilValue, @until)`;
       const statement = this.#statement(
         this.#steps,
-        `${extrasKey(extras)} ${where} state ${segments[at]} ${order} ${positioned} ${end !== undefined}`,
+        `${extrasKey(extras)} ${where} sorted ${label} ${order} ${positioned} ${end !== undefined}`,
         () =>
           `SELECT ${listed.columns} FROM ${listed.from}
-         WHERE ${where} AND ${segment.rows} ${from} ${until} ORDER BY ${value} ${order}, k.id ${order} LIMIT @limit`,
+         WHERE ${where} AND ${partRows} ${from} ${until} ORDER BY ${value} ${order}, k.id ${order} LIMIT @limit`,
         true,
       );
       const rows = statement.all({
@@ -558,10 +491,36 @@ export class ApiKeyStore {
   }
 
   /**
+   * Where a state-sorted step starts: the STATE_SEGMENTS in the sort's order, the position's
+   * state among them and its value there; null when the position's row is gone.
+   */
+  #statePosition(
+    accountId: number,
+    desc: boolean,
+    after: number,
+    now: number,
+  ): { parts: SortPart[]; first: number; fromValue: unknown } | null {
+    const order = desc ? [3, 2, 1, 0] : [0, 1, 2, 3];
+    const parts = order.map((rank) => ({ label: `state ${rank}`, ...(STATE_SEGMENTS[rank] as SortPart) }));
+    if (after === 0) return { parts, first: 0, fromValue: null };
+    const value = this.#positionValue("state", accountId, after, now);
+    if (value === undefined) return null;
+    const rank = Number((value as bigint) / 10000000000000000n);
+    const validTo = (value as bigint) % 10000000000000000n;
+    // The position's value in its segment's own expression: validTo, plus the 1e16 of a disabled key.
+    return {
+      parts,
+      first: order.indexOf(rank),
+      fromValue: rank === 3 ? validTo + 10000000000000000n : validTo,
+    };
+  }
+
+  /**
    * The value a row of the account sorts by (a position of the keyset); undefined when the account
    * has no such row. Creation order's value is the id itself: no row is read.
    */
-  #sortValue(by: KeySortField, accountId: number, id: number, now: number): unknown {
+  #positionValue(by: KeySortField, accountId: number, id: number, now: number): unknown {
+    if (id === 0) return null;
     if (by === "created") return id;
     const statement = this.#statement(
       this.#steps,
