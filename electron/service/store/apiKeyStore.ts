@@ -69,31 +69,40 @@ export const SORT_INDEXES = `
 const ENABLED_THEN_VALID_TO = "(1 - k.enabled) * 10000000000000000 + coalesce(k.valid_to, 9000000000000000)";
 const VALID_TO = "coalesce(k.valid_to, 9000000000000000)";
 
+/** One part of a sorted scan: its rows, the value they are ordered by (then the row id), a name for its statements. */
+interface SortPart {
+  label: string;
+  rows: string;
+  value: string;
+}
+
+/** A state-sorted value is its state's rank times this, plus its validTo (SORT_EXPRESSIONS.state). */
+const STATE_RANK_STEP = 10000000000000000n;
+
 /**
  * The state sort's four parts in its ascending order, each the rows of one state read through an
  * index in validTo order: working and expired keys are the enabled range of api_keys_by_account_state
  * on either side of @now (a working key's start checked on its row), disabled keys its upper range,
  * and keys not valid yet come from api_keys_by_account_valid_from (few, sorted by validTo).
  */
-/** One part of a sorted scan: its rows, the value they are ordered by (then the row id), a name for its statements. */
-interface SortPart {
-  label?: string;
-  rows: string;
-  value: string;
-}
-
 const STATE_SEGMENTS: readonly SortPart[] = [
   {
+    label: "state working",
     rows: `${ENABLED_THEN_VALID_TO} > @now AND ${ENABLED_THEN_VALID_TO} < 10000000000000000
       AND (k.valid_from IS NULL OR k.valid_from <= @now)`,
     value: ENABLED_THEN_VALID_TO,
   },
-  { rows: "k.enabled = 1 AND k.valid_from > @now", value: VALID_TO },
+  { label: "state not-yet-valid", rows: "k.enabled = 1 AND k.valid_from > @now", value: VALID_TO },
   {
+    label: "state expired",
     rows: `${ENABLED_THEN_VALID_TO} <= @now AND (k.valid_from IS NULL OR k.valid_from <= @now)`,
     value: ENABLED_THEN_VALID_TO,
   },
-  { rows: `${ENABLED_THEN_VALID_TO} >= 10000000000000000`, value: ENABLED_THEN_VALID_TO },
+  {
+    label: "state disabled",
+    rows: `${ENABLED_THEN_VALID_TO} >= 10000000000000000`,
+    value: ENABLED_THEN_VALID_TO,
+  },
 ];
 
 /** An enabled key inside its validity window at @now (valid_to exclusive, as App authorization). */
@@ -501,17 +510,17 @@ export class ApiKeyStore {
     now: number,
   ): { parts: SortPart[]; first: number; fromValue: unknown } | null {
     const order = desc ? [3, 2, 1, 0] : [0, 1, 2, 3];
-    const parts = order.map((rank) => ({ label: `state ${rank}`, ...(STATE_SEGMENTS[rank] as SortPart) }));
+    const parts = order.map((rank) => STATE_SEGMENTS[rank] as SortPart);
     if (after === 0) return { parts, first: 0, fromValue: null };
     const value = this.#positionValue("state", accountId, after, now);
     if (value === undefined) return null;
-    const rank = Number((value as bigint) / 10000000000000000n);
-    const validTo = (value as bigint) % 10000000000000000n;
+    const rank = Number((value as bigint) / STATE_RANK_STEP);
+    const validTo = (value as bigint) % STATE_RANK_STEP;
     // The position's value in its segment's own expression: validTo, plus the 1e16 of a disabled key.
     return {
       parts,
       first: order.indexOf(rank),
-      fromValue: rank === 3 ? validTo + 10000000000000000n : validTo,
+      fromValue: rank === 3 ? validTo + STATE_RANK_STEP : validTo,
     };
   }
 
