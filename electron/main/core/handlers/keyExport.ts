@@ -1,3 +1,4 @@
+import { namedAccount } from "../../../../shared/accountNamed.ts";
 import { exportFileOf, keyExportWriter } from "../../../../shared/keyExport.ts";
 import type { ExportResultDto } from "../../../../shared/keyLifecycleBridge.ts";
 import { activeClient, activeProfile, type HandlerTable } from "../context.ts";
@@ -23,9 +24,7 @@ export const keyExportHandlers: HandlerTable<"keys.export"> = {
     pieces.push(writer.end());
     // The file is named for where its keys come from: the profile and the account's name.
     const accounts = await client.accounts();
-    const account = accounts.find((candidate) =>
-      accountKey === "_" ? candidate.parentAccountKey === null : candidate.accountKey === accountKey,
-    );
+    const account = accounts.find(namedAccount(accountKey));
     const from = { profile: activeProfile(context).name, account: account?.username ?? accountKey };
     const file = { ...exportFileOf(format, now, from), body: Buffer.from(pieces.join(""), "utf8") };
     if (context.exportFiles) {

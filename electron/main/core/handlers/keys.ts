@@ -1,3 +1,4 @@
+import { namedAccount } from "../../../../shared/accountNamed.ts";
 import { KEY_INCLUDES } from "../../../../shared/apiKeys.ts";
 import { KEY_HISTORY_LIMIT } from "../../../../shared/audit.ts";
 import type { KeyFragmentMatchesDto } from "../../../../shared/bridge.ts";
@@ -70,9 +71,7 @@ export const keyHandlers: HandlerTable<KeyMethods> = {
   "keys.lookupElsewhere": async ({ accountKey, publicApiKey }, context) => {
     const client = await activeClient(context);
     const accounts = await client.accounts();
-    // `_` is the credentials' own account (the one without a parent).
-    const inView = (account: { accountKey: string; parentAccountKey: string | null }) =>
-      accountKey === "_" ? account.parentAccountKey === null : account.accountKey === accountKey;
+    const inView = namedAccount(accountKey);
     for (const account of accounts) {
       if (inView(account)) continue;
       if ((await client.lookup(account.accountKey, publicApiKey)) !== null) return account;

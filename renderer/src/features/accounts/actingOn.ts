@@ -1,3 +1,4 @@
+import { namedAccount } from "../../../../shared/accountNamed.ts";
 import type { AccountDto } from "../../../../shared/bridge.ts";
 
 /**
@@ -8,9 +9,7 @@ import type { AccountDto } from "../../../../shared/bridge.ts";
 
 /** "owner (own account)" or "qa (sub-account)"; the accountKey while the accounts are not known. */
 export function accountLabel(accountKey: string, accounts: readonly AccountDto[] | undefined): string {
-  const found = accounts?.find((account) =>
-    accountKey === "_" ? account.parentAccountKey === null : account.accountKey === accountKey,
-  );
+  const found = accounts?.find(namedAccount(accountKey));
   if (!found) return accountKey === "_" ? "own account" : `account ${accountKey}`;
   return `${found.username} (${found.parentAccountKey === null ? "own account" : "sub-account"})`;
 }

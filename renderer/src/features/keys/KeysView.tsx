@@ -11,6 +11,7 @@ import {
   useRef,
   useState,
 } from "react";
+import { namedAccount } from "../../../../shared/accountNamed.ts";
 import type { KeySort } from "../../../../shared/apiKeyRules.ts";
 import type { ApiKeyView, RevealedApiKey } from "../../../../shared/bridge.ts";
 import { errorText } from "../../bridgeHooks.ts";
@@ -89,9 +90,7 @@ function useKeyActions(accountKey: string, syncMarks: SyncMarks) {
 /** The account in view, in words: its username, and whether it is a sub-account. */
 function useAccountName(accountKey: string): string | null {
   const accounts = useAccounts();
-  const found = accounts.data?.find((account) =>
-    accountKey === "_" ? account.parentAccountKey === null : account.accountKey === accountKey,
-  );
+  const found = accounts.data?.find(namedAccount(accountKey));
   if (!found) return null;
   return found.parentAccountKey === null ? found.username : `${found.username} (sub-account)`;
 }

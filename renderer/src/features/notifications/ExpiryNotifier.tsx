@@ -1,5 +1,6 @@
 import { useQueryClient } from "@tanstack/react-query";
 import { useEffect, useRef } from "react";
+import { namedAccount } from "../../../../shared/accountNamed.ts";
 import type { AccountDto } from "../../../../shared/bridge.ts";
 import { useProfileScope } from "../../profileScope.ts";
 import { accountsQuery } from "../accounts/accountHooks.ts";
@@ -11,9 +12,7 @@ import { showOnPage } from "./pageNotifications.ts";
 
 /** The account in words: its username (the key when the list cannot be had). */
 function accountName(accounts: readonly AccountDto[], accountKey: string): string {
-  const found = accounts.find((account) =>
-    accountKey === "_" ? account.parentAccountKey === null : account.accountKey === accountKey,
-  );
+  const found = accounts.find(namedAccount(accountKey));
   return found?.username ?? accountKey;
 }
 

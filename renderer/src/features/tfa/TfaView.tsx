@@ -1,5 +1,6 @@
 import { Alert, Button, Group, Stack, Text, Title } from "@mantine/core";
 import { useState } from "react";
+import { namedAccount } from "../../../../shared/accountNamed.ts";
 import type { ApplicationDto } from "../../../../shared/tfa.ts";
 import { useAccounts } from "../accounts/accountHooks.ts";
 import { ApplicationCard } from "./ApplicationCard.tsx";
@@ -15,9 +16,7 @@ type Editing = { application?: ApplicationDto } | null;
  */
 export function TfaView({ accountKey }: { accountKey: string }) {
   const accounts = useAccounts();
-  const account = accounts.data?.find((each) =>
-    accountKey === "_" ? each.parentAccountKey === null : each.accountKey === accountKey,
-  );
+  const account = accounts.data?.find(namedAccount(accountKey));
   const isSubAccount = account !== undefined && account.parentAccountKey !== null;
   // Another account's key is asked about only once the accounts tell it is not a sub-account.
   const applications = useApplications(
