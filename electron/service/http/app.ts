@@ -30,6 +30,7 @@ import { redactUrl, requestLogFields } from "./logRedaction.ts";
 import { registerOpenApiGeneration } from "./openApiGeneration.ts";
 import { openApiRoot, withStorageFailures } from "./openApiRoot.ts";
 import { writeClientError } from "./parserRefusals.ts";
+import { gated, gateProviderPaths } from "./providerPathGate.ts";
 import { recordRequests, recordUnrouted } from "./requestMetrics.ts";
 import { registerApiKeyRoutes } from "./routes/apiKeyRoutes.ts";
 import { registerHealthRoutes } from "./routes/healthRoutes.ts";
@@ -111,6 +112,7 @@ export function buildHttpApp<S extends ServiceStorage>(
     pino.destination({ fd: 2, sync: false }),
   );
   const limits = { ...DEFAULT_CONNECTION_LIMITS, ...options.connectionLimits };
+  let requireCaller: CallerGuard | undefined;
   const app = Fastify({
     loggerInstance: logger as FastifyBaseLogger,
     ...requestTimeoutOptions(limits),
@@ -123,8 +125,13 @@ export function buildHttpApp<S extends ServiceStorage>(
     routerOptions: { maxParamLength: 500, ignoreTrailingSlash: true },
     clientErrorHandler: writeClientError,
     frameworkErrors: (error, request, reply) => {
-      sendApiError(reply, toApiError(error));
-      if (options.metrics) recordUnrouted(options.metrics.collector, request, reply);
+      const answer = () => {
+        sendApiError(reply, toApiError(error));
+        if (options.metrics) recordUnrouted(options.metrics.collector, request, reply);
+      };
+      // A provider path the router refused is still authorized first (providerPathGate.ts).
+      if (requireCaller) gated(requireCaller, request, reply, answer, answer);
+      else answer();
     },
   });
 
@@ -177,7 +184,8 @@ export function buildHttpApp<S extends ServiceStorage>(
     }),
   });
   const requireBasic: BasicGuard = (request) => requireBasicAccount(request, basic, appKeys);
-  const requireCaller: CallerGuard = createCallerGuard(basic, appKeys, options.now);
+  requireCaller = createCallerGuard(basic, appKeys, options.now);
+  gateProviderPaths(app, requireCaller);
 
   capConnections(app.server, limits, app.log);
   refuseRequestsWithoutHost(app);

@@ -9,6 +9,7 @@ import type {
 } from "fastify";
 import { ApiError } from "../errors.ts";
 import { sendApiError, toApiError } from "./errorReplies.ts";
+import { REFUSES_METHOD } from "./providerPathGate.ts";
 import { zodValidatorCompiler } from "./requestValidation.ts";
 import { type Before, type DocumentedRoute, OPTIONAL_BODY, plainJsonSerializer } from "./routeSchemas.ts";
 
@@ -123,6 +124,8 @@ export function routePath(
   app.route({
     method: app.supportedMethods.filter((method) => !allowed.includes(method)) as HTTPMethods[],
     url,
+    // A provider path's caller is authorized before this 405 (providerPathGate.ts).
+    config: { [REFUSES_METHOD]: true },
     onRequest: refuse,
     handler: refuse,
     ...options,

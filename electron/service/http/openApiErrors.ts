@@ -109,6 +109,10 @@ export function errorResponse(status: ErrorStatus, description: string, headers:
   };
 }
 
+/** The 429 of every authenticated operation: the failed sign-in throttle. */
+const SIGN_IN_LIMITED =
+  "Too many failed sign-in attempts from this address, or too many sign-ins being checked at once; see Retry-After";
+
 /**
  * Answers to requests that no operation takes, at the document's root (OpenAPI has no place for
  * them): a path that matches none of `paths`, and a method a documented path has no operation for.
@@ -116,17 +120,38 @@ export function errorResponse(status: ErrorStatus, description: string, headers:
 export const unroutedAnswers = {
   "x-unknown-path": {
     description:
-      "Any request whose path matches none of `paths` (one trailing slash is ignored), or cannot be percent-decoded",
+      "Any request whose path matches none of `paths` (one trailing slash is ignored), or cannot be percent-decoded. A path outside the service's own (`/settings/`, `/local/`, `/openapi.json`, `/metrics`) is the provider's: its credentials are checked first, as on a route an API key with the ALL permission may call (Basic credentials, or `App <publicApiKey>` with its state, validity window, allowedIPs and permissions), so a refused key gets its 401 or 403 on every path, and only an authorized call learns that the path is not simulated. Such a call counts as the key's use.",
     responses: {
-      "400": errorResponse("400", "The path is not valid percent-encoding"),
+      "400": errorResponse(
+        "400",
+        "The path is not valid percent-encoding (after the credentials passed, on a provider path)",
+      ),
+      "401": errorResponse(
+        "401",
+        "A provider path: missing credentials, unknown API key or wrong Basic credentials",
+      ),
+      "403": errorResponse(
+        "403",
+        "A provider path: the API key may not make this call (disabled, outside its validity window or allowedIPs, or a TFA key)",
+      ),
       "404": errorResponse("404", "No such route"),
+      "429": errorResponse("429", `A provider path: ${SIGN_IN_LIMITED}`),
     },
   },
   "x-method-not-allowed": {
     description:
-      "A request to a documented path with a method the path has no operation for (HEAD is answered wherever GET is), whatever its credentials and body",
+      "A request to a documented path with a method the path has no operation for (HEAD is answered wherever GET is), whatever its body. On a provider path (see x-unknown-path) the credentials are checked first.",
     responses: {
+      "401": errorResponse(
+        "401",
+        "A provider path: missing credentials, unknown API key or wrong Basic credentials",
+      ),
+      "403": errorResponse(
+        "403",
+        "A provider path: the API key may not make this call (disabled, outside its validity window or allowedIPs, or a TFA key)",
+      ),
       "405": errorResponse("405", "Method not allowed on this path; Allow names the methods it takes"),
+      "429": errorResponse("429", `A provider path: ${SIGN_IN_LIMITED}`),
     },
   },
 };
@@ -163,10 +188,6 @@ export const refusedRequests = {
     },
   },
 };
-
-/** The 429 of every authenticated operation: the failed sign-in throttle. */
-const SIGN_IN_LIMITED =
-  "Too many failed sign-in attempts from this address, or too many sign-ins being checked at once; see Retry-After";
 
 /** The refusals of reading a request's body, on every method that has one. */
 export const bodyErrors = {

@@ -142,7 +142,11 @@ describe("serve --metrics --metrics-allow 127.0.0.1", () => {
     });
     assertApiError(unknown, 401, "UNAUTHORIZED");
     const unmatchedPath = `/no/such/route/${all.key}`;
-    assertApiError(await request(server.url, { path: unmatchedPath }), 404, "NOT_FOUND");
+    assertApiError(
+      await request(server.url, { path: unmatchedPath, authorization: appAll }),
+      404,
+      "NOT_FOUND",
+    );
     // A PIN sent with the TFA key, its status read twice (the second from the cache).
     const app = await ok<{ applicationId: string }>(server, "/2fa/2/applications", appAll, {
       name: "metrics",
@@ -184,8 +188,8 @@ describe("serve --metrics --metrics-allow 127.0.0.1", () => {
 
     const authorizations = (labels: Record<string, string>) =>
       moved("keydesk_app_authorizations_total", labels);
-    // Two list calls, two application writes, a PIN send and two status reads.
-    assert.equal(authorizations({ outcome: "allowed" }), 7);
+    // Two list calls, two application writes, the unknown path, a PIN send and two status reads.
+    assert.equal(authorizations({ outcome: "allowed" }), 8);
     assert.equal(authorizations({ outcome: "refused", rule: "tfa-only" }), 1);
     assert.equal(authorizations({ outcome: "refused", rule: "unknown-key" }), 1);
     assert.equal(authorizations({ outcome: "refused", rule: "disabled" }), 0);

@@ -36,28 +36,45 @@ async function unchanged<T>(work: () => Promise<T>): Promise<T> {
 }
 
 describe("unknown routes", () => {
-  const paths = [
-    "/",
-    "/nope",
+  const servicePaths = [
     "/settings/2/accounts/_/api-keys",
     "/settings/1/accounts/_/api-key",
     "/settings/1/accounts/_",
     "/settings/1/accounts/_/api-keys/ABC/extra",
-    "/2fa/2/api-keys",
-    "/openapi.yaml",
+    "/local/1/nothing",
     `/settings/1/accounts/${"A".repeat(600)}/api-keys`,
     `/settings/1/accounts/_/api-keys/${"B".repeat(600)}`,
   ];
-  for (const path of paths) {
+  for (const path of servicePaths) {
     test(`GET ${path.length > 70 ? `${path.slice(0, 60)}…` : path} is a 404 NOT_FOUND, with or without credentials`, async () => {
       assertApiError(await service.call({ path }), 404, "NOT_FOUND");
       assertApiError(await service.call({ path, authorization: auth() }), 404, "NOT_FOUND");
     });
   }
 
+  // Every other path is the provider's: its caller is checked before the 404 (providerPathGate.ts).
+  const providerPaths = [
+    "/",
+    "/nope",
+    "/2fa/2/api-keys",
+    "/openapi.yaml",
+    `/2fa/2/applications/${"C".repeat(600)}`,
+  ];
+  for (const path of providerPaths) {
+    test(`GET ${path.length > 70 ? `${path.slice(0, 60)}…` : path} is a 401 without credentials, a 404 NOT_FOUND with them`, async () => {
+      assertApiError(await service.call({ path }), 401, "UNAUTHORIZED");
+      assertApiError(await service.call({ path, authorization: auth() }), 404, "NOT_FOUND");
+    });
+  }
+
   test("an unknown route's text names the method and path, without the query", async () => {
     const exception = assertApiError(
-      await service.call({ method: "POST", path: "/no/such/route?publicApiKey=secret", body: {} }),
+      await service.call({
+        method: "POST",
+        path: "/no/such/route?publicApiKey=secret",
+        authorization: auth(),
+        body: {},
+      }),
       404,
       "NOT_FOUND",
     );

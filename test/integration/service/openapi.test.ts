@@ -2,8 +2,10 @@ import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
 import { Validator } from "@seriousme/openapi-schema-validator";
 import type { FastifyInstance, HTTPMethods } from "fastify";
+import { addAccount } from "../../../electron/service/accountAdmin.ts";
 import { type DataDir, openDataDir } from "../../../electron/service/dataDir.ts";
 import { buildHttpApp } from "../../../electron/service/http/app.ts";
+import { isServicePath } from "../../../electron/service/http/providerPathGate.ts";
 import { attachSync } from "../../../electron/sync/attachSync.ts";
 import { type ApiResponse, makeTempDir, removeDir } from "../../harness/keyServiceProcess.ts";
 import { openApiConformance } from "../../harness/openApiConformance.ts";
@@ -112,6 +114,9 @@ test("both creates document the Idempotency-Key header and its 409", () => {
 });
 
 describe("documented routes against the routes the service registers", () => {
+  const PROBE_USER = "probe";
+  const PROBE_PASSWORD = "probe-password-1";
+  const PROBE_AUTH = `Basic ${Buffer.from(`${PROBE_USER}:${PROBE_PASSWORD}`).toString("base64")}`;
   let dataDir: string;
   let data: DataDir;
   let app: FastifyInstance;
@@ -131,6 +136,7 @@ describe("documented routes against the routes the service registers", () => {
       extensions: [(service) => void attachSync(service)],
     }));
     await app.ready();
+    await addAccount(data.store, { username: PROBE_USER, password: PROBE_PASSWORD });
   });
   after(async () => {
     await app?.close();
@@ -138,9 +144,18 @@ describe("documented routes against the routes the service registers", () => {
     await removeDir(dataDir);
   });
 
-  /** Status of an unauthenticated request to a route, to tell real handlers from 405 answers. */
+  /**
+   * Status of a request to a route, to tell real handlers from 405 answers. A provider path checks
+   * the caller before its 405, so it gets the account's credentials (a service path none: its
+   * event streams would not end).
+   */
+  const probeHeaders = (url: string) => (isServicePath(url) ? {} : { authorization: PROBE_AUTH });
   async function statusOf(method: string, url: string): Promise<number> {
-    const res = await app.inject({ method: method as HTTPMethods, url: concreteUrl(url) });
+    const res = await app.inject({
+      method: method as HTTPMethods,
+      url: concreteUrl(url),
+      headers: probeHeaders(url),
+    });
     return res.statusCode;
   }
 
@@ -180,7 +195,11 @@ describe("documented routes against the routes the service registers", () => {
         .filter((m) => OPERATION_METHODS.includes(m))
         .map((m) => m.toUpperCase());
       if (methods.includes("PATCH")) continue;
-      const res = await app.inject({ method: "PATCH", url: concreteUrl(toFastifyPath(path)) });
+      const res = await app.inject({
+        method: "PATCH",
+        url: concreteUrl(toFastifyPath(path)),
+        headers: probeHeaders(path),
+      });
       assert.equal(res.statusCode, 405, path);
       const allow = String(res.headers.allow)
         .split(",")

@@ -161,7 +161,7 @@ test("a 405 or an unknown route without the root extensions fails", async () => 
     notAllowed,
     /the document has no x-method-not-allowed/,
   );
-  const unknown = await service.call({ path: "/no/such/route" });
+  const unknown = await service.call({ path: "/no/such/route", authorization: auth() });
   await failsAfter(
     (changed) => delete changed["x-unknown-path"].responses["404"],
     "GET",

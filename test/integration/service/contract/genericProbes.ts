@@ -122,21 +122,25 @@ export async function probeThrottle(prober: Prober, operations: Operation[]): Pr
   for (let attempt = 0; attempt < 10; attempt++) {
     await prober.probe(401, { path: "/local/1/accounts", authorization: wrongPassword(), localAddress });
   }
-  for (const { method, template, operation } of operations) {
-    if (schemesOf(operation).length === 0) continue;
-    const req = {
-      method,
-      path: concretePath(prober, template),
-      authorization: wrongPassword(),
-      localAddress,
-    };
+  const throttled = async (method: string, path: string) => {
+    const req = { method, path, authorization: wrongPassword(), localAddress };
     // On a slow machine a password check can outlast the refill, so more than one attempt may come back.
     let answer = await prober.probe([429, 401], req);
     for (let retry = 1; answer.status === 401 && retry < 4; retry++)
       answer = await prober.probe([429, 401], req);
     if (answer.status === 401) await prober.probe(429, req);
+  };
+  for (const { method, template, operation } of operations) {
+    if (schemesOf(operation).length === 0) continue;
+    await throttled(method, concretePath(prober, template));
   }
+  // A provider path checks its caller before its 404 or 405 (x-unknown-path, x-method-not-allowed).
+  await throttled("POST", UNCARRIED_PROVIDER_PATH);
+  await throttled("PATCH", "/2fa/2/applications");
 }
+
+/** A provider path the service does not simulate. */
+const UNCARRIED_PROVIDER_PATH = "/sms/2/text/advanced";
 
 /** HEAD wherever GET is: the GET's answer without its body. */
 export async function probeHeads(
@@ -152,10 +156,23 @@ export async function probeHeads(
   }
 }
 
-/** Paths that are no route: 404, or 400 when the path is not valid percent-encoding. */
+/** Paths that are no route: 404, or 400 when the path is not valid percent-encoding; a provider path's refusals first. */
 export async function probeUnknownPaths(prober: Prober): Promise<void> {
   for (const path of ["/no/such/route", "/settings/1/accounts/_/api-keys/ABC/extra", "/2fa/3/pin", "/"])
     await prober.probe(404, { path });
   await prober.probe(404, { method: "POST", path: "/local/1/nothing", body: {} });
   await prober.probe(400, { path: "/local/1/pins%" });
+  // A provider path (neither /settings/ nor /local/) is authorized before it is routed.
+  for (const [method, path] of [
+    ["POST", UNCARRIED_PROVIDER_PATH],
+    ["PATCH", "/2fa/2/applications"],
+  ] as const) {
+    await prober.probe(401, { method, path, authorization: "" });
+    await prober.probe(403, { method, path, authorization: prober.world.disabledKey });
+  }
+  await prober.probe(404, {
+    method: "POST",
+    path: UNCARRIED_PROVIDER_PATH,
+    authorization: prober.world.allKey,
+  });
 }

@@ -119,6 +119,7 @@ test("each request counts once, under its route template: HEAD, 405s and unknown
       "GET",
       "/settings/1/accounts/0123456789ABCDEF0123456789ABCDEF/api-keys/FEDCBA9876543210FEDCBA9876543210",
     );
+    // Provider paths no route takes: refused before the 404, as the caller sent no credentials.
     await call("GET", "/nothing/here");
     await call("DELETE", "/nothing/at/all");
     // The router's own refusals: not valid percent-encoding, a segment longer than any id.
@@ -132,9 +133,10 @@ test("each request counts once, under its route template: HEAD, 405s and unknown
     assert.equal(moved(requests("/local/1/health/live", "GET", "200")), 1);
     assert.equal(moved(requests("/settings/1/accounts/:accountKey/api-keys", "PATCH", "405")), 1);
     assert.equal(moved(requests("/settings/1/accounts/:accountKey/api-keys/:key", "GET", "401")), 1);
-    assert.equal(moved(requests("unmatched", "DELETE", "404")), 1);
+    assert.equal(moved(requests("unmatched", "DELETE", "401")), 1);
+    assert.equal(moved(requests("unmatched", "GET", "401")), 1);
     assert.equal(moved(requests("unmatched", "GET", "400")), 1);
-    assert.equal(moved(requests("unmatched", "GET", "404")), 2);
+    assert.equal(moved(requests("unmatched", "GET", "404")), 1);
     // One GET /metrics before (the first scrape), counted once it was answered.
     assert.equal(moved(requests("/metrics", "GET", "200")), 1);
     const routes = new Set(

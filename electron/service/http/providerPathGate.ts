@@ -1,0 +1,92 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
+import { ApiError } from "../errors.ts";
+import type { CallerGuard } from "./callerGuard.ts";
+import { sendApiError } from "./errorReplies.ts";
+
+/**
+ * The provider's paths are authorized before they are routed (DESIGN.md, "App authorization"):
+ * a call to a path this service does not carry, or with a method the path does not take, is
+ * answered 404 or 405 only once its credentials passed the rules a carried route applies. So an
+ * app calling `/sms/2/text/advanced` with a disabled, expired or unknown key, from an address
+ * outside `allowedIPs`, or with a TFA key, gets the refusal it will get from the provider, not
+ * a 404 that says nothing about its key.
+ *
+ * The service's own paths (management, its health, metrics and contract) are not the provider's
+ * and keep their own rules.
+ */
+
+const SERVICE_PATH_PREFIXES = ["/settings/", "/local/"];
+const SERVICE_PATHS = new Set(["/openapi.json", "/metrics"]);
+
+/** Whether a request path (query included or not) is one of the service's own rather than the provider's. */
+export function isServicePath(url: string): boolean {
+  const query = url.indexOf("?");
+  const path = query === -1 ? url : url.slice(0, query);
+  return SERVICE_PATHS.has(path) || SERVICE_PATH_PREFIXES.some((prefix) => path.startsWith(prefix));
+}
+
+/** A route config flag: the route only answers 405 for methods its path does not take (methodRoutes.ts). */
+export const REFUSES_METHOD = "refusesMethod";
+
+declare module "fastify" {
+  interface FastifyContextConfig {
+    [REFUSES_METHOD]?: boolean;
+  }
+}
+
+/**
+ * The provider path's caller is checked as for a route no TFA key may call: a TFA key may call
+ * exactly seven methods, all carried here. Refusals are thrown (synchronously for a key found
+ * in the authorization cache); a call that passes returns nothing, and counts as the key's use.
+ */
+function authorizeProviderPath(requireCaller: CallerGuard, request: FastifyRequest): void | Promise<void> {
+  const caller = requireCaller(request, { tfaMethod: false });
+  if (caller instanceof Promise) return caller.then(() => undefined);
+}
+
+/** Sends what the gate refused with; anything else goes on to `failed`. */
+function refusing(reply: FastifyReply, failed: (error: Error) => void) {
+  return (error: unknown) => {
+    if (error instanceof ApiError) sendApiError(reply, error);
+    else failed(error as Error);
+  };
+}
+
+/**
+ * Runs the gate, then `passed`; a refusal is answered here. The one place both the hook below
+ * and the router's own refusals (app.ts' frameworkErrors, which no hook hears) go through.
+ */
+export function gated(
+  requireCaller: CallerGuard,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  passed: () => void,
+  failed: (error: Error) => void,
+): void {
+  if (isServicePath(request.url)) {
+    passed();
+    return;
+  }
+  const refuse = refusing(reply, failed);
+  let checked: void | Promise<void>;
+  try {
+    checked = authorizeProviderPath(requireCaller, request);
+  } catch (error) {
+    refuse(error);
+    return;
+  }
+  if (checked instanceof Promise) checked.then(passed, refuse);
+  else passed();
+}
+
+/**
+ * Authorizes, as the request arrives (before its body is read, so no body decides the answer),
+ * every request no route of the path's method takes: an unknown path, or a method the path
+ * does not take. Carried routes authorize on their own, with their own rules.
+ */
+export function gateProviderPaths(app: FastifyInstance, requireCaller: CallerGuard): void {
+  app.addHook("onRequest", (request, reply, done) => {
+    if (!request.is404 && request.routeOptions.config[REFUSES_METHOD] !== true) return done();
+    gated(requireCaller, request, reply, done, done);
+  });
+}
