@@ -69,41 +69,95 @@ export const SORT_INDEXES = `
 const ENABLED_THEN_VALID_TO = "(1 - k.enabled) * 10000000000000000 + coalesce(k.valid_to, 9000000000000000)";
 const VALID_TO = "coalesce(k.valid_to, 9000000000000000)";
 
-/** One part of a sorted scan: its rows, the value they are ordered by (then the row id), a name for its statements. */
+/** One end of a part's values in its index: `value op bound`. */
+interface ValueBound {
+  op: "<" | "<=" | ">" | ">=";
+  bound: string;
+}
+
+/**
+ * One part of a sorted scan: the rows of one range of an index, ordered by `value` (then the row
+ * id). `low` and `high` are the range's ends (none: the account's whole index), `rows` what the
+ * index does not hold (checked on each row), `label` a name for its statements.
+ */
 interface SortPart {
   label: string;
-  rows: string;
   value: string;
+  low?: ValueBound;
+  high?: ValueBound;
+  rows: string;
 }
 
 /** A state-sorted value is its state's rank times this, plus its validTo (SORT_EXPRESSIONS.state). */
 const STATE_RANK_STEP = 10000000000000000n;
 
+/** Whether a working or expired key's start has come (the rest of its state is its index value). */
+const STARTED = "(k.valid_from IS NULL OR k.valid_from <= @now)";
+
 /**
  * The state sort's four parts in its ascending order, each the rows of one state read through an
- * index in validTo order: working and expired keys are the enabled range of api_keys_by_account_state
- * on either side of @now (a working key's start checked on its row), disabled keys its upper range,
- * and keys not valid yet come from api_keys_by_account_valid_from (few, sorted by validTo).
+ * index range: working and expired keys are the enabled range of api_keys_by_account_state on
+ * either side of @now (in validTo order, a key's start checked on its row), disabled keys its upper
+ * range, and keys not valid yet come from api_keys_by_account_valid_from (few, sorted by validTo).
  */
 const STATE_SEGMENTS: readonly SortPart[] = [
   {
     label: "state working",
-    rows: `${ENABLED_THEN_VALID_TO} > @now AND ${ENABLED_THEN_VALID_TO} < 10000000000000000
-      AND (k.valid_from IS NULL OR k.valid_from <= @now)`,
     value: ENABLED_THEN_VALID_TO,
+    low: { op: ">", bound: "@now" },
+    high: { op: "<", bound: "10000000000000000" },
+    rows: STARTED,
   },
-  { label: "state not-yet-valid", rows: "k.enabled = 1 AND k.valid_from > @now", value: VALID_TO },
-  {
-    label: "state expired",
-    rows: `${ENABLED_THEN_VALID_TO} <= @now AND (k.valid_from IS NULL OR k.valid_from <= @now)`,
-    value: ENABLED_THEN_VALID_TO,
-  },
+  { label: "state not-yet-valid", value: VALID_TO, rows: "k.enabled = 1 AND k.valid_from > @now" },
+  { label: "state expired", value: ENABLED_THEN_VALID_TO, high: { op: "<=", bound: "@now" }, rows: STARTED },
   {
     label: "state disabled",
-    rows: `${ENABLED_THEN_VALID_TO} >= 10000000000000000`,
     value: ENABLED_THEN_VALID_TO,
+    low: { op: ">=", bound: "10000000000000000" },
+    rows: "1",
   },
 ];
+
+/**
+ * Where a range of a part starts in the scan's order: at the part's own end, just after the
+ * position's row among the rows of its value (`run`: value = @fromValue, then ids beyond @after),
+ * or at the values beyond the position's (`beyond`).
+ */
+type RangeStart = "part" | "run" | "beyond";
+/**
+ * Where it stops: at the part's own end, before the window's last value (`before`), or at the
+ * window's last row among the rows of that value (`at`: value = @untilValue, ids up to @until).
+ */
+type RangeEnd = "part" | "before" | "at";
+
+/**
+ * The WHERE terms of a range of a part, each range one an index seeks to: a keyset position
+ * `(value, id) > (@v, @id)` is written as two ranges, "value = @v AND id > @id" then "value > @v",
+ * because SQLite does not seek by a row value whose first part is an expression: it would read a
+ * run of equal values from its start to the position, once per step. A range has one bound a side,
+ * so the one SQLite seeks by is the range's own. Null when the range is empty: from a run to
+ * before the window's last value (the window ends in the run).
+ */
+function rangeTerms(part: SortPart, desc: boolean, start: RangeStart, end: RangeEnd): string | null {
+  const [beyond, within] = desc ? ["<", ">="] : [">", "<="];
+  const terms = [part.rows];
+  if (start === "run") {
+    if (end === "before") return null;
+    terms.push(`${part.value} = @fromValue AND k.id ${beyond} @after`);
+    if (end === "at") terms.push(`k.id ${within} @until`);
+    return terms.join(" AND ");
+  }
+  if (end === "at") {
+    // The window's last value is inside the part, after the position: the part's bounds hold.
+    terms.push(`${part.value} = @untilValue AND k.id ${within} @until`);
+    return terms.join(" AND ");
+  }
+  const [first, last] = desc ? [part.high, part.low] : [part.low, part.high];
+  const from = start === "beyond" ? { op: beyond, bound: "@fromValue" } : first;
+  const until = end === "before" ? { op: desc ? ">" : "<", bound: "@untilValue" } : last;
+  for (const side of [from, until]) if (side) terms.push(`${part.value} ${side.op} ${side.bound}`);
+  return terms.join(" AND ");
+}
 
 /** An enabled key inside its validity window at @now (valid_to exclusive, as App authorization). */
 const IN_WINDOW = "k.enabled = 1 AND (k.valid_from IS NULL OR k.valid_from <= @now)";
@@ -422,9 +476,11 @@ export class ApiKeyStore {
   /**
    * A step of a scan in a sort's order, by keyset: a position is a row (its sort value, then its
    * id), so `after` stays a row id and cursors stay what they are. The step looks at no more than
-   * `window` rows in that order (through the sort's index), like the unsorted scan. A sort is read
-   * as one or more parts, each a range of rows in one index order: the state sort as its four
-   * STATE_SEGMENTS, from the state of the position's row on; every other sort as one part.
+   * `window` rows of a part in that order (through the sort's index), like the unsorted scan. A
+   * sort is read as one or more parts, each a range of rows in one index order: the state sort as
+   * its four STATE_SEGMENTS, from the state of the position's row on; every other sort as one
+   * part. Each read is of a range the index seeks to (rangeTerms), so a step reads the rows of its
+   * window and no run of equal values before them.
    */
   #sortedScan(
     accountId: number,
@@ -448,52 +504,59 @@ export class ApiKeyStore {
           };
     // A row that is gone, or another account's, ends the list: its values position nothing.
     if (start === null || start.fromValue === undefined) return { keys: [], after: null };
-    const listed = listedFrom(extras);
-    const [order, beyond, within] = sort.desc ? ["DESC", "<", ">="] : ["ASC", ">", "<="];
     const { parts, first, fromValue } = start;
-    const keys: ListedKey[] = [];
+    const ranges: { part: SortPart; start: RangeStart }[] = [];
     for (let at = first; at < parts.length; at++) {
-      const { label, rows: partRows, value } = parts[at] as SortPart;
-      const positioned = at === first && after !== 0;
-      // The single-value bound beside the row value lets SQLite seek in the index instead of
-      // reading the part from its start to the position.
-      const from = positioned
-        ? `AND ${value} ${beyond}= @fromValue AND (${value}, k.id) ${beyond} (@fromValue, @after)`
-        : "";
-      // The window's last row in this order; without one, the part ends within the window.
+      const part = parts[at] as SortPart;
+      if (at === first && after !== 0) ranges.push({ part, start: "run" }, { part, start: "beyond" });
+      else ranges.push({ part, start: "part" });
+    }
+    const order = sort.desc ? "DESC" : "ASC";
+    const keys: ListedKey[] = [];
+    for (const range of ranges) {
+      const { label, value } = range.part;
+      const whole = rangeTerms(range.part, sort.desc, range.start, "part") as string;
+      // A range of one value is in id order: ordered by the value too, SQLite would sort the
+      // whole rest of the run instead of reading it in its index's order.
+      const orderBy = (ends: RangeEnd) =>
+        range.start === "run" || ends === "at" ? `k.id ${order}` : `${value} ${order}, k.id ${order}`;
+      // The window's last row in this order; without one, the range ends within the window.
       const windowEnd = this.#statement(
         this.#steps,
-        `window ${label} ${order} ${positioned}`,
+        `window ${label} ${order} ${range.start}`,
         () =>
-          `SELECT k.id, ${value} AS v FROM api_keys k WHERE k.account_id = @accountId AND ${partRows} ${from}
-           ORDER BY ${value} ${order}, k.id ${order} LIMIT 1 OFFSET @offset`,
+          `SELECT k.id, ${value} AS v FROM api_keys k WHERE k.account_id = @accountId AND ${whole}
+           ORDER BY ${orderBy("part")} LIMIT 1 OFFSET @offset`,
       );
       windowEnd.safeIntegers(true);
       const end = windowEnd.get({ accountId, after, fromValue, now, offset: window - 1 }) as
         | { id: bigint; v: unknown }
         | undefined;
-      const until =
-        end === undefined
-          ? ""
-          : `AND ${value} ${within} @untilValue AND (${value}, k.id) ${within} (@untilValue, @until)`;
-      const statement = this.#statement(
-        this.#steps,
-        `${extrasKey(extras)} ${where} sorted ${label} ${order} ${positioned} ${end !== undefined}`,
-        () =>
-          `SELECT ${listed.columns} FROM ${listed.from}
-         WHERE ${where} AND ${partRows} ${from} ${until} ORDER BY ${value} ${order}, k.id ${order} LIMIT @limit`,
-        true,
-      );
-      const rows = statement.all({
-        ...params,
-        now,
-        after,
-        fromValue,
-        limit: limit - keys.length,
-        ...(end && { until: Number(end.id), untilValue: end.v }),
-      }) as ListedRow[];
-      for (const row of rows) keys.push(this.#listed(row, extras));
-      if (keys.length === limit) return { keys, after: (keys[keys.length - 1] as ListedKey).id };
+      // Up to the window's last row: the values before its value, then its own up to its id.
+      const reads: RangeEnd[] = end === undefined ? ["part"] : ["before", "at"];
+      for (const ends of reads) {
+        const terms = rangeTerms(range.part, sort.desc, range.start, ends);
+        if (terms === null) continue;
+        const listed = listedFrom(extras);
+        const statement = this.#statement(
+          this.#steps,
+          `${extrasKey(extras)} ${where} sorted ${label} ${order} ${range.start} ${ends}`,
+          () =>
+            `SELECT ${listed.columns} FROM ${listed.from}
+           WHERE ${where} AND ${terms} ORDER BY ${orderBy(ends)} LIMIT @limit`,
+          true,
+        );
+        const rows = statement.all({
+          ...params,
+          now,
+          after,
+          fromValue,
+          limit: limit - keys.length,
+          ...(end && { until: Number(end.id), untilValue: end.v }),
+        }) as ListedRow[];
+        for (const row of rows) keys.push(this.#listed(row, extras));
+        if (keys.length === limit) return { keys, after: (keys[keys.length - 1] as ListedKey).id };
+      }
       if (end !== undefined) return { keys, after: Number(end.id) };
     }
     return { keys, after: null };
@@ -515,12 +578,12 @@ export class ApiKeyStore {
     const value = this.#positionValue("state", accountId, after, now);
     if (value === undefined) return null;
     const rank = Number((value as bigint) / STATE_RANK_STEP);
-    const validTo = (value as bigint) % STATE_RANK_STEP;
+    const within = (value as bigint) % STATE_RANK_STEP;
     // The position's value in its segment's own expression: validTo, plus the 1e16 of a disabled key.
     return {
       parts,
       first: order.indexOf(rank),
-      fromValue: rank === 3 ? validTo + STATE_RANK_STEP : validTo,
+      fromValue: rank === 3 ? within + STATE_RANK_STEP : within,
     };
   }
 

@@ -25,10 +25,17 @@ interface Row {
   enabled: boolean;
 }
 const owned: Row[] = [];
+/** The SQL of every statement the store prepared after it opened (its lists' statements are prepared when first used). */
+const prepared: string[] = [];
 
 before(async () => {
   dir = await makeTempDir();
   data = openDataDir({ dataDir: dir, dataKey: randomBytes(32) });
+  const prepare = data.db.prepare.bind(data.db);
+  data.db.prepare = ((sql: string) => {
+    prepared.push(sql);
+    return prepare(sql);
+  }) as typeof data.db.prepare;
   const account = (username: string) => addStoredAccount(data, username);
   const owner = account("owner");
   const other = account("other");
@@ -143,5 +150,64 @@ test("sorted and filtered: the filter's keys in the sort's order", () => {
       .map((row) => row.id);
     const byState: ApiKeyFilter = { nameContains: "alpha", now: NOW, sort: { by: "state", desc } };
     assert.deepEqual(scanAll(byState, 3, 4), alphas, `state ${desc}`);
+  }
+});
+
+test("a filtered sorted scan resumes inside a run of equal values by seeking to its row, not reading the run", () => {
+  // A run of 300 working keys with no end (one sort value), and a filter that matches few of them.
+  const account = addStoredAccount(data, "runs");
+  const ids: number[] = [];
+  for (let index = 0; index < 300; index++) {
+    const fields = {
+      name: index % 60 === 7 ? `needle ${index}` : `hay ${index}`,
+      allowedIPs: null,
+      permissions: ["ALL" as const],
+      validFrom: null,
+      validTo: null,
+      enabled: true,
+    };
+    const identity = { key: newKeyId(), publicApiKey: newPublicApiKey() };
+    ids.push(data.apiKeys.insert(account.id, account.accountKey, identity, fields, index).id);
+  }
+  const needles = ids.filter((_, index) => index % 60 === 7);
+  const scan = (sort: KeySort) => {
+    const found: number[] = [];
+    let after: number | null = 0;
+    while (after !== null) {
+      const step = data.apiKeys.scan(account.id, { nameContains: "needle", now: NOW, sort }, after, 2, 25);
+      found.push(...step.keys.map((key) => key.id));
+      after = step.after;
+    }
+    return found;
+  };
+  for (const by of ["state", "validTo"] as const) {
+    assert.deepEqual(scan({ by, desc: false }), needles, by);
+    assert.deepEqual(scan({ by, desc: true }), [...needles].reverse(), `${by} desc`);
+  }
+  const plans = prepared
+    .filter((sql) => sql.includes("ORDER BY"))
+    .map((sql) => {
+      // The plan is the same whatever the values: each parameter the statement names, as 0.
+      const params = Object.fromEntries([...sql.matchAll(/@(\w+)/g)].map((match) => [match[1], 0]));
+      const plan = data.db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all(params) as { detail: string }[];
+      return plan.map((row) => row.detail).join("; ");
+    });
+  // Every read seeks in an index and reads it in its order (a sort would read the whole range
+  // first), and the reads that go on inside the run start at the position's row: equality on the
+  // sort value, then the row id (SQLite once read the run from its start to the position).
+  assert.ok(plans.length > 0);
+  for (const plan of plans) {
+    assert.match(plan, /^SEARCH k USING /, plan);
+    // Keys not valid yet are few, read by start and sorted by end.
+    if (!plan.includes("api_keys_by_account_valid_from")) assert.doesNotMatch(plan, /TEMP B-TREE/, plan);
+  }
+  for (const index of ["api_keys_by_account_state", "api_keys_by_account_valid_to"]) {
+    for (const beyond of [">", "<"]) {
+      const seek = `${index} (account_id=? AND <expr>=? AND id${beyond}?)`;
+      assert.ok(
+        plans.some((plan) => plan.includes(seek)),
+        `${seek} in:\n${plans.join("\n")}`,
+      );
+    }
   }
 });
