@@ -38,16 +38,19 @@ type ListedRow = [
  * The value each sort orders by, the row id breaking ties: the expressions of SORT_INDEXES, word
  * for word (or SQLite would not use them). validTo: no end sorts after every date. state: by the
  * key's state at @now as the Keys table shows it, working keys (enabled and valid now) first, then
- * not yet valid, expired, disabled, each by validTo. That rank moves with time, so no index holds
- * it whole: a state-sorted list is read as four index ranges, one per state (STATE_SEGMENTS); this
- * expression is the rank and validTo in one value, what a position's state and place are read from.
+ * not yet valid, expired, disabled; keys not yet valid by when they start (validFrom), the others
+ * by validTo. That rank moves with time, so no index holds it whole: a state-sorted list is read as
+ * four index ranges, one per state (STATE_SEGMENTS); this expression is the rank and the segment's
+ * value in one number, what a position's state and place are read from.
  */
 const SORT_EXPRESSIONS: Record<KeySortField, string> = {
   created: "k.id",
   name: "k.name COLLATE NOCASE",
   validTo: "coalesce(k.valid_to, 9000000000000000)",
-  state: `(CASE WHEN k.enabled = 0 THEN 3 WHEN k.valid_from > @now THEN 1 WHEN k.valid_to <= @now THEN 2 ELSE 0 END)
-    * 10000000000000000 + coalesce(k.valid_to, 9000000000000000)`,
+  state: `CASE WHEN k.enabled = 0 THEN 30000000000000000 + coalesce(k.valid_to, 9000000000000000)
+    WHEN k.valid_from > @now THEN 10000000000000000 + k.valid_from
+    WHEN k.valid_to <= @now THEN 20000000000000000 + k.valid_to
+    ELSE coalesce(k.valid_to, 9000000000000000) END`,
 };
 
 /**
@@ -67,7 +70,6 @@ export const SORT_INDEXES = `
 
 /** `enabled` first, then validTo: the expression of api_keys_by_account_state, word for word. */
 const ENABLED_THEN_VALID_TO = "(1 - k.enabled) * 10000000000000000 + coalesce(k.valid_to, 9000000000000000)";
-const VALID_TO = "coalesce(k.valid_to, 9000000000000000)";
 
 /** One end of a part's values in its index: `value op bound`. */
 interface ValueBound {
@@ -88,7 +90,7 @@ interface SortPart {
   rows: string;
 }
 
-/** A state-sorted value is its state's rank times this, plus its validTo (SORT_EXPRESSIONS.state). */
+/** A state-sorted value is its state's rank times this, plus its value in its segment (SORT_EXPRESSIONS.state). */
 const STATE_RANK_STEP = 10000000000000000n;
 
 /** Whether a working or expired key's start has come (the rest of its state is its index value). */
@@ -98,7 +100,7 @@ const STARTED = "(k.valid_from IS NULL OR k.valid_from <= @now)";
  * The state sort's four parts in its ascending order, each the rows of one state read through an
  * index range: working and expired keys are the enabled range of api_keys_by_account_state on
  * either side of @now (in validTo order, a key's start checked on its row), disabled keys its upper
- * range, and keys not valid yet come from api_keys_by_account_valid_from (few, sorted by validTo).
+ * range, and keys not valid yet come from api_keys_by_account_valid_from, soonest start first.
  */
 const STATE_SEGMENTS: readonly SortPart[] = [
   {
@@ -108,7 +110,12 @@ const STATE_SEGMENTS: readonly SortPart[] = [
     high: { op: "<", bound: "10000000000000000" },
     rows: STARTED,
   },
-  { label: "state not-yet-valid", value: VALID_TO, rows: "k.enabled = 1 AND k.valid_from > @now" },
+  {
+    label: "state not-yet-valid",
+    value: "k.valid_from",
+    low: { op: ">", bound: "@now" },
+    rows: "k.enabled = 1",
+  },
   { label: "state expired", value: ENABLED_THEN_VALID_TO, high: { op: "<=", bound: "@now" }, rows: STARTED },
   {
     label: "state disabled",
@@ -579,7 +586,8 @@ export class ApiKeyStore {
     if (value === undefined) return null;
     const rank = Number((value as bigint) / STATE_RANK_STEP);
     const within = (value as bigint) % STATE_RANK_STEP;
-    // The position's value in its segment's own expression: validTo, plus the 1e16 of a disabled key.
+    // The position's value in its segment's own expression: validFrom for a key not valid yet,
+    // else validTo, plus the 1e16 of a disabled key.
     return {
       parts,
       first: order.indexOf(rank),

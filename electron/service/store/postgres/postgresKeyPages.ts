@@ -29,20 +29,20 @@ interface Position {
 /**
  * The values each order sorts by before the row id, as a function of the table's alias: the
  * expressions of the schema's keyset indexes (schema.ts), so that PostgreSQL reads through them.
- * name: SQLite's NOCASE order; validTo: no end after every date; state: enabled keys first, each
- * by validTo (SQLite sorts by one number combining the two: the same order).
+ * name: SQLite's NOCASE order; validTo: no end after every date; state: the state's rank, then
+ * validFrom (not yet valid) or validTo (SQLite sorts by one number combining the two: the same order).
  */
 const SORT_VALUES: Record<KeySortField, (alias: string, now: Bound) => string[]> = {
   created: () => [],
   name: (t) => [`keydesk_ascii_fold(${t}.name) COLLATE "C"`],
   validTo: (t) => [`coalesce(${t}.valid_to, 9000000000000000)`],
   // As SQLite's: the state at `now` as the Keys table shows it (working, not yet valid, expired,
-  // disabled), then validTo.
+  // disabled), then validFrom for a key not valid yet (when it starts), validTo for the others.
   state: (t, now) => {
     const at = now();
     return [
       `(CASE WHEN NOT ${t}.enabled THEN 3 WHEN ${t}.valid_from > ${at} THEN 1 WHEN ${t}.valid_to <= ${at} THEN 2 ELSE 0 END)`,
-      `coalesce(${t}.valid_to, 9000000000000000)`,
+      `(CASE WHEN ${t}.enabled AND ${t}.valid_from > ${at} THEN ${t}.valid_from ELSE coalesce(${t}.valid_to, 9000000000000000) END)`,
     ];
   },
 };
