@@ -166,6 +166,15 @@ function rangeTerms(part: SortPart, desc: boolean, start: RangeStart, end: Range
   return terms.join(" AND ");
 }
 
+/** The STATE_SEGMENTS rank holding every key a state filter matches (expiring soon: working keys). */
+const STATE_FILTER_SEGMENTS: Record<KeyStateFilter, number> = {
+  enabled: 0,
+  "expiring-soon": 0,
+  "not-yet-valid": 1,
+  expired: 2,
+  disabled: 3,
+};
+
 /** An enabled key inside its validity window at @now (valid_to exclusive, as App authorization). */
 const IN_WINDOW = "k.enabled = 1 AND (k.valid_from IS NULL OR k.valid_from <= @now)";
 const STATE_CLAUSES: Record<KeyStateFilter, string> = {
@@ -416,7 +425,17 @@ export class ApiKeyStore {
     };
     const indexed = filter.name !== undefined || filter.publicApiKey !== undefined;
     if (isSorted(filter.sort) && !indexed) {
-      return this.#sortedScan(accountId, filter.sort, where, listParams, after, limit, window, extras);
+      return this.#sortedScan(
+        accountId,
+        filter,
+        filter.sort,
+        where,
+        listParams,
+        after,
+        limit,
+        window,
+        extras,
+      );
     }
     const narrowing =
       indexed ||
@@ -491,6 +510,7 @@ export class ApiKeyStore {
    */
   #sortedScan(
     accountId: number,
+    filter: ApiKeyFilter,
     sort: KeySort,
     where: string,
     params: Record<string, unknown>,
@@ -503,19 +523,18 @@ export class ApiKeyStore {
     const now = (params.now as number | undefined) ?? Date.now();
     const start =
       sort.by === "state"
-        ? this.#statePosition(accountId, sort.desc, after, now)
+        ? this.#statePosition(accountId, sort.desc, filter.state, after, now)
         : {
             parts: [{ label: sort.by, rows: "1", value: SORT_EXPRESSIONS[sort.by] }],
-            first: 0,
+            positioned: after !== 0,
             fromValue: this.#positionValue(sort.by, accountId, after, now),
           };
     // A row that is gone, or another account's, ends the list: its values position nothing.
     if (start === null || start.fromValue === undefined) return { keys: [], after: null };
-    const { parts, first, fromValue } = start;
+    const { parts, positioned, fromValue } = start;
     const ranges: { part: SortPart; start: RangeStart }[] = [];
-    for (let at = first; at < parts.length; at++) {
-      const part = parts[at] as SortPart;
-      if (at === first && after !== 0) ranges.push({ part, start: "run" }, { part, start: "beyond" });
+    for (const [at, part] of parts.entries()) {
+      if (at === 0 && positioned) ranges.push({ part, start: "run" }, { part, start: "beyond" });
       else ranges.push({ part, start: "part" });
     }
     const order = sort.desc ? "DESC" : "ASC";
@@ -570,27 +589,34 @@ export class ApiKeyStore {
   }
 
   /**
-   * Where a state-sorted step starts: the STATE_SEGMENTS in the sort's order, the position's
-   * state among them and its value there; null when the position's row is gone.
+   * Where a state-sorted step starts: the STATE_SEGMENTS left to read in the sort's order, from
+   * the position's state on (only the filter's state when the list is filtered by one: the others
+   * hold none of its keys), whether the first is read from the position, and the position's value
+   * there; null when the position's row is gone.
    */
   #statePosition(
     accountId: number,
     desc: boolean,
+    state: KeyStateFilter | undefined,
     after: number,
     now: number,
-  ): { parts: SortPart[]; first: number; fromValue: unknown } | null {
+  ): { parts: SortPart[]; positioned: boolean; fromValue: unknown } | null {
     const order = desc ? [3, 2, 1, 0] : [0, 1, 2, 3];
-    const parts = order.map((rank) => STATE_SEGMENTS[rank] as SortPart);
-    if (after === 0) return { parts, first: 0, fromValue: null };
+    const ranks = state === undefined ? order : order.filter((rank) => rank === STATE_FILTER_SEGMENTS[state]);
+    const partsFrom = (list: number[]) => list.map((rank) => STATE_SEGMENTS[rank] as SortPart);
+    if (after === 0) return { parts: partsFrom(ranks), positioned: false, fromValue: null };
     const value = this.#positionValue("state", accountId, after, now);
     if (value === undefined) return null;
     const rank = Number((value as bigint) / STATE_RANK_STEP);
     const within = (value as bigint) % STATE_RANK_STEP;
+    // The position's row may be in a state the filter leaves out (it changed since the page):
+    // the list goes on with the next state in the order the filter keeps.
+    const left = ranks.filter((kept) => order.indexOf(kept) >= order.indexOf(rank));
     // The position's value in its segment's own expression: validFrom for a key not valid yet,
     // else validTo, plus the 1e16 of a disabled key.
     return {
-      parts,
-      first: order.indexOf(rank),
+      parts: partsFrom(left),
+      positioned: left[0] === rank,
       fromValue: rank === 3 ? within + STATE_RANK_STEP : within,
     };
   }

@@ -214,3 +214,56 @@ test("a filtered sorted scan resumes inside a run of equal values by seeking to 
     }
   }
 });
+
+test("state-sorted and filtered by a state: the steps read that state's keys only, not the others' before them", () => {
+  // 200 working keys, then 3 disabled ones: filtered to disabled, no step walks the working keys.
+  const account = addStoredAccount(data, "one-state");
+  const disabled: number[] = [];
+  for (let index = 0; index < 203; index++) {
+    const fields = {
+      name: `key ${index}`,
+      allowedIPs: null,
+      permissions: ["ALL" as const],
+      validFrom: null,
+      validTo: index % 2 === 0 ? null : NOW + (index + 1) * DAY,
+      enabled: index < 200,
+    };
+    const identity = { key: newKeyId(), publicApiKey: newPublicApiKey() };
+    const { id } = data.apiKeys.insert(account.id, account.accountKey, identity, fields, index);
+    if (index >= 200) disabled.push(id);
+  }
+  for (const desc of [false, true]) {
+    for (const limit of [1, 10]) {
+      const ids: number[] = [];
+      let steps = 0;
+      let after: number | null = 0;
+      while (after !== null) {
+        const filter: ApiKeyFilter = { state: "disabled", now: NOW, sort: { by: "state", desc } };
+        const step = data.apiKeys.scan(account.id, filter, after, limit, 20);
+        ids.push(...step.keys.map((key) => key.id));
+        after = step.after;
+        steps++;
+      }
+      // validTo orders them: the one that ends (index 201), then the two without an end, by id.
+      const expected = [disabled[1], disabled[0], disabled[2]];
+      assert.deepEqual(ids, desc ? expected.reverse() : expected, `desc ${desc}, limit ${limit}`);
+      // A step per page of the three, and one that finds the end (not 200 / 20 steps over working keys).
+      assert.ok(steps <= Math.ceil(3 / limit) + 1, `desc ${desc}, limit ${limit}: ${steps} steps`);
+    }
+  }
+  // A cursor on a key enabled since its page: the list goes on with the disabled keys after it.
+  const filter: ApiKeyFilter = { state: "disabled", now: NOW, sort: { by: "state", desc: false } };
+  const first = data.apiKeys.scan(account.id, filter, 0, 1, 20);
+  assert.deepEqual(
+    first.keys.map((key) => key.id),
+    [disabled[1]],
+  );
+  const stored = data.apiKeys.byId(disabled[1] as number);
+  assert.ok(stored);
+  data.apiKeys.update(stored, { ...stored, enabled: true }, NOW);
+  const rest = data.apiKeys.scan(account.id, filter, first.after as number, 10, 20);
+  assert.deepEqual(
+    rest.keys.map((key) => key.id),
+    [disabled[0], disabled[2]],
+  );
+});
