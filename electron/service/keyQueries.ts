@@ -103,7 +103,7 @@ export const listQuerySchema = z.strictObject({
     .optional()
     .meta({
       description:
-        "A Keydesk extension: the order of the list (created when left out): created (creation order); name (in any case, ASCII case folding); validTo (keys without an end last); state (working keys, then not yet valid, expired, disabled: the state at the time of the request, each by validTo). Ties in creation order. Pages follow with nextCursor (keyset: no key repeated or skipped, except one renamed or edited between pages)",
+        "A Keydesk extension: the order of the list (created when left out): created (creation order); name (in any case, ASCII case folding); validTo (keys without an end last); state (working keys, then not yet valid, expired, disabled: the state at the time of the request; keys not yet valid by validFrom, the soonest start first, the others by validTo). Ties in creation order. Pages follow with nextCursor (keyset: no key repeated or skipped, except one renamed or edited between pages)",
     }),
   order: z
     .enum(["asc", "desc"], { error: "must be asc or desc, given once" })

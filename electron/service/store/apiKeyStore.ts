@@ -38,16 +38,19 @@ type ListedRow = [
  * The value each sort orders by, the row id breaking ties: the expressions of SORT_INDEXES, word
  * for word (or SQLite would not use them). validTo: no end sorts after every date. state: by the
  * key's state at @now as the Keys table shows it, working keys (enabled and valid now) first, then
- * not yet valid, expired, disabled, each by validTo. That rank moves with time, so no index holds
- * it whole: a state-sorted list is read as four index ranges, one per state (STATE_SEGMENTS); this
- * expression is the rank and validTo in one value, what a position's state and place are read from.
+ * not yet valid, expired, disabled; keys not yet valid by when they start (validFrom), the others
+ * by validTo. That rank moves with time, so no index holds it whole: a state-sorted list is read as
+ * four index ranges, one per state (STATE_SEGMENTS); this expression is the rank and the segment's
+ * value in one number, what a position's state and place are read from.
  */
 const SORT_EXPRESSIONS: Record<KeySortField, string> = {
   created: "k.id",
   name: "k.name COLLATE NOCASE",
   validTo: "coalesce(k.valid_to, 9000000000000000)",
-  state: `(CASE WHEN k.enabled = 0 THEN 3 WHEN k.valid_from > @now THEN 1 WHEN k.valid_to <= @now THEN 2 ELSE 0 END)
-    * 10000000000000000 + coalesce(k.valid_to, 9000000000000000)`,
+  state: `CASE WHEN k.enabled = 0 THEN 30000000000000000 + coalesce(k.valid_to, 9000000000000000)
+    WHEN k.valid_from > @now THEN 10000000000000000 + k.valid_from
+    WHEN k.valid_to <= @now THEN 20000000000000000 + k.valid_to
+    ELSE coalesce(k.valid_to, 9000000000000000) END`,
 };
 
 /**
@@ -67,43 +70,110 @@ export const SORT_INDEXES = `
 
 /** `enabled` first, then validTo: the expression of api_keys_by_account_state, word for word. */
 const ENABLED_THEN_VALID_TO = "(1 - k.enabled) * 10000000000000000 + coalesce(k.valid_to, 9000000000000000)";
-const VALID_TO = "coalesce(k.valid_to, 9000000000000000)";
 
-/** One part of a sorted scan: its rows, the value they are ordered by (then the row id), a name for its statements. */
-interface SortPart {
-  label: string;
-  rows: string;
-  value: string;
+/** One end of a part's values in its index: `value op bound`. */
+interface ValueBound {
+  op: "<" | "<=" | ">" | ">=";
+  bound: string;
 }
 
-/** A state-sorted value is its state's rank times this, plus its validTo (SORT_EXPRESSIONS.state). */
+/**
+ * One part of a sorted scan: the rows of one range of an index, ordered by `value` (then the row
+ * id). `low` and `high` are the range's ends (none: the account's whole index), `rows` what the
+ * index does not hold (checked on each row), `label` a name for its statements.
+ */
+interface SortPart {
+  label: string;
+  value: string;
+  low?: ValueBound;
+  high?: ValueBound;
+  rows: string;
+}
+
+/** A state-sorted value is its state's rank times this, plus its value in its segment (SORT_EXPRESSIONS.state). */
 const STATE_RANK_STEP = 10000000000000000n;
+
+/** Whether a working or expired key's start has come (the rest of its state is its index value). */
+const STARTED = "(k.valid_from IS NULL OR k.valid_from <= @now)";
 
 /**
  * The state sort's four parts in its ascending order, each the rows of one state read through an
- * index in validTo order: working and expired keys are the enabled range of api_keys_by_account_state
- * on either side of @now (a working key's start checked on its row), disabled keys its upper range,
- * and keys not valid yet come from api_keys_by_account_valid_from (few, sorted by validTo).
+ * index range: working and expired keys are the enabled range of api_keys_by_account_state on
+ * either side of @now (in validTo order, a key's start checked on its row), disabled keys its upper
+ * range, and keys not valid yet come from api_keys_by_account_valid_from, soonest start first.
  */
 const STATE_SEGMENTS: readonly SortPart[] = [
   {
     label: "state working",
-    rows: `${ENABLED_THEN_VALID_TO} > @now AND ${ENABLED_THEN_VALID_TO} < 10000000000000000
-      AND (k.valid_from IS NULL OR k.valid_from <= @now)`,
     value: ENABLED_THEN_VALID_TO,
+    low: { op: ">", bound: "@now" },
+    high: { op: "<", bound: "10000000000000000" },
+    rows: STARTED,
   },
-  { label: "state not-yet-valid", rows: "k.enabled = 1 AND k.valid_from > @now", value: VALID_TO },
   {
-    label: "state expired",
-    rows: `${ENABLED_THEN_VALID_TO} <= @now AND (k.valid_from IS NULL OR k.valid_from <= @now)`,
-    value: ENABLED_THEN_VALID_TO,
+    label: "state not-yet-valid",
+    value: "k.valid_from",
+    low: { op: ">", bound: "@now" },
+    rows: "k.enabled = 1",
   },
+  { label: "state expired", value: ENABLED_THEN_VALID_TO, high: { op: "<=", bound: "@now" }, rows: STARTED },
   {
     label: "state disabled",
-    rows: `${ENABLED_THEN_VALID_TO} >= 10000000000000000`,
     value: ENABLED_THEN_VALID_TO,
+    low: { op: ">=", bound: "10000000000000000" },
+    rows: "1",
   },
 ];
+
+/**
+ * Where a range of a part starts in the scan's order: at the part's own end, just after the
+ * position's row among the rows of its value (`run`: value = @fromValue, then ids beyond @after),
+ * or at the values beyond the position's (`beyond`).
+ */
+type RangeStart = "part" | "run" | "beyond";
+/**
+ * Where it stops: at the part's own end, before the window's last value (`before`), or at the
+ * window's last row among the rows of that value (`at`: value = @untilValue, ids up to @until).
+ */
+type RangeEnd = "part" | "before" | "at";
+
+/**
+ * The WHERE terms of a range of a part, each range one an index seeks to: a keyset position
+ * `(value, id) > (@v, @id)` is written as two ranges, "value = @v AND id > @id" then "value > @v",
+ * because SQLite does not seek by a row value whose first part is an expression: it would read a
+ * run of equal values from its start to the position, once per step. A range has one bound a side,
+ * so the one SQLite seeks by is the range's own. Null when the range is empty: from a run to
+ * before the window's last value (the window ends in the run).
+ */
+function rangeTerms(part: SortPart, desc: boolean, start: RangeStart, end: RangeEnd): string | null {
+  const [beyond, within] = desc ? ["<", ">="] : [">", "<="];
+  const terms = [part.rows];
+  if (start === "run") {
+    if (end === "before") return null;
+    terms.push(`${part.value} = @fromValue AND k.id ${beyond} @after`);
+    if (end === "at") terms.push(`k.id ${within} @until`);
+    return terms.join(" AND ");
+  }
+  if (end === "at") {
+    // The window's last value is inside the part, after the position: the part's bounds hold.
+    terms.push(`${part.value} = @untilValue AND k.id ${within} @until`);
+    return terms.join(" AND ");
+  }
+  const [first, last] = desc ? [part.high, part.low] : [part.low, part.high];
+  const from = start === "beyond" ? { op: beyond, bound: "@fromValue" } : first;
+  const until = end === "before" ? { op: desc ? ">" : "<", bound: "@untilValue" } : last;
+  for (const side of [from, until]) if (side) terms.push(`${part.value} ${side.op} ${side.bound}`);
+  return terms.join(" AND ");
+}
+
+/** The STATE_SEGMENTS rank holding every key a state filter matches (expiring soon: working keys). */
+const STATE_FILTER_SEGMENTS: Record<KeyStateFilter, number> = {
+  enabled: 0,
+  "expiring-soon": 0,
+  "not-yet-valid": 1,
+  expired: 2,
+  disabled: 3,
+};
 
 /** An enabled key inside its validity window at @now (valid_to exclusive, as App authorization). */
 const IN_WINDOW = "k.enabled = 1 AND (k.valid_from IS NULL OR k.valid_from <= @now)";
@@ -355,7 +425,17 @@ export class ApiKeyStore {
     };
     const indexed = filter.name !== undefined || filter.publicApiKey !== undefined;
     if (isSorted(filter.sort) && !indexed) {
-      return this.#sortedScan(accountId, filter.sort, where, listParams, after, limit, window, extras);
+      return this.#sortedScan(
+        accountId,
+        filter,
+        filter.sort,
+        where,
+        listParams,
+        after,
+        limit,
+        window,
+        extras,
+      );
     }
     const narrowing =
       indexed ||
@@ -422,12 +502,15 @@ export class ApiKeyStore {
   /**
    * A step of a scan in a sort's order, by keyset: a position is a row (its sort value, then its
    * id), so `after` stays a row id and cursors stay what they are. The step looks at no more than
-   * `window` rows in that order (through the sort's index), like the unsorted scan. A sort is read
-   * as one or more parts, each a range of rows in one index order: the state sort as its four
-   * STATE_SEGMENTS, from the state of the position's row on; every other sort as one part.
+   * `window` rows of a part in that order (through the sort's index), like the unsorted scan. A
+   * sort is read as one or more parts, each a range of rows in one index order: the state sort as
+   * its four STATE_SEGMENTS, from the state of the position's row on; every other sort as one
+   * part. Each read is of a range the index seeks to (rangeTerms), so a step reads the rows of its
+   * window and no run of equal values before them.
    */
   #sortedScan(
     accountId: number,
+    filter: ApiKeyFilter,
     sort: KeySort,
     where: string,
     params: Record<string, unknown>,
@@ -440,87 +523,101 @@ export class ApiKeyStore {
     const now = (params.now as number | undefined) ?? Date.now();
     const start =
       sort.by === "state"
-        ? this.#statePosition(accountId, sort.desc, after, now)
+        ? this.#statePosition(accountId, sort.desc, filter.state, after, now)
         : {
             parts: [{ label: sort.by, rows: "1", value: SORT_EXPRESSIONS[sort.by] }],
-            first: 0,
+            positioned: after !== 0,
             fromValue: this.#positionValue(sort.by, accountId, after, now),
           };
     // A row that is gone, or another account's, ends the list: its values position nothing.
     if (start === null || start.fromValue === undefined) return { keys: [], after: null };
-    const listed = listedFrom(extras);
-    const [order, beyond, within] = sort.desc ? ["DESC", "<", ">="] : ["ASC", ">", "<="];
-    const { parts, first, fromValue } = start;
+    const { parts, positioned, fromValue } = start;
+    const ranges: { part: SortPart; start: RangeStart }[] = [];
+    for (const [at, part] of parts.entries()) {
+      if (at === 0 && positioned) ranges.push({ part, start: "run" }, { part, start: "beyond" });
+      else ranges.push({ part, start: "part" });
+    }
+    const order = sort.desc ? "DESC" : "ASC";
     const keys: ListedKey[] = [];
-    for (let at = first; at < parts.length; at++) {
-      const { label, rows: partRows, value } = parts[at] as SortPart;
-      const positioned = at === first && after !== 0;
-      // The single-value bound beside the row value lets SQLite seek in the index instead of
-      // reading the part from its start to the position.
-      const from = positioned
-        ? `AND ${value} ${beyond}= @fromValue AND (${value}, k.id) ${beyond} (@fromValue, @after)`
-        : "";
-      // The window's last row in this order; without one, the part ends within the window.
+    for (const range of ranges) {
+      const { label, value } = range.part;
+      const whole = rangeTerms(range.part, sort.desc, range.start, "part") as string;
+      // A range of one value is in id order: ordered by the value too, SQLite would sort the
+      // whole rest of the run instead of reading it in its index's order.
+      const orderBy = (ends: RangeEnd) =>
+        range.start === "run" || ends === "at" ? `k.id ${order}` : `${value} ${order}, k.id ${order}`;
+      // The window's last row in this order; without one, the range ends within the window.
       const windowEnd = this.#statement(
         this.#steps,
-        `window ${label} ${order} ${positioned}`,
+        `window ${label} ${order} ${range.start}`,
         () =>
-          `SELECT k.id, ${value} AS v FROM api_keys k WHERE k.account_id = @accountId AND ${partRows} ${from}
-           ORDER BY ${value} ${order}, k.id ${order} LIMIT 1 OFFSET @offset`,
+          `SELECT k.id, ${value} AS v FROM api_keys k WHERE k.account_id = @accountId AND ${whole}
+           ORDER BY ${orderBy("part")} LIMIT 1 OFFSET @offset`,
       );
       windowEnd.safeIntegers(true);
       const end = windowEnd.get({ accountId, after, fromValue, now, offset: window - 1 }) as
         | { id: bigint; v: unknown }
         | undefined;
-      const until =
-        end === undefined
-          ? ""
-          : `AND ${value} ${within} @untilValue AND (${value}, k.id) ${within} (@untilValue, @until)`;
-      const statement = this.#statement(
-        this.#steps,
-        `${extrasKey(extras)} ${where} sorted ${label} ${order} ${positioned} ${end !== undefined}`,
-        () =>
-          `SELECT ${listed.columns} FROM ${listed.from}
-         WHERE ${where} AND ${partRows} ${from} ${until} ORDER BY ${value} ${order}, k.id ${order} LIMIT @limit`,
-        true,
-      );
-      const rows = statement.all({
-        ...params,
-        now,
-        after,
-        fromValue,
-        limit: limit - keys.length,
-        ...(end && { until: Number(end.id), untilValue: end.v }),
-      }) as ListedRow[];
-      for (const row of rows) keys.push(this.#listed(row, extras));
-      if (keys.length === limit) return { keys, after: (keys[keys.length - 1] as ListedKey).id };
+      // Up to the window's last row: the values before its value, then its own up to its id.
+      const reads: RangeEnd[] = end === undefined ? ["part"] : ["before", "at"];
+      for (const ends of reads) {
+        const terms = rangeTerms(range.part, sort.desc, range.start, ends);
+        if (terms === null) continue;
+        const listed = listedFrom(extras);
+        const statement = this.#statement(
+          this.#steps,
+          `${extrasKey(extras)} ${where} sorted ${label} ${order} ${range.start} ${ends}`,
+          () =>
+            `SELECT ${listed.columns} FROM ${listed.from}
+           WHERE ${where} AND ${terms} ORDER BY ${orderBy(ends)} LIMIT @limit`,
+          true,
+        );
+        const rows = statement.all({
+          ...params,
+          now,
+          after,
+          fromValue,
+          limit: limit - keys.length,
+          ...(end && { until: Number(end.id), untilValue: end.v }),
+        }) as ListedRow[];
+        for (const row of rows) keys.push(this.#listed(row, extras));
+        if (keys.length === limit) return { keys, after: (keys[keys.length - 1] as ListedKey).id };
+      }
       if (end !== undefined) return { keys, after: Number(end.id) };
     }
     return { keys, after: null };
   }
 
   /**
-   * Where a state-sorted step starts: the STATE_SEGMENTS in the sort's order, the position's
-   * state among them and its value there; null when the position's row is gone.
+   * Where a state-sorted step starts: the STATE_SEGMENTS left to read in the sort's order, from
+   * the position's state on (only the filter's state when the list is filtered by one: the others
+   * hold none of its keys), whether the first is read from the position, and the position's value
+   * there; null when the position's row is gone.
    */
   #statePosition(
     accountId: number,
     desc: boolean,
+    state: KeyStateFilter | undefined,
     after: number,
     now: number,
-  ): { parts: SortPart[]; first: number; fromValue: unknown } | null {
+  ): { parts: SortPart[]; positioned: boolean; fromValue: unknown } | null {
     const order = desc ? [3, 2, 1, 0] : [0, 1, 2, 3];
-    const parts = order.map((rank) => STATE_SEGMENTS[rank] as SortPart);
-    if (after === 0) return { parts, first: 0, fromValue: null };
+    const ranks = state === undefined ? order : order.filter((rank) => rank === STATE_FILTER_SEGMENTS[state]);
+    const partsFrom = (list: number[]) => list.map((rank) => STATE_SEGMENTS[rank] as SortPart);
+    if (after === 0) return { parts: partsFrom(ranks), positioned: false, fromValue: null };
     const value = this.#positionValue("state", accountId, after, now);
     if (value === undefined) return null;
     const rank = Number((value as bigint) / STATE_RANK_STEP);
-    const validTo = (value as bigint) % STATE_RANK_STEP;
-    // The position's value in its segment's own expression: validTo, plus the 1e16 of a disabled key.
+    const within = (value as bigint) % STATE_RANK_STEP;
+    // The position's row may be in a state the filter leaves out (it changed since the page):
+    // the list goes on with the next state in the order the filter keeps.
+    const left = ranks.filter((kept) => order.indexOf(kept) >= order.indexOf(rank));
+    // The position's value in its segment's own expression: validFrom for a key not valid yet,
+    // else validTo, plus the 1e16 of a disabled key.
     return {
-      parts,
-      first: order.indexOf(rank),
-      fromValue: rank === 3 ? validTo + STATE_RANK_STEP : validTo,
+      parts: partsFrom(left),
+      positioned: left[0] === rank,
+      fromValue: rank === 3 ? within + STATE_RANK_STEP : within,
     };
   }
 

@@ -97,7 +97,7 @@ test("by validTo (no end last) and by state (enabled first, each by validTo)", a
   ]);
 });
 
-test("by state: working keys first (enabled and valid now), then not yet valid, expired, disabled; each by validTo", async () => {
+test("by state: working keys first (enabled and valid now), then not yet valid (soonest start first), expired, disabled (each by validTo)", async () => {
   const now = Date.now();
   const at = (offset: number) => formatApiDateTime(now + offset);
   const specs: [string, Record<string, unknown>, boolean][] = [
@@ -106,6 +106,9 @@ test("by state: working keys first (enabled and valid now), then not yet valid, 
     ["disabled", {}, false],
     ["expired yesterday", { validTo: at(-DAY) }, true],
     ["not yet valid", { validFrom: at(3 * DAY) }, true],
+    // Keys not valid yet rank by when they start, not by when they end.
+    ["starts in 6 days, ends in 10", { validFrom: at(6 * DAY), validTo: at(10 * DAY) }, true],
+    ["starts in 2 days, ends in 30", { validFrom: at(2 * DAY), validTo: at(30 * DAY) }, true],
     ["working, ends in 5 days", { validTo: at(5 * DAY) }, true],
     ["disabled and expired", { validTo: at(-2 * DAY) }, false],
     ["working, ends tomorrow", { validTo: at(DAY) }, true],
@@ -126,7 +129,9 @@ test("by state: working keys first (enabled and valid now), then not yet valid, 
     "working, ends tomorrow",
     "working, ends in 5 days",
     "working, no end",
+    "starts in 2 days, ends in 30",
     "not yet valid",
+    "starts in 6 days, ends in 10",
     "expired long ago",
     "expired yesterday",
     "disabled and expired",

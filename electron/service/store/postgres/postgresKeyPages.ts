@@ -29,20 +29,22 @@ interface Position {
 /**
  * The values each order sorts by before the row id, as a function of the table's alias: the
  * expressions of the schema's keyset indexes (schema.ts), so that PostgreSQL reads through them.
- * name: SQLite's NOCASE order; validTo: no end after every date; state: enabled keys first, each
- * by validTo (SQLite sorts by one number combining the two: the same order).
+ * name: SQLite's NOCASE order; validTo: no end after every date. state: the state's rank, then
+ * validFrom (not yet valid) or validTo (SQLite sorts by one number combining the two: the same
+ * order); no index holds that rank, so these are only a position's values, and the pages are read
+ * by STATE_SEGMENTS.
  */
 const SORT_VALUES: Record<KeySortField, (alias: string, now: Bound) => string[]> = {
   created: () => [],
   name: (t) => [`keydesk_ascii_fold(${t}.name) COLLATE "C"`],
   validTo: (t) => [`coalesce(${t}.valid_to, 9000000000000000)`],
   // As SQLite's: the state at `now` as the Keys table shows it (working, not yet valid, expired,
-  // disabled), then validTo.
+  // disabled), then validFrom for a key not valid yet (when it starts), validTo for the others.
   state: (t, now) => {
     const at = now();
     return [
       `(CASE WHEN NOT ${t}.enabled THEN 3 WHEN ${t}.valid_from > ${at} THEN 1 WHEN ${t}.valid_to <= ${at} THEN 2 ELSE 0 END)`,
-      `coalesce(${t}.valid_to, 9000000000000000)`,
+      `(CASE WHEN ${t}.enabled AND ${t}.valid_from > ${at} THEN ${t}.valid_from ELSE coalesce(${t}.valid_to, 9000000000000000) END)`,
     ];
   },
 };
@@ -71,6 +73,55 @@ const STATE_CLAUSES: Record<KeyStateFilter, (now: Bound, soon: Bound) => string>
     const at = now();
     return `${IN_WINDOW(at)} AND k.valid_to > ${at} AND k.valid_to < ${soon()}`;
   },
+};
+
+/** The rows and order of one range of a page: each as SQL, given the page's parameter maker. */
+interface PageRange {
+  rows?: (param: (value: unknown) => string) => string;
+  sortValues: (param: (value: unknown) => string) => string[];
+}
+
+/** One state of the state sort: its rows at `now` and the value they are ordered by (then the id). */
+interface StateSegment {
+  rows: (now: Bound) => string;
+  value: string;
+}
+
+const VALID_TO = "coalesce(k.valid_to, 9000000000000000)";
+const STARTED = (now: string): string => `(k.valid_from IS NULL OR k.valid_from <= ${now})`;
+
+/**
+ * The state sort's segments in its ascending order, as SORT_VALUES.state ranks them: working,
+ * expired and disabled keys are ranges of api_keys_by_account_state ((NOT enabled), validTo, id),
+ * read in its order from a position by its row comparison; keys not yet valid by validFrom (few,
+ * sorted). The rank itself moves with time, so no index holds the four in one order.
+ */
+const STATE_SEGMENTS: readonly StateSegment[] = [
+  {
+    rows: (now) => {
+      const at = now();
+      return `(NOT k.enabled) IS FALSE AND ${VALID_TO} > ${at} AND ${STARTED(at)}`;
+    },
+    value: VALID_TO,
+  },
+  { rows: (now) => `k.enabled AND k.valid_from > ${now()}`, value: "k.valid_from" },
+  {
+    rows: (now) => {
+      const at = now();
+      return `(NOT k.enabled) IS FALSE AND ${VALID_TO} <= ${at} AND ${STARTED(at)}`;
+    },
+    value: VALID_TO,
+  },
+  { rows: () => "(NOT k.enabled) IS TRUE", value: VALID_TO },
+];
+
+/** The segment holding every key a state filter matches (expiring soon: working keys). */
+const STATE_FILTER_SEGMENTS: Record<KeyStateFilter, number> = {
+  enabled: 0,
+  "expiring-soon": 0,
+  "not-yet-valid": 1,
+  expired: 2,
+  disabled: 3,
 };
 
 const DAY_COLUMNS = COUNT_COLUMNS.map((column) => `sum(h.${column})::bigint AS day_${column}`).join(", ");
@@ -155,6 +206,11 @@ export class PostgresKeyPages {
     return row && { id, values: expressions.map((_, index) => row[`s${index}`]) };
   }
 
+  /**
+   * Up to `limit` keys after a position in the filter's order. The state sort is read as its
+   * STATE_SEGMENTS, one after the other from the position's state on (only the filter's state when
+   * it has one), each a range of an index in its own order; any other order as one range.
+   */
   async #read(
     accountId: number,
     filter: ApiKeyFilter,
@@ -163,10 +219,53 @@ export class PostgresKeyPages {
     extras: ListExtras,
   ): Promise<{ keys: ListedKey[]; last: Position | null }> {
     const order = orderOf(filter);
+    if (order.by !== "state") {
+      const sortValues = (param: (value: unknown) => string) =>
+        SORT_VALUES[order.by]("k", () => `${param(filter.now ?? Date.now())}::bigint`);
+      return this.#readRange(accountId, filter, { sortValues }, position, limit, extras);
+    }
+    const now = filter.now ?? Date.now();
+    const ranks = order.desc ? [3, 2, 1, 0] : [0, 1, 2, 3];
+    const kept =
+      filter.state === undefined
+        ? ranks
+        : ranks.filter((rank) => rank === STATE_FILTER_SEGMENTS[filter.state as KeyStateFilter]);
+    // The position's row may be in a state the filter leaves out (it changed since the page): the
+    // list goes on with the next state in the order the filter keeps.
+    const from = position === null ? ranks[0] : Number(position.values[0]);
+    const keys: ListedKey[] = [];
+    let last: Position | null = null;
+    for (const rank of kept.filter((state) => ranks.indexOf(state) >= ranks.indexOf(from as number))) {
+      const segment = STATE_SEGMENTS[rank] as StateSegment;
+      const range: PageRange = {
+        rows: (param) => segment.rows(() => `${param(now)}::bigint`),
+        sortValues: () => [segment.value],
+      };
+      const within =
+        position !== null && rank === from ? { id: position.id, values: [position.values[1]] } : null;
+      const step = await this.#readRange(accountId, filter, range, within, limit - keys.length, extras);
+      keys.push(...step.keys);
+      if (step.last) last = { id: step.last.id, values: [rank, ...step.last.values] };
+      if (keys.length === limit) break;
+    }
+    return { keys, last };
+  }
+
+  /** Up to `limit` keys of one range after a position in its order (its sort values, then the id). */
+  async #readRange(
+    accountId: number,
+    filter: ApiKeyFilter,
+    range: PageRange,
+    position: Position | null,
+    limit: number,
+    extras: ListExtras,
+  ): Promise<{ keys: ListedKey[]; last: Position | null }> {
+    const order = orderOf(filter);
     const values: unknown[] = [accountId];
     const param = (value: unknown) => `$${values.push(value)}`;
-    const sortValues = SORT_VALUES[order.by]("k", () => `${param(filter.now ?? Date.now())}::bigint`);
+    const sortValues = range.sortValues(param);
     const where = [this.#where(filter, values)];
+    if (range.rows) where.push(range.rows(param));
     if (position !== null) {
       const direction = order.desc ? "<" : ">";
       const bound = [...position.values.map(param), param(position.id)];

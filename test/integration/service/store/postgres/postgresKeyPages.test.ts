@@ -51,6 +51,7 @@ let data: DataDir | undefined;
 let sqlite: KeyLister;
 let postgres: KeyLister;
 let account: ListedAccount;
+let box: ReturnType<typeof createSecretBox>;
 /** Some of the seeded keys' publicApiKeys and names, for the exact lookups. */
 const samples: { publicApiKey: string; name: string }[] = [];
 
@@ -159,7 +160,7 @@ before(async () => {
   cluster = await testPostgres();
   pool = new pg.Pool({ connectionString: await cluster.createDatabase(), max: 4 });
   await migratePostgres(pool);
-  const box = createSecretBox(dataKey);
+  box = createSecretBox(dataKey);
   const [onSqlite, onPostgres] = [await seed(data.store), await seed(new PostgresStore(pool, box))];
   assert.deepEqual(onSqlite, onPostgres);
   account = { id: onSqlite.id, accountKey: onSqlite.accountKey };
@@ -337,4 +338,46 @@ test("a whole list stops at its next page once aborted, with the abort's reason"
     (error) => error === reason,
   );
   assert.equal(pieces.length, 1);
+});
+
+/** Every node of an EXPLAIN (FORMAT JSON) plan, the plan's own first. */
+function planNodes(node: Record<string, unknown>): Record<string, unknown>[] {
+  const children = (node.Plans as Record<string, unknown>[] | undefined) ?? [];
+  return [node, ...children.flatMap(planNodes)];
+}
+
+test("a state-sorted page reads its states' index ranges in their order: no sort of the account's keys", async (t) => {
+  if (skipWithoutPostgres(t)) return;
+  const live = pool as pg.Pool;
+  // The statements the pages run, seen on their way to the pool (which runs them as ever).
+  const statements: { text: string; values: unknown[] }[] = [];
+  const seen = Object.create(live) as pg.Pool;
+  seen.query = ((config: { text: string; values: unknown[] }) => {
+    statements.push(config);
+    return live.query(config);
+  }) as typeof live.query;
+  const pages = pagedLister(new PostgresKeyPages(seen, box));
+  for (const state of ["enabled", "expired", "disabled"] as const) {
+    for (const desc of [false, true]) {
+      await walk(pages, { state, now: NOW, sort: { by: "state", desc } }, 150);
+    }
+  }
+  const reads = statements.filter((statement) => statement.text.includes("ORDER BY"));
+  assert.ok(reads.length > 6, "pages after the first read from a position");
+  const client = await live.connect();
+  try {
+    // Sorts and sequential scans made a last resort: a plan with either could not read an index in order.
+    await client.query("BEGIN");
+    await client.query("SET LOCAL enable_seqscan = off");
+    await client.query("SET LOCAL enable_sort = off");
+    for (const { text, values } of reads) {
+      const { rows } = await client.query(`EXPLAIN (FORMAT JSON) ${text}`, values);
+      const nodes = planNodes((rows[0]["QUERY PLAN"] as { Plan: Record<string, unknown> }[])[0]?.Plan ?? {});
+      const types = nodes.map((node) => node["Node Type"]);
+      assert.ok(!types.includes("Sort") && !types.includes("Seq Scan"), `${types.join(" > ")}: ${text}`);
+    }
+  } finally {
+    await client.query("ROLLBACK");
+    client.release();
+  }
 });
