@@ -4,6 +4,7 @@ import { useRef, useState } from "react";
 import { parseApiDateTime } from "../../../../shared/datetime.ts";
 import type { CapturedPinDto } from "../../../../shared/tfa.ts";
 import { BridgeFailure, errorText } from "../../bridgeHooks.ts";
+import { isProfileFailure } from "../../FailingQueriesBanner.tsx";
 import { useProfileScope } from "../../profileScope.ts";
 import { formatLocal, localDayAndTime, zoneName } from "../../time.ts";
 import { useNowUntil } from "../../useNow.ts";
@@ -42,6 +43,9 @@ export function PinInboxView() {
   usePinEvents(useProfileScope());
   const toError = fieldError(pins.error, "to");
   const applicationError = fieldError(pins.error, "applicationId");
+  // A list kept from an earlier answer while the service fails now: shown as of that answer.
+  const answeredAt =
+    pins.isError && pins.data !== undefined ? new Date(pins.dataUpdatedAt).toLocaleTimeString() : null;
 
   return (
     <Stack component="section" aria-labelledby="pins-title" data-testid="pin-inbox">
@@ -77,15 +81,33 @@ export function PinInboxView() {
         </Button>
       </Group>
       {pins.isPending && <Text>Loading PINs…</Text>}
-      {pins.isError && !toError && !applicationError && (
-        <Alert color="red" role="alert">
-          {errorText(pins.error)}
+      {pins.isError &&
+        !toError &&
+        !applicationError &&
+        // The page's banner says a profile's failure, with what fixes it (Retry, Edit profile): not twice.
+        (isProfileFailure(pins.error) ? (
+          pins.data === undefined && (
+            <Text size="sm" c="dimmed" data-testid="pin-inbox-not-loaded">
+              No PINs to show.
+            </Text>
+          )
+        ) : (
+          <Alert color="red" role="alert">
+            {errorText(pins.error)}
+          </Alert>
+        ))}
+      {answeredAt !== null && (
+        <Alert color="yellow" variant="light" role="status" data-testid="pin-inbox-stale">
+          This list is as {profile?.name ?? "the profile"} answered at {answeredAt}; it does not answer now,
+          so PINs sent since and their states may be missing.
         </Alert>
       )}
       {pins.data &&
         (pins.data.length === 0 ? (
           <Text data-testid="pin-inbox-empty">
-            No PINs captured{to || applicationId ? " for these filters" : " yet"}.
+            {answeredAt !== null
+              ? `No PINs ${to || applicationId ? "matched these filters" : "had been captured"} as of ${answeredAt}.`
+              : `No PINs captured${to || applicationId ? " for these filters" : " yet"}.`}
           </Text>
         ) : (
           <Table.ScrollContainer minWidth={600} type="native">
