@@ -106,6 +106,29 @@ async function localTfaKey(call: LocalPost, name: string): Promise<string> {
   return `App ${publicApiKey}`;
 }
 
+/**
+ * The words of the PIN states (runs of non-space characters) that the layout broke across lines:
+ * each word's own rectangles, read through a Range, lie on more than one line.
+ */
+async function brokenStateWords(page: Page): Promise<string[]> {
+  return await page.evaluate(() => {
+    const broken: string[] = [];
+    for (const cell of document.querySelectorAll('[data-testid="pin-state"]')) {
+      const walker = document.createTreeWalker(cell, NodeFilter.SHOW_TEXT);
+      for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+        for (const word of (node.textContent ?? "").matchAll(/\S+/g)) {
+          const range = document.createRange();
+          range.setStart(node, word.index);
+          range.setEnd(node, word.index + word[0].length);
+          const tops = new Set([...range.getClientRects()].map((rect) => Math.round(rect.top)));
+          if (tops.size > 1) broken.push(word[0]);
+        }
+      }
+    }
+    return broken;
+  });
+}
+
 async function chooseAccount(page: Page, label: string): Promise<void> {
   await page.getByRole("combobox", { name: "Account", exact: true }).click();
   await page.getByRole("option", { name: label, exact: true }).click();
@@ -612,6 +635,21 @@ test("a verification changes a PIN's state in the inbox without a reload; a fail
     assert.match(sent, /^([A-Z][a-z]{2} \d{1,2}|\d{1,2} [A-Z][a-z]{2})\d\d:\d\d:\d\d/, sent);
   }
   await page.screenshot({ path: join(RESULTS, "pin-inbox-800x600.png"), fullPage: true });
+  // A state's words stay whole at every width: "NC_DESTINATION_NOT_REACHABLE," is never cut in two.
+  for (const [width, height] of [
+    [800, 600],
+    [1280, 800],
+    [1440, 900],
+  ] as const) {
+    await page.setViewportSize({ width, height });
+    assert.deepEqual(await brokenStateWords(page), [], `no state word broken at ${width} px`);
+    await page.screenshot({ path: join(RESULTS, `pin-inbox-states-${width}.png`), fullPage: true });
+  }
+  await page.setViewportSize({ width: 800, height: 600 });
+  await page.emulateMedia({ colorScheme: "dark" });
+  assert.deepEqual(await brokenStateWords(page), []);
+  await page.screenshot({ path: join(RESULTS, "pin-inbox-states-800-dark.png"), fullPage: true });
+  await page.emulateMedia({ colorScheme: "light" });
   assert.deepEqual(problems, []);
   await page.close();
 });

@@ -1,6 +1,6 @@
 import { Alert, Badge, Button, Group, Stack, Table, Text, TextInput, Title } from "@mantine/core";
 import { useDebouncedValue } from "@mantine/hooks";
-import { useRef, useState } from "react";
+import { Fragment, useRef, useState } from "react";
 import { parseApiDateTime } from "../../../../shared/datetime.ts";
 import type { CapturedPinDto } from "../../../../shared/tfa.ts";
 import { BridgeFailure, errorText } from "../../bridgeHooks.ts";
@@ -222,12 +222,29 @@ function PinRow({ pin, now, account }: { pin: CapturedPinDto; now: number; accou
         <Badge color={state.color} variant="dot" tt="none" styles={WHOLE_BADGE}>
           {state.label}
         </Badge>
-        {state.detail && (
-          <Text size="xs" c="dimmed" mt={2} style={{ overflowWrap: "anywhere" }}>
-            {state.detail}
-          </Text>
-        )}
+        {state.detail && <PinStateDetail {...state.detail} />}
       </Table.Td>
     </Table.Tr>
+  );
+}
+
+/**
+ * "NC_DESTINATION_NOT_REACHABLE, MESSAGE_NOT_SENT · 10 attempts left": each status and the PIN's
+ * state kept whole (a line of a narrow column breaks between them, never inside a status word,
+ * as it did when any character could end a line).
+ */
+function PinStateDetail({ statuses, state }: { statuses: readonly string[]; state: string }) {
+  return (
+    <Text size="xs" c="dimmed" mt={2} data-testid="pin-state-detail">
+      {statuses.map((status, index) => (
+        <Fragment key={status}>
+          <span style={{ whiteSpace: "nowrap" }}>
+            {status}
+            {index < statuses.length - 1 ? "," : ""}
+          </span>{" "}
+        </Fragment>
+      ))}
+      <span style={{ whiteSpace: "nowrap" }}>· {state}</span>
+    </Text>
   );
 }
