@@ -29,7 +29,6 @@ import {
   errorBodySchema,
   keyUsageSeriesSchema,
   pinStateSchema,
-  tfaApiKeyAnswerSchema,
 } from "./responseSchemas.ts";
 import { ServiceCallFailure } from "./serviceCallFailure.ts";
 
@@ -389,29 +388,6 @@ export class KeyServiceClient {
       body: request,
       headers: writeHeaders(options),
     });
-  }
-
-  /**
-   * A TFA key in the credentials' own account (POST /2fa/2/api-key answers only its
-   * publicApiKey; the key is then looked up to answer all of it, and renamed when a name is given).
-   */
-  async createTfa(name?: string): Promise<ApiKeyDto> {
-    const publicApiKey = await this.#json(
-      servicePath(SERVICE_ROUTES.tfaApiKey, { version: "2" }),
-      tfaApiKeyAnswerSchema,
-      {
-        method: "POST",
-        body: {},
-      },
-    );
-    const created = await this.lookup("_", publicApiKey);
-    if (!created) {
-      throw new ServiceCallFailure(
-        "GENERAL_ERROR",
-        `${this.baseUrl} created a 2FA key but does not list it under the credentials' own account`,
-      );
-    }
-    return name === undefined ? created : this.update("_", created.key, { name });
   }
 
   async update(

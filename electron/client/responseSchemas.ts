@@ -1,4 +1,3 @@
-import { z } from "zod";
 import { accountAnswerSchemas } from "../../shared/accountAnswers.ts";
 import { apiKeyAnswerSchemas } from "../../shared/apiKeyAnswers.ts";
 import { errorBodySchema as sharedErrorBodySchema } from "../../shared/errorBody.ts";
@@ -24,8 +23,6 @@ export const apiKeyListSchema = apiKeyAnswers.apiKeyList(apiKeySchema);
 export const apiKeyPageSchema = apiKeyAnswers.apiKeyPage(apiKeySchema);
 
 export const apiKeyCountSchema = apiKeyAnswers.apiKeyCount;
-
-export const tfaApiKeyAnswerSchema = z.string().min(1);
 
 /** The accounts the credentials manage, as the service declares them, checked leniently. */
 export const accountListSchema = accountAnswerSchemas(false).accountList;

@@ -85,6 +85,7 @@ test("a key created with the 30-day preset ends in 30 days, said in the form and
   await page.getByRole("button", { name: "New key" }).click();
   const dialog = page.getByRole("dialog", { name: "New API key" });
   await dialog.getByLabel("Name").fill("thirty-day partner");
+  await dialog.getByRole("checkbox", { name: "ALL (every API)" }).check();
   assert.equal(await dialog.getByRole("radio", { name: "No end" }).isChecked(), true, "a new key has no end");
   assert.equal(await dialog.getByTestId("key-form-ends").textContent(), "No end: the key never expires.");
   const before = Date.now();

@@ -176,6 +176,19 @@ test("`n` opens the create dialog, which passes axe; an ALL key is created and s
       m: Number(picked[2]),
     }),
   );
+  // No permission is preselected: the form marks the missing choice and sends nothing.
+  const all = dialog.getByRole("checkbox", { name: "ALL (every API)" });
+  const tfa = dialog.getByRole("checkbox", { name: "TFA (2FA only)" });
+  assert.deepEqual([await all.isChecked(), await tfa.isChecked()], [false, false]);
+  const count = async () => (await bridge<{ count: number }>("keys.count", { accountKey: "_" })).count;
+  const keysBefore = await count();
+  await dialog.getByRole("button", { name: "Create key" }).click();
+  await dialog.getByText("Choose at least one permission").waitFor();
+  await shot("keys-create-no-permission.png");
+  assert.equal(await dialog.isVisible(), true, "the dialog stays open");
+  assert.equal(await count(), keysBefore, "nothing created");
+  await all.check();
+  assert.equal(await dialog.getByText("Choose at least one permission").count(), 0, "the choice clears it");
   await dialog.getByRole("button", { name: "Create key" }).click();
 
   const created = page.getByRole("dialog", { name: "Key created" });

@@ -289,6 +289,7 @@ test("a new key is scrolled to and marked, and Esc in a changed Edit dialog asks
   await page.getByRole("button", { name: "New key", exact: true }).click();
   const dialog = page.getByRole("dialog", { name: "New API key" });
   await dialog.getByLabel("Name").fill("zz newest key");
+  await dialog.getByRole("checkbox", { name: "ALL (every API)" }).check();
   await dialog.getByRole("button", { name: "Create key" }).click();
   await page.getByRole("dialog", { name: "Key created" }).getByRole("button", { name: "Done" }).click();
   const created = row("zz newest key");
@@ -373,6 +374,7 @@ test("a key created beyond the loaded pages is shown on top, marked, in view", a
   await page.getByRole("button", { name: "New key", exact: true }).click();
   const dialog = page.getByRole("dialog", { name: "New API key" });
   await dialog.getByLabel("Name").fill("team-b newest");
+  await dialog.getByRole("checkbox", { name: "ALL (every API)" }).check();
   await dialog.getByRole("button", { name: "Create key" }).click();
   await page.getByRole("dialog", { name: "Key created" }).getByRole("button", { name: "Done" }).click();
   const created = row("team-b newest");
@@ -425,6 +427,7 @@ test("creating a key on an unreachable remote says unreachable, not refused", as
   await page.getByRole("button", { name: "New key", exact: true }).click();
   const dialog = page.getByRole("dialog", { name: "New API key" });
   await dialog.getByLabel("Name").fill("never sent");
+  await dialog.getByRole("checkbox", { name: "ALL (every API)" }).check();
   await dialog.getByRole("button", { name: "Create key" }).click();
   const alert = dialog.getByRole("alert");
   await alert.getByText("The service is unreachable: nothing was saved").waitFor();

@@ -324,6 +324,99 @@ test("at 800, 1280 and 1440: two long names that differ only in their last chara
   assert.deepEqual(pageProblems, []);
 });
 
+/**
+ * The lines a key's name button shows, as the layout broke them (each character's line read through
+ * a Range), and the characters a line ended after (spaces are left out: a space at a break is drawn
+ * on neither line).
+ */
+function nameLines(name: string): Promise<{ lines: string[]; endedAfter: string[]; whole: boolean }> {
+  return page.getByRole("button", { name: `Details of ${name}`, exact: true }).evaluate((button) => {
+    const lines: string[] = [];
+    const endedAfter: string[] = [];
+    let top: number | null = null;
+    let previous = "";
+    const walker = document.createTreeWalker(button, NodeFilter.SHOW_TEXT);
+    for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+      const text = node.textContent ?? "";
+      for (let index = 0; index < text.length; index++) {
+        const char = text.charAt(index);
+        const range = document.createRange();
+        range.setStart(node, index);
+        range.setEnd(node, index + 1);
+        const rect = range.getClientRects()[0];
+        if (char.trim() === "" || !rect) {
+          if (lines.length) lines[lines.length - 1] += char;
+          previous = char;
+          continue;
+        }
+        if (top === null || Math.round(rect.top) > top) {
+          if (top !== null) endedAfter.push(previous);
+          lines.push("");
+          top = Math.round(rect.top);
+        }
+        lines[lines.length - 1] += char;
+        previous = char;
+      }
+    }
+    return {
+      lines: lines.map((line) => line.trim()),
+      endedAfter,
+      whole: button.scrollHeight <= button.clientHeight + 1 && button.scrollWidth <= button.clientWidth + 1,
+    };
+  });
+}
+
+test("at 800 and 1024: a name with spaces cut in a narrow Name column breaks its lines between words, not inside one", async (t) => {
+  // The review's names, and longer ones with spaces that two lines of the column cannot hold.
+  const names = [
+    "reporting integration tests 1",
+    "partner-portal staging 1",
+    "reporting integration tests of the partner-portal staging cluster 1",
+    "partner-portal staging deploy for the reporting integration tests 1",
+  ];
+  for (const name of names) await bridge("keys.create", { accountKey: "_", request: { name } });
+  await page.setViewportSize({ width: 1280, height: 800 });
+  await page.goto(host.pageUrl);
+  const search = page.getByRole("textbox", { name: "Search", exact: true });
+  for (const [width, height] of [
+    [800, 600],
+    [1024, 768],
+  ] as const) {
+    await page.setViewportSize({ width, height });
+    for (const name of names) {
+      await search.fill(name);
+      await page.getByRole("button", { name: `Details of ${name}`, exact: true }).waitFor();
+      await page.waitForFunction(
+        () =>
+          [...document.querySelectorAll<HTMLElement>("[data-testid=key-name]")].every(
+            (button) => button.scrollHeight <= button.clientHeight + 1,
+          ),
+        undefined,
+        { timeout: 5000 },
+      );
+      const shown = await nameLines(name);
+      const at = `${width}×${height} "${name}"`;
+      t.diagnostic(`${at}: ${JSON.stringify(shown.lines)}`);
+      assert.ok(shown.whole, `${at}: what is shown is not cut further: ${JSON.stringify(shown.lines)}`);
+      assert.ok(shown.lines.length <= 2, `${at}: ${JSON.stringify(shown.lines)}`);
+      for (const [index, after] of shown.endedAfter.entries()) {
+        assert.ok(
+          // Between words, after a hyphen, or at the cut itself ("staging de… / ng integration").
+          after.trim() === "" || after === "-" || after === "…",
+          `${at}: line ${index + 1} ends inside a word: ${JSON.stringify(shown.lines)}`,
+        );
+      }
+      // Cut or not, its end is there: what tells "… tests 1" from "… tests 2".
+      assert.ok(shown.lines.join(" ").endsWith(" 1"), `${at}: ${JSON.stringify(shown.lines)}`);
+      await page.screenshot({
+        path: join(RESULTS, `keys-layout-name-words-${names.indexOf(name)}-${width}.png`),
+      });
+    }
+  }
+  await search.fill("");
+  assert.deepEqual(pageProblems, []);
+});
+
 /** Rows wholly in the window below the fixed header and the table's head row, and the first one's name. */
 function rowsInSight(): Promise<{ count: number; first: string; searchInSight: boolean }> {
   return page.evaluate(() => {

@@ -106,6 +106,29 @@ async function localTfaKey(call: LocalPost, name: string): Promise<string> {
   return `App ${publicApiKey}`;
 }
 
+/**
+ * The words of the PIN states (runs of non-space characters) that the layout broke across lines:
+ * each word's own rectangles, read through a Range, lie on more than one line.
+ */
+async function brokenStateWords(page: Page): Promise<string[]> {
+  return await page.evaluate(() => {
+    const broken: string[] = [];
+    for (const cell of document.querySelectorAll('[data-testid="pin-state"]')) {
+      const walker = document.createTreeWalker(cell, NodeFilter.SHOW_TEXT);
+      for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+        for (const word of (node.textContent ?? "").matchAll(/\S+/g)) {
+          const range = document.createRange();
+          range.setStart(node, word.index);
+          range.setEnd(node, word.index + word[0].length);
+          const tops = new Set([...range.getClientRects()].map((rect) => Math.round(rect.top)));
+          if (tops.size > 1) broken.push(word[0]);
+        }
+      }
+    }
+    return broken;
+  });
+}
+
 async function chooseAccount(page: Page, label: string): Promise<void> {
   await page.getByRole("combobox", { name: "Account", exact: true }).click();
   await page.getByRole("option", { name: label, exact: true }).click();
@@ -612,6 +635,21 @@ test("a verification changes a PIN's state in the inbox without a reload; a fail
     assert.match(sent, /^([A-Z][a-z]{2} \d{1,2}|\d{1,2} [A-Z][a-z]{2})\d\d:\d\d:\d\d/, sent);
   }
   await page.screenshot({ path: join(RESULTS, "pin-inbox-800x600.png"), fullPage: true });
+  // A state's words stay whole at every width: "NC_DESTINATION_NOT_REACHABLE," is never cut in two.
+  for (const [width, height] of [
+    [800, 600],
+    [1280, 800],
+    [1440, 900],
+  ] as const) {
+    await page.setViewportSize({ width, height });
+    assert.deepEqual(await brokenStateWords(page), [], `no state word broken at ${width} px`);
+    await page.screenshot({ path: join(RESULTS, `pin-inbox-states-${width}.png`), fullPage: true });
+  }
+  await page.setViewportSize({ width: 800, height: 600 });
+  await page.emulateMedia({ colorScheme: "dark" });
+  assert.deepEqual(await brokenStateWords(page), []);
+  await page.screenshot({ path: join(RESULTS, "pin-inbox-states-800-dark.png"), fullPage: true });
+  await page.emulateMedia({ colorScheme: "light" });
   assert.deepEqual(problems, []);
   await page.close();
 });
@@ -655,9 +693,42 @@ test("switching profile on the PIN inbox never shows the other profile's PINs: n
   assert.equal((await team.stop("SIGTERM")).code, 0);
   teamRunning = false;
   await bridge("profiles.activate", { id: profile.id });
-  await inbox.getByRole("alert").waitFor({ timeout: 15_000 });
+  // The failure is said once, by the page's banner (with Retry): the inbox adds no alert of its own.
+  const banner = page.getByTestId("query-error-banner");
+  await banner.waitFor({ timeout: 15_000 });
+  assert.match((await banner.textContent()) ?? "", /unreachable/);
+  assert.equal(await page.getByRole("alert").count(), 1, "one alert on the page");
+  assert.equal(await inbox.getByRole("alert").count(), 0, "none in the inbox");
   assert.equal(await inbox.getByTestId("pin-row").count(), 0, "no rows under an unreachable profile");
-  await page.screenshot({ path: join(RESULTS, "pin-inbox-remote-unreachable.png") });
+  // The team's list from before the failure (empty) is said as of its time, never "No PINs
+  // captured yet" under the error as if the service had just answered that.
+  const stale = inbox.getByTestId("pin-inbox-stale");
+  await stale.waitFor();
+  assert.match(
+    (await stale.textContent()) ?? "",
+    /^This list is as Team PINs answered at \d{1,2}:\d\d:\d\d( [AP]M)?; it does not answer now/,
+  );
+  assert.match(
+    (await inbox.getByTestId("pin-inbox-empty").textContent()) ?? "",
+    /^No PINs had been captured as of \d{1,2}:\d\d:\d\d( [AP]M)?\.$/,
+  );
+  for (const [width, height] of [
+    [800, 600],
+    [1280, 800],
+    [1440, 900],
+  ] as const) {
+    await page.setViewportSize({ width, height });
+    await page.screenshot({ path: join(RESULTS, `pin-inbox-remote-unreachable-${width}.png`) });
+  }
+  await page.emulateMedia({ colorScheme: "dark" });
+  await page.screenshot({ path: join(RESULTS, "pin-inbox-remote-unreachable-1440-dark.png") });
+  await page.emulateMedia({ colorScheme: "light" });
+  await page.setViewportSize({ width: 1280, height: 800 });
+  // Never loaded while unreachable (a filter's list is a list of its own): no list, no alert of the inbox's.
+  await inbox.getByTestId("pin-filter-to").fill("4479");
+  await inbox.getByTestId("pin-inbox-not-loaded").waitFor({ timeout: 15_000 });
+  assert.equal(await inbox.getByRole("alert").count(), 0);
+  assert.equal(await inbox.getByTestId("pin-inbox-empty").count(), 0);
   // The unreachable service's error is expected on the page's console; nothing else.
   assert.deepEqual(
     problems.filter((problem) => !/ECONNREFUSED|could not reach|Failed to load/.test(problem)),

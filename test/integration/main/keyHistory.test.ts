@@ -53,6 +53,22 @@ test("a key's create, edit and disable through the bridge are its history, newes
   assert.equal(JSON.stringify(history).includes(created.publicApiKey), false);
 });
 
+test("a TFA key made by New TFA key is one change with one history entry: created TFA only, with its name", async () => {
+  const made = await ok(core, "keys.createTfa", { name: "checkout 2FA backend" });
+  assert.equal(made.name, "checkout 2FA backend");
+  assert.deepEqual(made.permissions, ["TFA"]);
+  const history = await ok(core, "keys.history", { key: made.key });
+  assert.ok(history.kept);
+  assert.deepEqual(
+    history.entries.map((entry) => [entry.action, entry.channel, entry.key]),
+    [["create", "desktop", made.key]],
+  );
+  assert.equal(JSON.stringify(history).includes(made.publicApiKey), false);
+  // As the table's rows are: never used yet, with its creation time.
+  assert.equal(made.usage?.total.allowed, 0);
+  assert.match(String(made.createdAt), /^\d{4}-\d\d-\d\dT/);
+});
+
 test("a service without an audit history answers kept: false", async () => {
   const key = "key_foreign_1";
   foreign.keys.set(key, {

@@ -1,8 +1,9 @@
 import { namedAccount } from "../../../../shared/accountNamed.ts";
-import { KEY_INCLUDES } from "../../../../shared/apiKeys.ts";
+import { type CreateApiKeyRequest, KEY_INCLUDES } from "../../../../shared/apiKeys.ts";
 import { KEY_HISTORY_LIMIT } from "../../../../shared/audit.ts";
-import type { KeyFragmentMatchesDto } from "../../../../shared/bridge.ts";
+import type { KeyFragmentMatchesDto, RevealedApiKey } from "../../../../shared/bridge.ts";
 import { formatApiDateTime } from "../../../../shared/datetime.ts";
+import type { KeyServiceClient } from "../../../client/keyServiceClient.ts";
 import { ServiceCallFailure } from "../../../client/serviceCallFailure.ts";
 import { activeClient, activeProfile, type CoreContext, clientOf, type HandlerTable } from "../context.ts";
 import {
@@ -104,33 +105,17 @@ export const keyHandlers: HandlerTable<KeyMethods> = {
       cursor = page.nextCursor;
     }
   },
-  "keys.create": async ({ accountKey, request }, context) => {
-    const client = await activeClient(context);
-    const created = await client.create(accountKey, request);
-    // The create's answer has the spec's fields only: the new row shows "never used" and its
-    // creation time like every other (from our own service; another leaves them out).
-    const extras = await client.get(accountKey, created.key, KEY_INCLUDES).catch((error: unknown) => {
-      if (error instanceof ServiceCallFailure) return created;
-      throw error;
-    });
-    return toRevealedKey({ ...extras, publicApiKey: created.publicApiKey });
-  },
-  "keys.createTfa": async ({ accountKey, name }, context) => {
-    const client = await activeClient(context);
-    if (accountKey !== "_") {
-      // The 2FA key call creates keys in the credentials' own account only; in a sub-account the
-      // same key (TFA permission, no other rule) is made by the ordinary create, as New key does.
-      const own = (await client.accounts())[0];
-      if (own?.accountKey !== accountKey) {
-        const request = {
-          name: name ?? `TFA key ${formatApiDateTime(Date.now())}`,
-          permissions: ["TFA" as const],
-        };
-        return toRevealedKey(await client.create(accountKey, request));
-      }
-    }
-    return toRevealedKey(await client.createTfa(name));
-  },
+  "keys.create": async ({ accountKey, request }, context) =>
+    createdKey(await activeClient(context), accountKey, request),
+  // Made by the ordinary create, TFA only and named in the same call: one change, one history
+  // entry. The 2FA call (POST /2fa/2/api-key) takes no name, so a rename had to follow it, and it
+  // makes keys in the credentials' own account only; the service's create gives the same key
+  // (the TFA permission and no other rule).
+  "keys.createTfa": async ({ accountKey, name }, context) =>
+    createdKey(await activeClient(context), accountKey, {
+      name: name ?? `TFA key ${formatApiDateTime(Date.now())}`,
+      permissions: ["TFA"],
+    }),
   "keys.update": async ({ accountKey, key, request }, context) =>
     toKeyView(await (await activeClient(context)).update(accountKey, key, request)),
   "keys.setEnabled": async ({ accountKey, key, enabled }, context) =>
@@ -150,3 +135,19 @@ export const keyHandlers: HandlerTable<KeyMethods> = {
     return series === null ? { recorded: false } : { recorded: true, ...series };
   },
 };
+
+/** A created key with its publicApiKey, as the table's rows are (with its usage and creation time). */
+async function createdKey(
+  client: KeyServiceClient,
+  accountKey: string,
+  request: CreateApiKeyRequest,
+): Promise<RevealedApiKey> {
+  const created = await client.create(accountKey, request);
+  // The create's answer has the spec's fields only: the new row shows "never used" and its
+  // creation time like every other (from our own service; another leaves them out).
+  const extras = await client.get(accountKey, created.key, KEY_INCLUDES).catch((error: unknown) => {
+    if (error instanceof ServiceCallFailure) return created;
+    throw error;
+  });
+  return toRevealedKey({ ...extras, publicApiKey: created.publicApiKey });
+}

@@ -28,7 +28,9 @@ export function CreateKeyDialog(props: {
           <KeyForm
             initial={{
               name: "",
-              permissions: ["ALL"],
+              // None preselected: what a key may call is the admin's choice (least privilege);
+              // the form refuses to create a key without one.
+              permissions: [],
               allowedIPs: [],
               validFrom: null,
               validTo: null,

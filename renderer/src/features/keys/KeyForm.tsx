@@ -152,6 +152,8 @@ export function KeyForm(props: {
         />
         <Checkbox.Group
           label="Permissions"
+          // At least one is needed, and none is preselected on a new key: marked like Name.
+          withAsterisk
           description="A key may have both: ALL calls every API, TFA marks it a 2FA key."
           value={values.permissions}
           onChange={(value) =>

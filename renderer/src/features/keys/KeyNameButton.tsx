@@ -1,5 +1,5 @@
 import { useLayoutEffect, useRef, useState } from "react";
-import { middleCut } from "./middleCut.ts";
+import { middleCutToFit } from "./middleCut.ts";
 import { widthIn } from "./textWidth.ts";
 
 /**
@@ -9,7 +9,6 @@ import { widthIn } from "./textWidth.ts";
  * cell's tooltip. Whether it fits is asked of the layout itself (the browser's line breaking), at
  * every width the column takes.
  */
-
 export function KeyNameButton(props: { name: string; onClick(): void }) {
   const ref = useRef<HTMLButtonElement>(null);
   const [width, setWidth] = useState(0);
@@ -31,12 +30,7 @@ export function KeyNameButton(props: { name: string; onClick(): void }) {
     // Measured while the whole name is shown (a cut made for another width or name is not).
     if (!element || width === 0 || cut?.for === shownFor) return;
     if (element.scrollHeight <= element.clientHeight + 1) return;
-    // Two lines broken anywhere (the cut form breaks between any characters), less a character
-    // per line for where a line ends short.
-    const style = getComputedStyle(element);
-    const measure = widthIn(style.font);
-    const room = 2 * (element.clientWidth - measure("W"));
-    setCut({ for: shownFor, text: middleCut(props.name, room, measure) });
+    setCut({ for: shownFor, text: cutToFit(element, props.name) });
   }, [shownFor, cut, width, props.name]);
 
   return (
@@ -52,4 +46,33 @@ export function KeyNameButton(props: { name: string; onClick(): void }) {
       {shown ?? props.name}
     </button>
   );
+}
+
+/**
+ * The name cut in its middle to fit the button's two lines as the browser breaks them: at spaces
+ * and hyphens, so that a line never ends inside a word ("partner-portal staging depl / o…tests 1"),
+ * which a cut sized as if any character could end a line needed. Each candidate is laid out in a
+ * hidden copy of the button, as wide, and kept if it takes no more than the two lines.
+ */
+function cutToFit(element: HTMLElement, name: string): string {
+  const probe = element.cloneNode(false) as HTMLElement;
+  for (const attribute of ["data-testid", "aria-label", "id"]) probe.removeAttribute(attribute);
+  probe.setAttribute("aria-hidden", "true");
+  Object.assign(probe.style, {
+    position: "absolute",
+    visibility: "hidden",
+    pointerEvents: "none",
+    width: `${element.clientWidth}px`,
+  });
+  (element.parentElement ?? document.body).append(probe);
+  try {
+    const measure = widthIn(getComputedStyle(element).font);
+    // The end kept may take most of one line: "…n tests 1" beside the start on two.
+    return middleCutToFit(name, 0.8 * element.clientWidth, measure, (candidate) => {
+      probe.textContent = candidate;
+      return probe.scrollHeight <= probe.clientHeight + 1;
+    });
+  } finally {
+    probe.remove();
+  }
 }

@@ -1,9 +1,10 @@
 import { Alert, Badge, Button, Group, Stack, Table, Text, TextInput, Title } from "@mantine/core";
 import { useDebouncedValue } from "@mantine/hooks";
-import { useRef, useState } from "react";
+import { Fragment, useRef, useState } from "react";
 import { parseApiDateTime } from "../../../../shared/datetime.ts";
 import type { CapturedPinDto } from "../../../../shared/tfa.ts";
 import { BridgeFailure, errorText } from "../../bridgeHooks.ts";
+import { isProfileFailure } from "../../FailingQueriesBanner.tsx";
 import { useProfileScope } from "../../profileScope.ts";
 import { formatLocal, localDayAndTime, zoneName } from "../../time.ts";
 import { useNowUntil } from "../../useNow.ts";
@@ -42,6 +43,9 @@ export function PinInboxView() {
   usePinEvents(useProfileScope());
   const toError = fieldError(pins.error, "to");
   const applicationError = fieldError(pins.error, "applicationId");
+  // A list kept from an earlier answer while the service fails now: shown as of that answer.
+  const answeredAt =
+    pins.isError && pins.data !== undefined ? new Date(pins.dataUpdatedAt).toLocaleTimeString() : null;
 
   return (
     <Stack component="section" aria-labelledby="pins-title" data-testid="pin-inbox">
@@ -77,15 +81,33 @@ export function PinInboxView() {
         </Button>
       </Group>
       {pins.isPending && <Text>Loading PINs…</Text>}
-      {pins.isError && !toError && !applicationError && (
-        <Alert color="red" role="alert">
-          {errorText(pins.error)}
+      {pins.isError &&
+        !toError &&
+        !applicationError &&
+        // The page's banner says a profile's failure, with what fixes it (Retry, Edit profile): not twice.
+        (isProfileFailure(pins.error) ? (
+          pins.data === undefined && (
+            <Text size="sm" c="dimmed" data-testid="pin-inbox-not-loaded">
+              No PINs to show.
+            </Text>
+          )
+        ) : (
+          <Alert color="red" role="alert">
+            {errorText(pins.error)}
+          </Alert>
+        ))}
+      {answeredAt !== null && (
+        <Alert color="yellow" variant="light" role="status" data-testid="pin-inbox-stale">
+          This list is as {profile?.name ?? "the profile"} answered at {answeredAt}; it does not answer now,
+          so PINs sent since and their states may be missing.
         </Alert>
       )}
       {pins.data &&
         (pins.data.length === 0 ? (
           <Text data-testid="pin-inbox-empty">
-            No PINs captured{to || applicationId ? " for these filters" : " yet"}.
+            {answeredAt !== null
+              ? `No PINs ${to || applicationId ? "matched these filters" : "had been captured"} as of ${answeredAt}.`
+              : `No PINs captured${to || applicationId ? " for these filters" : " yet"}.`}
           </Text>
         ) : (
           <Table.ScrollContainer minWidth={600} type="native">
@@ -200,12 +222,29 @@ function PinRow({ pin, now, account }: { pin: CapturedPinDto; now: number; accou
         <Badge color={state.color} variant="dot" tt="none" styles={WHOLE_BADGE}>
           {state.label}
         </Badge>
-        {state.detail && (
-          <Text size="xs" c="dimmed" mt={2} style={{ overflowWrap: "anywhere" }}>
-            {state.detail}
-          </Text>
-        )}
+        {state.detail && <PinStateDetail {...state.detail} />}
       </Table.Td>
     </Table.Tr>
+  );
+}
+
+/**
+ * "NC_DESTINATION_NOT_REACHABLE, MESSAGE_NOT_SENT · 10 attempts left": each status and the PIN's
+ * state kept whole (a line of a narrow column breaks between them, never inside a status word,
+ * as it did when any character could end a line).
+ */
+function PinStateDetail({ statuses, state }: { statuses: readonly string[]; state: string }) {
+  return (
+    <Text size="xs" c="dimmed" mt={2} data-testid="pin-state-detail">
+      {statuses.map((status, index) => (
+        <Fragment key={status}>
+          <span style={{ whiteSpace: "nowrap" }}>
+            {status}
+            {index < statuses.length - 1 ? "," : ""}
+          </span>{" "}
+        </Fragment>
+      ))}
+      <span style={{ whiteSpace: "nowrap" }}>· {state}</span>
+    </Text>
   );
 }

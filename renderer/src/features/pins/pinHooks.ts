@@ -33,6 +33,9 @@ export function usePins(filters: PinFilters) {
   return useQuery({
     queryKey: pinQueryKeys.list(profile, args),
     queryFn: () => callBridge("pins.list", { profile, ...args }),
+    // The page's banner says a failure of the profile (unreachable, refused) with what fixes it;
+    // the inbox says any other failure itself.
+    meta: { errorShownInView: "unless-profile" },
   });
 }
 

@@ -5,8 +5,12 @@ import type { CapturedPinDto } from "../../../../shared/tfa.ts";
 
 export interface PinState {
   label: string;
-  /** What the badge leaves out, on a line of its own (the provider's status of an undelivered message). */
-  detail?: string;
+  /**
+   * What the badge leaves out, on a line of its own: the provider's statuses of an undelivered
+   * message, then what became of its PIN. Items, not one text, so that the line wraps between
+   * them and never inside a status word ("NC_DESTINATION_NOT_REAC / HABLE").
+   */
+  detail?: { statuses: readonly string[]; state: string };
   color: string;
   /** Still usable: not verified, attempts left, not expired. */
   pending: boolean;
@@ -21,13 +25,11 @@ export function pinState(pin: CapturedPinDto, now: number): PinState {
   const state = pinLifeState(pin, now);
   if (pin.delivered !== false) return state;
   // Number Lookup's refusal first: both failure numbers' SMS answer MESSAGE_NOT_SENT.
-  const status =
-    pin.ncStatus === "NC_DESTINATION_NOT_REACHABLE"
-      ? `${pin.ncStatus}, ${pin.status ?? "not sent"}`
-      : (pin.status ?? "not sent");
+  const status = pin.status ?? "not sent";
+  const statuses = pin.ncStatus === "NC_DESTINATION_NOT_REACHABLE" ? [pin.ncStatus, status] : [status];
   return {
     label: "Not delivered",
-    detail: `${status} · ${state.label}`,
+    detail: { statuses, state: state.label },
     color: "orange",
     pending: state.pending,
   };

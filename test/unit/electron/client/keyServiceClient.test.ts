@@ -176,16 +176,6 @@ test("a server that does not answer in time is UNREACHABLE", async () => {
   assert.ok(Date.now() - started < 5000);
 });
 
-test("createTfa posts to /2fa/2/api-key, then answers the whole key found by its publicApiKey", async () => {
-  routes.set("POST /2fa/2/api-key", send(200, "application/json", JSON.stringify("pk")));
-  routes.set(
-    "GET /settings/1/accounts/_/api-keys",
-    send(200, "application/json", JSON.stringify({ apiKeys: [KEY] })),
-  );
-  assert.deepEqual(await client().createTfa(), KEY);
-  assert.equal(seen.at(-1)?.url, "/settings/1/accounts/_/api-keys?publicApiKey=pk");
-});
-
 test("a client of a kind says so on every request; a rotation's or bulk change's writes say which", async () => {
   const headers: Record<string, string | undefined>[] = [];
   const capture: Route = (request, response) => {

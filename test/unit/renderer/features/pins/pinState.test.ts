@@ -46,17 +46,17 @@ test("a message a failure test number kept from the phone says so, with its stat
   const kept = { ...pin("P1"), delivered: false, status: "MESSAGE_NOT_SENT" as const };
   const state = pinState(kept, at("2026-06-15T12:00:00.000+0000"));
   assert.equal(state.label, "Not delivered");
-  assert.equal(state.detail, "MESSAGE_NOT_SENT · 10 attempts left");
+  assert.deepEqual(state.detail, { statuses: ["MESSAGE_NOT_SENT"], state: "10 attempts left" });
   assert.equal(state.pending, true, "its PIN can still be verified (and expire)");
-  assert.equal(
+  assert.deepEqual(
     pinState({ ...kept, verified: true }, at("2026-06-15T12:00:00.000+0000")).detail,
-    "MESSAGE_NOT_SENT · Verified",
+    { statuses: ["MESSAGE_NOT_SENT"], state: "Verified" },
     "a verification the service counted shows, though the phone never got the message",
   );
-  assert.equal(
+  assert.deepEqual(
     pinState({ ...kept, ncStatus: "NC_DESTINATION_NOT_REACHABLE" }, at("2026-06-15T12:00:00.000+0000"))
       .detail,
-    "NC_DESTINATION_NOT_REACHABLE, MESSAGE_NOT_SENT · 10 attempts left",
+    { statuses: ["NC_DESTINATION_NOT_REACHABLE", "MESSAGE_NOT_SENT"], state: "10 attempts left" },
     "an SMS to a number Number Lookup refused says so, not just MESSAGE_NOT_SENT",
   );
   assert.equal(
