@@ -17,14 +17,13 @@ import { component } from "../routeSchemas.ts";
 
 const attempts = z.number().int().min(0);
 
-const input = { io: "input" } as const;
-export const createApplicationRequest = component("CreateApplicationRequest", createApplicationSchema, input);
-export const updateApplicationRequest = component("UpdateApplicationRequest", updateApplicationSchema, input);
-export const createTemplateRequest = component("CreateMessageTemplateRequest", createTemplateSchema, input);
-export const updateTemplateRequest = component("UpdateMessageTemplateRequest", updateTemplateSchema, input);
-export const sendPinRequest = component("SendPinRequest", sendPinSchema, input);
-export const resendPinRequest = component("ResendPinRequest", resendPinSchema, input);
-export const verifyPinRequest = component("VerifyPinRequest", verifyPinSchema, input);
+export const createApplicationRequest = component("CreateApplicationRequest", createApplicationSchema);
+export const updateApplicationRequest = component("UpdateApplicationRequest", updateApplicationSchema);
+export const createTemplateRequest = component("CreateMessageTemplateRequest", createTemplateSchema);
+export const updateTemplateRequest = component("UpdateMessageTemplateRequest", updateTemplateSchema);
+export const sendPinRequest = component("SendPinRequest", sendPinSchema);
+export const resendPinRequest = component("ResendPinRequest", resendPinSchema);
+export const verifyPinRequest = component("VerifyPinRequest", verifyPinSchema);
 
 const answers = tfaAnswerSchemas(true);
 component("ApplicationConfiguration", answers.configuration);
