@@ -9,7 +9,7 @@ import { z } from "zod";
  */
 
 /** A datetime as the service answers it (always UTC). */
-export const apiDateTime = z
+const apiDateTime = z
   .string()
   .regex(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}\+0000$/)
   .meta({ description: "yyyy-MM-ddTHH:mm:ss.SSS+0000" });

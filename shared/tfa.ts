@@ -4,12 +4,14 @@
  */
 import type { z } from "zod";
 import type { pinAnswerSchemas } from "./pinAnswers.ts";
-import type { CallStatus, NcStatus, SmsStatus } from "./tfaStatuses.ts";
+import type { tfaPinAnswerSchemas } from "./tfaPinAnswers.ts";
 
 export * from "./tfaStatuses.ts";
 
 /** The PIN inbox's types come from its answer schemas; type-only, so zod stays out. */
 type PinAnswers = ReturnType<typeof pinAnswerSchemas>;
+/** So do the answers to sending and verifying a PIN. */
+type PinSendAnswers = ReturnType<typeof tfaPinAnswerSchemas>;
 
 export const PIN_TYPES = ["NUMERIC", "ALPHA", "HEX", "ALPHANUMERIC"] as const;
 export type PinType = (typeof PIN_TYPES)[number];
@@ -42,9 +44,6 @@ export const TEMPLATE_LANGUAGES = [
 export type TemplateLanguage = (typeof TEMPLATE_LANGUAGES)[number];
 
 export const PIN_PLACEHOLDER = "{{pin}}";
-
-export const PIN_ERRORS = ["WRONG_PIN", "TTL_EXPIRED", "NO_MORE_PIN_ATTEMPTS"] as const;
-export type PinError = (typeof PIN_ERRORS)[number];
 
 export interface ApplicationConfigurationDto {
   pinAttempts: number;
@@ -89,40 +88,11 @@ export interface MessageTemplateDto {
 }
 
 /** Send or resend over SMS. ncStatus only when Number Lookup was asked for (`ncNeeded`, not on resend). */
-export interface SmsPinResponseDto {
-  pinId: string;
-  to: string;
-  ncStatus?: NcStatus;
-  smsStatus: SmsStatus;
-}
-
-export interface VoicePinResponseDto {
-  pinId: string;
-  to: string;
-  callStatus: CallStatus;
-}
-
+export type SmsPinResponseDto = z.infer<PinSendAnswers["smsPinResponse"]>;
+export type VoicePinResponseDto = z.infer<PinSendAnswers["voicePinResponse"]>;
 /** Verify answer; pinError only when verified is false. PIN status has the same shape. */
-export interface PinVerificationDto {
-  pinId: string;
-  msisdn: string;
-  verified: boolean;
-  attemptsRemaining: number;
-  pinError?: PinError;
-}
-
-interface VerificationDto {
-  msisdn: string;
-  verified: boolean;
-  /** Epoch milliseconds; omitted while the PIN is not verified. */
-  verifiedAt?: number;
-  /** Epoch milliseconds of the PIN's first send. */
-  sentAt: number;
-}
-
-export interface VerificationListDto {
-  verifications: VerificationDto[];
-}
+export type PinVerificationDto = z.infer<PinSendAnswers["pinVerification"]>;
+export type VerificationListDto = z.infer<PinSendAnswers["verificationList"]>;
 
 /**
  * One message the simulator "sent" (send or resend), as the PIN inbox shows it. delivered and

@@ -1,4 +1,4 @@
-/** The 2FA channels and send statuses, a leaf both tfa.ts and pinAnswers.ts import (no cycle). */
+/** The 2FA channels, send statuses and verify errors, a leaf tfa.ts, pinAnswers.ts and tfaPinAnswers.ts import (no cycle). */
 
 export const CHANNELS = ["SMS", "VOICE"] as const;
 export type Channel = (typeof CHANNELS)[number];
@@ -16,3 +16,7 @@ export const CALL_STATUSES = [
   "UNDELIVERABLE_NOT_DELIVERED",
 ] as const;
 export type CallStatus = (typeof CALL_STATUSES)[number];
+
+/** Why a verify failed (a verify answer's pinError). */
+export const PIN_ERRORS = ["WRONG_PIN", "TTL_EXPIRED", "NO_MORE_PIN_ATTEMPTS"] as const;
+export type PinError = (typeof PIN_ERRORS)[number];

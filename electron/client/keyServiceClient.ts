@@ -12,7 +12,8 @@ import {
   type UpdateApiKeyRequest,
   validityOf,
 } from "../../shared/apiKeys.ts";
-import { type AuditPageDto, auditPageSchema } from "../../shared/audit.ts";
+import type { AuditPageDto } from "../../shared/audit.ts";
+import { auditAnswerSchemas } from "../../shared/auditAnswers.ts";
 import type { AccountDto, ConnectionVerdict } from "../../shared/bridge.ts";
 import { ACTION_HEADER, CLIENT_HEADER, IDEMPOTENCY_KEY_HEADER } from "../../shared/httpHeaders.ts";
 import { SERVICE_ROUTES, servicePath } from "../../shared/servicePaths.ts";
@@ -297,7 +298,7 @@ export class KeyServiceClient {
    */
   async keyHistory(key: string, limit: number): Promise<AuditPageDto | null> {
     try {
-      return await this.#json(SERVICE_ROUTES.localAudit, auditPageSchema, {
+      return await this.#json(SERVICE_ROUTES.localAudit, auditAnswerSchemas(false).auditPage, {
         query: new URLSearchParams({ key, limit: String(limit) }),
       });
     } catch (error) {

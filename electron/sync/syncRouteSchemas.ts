@@ -12,15 +12,10 @@ import { component } from "../service/http/routeSchemas.ts";
 
 /** The requests and answers of the sync routes (syncRoutes.ts), as the document's components. */
 
-const input = { io: "input" } as const;
-export const createSyncLinkRequest = component("CreateSyncLinkRequest", createSyncLinkRequestSchema, input);
-export const updateSyncLinkRequest = component("UpdateSyncLinkRequest", updateSyncLinkRequestSchema, input);
-export const resolveConflictRequest = component(
-  "ResolveConflictRequest",
-  resolveConflictRequestSchema,
-  input,
-);
-export const pushLocalOnlyRequest = component("PushLocalOnlyRequest", pushLocalOnlyRequestSchema, input);
+export const createSyncLinkRequest = component("CreateSyncLinkRequest", createSyncLinkRequestSchema);
+export const updateSyncLinkRequest = component("UpdateSyncLinkRequest", updateSyncLinkRequestSchema);
+export const resolveConflictRequest = component("ResolveConflictRequest", resolveConflictRequestSchema);
+export const pushLocalOnlyRequest = component("PushLocalOnlyRequest", pushLocalOnlyRequestSchema);
 
 const answers = syncAnswerSchemas(true);
 export const syncLink = component("SyncLink", answers.syncLink);

@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
+import type { TestContext } from "node:test";
 import { AuthType, Infobip } from "@infobip-api/sdk";
 import type { Page } from "playwright-core";
 import { seriousViolations } from "../harness/axe.ts";
@@ -127,6 +128,53 @@ async function brokenStateWords(page: Page): Promise<string[]> {
     }
     return broken;
   });
+}
+
+/** A remote profile of a test's own: its service, which the test may stop and start again. */
+interface RemoteProfile {
+  id: string;
+  url: string;
+  /** Stops the service (it must exit cleanly); the profile stays. */
+  stop(): Promise<void>;
+  /** Starts the service again on the same port, with the same data. */
+  restart(): Promise<void>;
+}
+
+/**
+ * A `key-service serve` of the test's own (the remote account, no keys) added as the profile
+ * `name`. When the test ends the Local profile is active again, the profile is removed, and the
+ * service stops.
+ */
+async function remoteProfile(t: TestContext, name: string): Promise<RemoteProfile> {
+  const dataDir = await makeTempDir("keydesk-e2e-remote-profile-");
+  t.after(() => removeDir(dataDir));
+  await addAccount(dataDir, REMOTE_USER, REMOTE_PASSWORD);
+  let service: ServeProcess | undefined = await startServe({ dataDir });
+  const { url, port } = service;
+  t.after(async () => {
+    await service?.stop("SIGTERM");
+  });
+  const { id } = await bridge<{ id: string }>("profiles.add", {
+    name,
+    baseUrl: url,
+    username: REMOTE_USER,
+    password: REMOTE_PASSWORD,
+  });
+  t.after(async () => {
+    await bridge("profiles.activate", { id: "local" });
+    await bridge("profiles.remove", { id });
+  });
+  return {
+    id,
+    url,
+    async stop() {
+      assert.equal((await service?.stop("SIGTERM"))?.code, 0);
+      service = undefined;
+    },
+    async restart() {
+      service = await startServe({ dataDir, args: ["--port", String(port)] });
+    },
+  };
 }
 
 async function chooseAccount(page: Page, label: string): Promise<void> {
@@ -307,21 +355,7 @@ test("a remote profile is added, tested, activated with its keys shown, and the 
 });
 
 test("the header describes the active profile's service: a remote one's address, reachable, then unreachable when it stops", async (t) => {
-  const headerDir = await makeTempDir("keydesk-e2e-header-remote-");
-  t.after(() => removeDir(headerDir));
-  await addAccount(headerDir, REMOTE_USER, REMOTE_PASSWORD);
-  let team = await startServe({ dataDir: headerDir });
-  t.after(() => team.stop("SIGTERM"));
-  const profile = await bridge<{ id: string }>("profiles.add", {
-    name: "Team server",
-    baseUrl: team.url,
-    username: REMOTE_USER,
-    password: REMOTE_PASSWORD,
-  });
-  t.after(async () => {
-    await bridge("profiles.activate", { id: "local" });
-    await bridge("profiles.remove", { id: profile.id });
-  });
+  const team = await remoteProfile(t, "Team server");
   const local = await bridge<{ baseUrl: string }>("profiles.revealLocalCredentials");
 
   const { page, problems } = await openApp();
@@ -362,8 +396,7 @@ test("the header describes the active profile's service: a remote one's address,
   // rows it had, and says they are as the service answered at a time it names.
   await page.getByRole("tab", { name: "Keys" }).click();
   await page.getByTestId("key-list-empty").waitFor();
-  const port = team.port;
-  assert.equal((await team.stop("SIGTERM")).code, 0);
+  await team.stop();
   await page.getByRole("button", { name: "Refresh", exact: true }).click();
   const stale = page.getByTestId("keys-stale");
   await stale.waitFor({ timeout: 15_000 });
@@ -386,7 +419,7 @@ test("the header describes the active profile's service: a remote one's address,
   await page.screenshot({ path: join(RESULTS, "header-remote-unreachable.png") });
 
   // Back on the same port: Check now sees it at once, without waiting for the next check.
-  team = await startServe({ dataDir: headerDir, args: ["--port", String(port)] });
+  await team.restart();
   await header.getByRole("button", { name: "Check the active profile's service now" }).click();
   await header
     .locator('[data-testid="active-service-state"][data-state="reachable"]')
@@ -659,24 +692,7 @@ test("switching profile on the PIN inbox never shows the other profile's PINs: n
   const application = await localApplication(call, "switching");
   const key = await localTfaKey(call, "switching backend");
   const { pinId } = await call<{ pinId: string }>("/2fa/2/pin", { ...application, to: "41793026751" }, key);
-  const teamDir = await makeTempDir("keydesk-e2e-pins-remote-");
-  t.after(() => removeDir(teamDir));
-  await addAccount(teamDir, REMOTE_USER, REMOTE_PASSWORD);
-  const team = await startServe({ dataDir: teamDir });
-  let teamRunning = true;
-  t.after(async () => {
-    if (teamRunning) await team.stop("SIGTERM");
-  });
-  const profile = await bridge<{ id: string }>("profiles.add", {
-    name: "Team PINs",
-    baseUrl: team.url,
-    username: REMOTE_USER,
-    password: REMOTE_PASSWORD,
-  });
-  t.after(async () => {
-    await bridge("profiles.activate", { id: "local" });
-    await bridge("profiles.remove", { id: profile.id });
-  });
+  const team = await remoteProfile(t, "Team PINs");
 
   const { page, problems } = await openApp();
   await page.getByRole("tab", { name: "PIN inbox" }).click();
@@ -684,15 +700,14 @@ test("switching profile on the PIN inbox never shows the other profile's PINs: n
   const localRow = inbox.locator(`[data-testid="pin-row"][data-pin-id="${pinId}"]`);
   await localRow.waitFor();
 
-  await bridge("profiles.activate", { id: profile.id });
+  await bridge("profiles.activate", { id: team.id });
   await inbox.getByTestId("pin-inbox-empty").waitFor();
   assert.equal(await localRow.count(), 0, "the Local PIN is not listed under the team profile");
 
   await bridge("profiles.activate", { id: "local" });
   await localRow.waitFor();
-  assert.equal((await team.stop("SIGTERM")).code, 0);
-  teamRunning = false;
-  await bridge("profiles.activate", { id: profile.id });
+  await team.stop();
+  await bridge("profiles.activate", { id: team.id });
   // The failure is said once, by the page's banner (with Retry): the inbox adds no alert of its own.
   const banner = page.getByTestId("query-error-banner");
   await banner.waitFor({ timeout: 15_000 });

@@ -1,58 +1,49 @@
 import type { SwaggerOptions } from "@fastify/swagger";
 import { fastifySwagger } from "@fastify/swagger";
 import type { FastifyInstance, FastifySchema } from "fastify";
+import { createJsonSchemaTransform, createJsonSchemaTransformObject } from "fastify-type-provider-zod";
 import { z } from "zod";
-import { componentIo, type DeclaredResponse, OPTIONAL_BODY, openApiComponents } from "./routeSchemas.ts";
+import { type DeclaredResponse, OPTIONAL_BODY, openApiComponents } from "./routeSchemas.ts";
 
 /**
- * /openapi.json generated from the routes: each route's declared zod schemas (routeSchemas.ts)
- * become its operation, the schemas registered as components become `components.schemas`.
- * `root` is what no route declares: info, security schemes, the error bodies and the root `x-`
- * extensions (openApiRoot.ts). Must be registered before the routes.
+ * /openapi.json generated from the routes: fastify-type-provider-zod's transforms turn each
+ * route's declared zod schemas (routeSchemas.ts) into its operation and the schemas registered as
+ * components into `components.schemas` (a request's as `<id>Input`, as the schema accepts it; an
+ * answer's as `<id>`, as the service gives it). `root` is what no route declares: info, security
+ * schemes, the error bodies and the root `x-` extensions (openApiRoot.ts). Must be registered
+ * before the routes.
  */
 
-const COMPONENTS = "#/components/schemas/";
+type Json = Record<string, unknown>;
 
-const ROUTE_SCHEMA = "__route__";
+const zodTransform = createJsonSchemaTransform({ schemaRegistry: openApiComponents, skipList: [] });
+const zodTransformObject = createJsonSchemaTransformObject({ schemaRegistry: openApiComponents });
 
-/** JSON Schema 2020-12 (OpenAPI 3.1's) of a zod schema; registered components as `$ref`s. */
-function jsonSchemaOf(schema: z.ZodType, io: "input" | "output"): object {
-  const registered = openApiComponents.get(schema);
-  if (registered?.id) return { $ref: `${COMPONENTS}${registered.id}` };
-  // zod answers a component with a $ref only inside the registry it converts, so the schema
-  // joins the components for the time of its conversion.
-  openApiComponents.add(schema, { ...registered, id: ROUTE_SCHEMA });
-  try {
-    const { [ROUTE_SCHEMA]: converted } = componentsAs(io);
-    const { $schema: _schema, $id: _id, id: _ownId, ...rest } = converted as Record<string, unknown>;
-    return rest;
-  } finally {
-    openApiComponents.remove(schema);
-    if (registered) openApiComponents.add(schema, registered);
-  }
-}
-
-/** Every component (and the schema converted with them) as JSON Schema. */
-const componentsAs = (io: "input" | "output") =>
-  z.toJSONSchema(openApiComponents, {
-    io,
-    unrepresentable: "any",
-    reused: "inline",
-    uri: (id) => `${COMPONENTS}${id}`,
-  }).schemas;
-
-/** A schema as declared on a route: zod, or a `$ref` to an error body (openApiErrors.ts). */
-const toJson = (schema: unknown, io: "input" | "output") =>
-  schema instanceof z.ZodType ? jsonSchemaOf(schema, io) : schema;
+type TransformInput = Parameters<typeof zodTransform>[0];
 
 /**
- * @fastify/swagger reads a response header as a schema (the description lifted out) and drops
- * `required`: it travels as `x-required` and is put back where OpenAPI wants it (restoreOpenApiFields).
+ * The library converts an answer's zod bodies only: what else an answer declares (its headers,
+ * a body that is a `$ref` to an error body of openApiErrors.ts, a stream's `x-events`, no body at
+ * all) it drops or refuses, so it is given the zod bodies and the rest is put back around them.
  */
-function responseForSwagger({ description, headers, content }: DeclaredResponse) {
+const zodBodies = ({ description, content = {} }: DeclaredResponse) => ({
+  description,
+  content: Object.fromEntries(
+    Object.entries(content)
+      .filter(([, media]) => media.schema instanceof z.ZodType)
+      .map(([type, media]) => [type, { schema: media.schema }]),
+  ),
+});
+
+/**
+ * An answer as @fastify/swagger reads it: a header as a schema (the description lifted out,
+ * `required` dropped: it travels as `x-required`, put back by restoreOpenApiFields), an answer
+ * without a body as one of type null.
+ */
+function responseForSwagger({ description, headers, content }: DeclaredResponse, converted: Json) {
+  const convertedContent = (converted.content ?? {}) as Json;
   return {
     description,
-    // An answer without a body is one of type null to @fastify/swagger.
     ...(content === undefined && { type: "null" }),
     ...(headers && {
       headers: Object.fromEntries(
@@ -68,51 +59,42 @@ function responseForSwagger({ description, headers, content }: DeclaredResponse)
     }),
     ...(content !== undefined && {
       content: Object.fromEntries(
-        Object.entries(content ?? {}).map(([type, { schema, "x-events": events, ...media }]) => [
+        Object.entries(content).map(([type, media]) => [
           type,
-          {
-            ...media,
-            ...(schema !== undefined && { schema: toJson(schema, "output") }),
-            // A stream's events (x-events: event name → the schema of its data).
-            ...(events !== undefined && {
-              "x-events": Object.fromEntries(
-                Object.entries(events as Record<string, unknown>).map(([name, data]) => [
-                  name,
-                  toJson(data, "output"),
-                ]),
-              ),
-            }),
-          },
+          { ...media, ...(convertedContent[type] as Json) },
         ]),
       ),
     }),
   };
 }
 
-function transform({ schema, url }: { schema: FastifySchema | undefined; url: string }) {
+function transform(input: TransformInput) {
+  const { schema, url } = input;
   // A route that declares nothing is no operation of the document (the 405 answers of a path).
   if (!schema) return { schema: { hide: true }, url };
-  const { params, querystring, headers, body, response, ...rest } = schema as FastifySchema & {
-    response?: Record<string, DeclaredResponse>;
-  };
+  const { response, ...request } = schema as FastifySchema & { response?: Record<string, DeclaredResponse> };
+  const answers = Object.entries(response ?? {});
+  const converted = zodTransform({
+    ...input,
+    schema: {
+      ...request,
+      response: Object.fromEntries(answers.map(([status, r]) => [status, zodBodies(r)])),
+    },
+  }) as { schema: Json; url: string };
+  const convertedAnswers = converted.schema.response as Record<string, Json>;
   return {
     url,
     schema: {
-      ...rest,
-      ...(params !== undefined && { params: toJson(params, "input") }),
-      ...(querystring !== undefined && { querystring: toJson(querystring, "input") }),
-      ...(headers !== undefined && { headers: toJson(headers, "input") }),
-      ...(body !== undefined && { body: toJson(body, "input") }),
-      ...(response && {
-        response: Object.fromEntries(
-          Object.entries(response).map(([status, answer]) => [status, responseForSwagger(answer)]),
-        ),
-      }),
+      ...converted.schema,
+      response: Object.fromEntries(
+        answers.map(([status, answer]) => [
+          status,
+          responseForSwagger(answer, convertedAnswers[status] ?? {}),
+        ]),
+      ),
     },
   };
 }
-
-type Json = Record<string, unknown>;
 
 const [BODY_OPTIONAL] = Object.keys(OPTIONAL_BODY) as [string];
 
@@ -159,23 +141,7 @@ export function registerOpenApiGeneration(
     convertConstToEnum: false,
     transform: transform as never,
     transformObject: (documentObject) => {
-      const openapiObject = ("openapiObject" in documentObject ? documentObject.openapiObject : {}) as Json;
-      // Request bodies as the service accepts them, answers as it gives them.
-      const output = componentsAs("output");
-      const input = componentsAs("input");
-      const schemas = Object.fromEntries(
-        Object.keys(output).map((id) => [id, componentIo.get(id) === "input" ? input[id] : output[id]]),
-      );
-      const components = openapiObject.components as Json;
-      components.schemas = {
-        ...(components.schemas as Json),
-        ...Object.fromEntries(
-          Object.entries(schemas).map(([id, schema]) => {
-            const { $schema: _schema, $id: _id, id: _ownId, ...rest } = schema as Json;
-            return [id, rest];
-          }),
-        ),
-      };
+      const openapiObject = zodTransformObject(documentObject as never) as Json;
       restoreOpenApiFields(openapiObject.paths as Json);
       finish(openapiObject);
       return openapiObject as never;

@@ -32,17 +32,15 @@ import type { FieldNames } from "./requestValidation.ts";
  */
 export const openApiComponents = z.globalRegistry;
 
-/** Components that describe what a client sends (documented as the schema accepts, not as it answers). */
-export const componentIo = new Map<string, "input" | "output">();
-
 /**
- * Declares a schema as the document's component `id` (and returns it, for use in other schemas);
- * `io: "input"` for a request's schema.
+ * Declares a schema as the document's component `id` (and returns it, for use in other schemas).
+ * The document holds it twice, as a request's (`<id>Input`) and as an answer's (`<id>`): see
+ * openApiGeneration.ts.
  */
 export function component<S extends z.ZodType>(
   id: string,
   schema: S,
-  options: { description?: string; io?: "input" | "output" } = {},
+  options: { description?: string } = {},
 ): S {
   // Kept with what `.meta()` already gave it (the registry replaces a schema's metadata).
   openApiComponents.add(schema, {
@@ -50,8 +48,17 @@ export function component<S extends z.ZodType>(
     id,
     ...(options.description !== undefined && { description: options.description }),
   });
-  componentIo.set(id, options.io ?? "output");
   return schema;
+}
+
+/**
+ * A `$ref` to a component (as an answer gives it) where the document holds JSON Schema the
+ * generator does not convert: an `x-` extension such as a stream's `x-events`.
+ */
+export function componentRef(schema: z.ZodType): { $ref: string } {
+  const id = openApiComponents.get(schema)?.id;
+  if (id === undefined) throw new Error("componentRef: the schema is not a component");
+  return { $ref: `#/components/schemas/${id}` };
 }
 
 /** The parts of a declared schema the handler's request is typed by (the answers are not checked). */

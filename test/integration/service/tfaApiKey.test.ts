@@ -125,10 +125,31 @@ describe("request bodies", () => {
   for (const [what, body] of nonEmpty) {
     test(`a non-empty body (${what}) is a 400 and creates no key`, async () => {
       const before = await service.listKeys(OWNER);
-      assertValidationError(await post("2", { body }), "body");
+      assert.deepEqual(assertValidationError(await post("2", { body }), "body"), ["must be empty"]);
       assert.deepEqual(await service.listKeys(OWNER), before);
     });
   }
+
+  test("/openapi.json declares the body the route validates: optional, and nothing but {}", async () => {
+    const doc = (await service.call({ path: "/openapi.json" })).json as {
+      paths: Record<string, { post: { requestBody?: object } }>;
+    };
+    const requestBody = doc.paths["/2fa/{version}/api-key"]?.post.requestBody;
+    assert.deepEqual(requestBody, {
+      required: false,
+      description: "Nothing: send no body, or {}",
+      content: {
+        "application/json": {
+          schema: {
+            type: "object",
+            properties: {},
+            additionalProperties: false,
+            description: "Nothing: send no body, or {}",
+          },
+        },
+      },
+    });
+  });
 
   test("a body that is not JSON is a 415 and creates no key", async () => {
     const before = await service.listKeys(OWNER);

@@ -3,9 +3,11 @@ import { test } from "node:test";
 import type { z } from "zod";
 import { accountAnswerSchemas } from "../../../shared/accountAnswers.ts";
 import { apiKeyAnswerSchemas } from "../../../shared/apiKeyAnswers.ts";
+import { auditAnswerSchemas } from "../../../shared/auditAnswers.ts";
 import { errorBodySchema } from "../../../shared/errorBody.ts";
 import { pinAnswerSchemas } from "../../../shared/pinAnswers.ts";
 import { syncAnswerSchemas } from "../../../shared/syncAnswers.ts";
+import { tfaPinAnswerSchemas } from "../../../shared/tfaPinAnswers.ts";
 
 /**
  * Each answer shape is one field list for both sides of the HTTP boundary: the service declares it
@@ -62,6 +64,18 @@ const syncLink = {
   conflicts: 0,
   remoteMissing: 0,
   linkedKeys: 2,
+};
+
+const auditEntry = {
+  time: TIME,
+  accountKey: HEX,
+  actor: "admin",
+  channel: "desktop",
+  action: "update",
+  reason: null,
+  key: HEX,
+  changes: { name: { old: "a", new: "b" }, validTo: { old: null, new: TIME } },
+  address: "127.0.0.1",
 };
 
 type Side = (strict: boolean) => z.ZodType;
@@ -175,6 +189,53 @@ const shapes: { name: string; of: Side; answer: Record<string, unknown>; wrong: 
     answer: { count: 1, keys: [{ key: HEX, name: "old", enabled: true }], nextCursor: null },
     wrong: ["count", -0.5],
   },
+  {
+    name: "AuditEntry",
+    of: (strict) => auditAnswerSchemas(strict).auditEntry,
+    answer: auditEntry,
+    wrong: ["changes", { name: "b" }],
+  },
+  {
+    name: "AuditPage",
+    of: (strict) => auditAnswerSchemas(strict).auditPage,
+    answer: { entries: [auditEntry], nextCursor: "c1" },
+    wrong: ["nextCursor", 1],
+  },
+  {
+    name: "SmsPinResponse",
+    of: (strict) => tfaPinAnswerSchemas(strict).smsPinResponse,
+    answer: {
+      pinId: "p1",
+      to: "447700900000",
+      ncStatus: "NC_DESTINATION_REACHABLE",
+      smsStatus: "MESSAGE_SENT",
+    },
+    wrong: ["smsStatus", 1],
+  },
+  {
+    name: "VoicePinResponse",
+    of: (strict) => tfaPinAnswerSchemas(strict).voicePinResponse,
+    answer: { pinId: "p1", to: "447700900000", callStatus: "PENDING_ACCEPTED" },
+    wrong: ["to", 447700900000],
+  },
+  {
+    name: "PinVerification",
+    of: (strict) => tfaPinAnswerSchemas(strict).pinVerification,
+    answer: {
+      pinId: "p1",
+      msisdn: "447700900000",
+      verified: false,
+      attemptsRemaining: 2,
+      pinError: "WRONG_PIN",
+    },
+    wrong: ["verified", "false"],
+  },
+  {
+    name: "VerificationList",
+    of: (strict) => tfaPinAnswerSchemas(strict).verificationList,
+    answer: { verifications: [{ msisdn: "447700900000", verified: true, verifiedAt: 2, sentAt: 1 }] },
+    wrong: ["verifications", [{ msisdn: "447700900000", verified: "yes", sentAt: 1 }]],
+  },
 ];
 
 test("each answer shape: both sides take the service's answer; an added field is refused strict and dropped lenient; a wrong type is refused on both", () => {
@@ -219,6 +280,18 @@ test("where the spec leaves a format open the client takes another service's spe
   assert.equal(answers.apiKeyPage(answers.apiKeyWithExtras).safeParse({ apiKeys: [apiKey] }).success, true);
   const own = apiKeyAnswerSchemas(true);
   assert.equal(own.apiKeyPage(own.apiKey).safeParse({ apiKeys: [apiKey] }).success, false);
+
+  // An audit entry in another spelling of the time, and a change with a field this client does
+  // not know (dropped).
+  const otherEntry = {
+    ...auditEntry,
+    time: "2026-01-31T13:45:00Z",
+    changes: { name: { old: "a", new: "b", by: 1 } },
+  };
+  assert.equal(auditAnswerSchemas(true).auditEntry.safeParse(otherEntry).success, false);
+  assert.deepEqual(auditAnswerSchemas(false).auditEntry.parse(otherEntry).changes, {
+    name: { old: "a", new: "b" },
+  });
 
   // The client refuses an account list without the caller's own account.
   assert.equal(accountAnswerSchemas(false).accountList.safeParse({ accounts: [] }).success, false);

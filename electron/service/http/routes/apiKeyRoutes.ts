@@ -2,7 +2,7 @@ import { once } from "node:events";
 import type { FastifyInstance, FastifyRequest } from "fastify";
 import { z } from "zod";
 import { SERVICE_ROUTES } from "../../../../shared/servicePaths.ts";
-import { badRequest, notFound } from "../../errors.ts";
+import { badRequest, INVALID_BODY, notFound } from "../../errors.ts";
 import {
   countQuerySchema,
   getQuerySchema,
@@ -15,7 +15,14 @@ import type { BasicGuard } from "../basicAuthGuard.ts";
 import { idempotencyKeyHeaders, idempotencyKeyOf } from "../idempotencyKeyHeader.ts";
 import { routePath } from "../methodRoutes.ts";
 import { basicOnly, bodyErrors, commonErrors, errorResponse } from "../openApiErrors.ts";
-import { accountKeyParam, documented, jsonContent, keyParam, pathParam } from "../routeSchemas.ts";
+import {
+  accountKeyParam,
+  documented,
+  jsonContent,
+  keyParam,
+  OPTIONAL_BODY,
+  pathParam,
+} from "../routeSchemas.ts";
 import {
   apiKey,
   apiKeyCount,
@@ -45,6 +52,10 @@ const API_KEY_COUNT_PATH = SERVICE_ROUTES.apiKeyCount;
 const API_KEY_USAGE_SERIES_PATH = SERVICE_ROUTES.apiKeyUsageSeries;
 const TFA_API_KEY_PATH = SERVICE_ROUTES.tfaApiKey;
 const TFA_API_KEY_VERSIONS = ["1", "2"] as const;
+
+/** The 2FA key call's body: none (the provider's takes none), or `{}`. */
+const noBody = z.strictObject({}).meta({ description: "Nothing: send no body, or {}" });
+const BODY_MUST_BE_EMPTY = { body: ["must be empty"] };
 
 /** The key-management API: create, list/look up, get, update, and the 2FA key shortcut. */
 export function registerApiKeyRoutes(app: FastifyInstance, keys: KeyService, caller: BasicGuard): void {
@@ -293,6 +304,8 @@ export function registerApiKeyRoutes(app: FastifyInstance, keys: KeyService, cal
         security: basicOnly,
         params: z.object({ version: z.enum(TFA_API_KEY_VERSIONS) }),
         headers: idempotencyKeyHeaders,
+        body: noBody,
+        ...OPTIONAL_BODY,
         response: {
           200: { description: "The new key's publicApiKey", content: jsonContent(z.string()) },
           ...commonErrors,
@@ -307,15 +320,14 @@ export function registerApiKeyRoutes(app: FastifyInstance, keys: KeyService, cal
           if (!(TFA_API_KEY_VERSIONS as readonly string[]).includes(version)) {
             throw notFound(`no 2FA API version ${version}; use ${TFA_API_KEY_VERSIONS.join(" or ")}`);
           }
-          return { account: await caller(request), idempotencyKey: idempotencyKeyOf(request) };
+          const resolved = { account: await caller(request), idempotencyKey: idempotencyKeyOf(request) };
+          // Validation sees a JSON `null` as it sees no body (Fastify hands both over as null); a
+          // body sent must be {}, as the provider's takes none.
+          if (request.body === null) throw badRequest(INVALID_BODY, BODY_MUST_BE_EMPTY);
+          return resolved;
         },
+        fieldNames: () => BODY_MUST_BE_EMPTY,
         handler: async (request, reply, { account, idempotencyKey }) => {
-          // The operation declares no body (the provider's takes none); one sent must be empty.
-          if (request.body !== undefined && !isEmptyObject(request.body)) {
-            throw badRequest("this call takes no request body (send none, or {})", {
-              body: ["must be empty"],
-            });
-          }
           // The answer is a bare JSON string; serialize it ourselves so it is not sent as text/plain.
           return reply.type("application/json; charset=utf-8").send(
             JSON.stringify(
@@ -330,12 +342,6 @@ export function registerApiKeyRoutes(app: FastifyInstance, keys: KeyService, cal
       },
     ),
   });
-}
-
-function isEmptyObject(value: unknown): boolean {
-  return (
-    typeof value === "object" && value !== null && !Array.isArray(value) && Object.keys(value).length === 0
-  );
 }
 
 const byteLength = (part: string | Uint8Array) =>

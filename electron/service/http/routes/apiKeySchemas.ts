@@ -5,12 +5,8 @@ import { component } from "../routeSchemas.ts";
 
 /** The answers of the key-management routes (apiKeyRoutes.ts), as the document's components. */
 
-export const createApiKeyRequest = component("CreateApiKeyRequest", createApiKeyRequestSchema, {
-  io: "input",
-});
-export const updateApiKeyRequest = component("UpdateApiKeyRequest", updateApiKeyRequestSchema, {
-  io: "input",
-});
+export const createApiKeyRequest = component("CreateApiKeyRequest", createApiKeyRequestSchema);
+export const updateApiKeyRequest = component("UpdateApiKeyRequest", updateApiKeyRequestSchema);
 
 const answers = apiKeyAnswerSchemas(true);
 

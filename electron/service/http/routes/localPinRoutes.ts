@@ -9,7 +9,7 @@ import type { BasicGuard } from "../basicAuthGuard.ts";
 import { type EventStream, openEventStream } from "../eventStream.ts";
 import { routePath } from "../methodRoutes.ts";
 import { BASIC_CHALLENGE, basicOnly, commonErrors, errorResponse } from "../openApiErrors.ts";
-import { documented, jsonContent } from "../routeSchemas.ts";
+import { componentRef, documented, jsonContent } from "../routeSchemas.ts";
 import { MAX_UNSENT_BYTES } from "../slowClient.ts";
 import { capturedPin, capturedPinList, pinState } from "./tfaSchemas.ts";
 
@@ -113,8 +113,8 @@ export function registerLocalPinRoutes(
                 schema: z.string(),
                 // OpenAPI 3.1 cannot describe the events of a stream; this names each event's data.
                 "x-events": {
-                  [PIN_STREAM_EVENTS.captured]: capturedPin,
-                  [PIN_STREAM_EVENTS.state]: pinState,
+                  [PIN_STREAM_EVENTS.captured]: componentRef(capturedPin),
+                  [PIN_STREAM_EVENTS.state]: componentRef(pinState),
                 },
               },
             },

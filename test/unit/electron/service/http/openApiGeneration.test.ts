@@ -8,6 +8,7 @@ import { BASIC_CHALLENGE, errorResponse } from "../../../../../electron/service/
 import { registerOpenApiGeneration } from "../../../../../electron/service/http/openApiGeneration.ts";
 import {
   component,
+  componentRef,
   documented,
   jsonContent,
   OPTIONAL_BODY,
@@ -29,9 +30,7 @@ const widget = component(
   z.strictObject({ id: z.string(), size: z.number().int().min(0).optional() }),
   { description: "A widget" },
 );
-const widgetRequest = component("TestWidgetRequest", z.strictObject({ size: z.number().default(1) }), {
-  io: "input",
-});
+const widgetRequest = component("TestWidgetRequest", z.strictObject({ size: z.number().default(1) }));
 
 async function generated(register: (app: ReturnType<typeof Fastify>) => void) {
   const app = Fastify({ logger: false });
@@ -90,7 +89,7 @@ test("a declared route is an operation: params, query, header, body and answers 
     assert.equal(parameter("Idempotency-Key").schema.maxLength, 9);
     assert.deepEqual(put.requestBody, {
       required: false,
-      content: { "application/json": { schema: { $ref: "#/components/schemas/TestWidgetRequest" } } },
+      content: { "application/json": { schema: { $ref: "#/components/schemas/TestWidgetRequestInput" } } },
     });
     assert.equal(put["x-body-optional"], undefined);
     assert.deepEqual(put.responses["200"].content["application/json"].schema, {
@@ -98,13 +97,47 @@ test("a declared route is an operation: params, query, header, body and answers 
     });
     assert.deepEqual(put.responses["401"].headers["WWW-Authenticate"].required, true);
     assert.equal(put.responses["401"].headers["WWW-Authenticate"].schema["x-required"], undefined);
-    // Answers as given, requests as accepted (a default makes a field optional to send).
+    // Answers as given, requests as accepted (a default makes a field optional to send): each
+    // component in both forms, a request's body naming the `Input` one.
     assert.deepEqual(doc.components.schemas.TestWidget.required, ["id"]);
     assert.equal(doc.components.schemas.TestWidget.additionalProperties, false);
     assert.equal(doc.components.schemas.TestWidget.description, "A widget");
-    assert.equal(doc.components.schemas.TestWidgetRequest.required, undefined);
+    assert.equal(doc.components.schemas.TestWidgetRequestInput.required, undefined);
+    assert.deepEqual(doc.components.schemas.TestWidgetRequest.required, ["size"]);
     assert.deepEqual(doc["x-root"], { kept: true });
     assert.equal(doc.openapi, "3.1.0");
+  } finally {
+    await app.close();
+  }
+});
+
+test("what the zod transform does not convert survives: an answer without a body, a stream's x-events, a media's other fields", async () => {
+  const { app, doc } = await generated((app) =>
+    routePath(app, "/stream", {
+      get: documented(
+        {
+          response: {
+            200: {
+              description: "Events",
+              content: {
+                "text/event-stream": { schema: z.string(), "x-events": { widget: componentRef(widget) } },
+              },
+            },
+            204: { description: "Nothing" },
+          },
+        },
+        async () => "",
+      ),
+    }),
+  );
+  try {
+    const get = doc.paths["/stream"].get;
+    assert.deepEqual(get.responses["200"].content["text/event-stream"], {
+      schema: { type: "string" },
+      "x-events": { widget: { $ref: "#/components/schemas/TestWidget" } },
+    });
+    assert.deepEqual(get.responses["204"], { description: "Nothing" });
+    assert.throws(() => componentRef(z.string()), /not a component/);
   } finally {
     await app.close();
   }
