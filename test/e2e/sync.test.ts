@@ -125,6 +125,15 @@ test("a remote profile is linked, Sync now brings its keys, and conflicts are re
     await bridge<{ id: number; intervalSeconds: number; remote: { username: string } }[]>("sync.links.list");
   assert.equal(link?.intervalSeconds, 600);
   assert.equal(link?.remote.username, REMOTE_USER);
+  // The card is named by the profile the admin named; the remote user is its detail.
+  assert.equal(
+    await linkCard().getByRole("heading", { level: 4 }).textContent(),
+    "owner (own account) ↔ Team server",
+  );
+  assert.equal(
+    await linkCard().getByTestId("sync-link-remote").textContent(),
+    `${REMOTE_USER} at ${remote.url} (own account)`,
+  );
   // Linking again is refused: one link per local account.
   await choose(form, "Remote profile", /^Team server/);
   await form.getByRole("button", { name: "Link accounts" }).click();

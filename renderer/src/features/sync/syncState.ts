@@ -156,8 +156,20 @@ function remoteAccountLabel(accountKey: string): string {
   return accountKey === "_" ? "own account" : `account ${accountKey}`;
 }
 
-export function linkTitle(link: SyncLinkDto, accounts: readonly AccountDto[] | undefined): string {
-  return `${localAccountLabel(link.accountKey, accounts)} ↔ ${link.remote.username} at ${link.remote.baseUrl} (${remoteAccountLabel(link.remote.accountKey)})`;
+/**
+ * A link as its card names it: `title` pairs the local account with the remote *profile* (the name
+ * the admin gave it in Settings; the remote's host when no one profile has the link's address and
+ * username), `detail` says which remote user, address and account that is.
+ */
+export function linkTitle(
+  link: SyncLinkDto,
+  accounts: readonly AccountDto[] | undefined,
+  profiles: readonly ProfileDto[],
+): { title: string; detail: string } {
+  return {
+    title: `${localAccountLabel(link.accountKey, accounts)} ↔ ${remoteOfLink(link, profiles).name}`,
+    detail: `${link.remote.username} at ${link.remote.baseUrl} (${remoteAccountLabel(link.remote.accountKey)})`,
+  };
 }
 
 /** Whether any link is running (the view then refreshes often, for its progress). */

@@ -141,15 +141,33 @@ test("the profile of a link is the remote profile with its base URL and username
   assert.equal(profileOfLink(link({ remote: { ...link().remote, username: "carol" } }), profiles), undefined);
 });
 
-test("a link's title names both accounts", () => {
-  assert.equal(
-    linkTitle(link(), ACCOUNTS),
-    "owner (own account) ↔ alice at http://127.0.0.1:9000 (own account)",
+test("a link's title names the local account and the remote profile; the remote user is its detail", () => {
+  const team: ProfileDto = {
+    id: "p1",
+    name: "Team server",
+    kind: "remote",
+    baseUrl: "http://127.0.0.1:9000",
+    username: "alice",
+    active: false,
+  };
+  assert.deepEqual(linkTitle(link(), ACCOUNTS, [team]), {
+    title: "owner (own account) ↔ Team server",
+    detail: "alice at http://127.0.0.1:9000 (own account)",
+  });
+  assert.deepEqual(
+    linkTitle(link({ accountKey: SUB, remote: { ...link().remote, accountKey: "C".repeat(32) } }), ACCOUNTS, [
+      team,
+    ]),
+    {
+      title: "qa (sub-account) ↔ Team server",
+      detail: `alice at http://127.0.0.1:9000 (account ${"C".repeat(32)})`,
+    },
   );
-  assert.equal(
-    linkTitle(link({ accountKey: SUB, remote: { ...link().remote, accountKey: "C".repeat(32) } }), ACCOUNTS),
-    `qa (sub-account) ↔ alice at http://127.0.0.1:9000 (account ${"C".repeat(32)})`,
-  );
+  // No profile has the link's credentials (removed since): the remote's host names it.
+  assert.deepEqual(linkTitle(link(), ACCOUNTS, []), {
+    title: "owner (own account) ↔ 127.0.0.1:9000",
+    detail: "alice at http://127.0.0.1:9000 (own account)",
+  });
 });
 
 test("the links of an account: _ is the own account", () => {
