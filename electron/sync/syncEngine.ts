@@ -676,13 +676,24 @@ export class SyncEngine {
         await tx.apiKeys.update(stored, next, this.#now());
         await tx.sync.dropFields(local.id, fields);
       } else {
-        await tx.sync.enqueue({
-          linkId: link.id,
-          apiKeyId: local.id,
-          kind: "update",
-          fields,
-          now: this.#now(),
-        });
+        // The local change waits in the outbox already, held by the conflict: ending the conflict
+        // releases it. Only a field no queued entry carries (its change was refused, or dropped)
+        // is queued again, so the outbox never holds the same change twice.
+        const queued = new Set(
+          (await tx.sync.entriesOfKey(local.id))
+            .filter((entry) => !entry.failed && entry.kind === "update")
+            .flatMap((entry) => entry.fields),
+        );
+        const missing = fields.filter((f) => !queued.has(f));
+        if (missing.length > 0) {
+          await tx.sync.enqueue({
+            linkId: link.id,
+            apiKeyId: local.id,
+            kind: "update",
+            fields: missing,
+            now: this.#now(),
+          });
+        }
       }
       await tx.sync.setBase(local.id, base);
       const left = { ...current.conflict };

@@ -142,6 +142,33 @@ test("the same field changed on both sides is a conflict: nothing is overwritten
   assert.deepEqual(await syncKeys(local, linkId), []);
 });
 
+test("keep mine releases the held change: the key has one outbox entry, before and after, and it goes out", async () => {
+  const { local, remote } = pair;
+  const target = byName(await local.keys()).get("mine");
+  assert.ok(target);
+  await remote.updateKey(target.key, { name: "theirs again" });
+  await local.updateKey(target.key, { name: "mine again" });
+  await runLink(local, linkId);
+  // Paused, nothing is pushed: the outbox is seen as the resolve left it.
+  await local.ok("PUT", `/local/1/sync/links/${linkId}`, { paused: true });
+  const ofKey = async () =>
+    (await outbox(local, linkId))
+      .filter((entry) => entry.key === target.key)
+      .map((entry) => [entry.fields, entry.heldFields]);
+  assert.deepEqual(await ofKey(), [[["name"], ["name"]]]);
+
+  await local.ok("POST", `/local/1/sync/links/${linkId}/keys/${target.key}/resolve`, {
+    field: "name",
+    take: "mine",
+  });
+  assert.deepEqual(await ofKey(), [[["name"], []]], "one entry, no longer held");
+
+  await local.ok("PUT", `/local/1/sync/links/${linkId}`, { paused: false });
+  await runLink(local, linkId);
+  assert.equal((await remote.keys()).find((key) => key.key === target.key)?.name, "mine again");
+  assert.deepEqual(await ofKey(), []);
+});
+
 test("take remote writes the remote's value locally and drops the local change", async () => {
   const { local, remote } = pair;
   const target = byName(await local.keys()).get("key 4");
