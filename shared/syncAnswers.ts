@@ -19,6 +19,17 @@ export function syncAnswerSchemas(strict: boolean) {
     total: promised(z.number().int().min(0), z.number()),
   });
 
+  const syncRun = object({
+    startedAt: dateTime,
+    endedAt: dateTime,
+    pulled: count.meta({ description: "Keys created or changed here from the remote" }),
+    pushed: count.meta({ description: "Keys created or changed on the remote" }),
+    conflicts: count.meta({ description: "Keys in conflict when the run ended" }),
+    error: z.string().nullable().meta({
+      description: "Why the run failed, or the keys it could not handle; null when it went through",
+    }),
+  });
+
   const syncLink = object({
     id: promised(z.number().int().min(1), z.number().int()),
     accountKey: z.string().meta({ description: "The local account" }),
@@ -42,6 +53,8 @@ export function syncAnswerSchemas(strict: boolean) {
     /** Linked keys the remote no longer lists (flagged, never deleted). */
     remoteMissing: count,
     linkedKeys: count,
+    /** The link's recent finished runs, newest first (at most SYNC_RUN_LOG_SIZE), kept across restarts. */
+    recentRuns: z.array(syncRun),
   });
 
   /** One field changed differently on both sides: the API's JSON value of each (absent as null). */
@@ -89,6 +102,7 @@ export function syncAnswerSchemas(strict: boolean) {
 
   return {
     progress,
+    syncRun,
     syncLink,
     syncLinkList: object({ links: z.array(syncLink) }),
     syncKey,

@@ -18,4 +18,6 @@ export interface RunContext {
   problem(text: string): void;
   /** The engine is closing: stop between operations. */
   stopped(): boolean;
+  /** The keys this run changed here (pulled) and on the remote (pushed), for the link's run log. */
+  readonly tally: { readonly pulled: Set<string>; readonly pushed: Set<string> };
 }

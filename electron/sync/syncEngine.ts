@@ -1,15 +1,16 @@
 import { randomUUID } from "node:crypto";
 import { setTimeout as delay, setImmediate as nextTurn } from "node:timers/promises";
 import { formatApiDateTime } from "../../shared/datetime.ts";
-import type {
-  CreateSyncLinkRequest,
-  LocalOnlyKeyPageDto,
-  SyncedField,
-  SyncKeyDto,
-  SyncLinkDto,
-  SyncOutboxEntryDto,
-  SyncProgressDto,
-  UpdateSyncLinkRequest,
+import {
+  type CreateSyncLinkRequest,
+  type LocalOnlyKeyPageDto,
+  SYNC_RUN_LOG_SIZE,
+  type SyncedField,
+  type SyncKeyDto,
+  type SyncLinkDto,
+  type SyncOutboxEntryDto,
+  type SyncProgressDto,
+  type UpdateSyncLinkRequest,
 } from "../../shared/sync.ts";
 import { KeyServiceClient } from "../client/keyServiceClient.ts";
 import type { DataDir } from "../service/dataDir.ts";
@@ -17,7 +18,7 @@ import { type AuditOrigin, fieldChanges } from "../service/domain/auditEntries.t
 import type { KeyWriteJournal } from "../service/domain/keyWriteJournal.ts";
 import { badRequest, conflict, notFound } from "../service/errors.ts";
 import type { Account } from "../service/store/accountRows.ts";
-import { DuplicateError, type Store } from "../service/store/store.ts";
+import { DuplicateError, type Store, type StoreWrite } from "../service/store/store.ts";
 import type { OutboxEntry, SyncKeyState, SyncLink } from "../service/store/syncRows.ts";
 import { checkLinkRemote, type LinkCheckPart } from "./linkCheck.ts";
 import { createOutboxJournal } from "./outboxJournal.ts";
@@ -310,6 +311,11 @@ export class SyncEngine {
       lastError: link.lastError,
       nextRunAt: link.pausedReason ? null : time(link.nextAttemptAt),
       ...counts,
+      recentRuns: link.runLog.map((run) => ({
+        ...run,
+        startedAt: formatApiDateTime(run.startedAt),
+        endedAt: formatApiDateTime(run.endedAt),
+      })),
     };
   }
 
@@ -467,7 +473,22 @@ export class SyncEngine {
         if (runtime.problems.length < 20) runtime.problems.push(text);
       },
       stopped,
+      tally: { pulled: new Set(), pushed: new Set() },
     };
+    /** The run in the link's log, written with its outcome. */
+    const logged = async (tx: StoreWrite, error: string | null) =>
+      tx.sync.recordRun(
+        link.id,
+        {
+          startedAt: started,
+          endedAt: this.#now(),
+          pulled: context.tally.pulled.size,
+          pushed: context.tally.pushed.size,
+          conflicts: (await tx.sync.counts(link.id)).conflicts,
+          error,
+        },
+        SYNC_RUN_LOG_SIZE,
+      );
     try {
       const allow = this.#options.remoteAllow;
       // A link made before the service was restricted: it waits (with backoff) until it is moved.
@@ -485,9 +506,10 @@ export class SyncEngine {
       const text =
         problems.length > 0 ? `synced, with ${problems.length} problem(s): ${problems.join("; ")}` : "synced";
       const next = this.#now() + link.intervalSeconds * 1000;
-      await this.#store.write((tx) =>
-        tx.sync.recordSuccess(link.id, this.#now(), next, problems.length > 0 ? text : null),
-      );
+      await this.#store.write(async (tx) => {
+        await tx.sync.recordSuccess(link.id, this.#now(), next, problems.length > 0 ? text : null);
+        await logged(tx, problems.length > 0 ? text : null);
+      });
       this.#options.onRun?.(link, { ok: true, text, durationMs: durationMs() });
     } catch (error) {
       if (stopped()) return;
@@ -495,15 +517,13 @@ export class SyncEngine {
       const failures = link.failures + 1;
       await this.#store.write(async (tx) => {
         if (failure.kind === "credentials") {
-          await tx.sync.recordFailure(
-            link.id,
-            `${failure.text}; enter the remote's credentials again`,
-            null,
-            failures,
-          );
+          const text = `${failure.text}; enter the remote's credentials again`;
+          await tx.sync.recordFailure(link.id, text, null, failures);
           await tx.sync.setPaused(link.id, "credentials");
+          await logged(tx, text);
           return;
         }
+        await logged(tx, failure.text);
         const backoff = backoffMs(failures);
         const wait = failure.kind === "throttled" ? Math.max(failure.retryAfterMs ?? 0, backoff) : backoff;
         await tx.sync.recordFailure(link.id, failure.text, this.#now() + wait, failures);

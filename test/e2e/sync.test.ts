@@ -184,6 +184,21 @@ test("a remote profile is linked, Sync now brings its keys, and conflicts are re
   }
   await closeButtons.first().waitFor({ state: "detached" });
   await page.screenshot({ path: join(RESULTS, "sync-view.png"), fullPage: true });
+
+  // The run log: the newest run left the conflict; an earlier one pulled the two remote keys.
+  const runLog = linkCard().getByTestId("sync-run-log");
+  const runs = runLog.getByTestId("sync-run");
+  assert.equal(await runs.first().getByTestId("sync-run-conflicts").textContent(), "1");
+  assert.equal(await runs.first().getByTestId("sync-run-result").textContent(), "Synced");
+  assert.ok(
+    (await runs.getByTestId("sync-run-pulled").allTextContents()).includes("2"),
+    "a run pulled the two remote keys",
+  );
+  await page.setViewportSize({ width: 800, height: 600 });
+  await runLog.scrollIntoViewIfNeeded();
+  await page.screenshot({ path: join(RESULTS, "sync-run-log-800.png") });
+  await page.setViewportSize({ width: 1280, height: 800 });
+  await runLog.screenshot({ path: join(RESULTS, "sync-run-log-1280.png") });
   const held = syncView().getByTestId("sync-outbox-entry").filter({ hasText: "shared (mine)" });
   assert.equal(await held.getByText("Held by conflict").count(), 1, "the local rename waits for the choice");
 

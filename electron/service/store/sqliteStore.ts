@@ -223,6 +223,7 @@ function syncOf(store: SyncStore): SyncWrites {
     planRun: (linkId, at) => settle(() => store.planRun(linkId, at)),
     recordFailure: (linkId, error, nextAttemptAt, failures) =>
       settle(() => store.recordFailure(linkId, error, nextAttemptAt, failures)),
+    recordRun: (linkId, run, keep) => settle(() => store.recordRun(linkId, run, keep)),
     deleteLink: (linkId) => settle(() => store.deleteLink(linkId)),
     // One process runs every link of its database file: it always holds the lease.
     leaseLink: () => Promise.resolve(true),

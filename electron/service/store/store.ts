@@ -11,7 +11,15 @@ import type { Account } from "./accountRows.ts";
 import type { AuditPage, AuditQuery } from "./auditRows.ts";
 import type { IdempotencyLookup, IdempotentRequest, RememberedAnswer } from "./idempotencyRows.ts";
 import type { StoredUsage } from "./keyUsageRows.ts";
-import type { Fields, LinkCounts, LocalOnlyKey, OutboxEntry, SyncKeyState, SyncLink } from "./syncRows.ts";
+import type {
+  Fields,
+  LinkCounts,
+  LocalOnlyKey,
+  OutboxEntry,
+  SyncKeyState,
+  SyncLink,
+  SyncRunRecord,
+} from "./syncRows.ts";
 import type {
   CapturedFilter,
   CapturedRow,
@@ -354,6 +362,8 @@ export interface SyncWrites extends SyncReads {
   /** Plans the next run at `at`, ending any backoff. */
   planRun(linkId: number, at: number): Promise<void>;
   recordFailure(linkId: number, error: string, nextAttemptAt: number | null, failures: number): Promise<void>;
+  /** Adds a finished run to the link's log (SyncLink.runLog), keeping the newest `keep`. */
+  recordRun(linkId: number, run: SyncRunRecord, keep: number): Promise<void>;
   /** Removes the link and its sync state; the keys themselves stay, as local keys. */
   deleteLink(linkId: number): Promise<void>;
   /**

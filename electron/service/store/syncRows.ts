@@ -64,6 +64,40 @@ export interface SyncLink {
   lastError: string | null;
   nextAttemptAt: number | null;
   failures: number;
+  /** The link's recent runs, newest first (at most SYNC_RUN_LOG_SIZE). */
+  runLog: SyncRunRecord[];
+}
+
+/** What one finished run of a link did (a run stopped part way is not recorded). */
+export interface SyncRunRecord {
+  startedAt: number;
+  endedAt: number;
+  /** Keys created or changed here from the remote. */
+  pulled: number;
+  /** Keys created or changed on the remote. */
+  pushed: number;
+  /** Keys in conflict when the run ended. */
+  conflicts: number;
+  /** Why the run failed (or the keys it could not handle); null when it went through. */
+  error: string | null;
+}
+
+/**
+ * The stored run log with `run` added: newest first, the oldest dropped past `keep`, so a link's
+ * row stays bounded however long it lives. A log that cannot be read starts again.
+ */
+export function runLogWith(stored: string | null, run: SyncRunRecord, keep: number): string {
+  return JSON.stringify([run, ...parseRunLog(stored)].slice(0, keep));
+}
+
+function parseRunLog(stored: string | null): SyncRunRecord[] {
+  if (stored === null) return [];
+  try {
+    const log = JSON.parse(stored) as unknown;
+    return Array.isArray(log) ? (log as SyncRunRecord[]) : [];
+  } catch {
+    return [];
+  }
 }
 
 export interface SyncKeyState {
@@ -108,6 +142,7 @@ export interface LinkRow {
   last_error: string | null;
   next_attempt_at: number | null;
   failures: number;
+  run_log: string | null;
 }
 
 export interface KeyRow {
@@ -133,7 +168,7 @@ export interface OutboxRow {
 }
 
 export const LINK_COLUMNS = `id, account_id, remote_base_url, remote_username, remote_account_key, interval_seconds,
-  paused_reason, last_attempt_at, last_success_at, last_error, next_attempt_at, failures`;
+  paused_reason, last_attempt_at, last_success_at, last_error, next_attempt_at, failures, run_log`;
 
 export const toLink = (row: LinkRow): SyncLink => ({
   id: row.id,
@@ -148,6 +183,7 @@ export const toLink = (row: LinkRow): SyncLink => ({
   lastError: row.last_error,
   nextAttemptAt: row.next_attempt_at,
   failures: row.failures,
+  runLog: parseRunLog(row.run_log),
 });
 
 export const toKeyState = (row: KeyRow): SyncKeyState => ({

@@ -15,8 +15,10 @@ import {
   linkCountsOf,
   type OutboxEntry,
   type OutboxRow,
+  runLogWith,
   type SyncKeyState,
   type SyncLink,
+  type SyncRunRecord,
   sealRemotePassword,
   serializeConflict,
   serializeFields,
@@ -163,6 +165,18 @@ export class SyncStore {
       error,
       nextAttemptAt,
       failures,
+      linkId,
+    );
+  }
+
+  /** Adds a finished run to the link's log, keeping the newest `keep`. */
+  recordRun(linkId: number, run: SyncRunRecord, keep: number): void {
+    const row = this.#sql<[number], { run_log: string | null }>(
+      "SELECT run_log FROM sync_links WHERE id = ?",
+    ).get(linkId);
+    if (!row) return;
+    this.#sql("UPDATE sync_links SET run_log = ? WHERE id = ?").run(
+      runLogWith(row.run_log, run, keep),
       linkId,
     );
   }

@@ -62,6 +62,7 @@ const syncLink = {
   conflicts: 0,
   remoteMissing: 0,
   linkedKeys: 2,
+  recentRuns: [{ startedAt: TIME, endedAt: TIME, pulled: 2, pushed: 0, conflicts: 0, error: null }],
 };
 
 type Side = (strict: boolean) => z.ZodType;

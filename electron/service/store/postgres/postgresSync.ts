@@ -11,6 +11,7 @@ import {
   type LocalOnlyKey,
   linkCountsOf,
   type OutboxRow,
+  runLogWith,
   sealRemotePassword,
   serializeConflict,
   serializeFields,
@@ -138,6 +139,18 @@ export function postgresSync(sql: Sql, box: SecretBox): SyncWrites {
         "UPDATE sync_links SET last_error = $1, next_attempt_at = $2, failures = $3 WHERE id = $4",
         [error, nextAttemptAt, failures, linkId],
       );
+    },
+    async recordRun(linkId, run, keep) {
+      // The link's lease holder is the only writer of its log: no other run of it ends meanwhile.
+      const [row] = await sql.rows<{ run_log: string | null }>(
+        "SELECT run_log FROM sync_links WHERE id = $1",
+        [linkId],
+      );
+      if (!row) return;
+      await sql.count("UPDATE sync_links SET run_log = $1 WHERE id = $2", [
+        runLogWith(row.run_log, run, keep),
+        linkId,
+      ]);
     },
     async deleteLink(linkId) {
       await sql.count("DELETE FROM sync_outbox WHERE link_id = $1", [linkId]);

@@ -28,6 +28,7 @@ import { KeysNeedingAttention } from "./KeysNeedingAttention.tsx";
 import { LocalOnlyKeys } from "./LocalOnlyKeys.tsx";
 import { OutboxList } from "./OutboxList.tsx";
 import { RemoveLinkDialog } from "./RemoveLinkDialog.tsx";
+import { RunLog } from "./RunLog.tsx";
 import { useRunLink, useUpdateLink } from "./syncHooks.ts";
 import {
   formatSyncTime,
@@ -243,6 +244,7 @@ export function LinkCard(props: {
         <KeysNeedingAttention link={link} />
         <LocalOnlyKeys link={link} />
         <OutboxList link={link} />
+        <RunLog link={link} />
       </Stack>
 
       <RemoveLinkDialog opened={removing} link={link} title={title} onClose={() => setRemoving(false)} />

@@ -87,6 +87,7 @@ for (const kind of STORE_KINDS) {
         lastError: null,
         nextAttemptAt: NOW,
         failures: 0,
+        runLog: [],
       });
       assert.deepEqual(await store.sync.link(link.id), link);
       assert.deepEqual(await store.sync.linkOfAccount(account.id), link);
@@ -174,6 +175,39 @@ for (const kind of STORE_KINDS) {
       assert.deepEqual(await read(), [NOW + 1, NOW + 20, null, NOW + 320, 0]);
       await store.write((tx) => tx.sync.setInterval(link.id, 60));
       assert.equal((await store.sync.link(link.id))?.intervalSeconds, 60);
+    });
+
+    test("a link's run log keeps its newest runs first, bounded, in the link's row; other links have their own", async (t) => {
+      const subject = await openStore(kind, t);
+      if (!subject) return;
+      const { store } = subject;
+      const { link } = await linkedAccount(store);
+      const { link: other } = await linkedAccount(store, 0, "bo");
+      const run = (index: number) => ({
+        startedAt: NOW + index * 1000,
+        endedAt: NOW + index * 1000 + 5,
+        pulled: index,
+        pushed: 2 * index,
+        conflicts: index % 3,
+        error: index % 2 === 0 ? null : `run ${index} failed`,
+      });
+      for (let index = 0; index < 5; index++)
+        await store.write((tx) => tx.sync.recordRun(link.id, run(index), 3));
+      assert.deepEqual((await store.sync.link(link.id))?.runLog, [run(4), run(3), run(2)]);
+      assert.deepEqual((await store.sync.links()).find((each) => each.id === link.id)?.runLog, [
+        run(4),
+        run(3),
+        run(2),
+      ]);
+      assert.deepEqual((await store.sync.link(other.id))?.runLog, []);
+      // A run recorded in a write that fails is not in the log.
+      await assert.rejects(
+        store.write(async (tx) => {
+          await tx.sync.recordRun(link.id, run(9), 3);
+          throw new Error("the write fails");
+        }),
+      );
+      assert.deepEqual((await store.sync.link(link.id))?.runLog, [run(4), run(3), run(2)]);
     });
 
     test("a link's lease is one owner's until it expires or is given up, and its holder renews it (SQLite: always held)", async (t) => {

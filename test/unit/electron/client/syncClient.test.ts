@@ -40,6 +40,7 @@ const LINK: SyncLinkDto = {
   conflicts: 0,
   remoteMissing: 0,
   linkedKeys: 0,
+  recentRuns: [],
 };
 const KEY = "0123456789ABCDEF0123456789ABCDEF";
 

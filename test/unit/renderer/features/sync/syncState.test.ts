@@ -51,6 +51,7 @@ function link(overrides: Partial<SyncLinkDto> = {}): SyncLinkDto {
     conflicts: 0,
     remoteMissing: 0,
     linkedKeys: 3,
+    recentRuns: [],
     ...overrides,
   };
 }
