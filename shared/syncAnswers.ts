@@ -57,9 +57,32 @@ export function syncAnswerSchemas(strict: boolean) {
     recentRuns: z.array(syncRun),
   });
 
+  /** Who changed a field here, and when (the local audit history). */
+  const localChange = object({
+    by: z.string().meta({ description: "The account whose credentials made the change" }),
+    at: dateTime,
+  });
+  /**
+   * Where the remote's value came from. The key-management API answers no updatedAt and no author:
+   * `seenAt` is when a pull first saw the value; `by` and `at` are what the remote's audit history
+   * says (a Keydesk remote), null when it says nothing.
+   */
+  const remoteChange = object({
+    seenAt: dateTime,
+    by: z.string().nullable(),
+    at: nullableTime,
+  });
   /** One field changed differently on both sides: the API's JSON value of each (absent as null). */
-  const fieldConflict = object({ field: fieldName, mine: z.unknown(), theirs: z.unknown() }).meta({
-    required: ["field", "mine", "theirs"],
+  const fieldConflict = object({
+    field: fieldName,
+    mine: z.unknown(),
+    theirs: z.unknown(),
+    mineChange: localChange.nullable().meta({ description: "null when the local history does not say" }),
+    theirsChange: remoteChange
+      .nullable()
+      .meta({ description: "null for a conflict seen before this was kept" }),
+  }).meta({
+    required: ["field", "mine", "theirs", "mineChange", "theirsChange"],
   });
   const syncKey = object({
     /** The local key id. */

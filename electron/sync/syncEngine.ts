@@ -20,6 +20,7 @@ import { badRequest, conflict, notFound } from "../service/errors.ts";
 import type { Account } from "../service/store/accountRows.ts";
 import { DuplicateError, type Store, type StoreWrite } from "../service/store/store.ts";
 import type { OutboxEntry, SyncKeyState, SyncLink } from "../service/store/syncRows.ts";
+import { askConflictOrigins, fieldChangeOf } from "./conflictOrigins.ts";
 import { checkLinkRemote, type LinkCheckPart } from "./linkCheck.ts";
 import { createOutboxJournal } from "./outboxJournal.ts";
 import { pullKeys, remoteKeyPages } from "./pull.ts";
@@ -87,6 +88,9 @@ interface Runtime {
   leaseLost?: boolean;
   problems: string[];
 }
+
+/** Entries of a conflicting key's local history read to find who made the local change. */
+const LOCAL_HISTORY_READ = 50;
 
 const time = (value: number | null) => (value === null ? null : formatApiDateTime(value));
 
@@ -474,6 +478,7 @@ export class SyncEngine {
       },
       stopped,
       tally: { pulled: new Set(), pushed: new Set() },
+      freshConflicts: [],
     };
     /** The run in the link's log, written with its outcome. */
     const logged = async (tx: StoreWrite, error: string | null) =>
@@ -499,6 +504,7 @@ export class SyncEngine {
         context,
         remoteKeyPages(context.client, link.remoteAccountKey, this.#options.pullPageSize),
       );
+      await askConflictOrigins(context);
       await pushOutbox(context);
       // Stopped part way: the link stays due, and is run again (here at the next start, or elsewhere).
       if (stopped()) return;
@@ -623,11 +629,33 @@ export class SyncEngine {
     const pendingFields = [
       ...new Set(mine.filter((entry) => !entry.failed).flatMap((entry) => entry.fields)),
     ];
-    const conflicts = Object.entries(state.conflict ?? {}).map(([field, theirs]) => ({
-      field: field as SyncedField,
-      mine: apiValueOf(field as SyncedField, local),
-      theirs: apiValueOf(field as SyncedField, { ...local, [field]: theirs } as Fields),
-    }));
+    const inConflict = Object.entries(state.conflict ?? {});
+    // Who made the local change: the key's own audit history, read only for a key in conflict.
+    const history =
+      inConflict.length > 0
+        ? (
+            await this.#store.audit.page({
+              managerId: local.accountId,
+              accountId: local.accountId,
+              key: local.key,
+              limit: LOCAL_HISTORY_READ,
+            })
+          ).entries
+        : [];
+    const conflicts = inConflict.map(([name, theirs]) => {
+      const field = name as SyncedField;
+      const mineChange = fieldChangeOf(history, field);
+      const origin = state.conflictOrigin?.[field];
+      return {
+        field,
+        mine: apiValueOf(field, local),
+        theirs: apiValueOf(field, { ...local, [field]: theirs } as Fields),
+        mineChange: mineChange && { by: mineChange.by, at: formatApiDateTime(mineChange.at) },
+        theirsChange: origin
+          ? { seenAt: formatApiDateTime(origin.seenAt), by: origin.by, at: time(origin.at) }
+          : null,
+      };
+    });
     return {
       key: local.key,
       name: local.name,

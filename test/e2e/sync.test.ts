@@ -164,6 +164,16 @@ test("a remote profile is linked, Sync now brings its keys, and conflicts are re
   const nameRow = conflict.locator('[data-testid="sync-conflict-field"][data-field="name"]');
   assert.equal(await nameRow.getByTestId("conflict-mine").textContent(), "shared (mine)");
   assert.equal(await nameRow.getByTestId("conflict-theirs").textContent(), "shared (theirs)");
+  // Who made each side, and when: the local rename by the local account, the remote's by its user.
+  assert.match((await nameRow.getByTestId("conflict-mine-origin").textContent()) ?? "", /^by owner, /);
+  assert.match(
+    (await nameRow.getByTestId("conflict-theirs-origin").textContent()) ?? "",
+    new RegExp(`^by ${REMOTE_USER}, `),
+  );
+  assert.ok(
+    await nameRow.getByTestId("conflict-theirs-origin").getAttribute("title"),
+    "the local time on hover",
+  );
 
   // The Keys table marks the key.
   await page.getByRole("tab", { name: "Keys" }).click();
@@ -197,6 +207,8 @@ test("a remote profile is linked, Sync now brings its keys, and conflicts are re
   await page.setViewportSize({ width: 800, height: 600 });
   await runLog.scrollIntoViewIfNeeded();
   await page.screenshot({ path: join(RESULTS, "sync-run-log-800.png") });
+  await conflict.scrollIntoViewIfNeeded();
+  await page.screenshot({ path: join(RESULTS, "sync-conflict-800.png") });
   await page.setViewportSize({ width: 1280, height: 800 });
   await runLog.screenshot({ path: join(RESULTS, "sync-run-log-1280.png") });
   const held = syncView().getByTestId("sync-outbox-entry").filter({ hasText: "shared (mine)" });

@@ -233,6 +233,7 @@ function syncOf(store: SyncStore): SyncWrites {
     setRemoteKey: (apiKeyId, remoteKey, base) => settle(() => store.setRemoteKey(apiKeyId, remoteKey, base)),
     setBase: (apiKeyId, base) => settle(() => store.setBase(apiKeyId, base)),
     setConflict: (apiKeyId, conflict) => settle(() => store.setConflict(apiKeyId, conflict)),
+    setConflictOrigin: (apiKeyId, origin) => settle(() => store.setConflictOrigin(apiKeyId, origin)),
     setRemoteMissing: (apiKeyId, missing) => settle(() => store.setRemoteMissing(apiKeyId, missing)),
     queueCreate: (linkId, apiKeyId, idempotencyKey, now, reason) =>
       settle(() => store.queueCreate(linkId, apiKeyId, idempotencyKey, now, reason)),

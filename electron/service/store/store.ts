@@ -384,6 +384,8 @@ export interface SyncWrites extends SyncReads {
   setRemoteKey(apiKeyId: number, remoteKey: string, base: Fields): Promise<void>;
   setBase(apiKeyId: number, base: Fields): Promise<void>;
   setConflict(apiKeyId: number, conflict: SyncKeyState["conflict"]): Promise<void>;
+  /** Where the key's conflicting remote values came from (SyncKeyState.conflictOrigin). */
+  setConflictOrigin(apiKeyId: number, origin: SyncKeyState["conflictOrigin"]): Promise<void>;
   setRemoteMissing(apiKeyId: number, missing: boolean): Promise<void>;
   /**
    * Makes a key a linked key whose create waits in the outbox (its Idempotency-Key fixed now, so

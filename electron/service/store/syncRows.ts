@@ -33,6 +33,9 @@ const parseFields = (json: string): Fields => JSON.parse(json) as Fields;
 export const serializeConflict = (conflict: SyncKeyState["conflict"]): string | null =>
   conflict && Object.keys(conflict).length > 0 ? JSON.stringify(conflict) : null;
 
+export const serializeConflictOrigin = (origin: SyncKeyState["conflictOrigin"]): string | null =>
+  origin && Object.keys(origin).length > 0 ? JSON.stringify(origin) : null;
+
 /** An outbox entry's `fields` column when it is queued: the fields changed and why. */
 export const entryFieldsJson = (
   fields: readonly SyncedField[],
@@ -109,6 +112,21 @@ export interface SyncKeyState {
   remoteMissing: boolean;
   /** Field → the remote's value, for fields changed differently on both sides. */
   conflict: Partial<Record<SyncedField, unknown>> | null;
+  /** Field → where its conflicting remote value came from (may outlive the conflict: read with it). */
+  conflictOrigin: Partial<Record<SyncedField, ConflictOrigin>> | null;
+}
+
+/**
+ * Where a conflicting remote value came from: when a pull first saw it here, and, when the remote
+ * keeps an audit history (a Keydesk service), who set it there and when. The key-management API
+ * itself answers neither.
+ */
+export interface ConflictOrigin {
+  seenAt: number;
+  /** When the remote says the value was set; null when it does not say. */
+  at: number | null;
+  /** Who set it, as the remote's audit names them; null when it does not say. */
+  by: string | null;
 }
 
 export interface OutboxEntry {
@@ -152,6 +170,7 @@ export interface KeyRow {
   base: string | null;
   remote_missing: number | boolean;
   conflict: string | null;
+  conflict_origin: string | null;
 }
 
 export interface OutboxRow {
@@ -193,6 +212,10 @@ export const toKeyState = (row: KeyRow): SyncKeyState => ({
   base: row.base === null ? null : parseFields(row.base),
   remoteMissing: flag(row.remote_missing),
   conflict: row.conflict === null ? null : (JSON.parse(row.conflict) as SyncKeyState["conflict"]),
+  conflictOrigin:
+    row.conflict_origin === null || row.conflict_origin === undefined
+      ? null
+      : (JSON.parse(row.conflict_origin) as SyncKeyState["conflictOrigin"]),
 });
 
 export function toEntry(row: OutboxRow): OutboxEntry {

@@ -21,6 +21,7 @@ import {
   type SyncRunRecord,
   sealRemotePassword,
   serializeConflict,
+  serializeConflictOrigin,
   serializeFields,
   toEntry,
   toKeyState,
@@ -277,6 +278,13 @@ export class SyncStore {
   setConflict(apiKeyId: number, conflict: SyncKeyState["conflict"]): void {
     this.#sql("UPDATE sync_keys SET conflict = ? WHERE api_key_id = ?").run(
       serializeConflict(conflict),
+      apiKeyId,
+    );
+  }
+
+  setConflictOrigin(apiKeyId: number, origin: SyncKeyState["conflictOrigin"]): void {
+    this.#sql("UPDATE sync_keys SET conflict_origin = ? WHERE api_key_id = ?").run(
+      serializeConflictOrigin(origin),
       apiKeyId,
     );
   }

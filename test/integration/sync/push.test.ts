@@ -112,7 +112,24 @@ test("the same field changed on both sides is a conflict: nothing is overwritten
   assert.equal(state.conflicts, 1);
   const [conflicted] = await syncKeys(local, linkId);
   assert.equal(conflicted?.state, "conflict");
-  assert.deepEqual(conflicted?.conflicts, [{ field: "name", mine: "mine", theirs: "theirs" }]);
+  const [name] = conflicted?.conflicts ?? [];
+  assert.deepEqual([name?.field, name?.mine, name?.theirs], ["name", "mine", "theirs"]);
+  // Who made each side and when: the local change from the local history, the remote's from the
+  // remote's (a Keydesk remote keeps one; the key-management API itself says neither).
+  const renameOf = async (side: typeof local) =>
+    (
+      await side.ok<{ entries: { time: string; action: string; changes: Record<string, unknown> }[] }>(
+        "GET",
+        `/local/1/audit?key=${target.key}&limit=20`,
+      )
+    ).entries.find((entry) => "name" in entry.changes && !entry.action.startsWith("sync-"));
+  const localChange = await renameOf(local);
+  const remoteChange = await renameOf(remote);
+  assert.ok(localChange && remoteChange);
+  assert.deepEqual(name?.mineChange, { by: "owner", at: localChange?.time });
+  assert.equal(name?.theirsChange?.by, "team");
+  assert.equal(name?.theirsChange?.at, remoteChange?.time);
+  assert.ok(name?.theirsChange?.seenAt, "when the pull saw it");
 
   const remoteKey = (await remote.keys()).find((key) => key.key === target.key);
   const localKey = (await local.keys()).find((key) => key.key === target.key);

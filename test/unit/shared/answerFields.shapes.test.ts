@@ -148,7 +148,15 @@ const shapes: { name: string; of: Side; answer: Record<string, unknown>; wrong: 
       name: "billing",
       remoteKey: null,
       state: "conflict",
-      conflicts: [{ field: "name", mine: "a", theirs: "b" }],
+      conflicts: [
+        {
+          field: "name",
+          mine: "a",
+          theirs: "b",
+          mineChange: { by: "owner", at: TIME },
+          theirsChange: { seenAt: TIME, by: null, at: null },
+        },
+      ],
       pendingFields: ["enabled"],
       error: null,
     },

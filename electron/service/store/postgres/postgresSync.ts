@@ -14,6 +14,7 @@ import {
   runLogWith,
   sealRemotePassword,
   serializeConflict,
+  serializeConflictOrigin,
   serializeFields,
   toEntry,
   toKeyState,
@@ -22,7 +23,7 @@ import {
 } from "../syncRows.ts";
 import type { Sql } from "./sql.ts";
 
-const KEY_COLUMNS = "api_key_id, link_id, remote_key, base, remote_missing, conflict";
+const KEY_COLUMNS = "api_key_id, link_id, remote_key, base, remote_missing, conflict, conflict_origin";
 const OUTBOX_COLUMNS =
   "id, link_id, api_key_id, kind, fields, idempotency_key, attempts, failed, last_error, created_at";
 
@@ -240,6 +241,12 @@ export function postgresSync(sql: Sql, box: SecretBox): SyncWrites {
     async setConflict(apiKeyId, conflict) {
       await sql.count("UPDATE sync_keys SET conflict = $1 WHERE api_key_id = $2", [
         serializeConflict(conflict),
+        apiKeyId,
+      ]);
+    },
+    async setConflictOrigin(apiKeyId, origin) {
+      await sql.count("UPDATE sync_keys SET conflict_origin = $1 WHERE api_key_id = $2", [
+        serializeConflictOrigin(origin),
         apiKeyId,
       ]);
     },

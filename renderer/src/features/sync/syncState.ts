@@ -1,6 +1,12 @@
 import type { AccountDto, ProfileDto } from "../../../../shared/bridge.ts";
 import { parseApiDateTime } from "../../../../shared/datetime.ts";
-import type { SyncedField, SyncKeyState, SyncLinkDto, SyncProgressDto } from "../../../../shared/sync.ts";
+import type {
+  SyncedField,
+  SyncKeyDto,
+  SyncKeyState,
+  SyncLinkDto,
+  SyncProgressDto,
+} from "../../../../shared/sync.ts";
 import { linkUses } from "../../../../shared/syncLinks.ts";
 import { formatLocal, formatRelative } from "../../time.ts";
 
@@ -122,6 +128,39 @@ export function formatSyncTime(
   const time = parseSyncTime(text);
   if (time === null) return { text: text ?? never };
   return { text: relativeTime(time, now), title: formatLocal(time) };
+}
+
+type FieldConflictDto = SyncKeyDto["conflicts"][number];
+
+/**
+ * Who made the local side of a conflict and when ("by owner, 3 min ago"), with the local time for
+ * the hover; says so when the local history does not name the change.
+ */
+export function mineChangeText(
+  change: FieldConflictDto["mineChange"],
+  now: number,
+): { text: string; title?: string } {
+  const time = change && parseSyncTime(change.at);
+  if (!change || time === null) return { text: "change not in the local history" };
+  return { text: `by ${change.by}, ${relativeTime(time, now)}`, title: formatLocal(time) };
+}
+
+/**
+ * Where the remote side of a conflict came from: who set it there and when, as the remote's audit
+ * says; a remote that names no author (the key-management API answers none) gives only when the
+ * value was seen here.
+ */
+export function theirsChangeText(
+  change: FieldConflictDto["theirsChange"],
+  now: number,
+): { text: string; title?: string } {
+  if (!change) return { text: "the remote names no author" };
+  const at = parseSyncTime(change.at);
+  if (change.by !== null && at !== null)
+    return { text: `by ${change.by}, ${relativeTime(at, now)}`, title: formatLocal(at) };
+  const seen = parseSyncTime(change.seenAt);
+  if (seen === null) return { text: "the remote names no author" };
+  return { text: `seen ${relativeTime(seen, now)}; the remote names no author`, title: formatLocal(seen) };
 }
 
 /** Progress as a percentage (0 when the total is not known yet). */

@@ -290,6 +290,7 @@ for (const kind of STORE_KINDS) {
         base: null,
         remoteMissing: false,
         conflict: null,
+        conflictOrigin: null,
       });
       assert.deepEqual(await store.sync.counts(link.id), {
         pending: 1,
@@ -338,6 +339,10 @@ for (const kind of STORE_KINDS) {
         await tx.sync.setRemoteKey(first.id, "R1", base);
         await tx.sync.setRemoteMissing(second.id, true);
         await tx.sync.setConflict(third.id, { name: "remote name", enabled: false });
+        await tx.sync.setConflictOrigin(third.id, {
+          name: { seenAt: NOW, at: NOW - 5, by: "remote admin" },
+          enabled: { seenAt: NOW, at: null, by: null },
+        });
       });
       assert.deepEqual(await store.sync.keyState(first.id), {
         apiKeyId: first.id,
@@ -346,12 +351,19 @@ for (const kind of STORE_KINDS) {
         base,
         remoteMissing: false,
         conflict: null,
+        conflictOrigin: null,
       });
       assert.equal((await store.sync.keyState(second.id))?.remoteMissing, true);
       assert.deepEqual((await store.sync.keyState(third.id))?.conflict, {
         name: "remote name",
         enabled: false,
       });
+      assert.deepEqual((await store.sync.keyState(third.id))?.conflictOrigin, {
+        name: { seenAt: NOW, at: NOW - 5, by: "remote admin" },
+        enabled: { seenAt: NOW, at: null, by: null },
+      });
+      await store.write((tx) => tx.sync.setConflictOrigin(third.id, null));
+      assert.equal((await store.sync.keyState(third.id))?.conflictOrigin, null);
       assert.deepEqual(await store.sync.counts(link.id), {
         pending: 0,
         failed: 0,
@@ -372,6 +384,7 @@ for (const kind of STORE_KINDS) {
         base: { name: "new base", allowedIPs, permissions, validFrom, validTo, enabled },
         remoteMissing: false,
         conflict: null,
+        conflictOrigin: null,
       });
       assert.equal(await store.sync.keyState(second.id), undefined);
       assert.equal(await storedInClear(subject, "sync_keys", third.publicApiKey), false);

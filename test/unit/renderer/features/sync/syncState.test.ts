@@ -10,6 +10,7 @@ import {
   linkStateLook,
   linksOfAccount,
   linkTitle,
+  mineChangeText,
   NO_SYNC_MARKS,
   parseSyncTime,
   profileOfLink,
@@ -22,6 +23,7 @@ import {
   syncedChangeNotice,
   syncedTo,
   syncMarksOf,
+  theirsChangeText,
 } from "../../../../../renderer/src/features/sync/syncState.ts";
 import type { AccountDto, ProfileDto } from "../../../../../shared/bridge.ts";
 import type { SyncLinkDto } from "../../../../../shared/sync.ts";
@@ -308,4 +310,25 @@ test("a new link's notice says what its first run did, not to press Sync now", (
     message: "the remote answered 500",
     failed: true,
   });
+});
+
+test("a conflict's sides say who changed them and when; a remote that names no author gives when it was seen", () => {
+  const now = Date.UTC(2026, 5, 15, 12, 10);
+  assert.equal(
+    mineChangeText({ by: "owner", at: "2026-06-15T12:07:00.000+0000" }, now).text,
+    "by owner, 3 min ago",
+  );
+  assert.equal(mineChangeText(null, now).text, "change not in the local history");
+  assert.equal(
+    theirsChangeText(
+      { seenAt: "2026-06-15T12:09:00.000+0000", by: "team", at: "2026-06-15T12:05:00.000+0000" },
+      now,
+    ).text,
+    "by team, 5 min ago",
+  );
+  assert.equal(
+    theirsChangeText({ seenAt: "2026-06-15T12:09:00.000+0000", by: null, at: null }, now).text,
+    "seen 1 min ago; the remote names no author",
+  );
+  assert.equal(theirsChangeText(null, now).text, "the remote names no author");
 });
