@@ -52,7 +52,7 @@ export function RunLog({ link }: { link: SyncLinkDto }) {
                         Synced
                       </Badge>
                     ) : (
-                      <Text size="xs" c="red.9">
+                      <Text size="xs" c="light-dark(var(--mantine-color-red-9), var(--mantine-color-red-3))">
                         {run.error}
                       </Text>
                     )}
