@@ -24,6 +24,12 @@ export type SyncProgressDto = z.infer<SyncAnswers["progress"]>;
 
 export type SyncLinkDto = z.infer<SyncAnswers["syncLink"]>;
 
+/** One finished run of a link: when, what it pulled and pushed, the conflicts left, its error. */
+export type SyncRunDto = z.infer<SyncAnswers["syncRun"]>;
+
+/** How many of a link's runs its log keeps (the newest). */
+export const SYNC_RUN_LOG_SIZE = 50;
+
 export type SyncKeyDto = z.infer<SyncAnswers["syncKey"]>;
 
 export type SyncOutboxEntryDto = z.infer<SyncAnswers["syncOutboxEntry"]>;

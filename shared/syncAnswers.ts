@@ -19,6 +19,17 @@ export function syncAnswerSchemas(strict: boolean) {
     total: promised(z.number().int().min(0), z.number()),
   });
 
+  const syncRun = object({
+    startedAt: dateTime,
+    endedAt: dateTime,
+    pulled: count.meta({ description: "Keys created or changed here from the remote" }),
+    pushed: count.meta({ description: "Keys created or changed on the remote" }),
+    conflicts: count.meta({ description: "Keys in conflict when the run ended" }),
+    error: z.string().nullable().meta({
+      description: "Why the run failed, or the keys it could not handle; null when it went through",
+    }),
+  });
+
   const syncLink = object({
     id: promised(z.number().int().min(1), z.number().int()),
     accountKey: z.string().meta({ description: "The local account" }),
@@ -42,11 +53,36 @@ export function syncAnswerSchemas(strict: boolean) {
     /** Linked keys the remote no longer lists (flagged, never deleted). */
     remoteMissing: count,
     linkedKeys: count,
+    /** The link's recent finished runs, newest first (at most SYNC_RUN_LOG_SIZE), kept across restarts. */
+    recentRuns: z.array(syncRun),
   });
 
+  /** Who changed a field here, and when (the local audit history). */
+  const localChange = object({
+    by: z.string().meta({ description: "The account whose credentials made the change" }),
+    at: dateTime,
+  });
+  /**
+   * Where the remote's value came from. The key-management API answers no updatedAt and no author:
+   * `seenAt` is when a pull first saw the value; `by` and `at` are what the remote's audit history
+   * says (a Keydesk remote), null when it says nothing.
+   */
+  const remoteChange = object({
+    seenAt: dateTime,
+    by: z.string().nullable(),
+    at: nullableTime,
+  });
   /** One field changed differently on both sides: the API's JSON value of each (absent as null). */
-  const fieldConflict = object({ field: fieldName, mine: z.unknown(), theirs: z.unknown() }).meta({
-    required: ["field", "mine", "theirs"],
+  const fieldConflict = object({
+    field: fieldName,
+    mine: z.unknown(),
+    theirs: z.unknown(),
+    mineChange: localChange.nullable().meta({ description: "null when the local history does not say" }),
+    theirsChange: remoteChange
+      .nullable()
+      .meta({ description: "null for a conflict seen before this was kept" }),
+  }).meta({
+    required: ["field", "mine", "theirs", "mineChange", "theirsChange"],
   });
   const syncKey = object({
     /** The local key id. */
@@ -89,6 +125,7 @@ export function syncAnswerSchemas(strict: boolean) {
 
   return {
     progress,
+    syncRun,
     syncLink,
     syncLinkList: object({ links: z.array(syncLink) }),
     syncKey,

@@ -7,6 +7,7 @@ import type { KeyPage, KeyServiceClient } from "../client/keyServiceClient.ts";
 import { newKeyId } from "../service/domain/identifiers.ts";
 import type { StoreWrite } from "../service/store/store.ts";
 import type { OutboxEntry, SyncKeyState } from "../service/store/syncRows.ts";
+import { originsAfterMerge } from "./conflictOrigins.ts";
 import { classifyRemoteFailure, LinkFailure } from "./remoteFailure.ts";
 import type { RunContext } from "./runContext.ts";
 import { recordPulled } from "./syncAudit.ts";
@@ -239,8 +240,13 @@ async function mergeLinkedKey(
   // Taken or agreed fields have nothing left to push, whatever the outbox held for them.
   await tx.sync.dropFields(state.apiKeyId, [...outcome.taken, ...outcome.agreed]);
   const conflicts = Object.keys(outcome.conflicts).length > 0 ? outcome.conflicts : null;
+  const { origin, fresh } = originsAfterMerge(state, conflicts, context.now());
   if (JSON.stringify(conflicts) !== JSON.stringify(state.conflict))
     await tx.sync.setConflict(state.apiKeyId, conflicts);
+  if (JSON.stringify(origin) !== JSON.stringify(state.conflictOrigin))
+    await tx.sync.setConflictOrigin(state.apiKeyId, origin);
+  if (fresh.length > 0)
+    context.freshConflicts.push({ apiKeyId: state.apiKeyId, remoteKey: remote.key, fields: fresh });
   if (state.remoteMissing) await tx.sync.setRemoteMissing(state.apiKeyId, false);
   if (remote.publicApiKey !== local.publicApiKey)
     await adoptPublicApiKey(context, tx, local.id, remote.publicApiKey);

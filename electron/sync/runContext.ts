@@ -1,4 +1,4 @@
-import type { SyncProgressDto } from "../../shared/sync.ts";
+import type { SyncedField, SyncProgressDto } from "../../shared/sync.ts";
 import type { KeyServiceClient } from "../client/keyServiceClient.ts";
 import type { Account } from "../service/store/accountRows.ts";
 import type { Store } from "../service/store/store.ts";
@@ -18,4 +18,8 @@ export interface RunContext {
   problem(text: string): void;
   /** The engine is closing: stop between operations. */
   stopped(): boolean;
+  /** The keys this run changed here (pulled) and on the remote (pushed), for the link's run log. */
+  readonly tally: { readonly pulled: Set<string>; readonly pushed: Set<string> };
+  /** Conflicting remote values the pull saw first: the remote's history is asked who set them. */
+  readonly freshConflicts: { apiKeyId: number; remoteKey: string; fields: SyncedField[] }[];
 }

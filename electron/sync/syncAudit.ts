@@ -49,6 +49,8 @@ async function record(
   changes: Record<string, AuditChange>,
 ): Promise<void> {
   if (Object.keys(changes).length === 0) return;
+  // A key counts once however many of its changes the run made (a create and its follow-up).
+  context.tally[action === "sync-pull" ? "pulled" : "pushed"].add(key.key);
   await tx.audit.append({
     at: context.now(),
     accountId: key.accountId,

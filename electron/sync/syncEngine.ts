@@ -1,15 +1,16 @@
 import { randomUUID } from "node:crypto";
 import { setTimeout as delay, setImmediate as nextTurn } from "node:timers/promises";
 import { formatApiDateTime } from "../../shared/datetime.ts";
-import type {
-  CreateSyncLinkRequest,
-  LocalOnlyKeyPageDto,
-  SyncedField,
-  SyncKeyDto,
-  SyncLinkDto,
-  SyncOutboxEntryDto,
-  SyncProgressDto,
-  UpdateSyncLinkRequest,
+import {
+  type CreateSyncLinkRequest,
+  type LocalOnlyKeyPageDto,
+  SYNC_RUN_LOG_SIZE,
+  type SyncedField,
+  type SyncKeyDto,
+  type SyncLinkDto,
+  type SyncOutboxEntryDto,
+  type SyncProgressDto,
+  type UpdateSyncLinkRequest,
 } from "../../shared/sync.ts";
 import { KeyServiceClient } from "../client/keyServiceClient.ts";
 import type { DataDir } from "../service/dataDir.ts";
@@ -17,8 +18,9 @@ import { type AuditOrigin, fieldChanges } from "../service/domain/auditEntries.t
 import type { KeyWriteJournal } from "../service/domain/keyWriteJournal.ts";
 import { badRequest, conflict, notFound } from "../service/errors.ts";
 import type { Account } from "../service/store/accountRows.ts";
-import { DuplicateError, type Store } from "../service/store/store.ts";
+import { DuplicateError, type Store, type StoreWrite } from "../service/store/store.ts";
 import type { OutboxEntry, SyncKeyState, SyncLink } from "../service/store/syncRows.ts";
+import { askConflictOrigins, fieldChangeOf } from "./conflictOrigins.ts";
 import { checkLinkRemote, type LinkCheckPart } from "./linkCheck.ts";
 import { createOutboxJournal } from "./outboxJournal.ts";
 import { pullKeys, remoteKeyPages } from "./pull.ts";
@@ -86,6 +88,9 @@ interface Runtime {
   leaseLost?: boolean;
   problems: string[];
 }
+
+/** Entries of a conflicting key's local history read to find who made the local change. */
+const LOCAL_HISTORY_READ = 50;
 
 const time = (value: number | null) => (value === null ? null : formatApiDateTime(value));
 
@@ -310,6 +315,11 @@ export class SyncEngine {
       lastError: link.lastError,
       nextRunAt: link.pausedReason ? null : time(link.nextAttemptAt),
       ...counts,
+      recentRuns: link.runLog.map((run) => ({
+        ...run,
+        startedAt: formatApiDateTime(run.startedAt),
+        endedAt: formatApiDateTime(run.endedAt),
+      })),
     };
   }
 
@@ -467,7 +477,23 @@ export class SyncEngine {
         if (runtime.problems.length < 20) runtime.problems.push(text);
       },
       stopped,
+      tally: { pulled: new Set(), pushed: new Set() },
+      freshConflicts: [],
     };
+    /** The run in the link's log, written with its outcome. */
+    const logged = async (tx: StoreWrite, error: string | null) =>
+      tx.sync.recordRun(
+        link.id,
+        {
+          startedAt: started,
+          endedAt: this.#now(),
+          pulled: context.tally.pulled.size,
+          pushed: context.tally.pushed.size,
+          conflicts: (await tx.sync.counts(link.id)).conflicts,
+          error,
+        },
+        SYNC_RUN_LOG_SIZE,
+      );
     try {
       const allow = this.#options.remoteAllow;
       // A link made before the service was restricted: it waits (with backoff) until it is moved.
@@ -478,6 +504,7 @@ export class SyncEngine {
         context,
         remoteKeyPages(context.client, link.remoteAccountKey, this.#options.pullPageSize),
       );
+      await askConflictOrigins(context);
       await pushOutbox(context);
       // Stopped part way: the link stays due, and is run again (here at the next start, or elsewhere).
       if (stopped()) return;
@@ -485,9 +512,10 @@ export class SyncEngine {
       const text =
         problems.length > 0 ? `synced, with ${problems.length} problem(s): ${problems.join("; ")}` : "synced";
       const next = this.#now() + link.intervalSeconds * 1000;
-      await this.#store.write((tx) =>
-        tx.sync.recordSuccess(link.id, this.#now(), next, problems.length > 0 ? text : null),
-      );
+      await this.#store.write(async (tx) => {
+        await tx.sync.recordSuccess(link.id, this.#now(), next, problems.length > 0 ? text : null);
+        await logged(tx, problems.length > 0 ? text : null);
+      });
       this.#options.onRun?.(link, { ok: true, text, durationMs: durationMs() });
     } catch (error) {
       if (stopped()) return;
@@ -495,15 +523,13 @@ export class SyncEngine {
       const failures = link.failures + 1;
       await this.#store.write(async (tx) => {
         if (failure.kind === "credentials") {
-          await tx.sync.recordFailure(
-            link.id,
-            `${failure.text}; enter the remote's credentials again`,
-            null,
-            failures,
-          );
+          const text = `${failure.text}; enter the remote's credentials again`;
+          await tx.sync.recordFailure(link.id, text, null, failures);
           await tx.sync.setPaused(link.id, "credentials");
+          await logged(tx, text);
           return;
         }
+        await logged(tx, failure.text);
         const backoff = backoffMs(failures);
         const wait = failure.kind === "throttled" ? Math.max(failure.retryAfterMs ?? 0, backoff) : backoff;
         await tx.sync.recordFailure(link.id, failure.text, this.#now() + wait, failures);
@@ -603,11 +629,33 @@ export class SyncEngine {
     const pendingFields = [
       ...new Set(mine.filter((entry) => !entry.failed).flatMap((entry) => entry.fields)),
     ];
-    const conflicts = Object.entries(state.conflict ?? {}).map(([field, theirs]) => ({
-      field: field as SyncedField,
-      mine: apiValueOf(field as SyncedField, local),
-      theirs: apiValueOf(field as SyncedField, { ...local, [field]: theirs } as Fields),
-    }));
+    const inConflict = Object.entries(state.conflict ?? {});
+    // Who made the local change: the key's own audit history, read only for a key in conflict.
+    const history =
+      inConflict.length > 0
+        ? (
+            await this.#store.audit.page({
+              managerId: local.accountId,
+              accountId: local.accountId,
+              key: local.key,
+              limit: LOCAL_HISTORY_READ,
+            })
+          ).entries
+        : [];
+    const conflicts = inConflict.map(([name, theirs]) => {
+      const field = name as SyncedField;
+      const mineChange = fieldChangeOf(history, field);
+      const origin = state.conflictOrigin?.[field];
+      return {
+        field,
+        mine: apiValueOf(field, local),
+        theirs: apiValueOf(field, { ...local, [field]: theirs } as Fields),
+        mineChange: mineChange && { by: mineChange.by, at: formatApiDateTime(mineChange.at) },
+        theirsChange: origin
+          ? { seenAt: formatApiDateTime(origin.seenAt), by: origin.by, at: time(origin.at) }
+          : null,
+      };
+    });
     return {
       key: local.key,
       name: local.name,
@@ -676,13 +724,24 @@ export class SyncEngine {
         await tx.apiKeys.update(stored, next, this.#now());
         await tx.sync.dropFields(local.id, fields);
       } else {
-        await tx.sync.enqueue({
-          linkId: link.id,
-          apiKeyId: local.id,
-          kind: "update",
-          fields,
-          now: this.#now(),
-        });
+        // The local change waits in the outbox already, held by the conflict: ending the conflict
+        // releases it. Only a field no queued entry carries (its change was refused, or dropped)
+        // is queued again, so the outbox never holds the same change twice.
+        const queued = new Set(
+          (await tx.sync.entriesOfKey(local.id))
+            .filter((entry) => !entry.failed && entry.kind === "update")
+            .flatMap((entry) => entry.fields),
+        );
+        const missing = fields.filter((f) => !queued.has(f));
+        if (missing.length > 0) {
+          await tx.sync.enqueue({
+            linkId: link.id,
+            apiKeyId: local.id,
+            kind: "update",
+            fields: missing,
+            now: this.#now(),
+          });
+        }
       }
       await tx.sync.setBase(local.id, base);
       const left = { ...current.conflict };

@@ -125,6 +125,15 @@ test("a remote profile is linked, Sync now brings its keys, and conflicts are re
     await bridge<{ id: number; intervalSeconds: number; remote: { username: string } }[]>("sync.links.list");
   assert.equal(link?.intervalSeconds, 600);
   assert.equal(link?.remote.username, REMOTE_USER);
+  // The card is named by the profile the admin named; the remote user is its detail.
+  assert.equal(
+    await linkCard().getByRole("heading", { level: 4 }).textContent(),
+    "owner (own account) ↔ Team server",
+  );
+  assert.equal(
+    await linkCard().getByTestId("sync-link-remote").textContent(),
+    `${REMOTE_USER} at ${remote.url} (own account)`,
+  );
   // Linking again is refused: one link per local account.
   await choose(form, "Remote profile", /^Team server/);
   await form.getByRole("button", { name: "Link accounts" }).click();
@@ -155,6 +164,16 @@ test("a remote profile is linked, Sync now brings its keys, and conflicts are re
   const nameRow = conflict.locator('[data-testid="sync-conflict-field"][data-field="name"]');
   assert.equal(await nameRow.getByTestId("conflict-mine").textContent(), "shared (mine)");
   assert.equal(await nameRow.getByTestId("conflict-theirs").textContent(), "shared (theirs)");
+  // Who made each side, and when: the local rename by the local account, the remote's by its user.
+  assert.match((await nameRow.getByTestId("conflict-mine-origin").textContent()) ?? "", /^by owner, /);
+  assert.match(
+    (await nameRow.getByTestId("conflict-theirs-origin").textContent()) ?? "",
+    new RegExp(`^by ${REMOTE_USER}, `),
+  );
+  assert.ok(
+    await nameRow.getByTestId("conflict-theirs-origin").getAttribute("title"),
+    "the local time on hover",
+  );
 
   // The Keys table marks the key.
   await page.getByRole("tab", { name: "Keys" }).click();
@@ -175,6 +194,23 @@ test("a remote profile is linked, Sync now brings its keys, and conflicts are re
   }
   await closeButtons.first().waitFor({ state: "detached" });
   await page.screenshot({ path: join(RESULTS, "sync-view.png"), fullPage: true });
+
+  // The run log: the newest run left the conflict; an earlier one pulled the two remote keys.
+  const runLog = linkCard().getByTestId("sync-run-log");
+  const runs = runLog.getByTestId("sync-run");
+  assert.equal(await runs.first().getByTestId("sync-run-conflicts").textContent(), "1");
+  assert.equal(await runs.first().getByTestId("sync-run-result").textContent(), "Synced");
+  assert.ok(
+    (await runs.getByTestId("sync-run-pulled").allTextContents()).includes("2"),
+    "a run pulled the two remote keys",
+  );
+  await page.setViewportSize({ width: 800, height: 600 });
+  await runLog.scrollIntoViewIfNeeded();
+  await page.screenshot({ path: join(RESULTS, "sync-run-log-800.png") });
+  await conflict.scrollIntoViewIfNeeded();
+  await page.screenshot({ path: join(RESULTS, "sync-conflict-800.png") });
+  await page.setViewportSize({ width: 1280, height: 800 });
+  await runLog.screenshot({ path: join(RESULTS, "sync-run-log-1280.png") });
   const held = syncView().getByTestId("sync-outbox-entry").filter({ hasText: "shared (mine)" });
   assert.equal(await held.getByText("Held by conflict").count(), 1, "the local rename waits for the choice");
 

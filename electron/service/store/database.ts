@@ -237,6 +237,13 @@ const MIGRATIONS: readonly string[] = [
   `,
   // A key's usage per UTC day for its 30-day chart (keyUsageStore.ts); hours are kept 48 hours now.
   KEY_USAGE_DAYS_SCHEMA,
+  // A sync link's recent runs (syncRows.ts runLogWith), JSON newest first, bounded: kept with the
+  // link's other state so that the Sync view shows them after a restart. And where each of a linked
+  // key's conflicting remote values came from (when it was seen; who set it, when the remote says).
+  `
+  ALTER TABLE sync_links ADD COLUMN run_log TEXT;
+  ALTER TABLE sync_keys ADD COLUMN conflict_origin TEXT;
+  `,
 ];
 
 /** The schema version whose migration added api_keys.origin_created_at (its test starts just before it). */

@@ -223,6 +223,7 @@ function syncOf(store: SyncStore): SyncWrites {
     planRun: (linkId, at) => settle(() => store.planRun(linkId, at)),
     recordFailure: (linkId, error, nextAttemptAt, failures) =>
       settle(() => store.recordFailure(linkId, error, nextAttemptAt, failures)),
+    recordRun: (linkId, run, keep) => settle(() => store.recordRun(linkId, run, keep)),
     deleteLink: (linkId) => settle(() => store.deleteLink(linkId)),
     // One process runs every link of its database file: it always holds the lease.
     leaseLink: () => Promise.resolve(true),
@@ -232,6 +233,7 @@ function syncOf(store: SyncStore): SyncWrites {
     setRemoteKey: (apiKeyId, remoteKey, base) => settle(() => store.setRemoteKey(apiKeyId, remoteKey, base)),
     setBase: (apiKeyId, base) => settle(() => store.setBase(apiKeyId, base)),
     setConflict: (apiKeyId, conflict) => settle(() => store.setConflict(apiKeyId, conflict)),
+    setConflictOrigin: (apiKeyId, origin) => settle(() => store.setConflictOrigin(apiKeyId, origin)),
     setRemoteMissing: (apiKeyId, missing) => settle(() => store.setRemoteMissing(apiKeyId, missing)),
     queueCreate: (linkId, apiKeyId, idempotencyKey, now, reason) =>
       settle(() => store.queueCreate(linkId, apiKeyId, idempotencyKey, now, reason)),

@@ -11,7 +11,15 @@ import type { Account } from "./accountRows.ts";
 import type { AuditPage, AuditQuery } from "./auditRows.ts";
 import type { IdempotencyLookup, IdempotentRequest, RememberedAnswer } from "./idempotencyRows.ts";
 import type { StoredUsage } from "./keyUsageRows.ts";
-import type { Fields, LinkCounts, LocalOnlyKey, OutboxEntry, SyncKeyState, SyncLink } from "./syncRows.ts";
+import type {
+  Fields,
+  LinkCounts,
+  LocalOnlyKey,
+  OutboxEntry,
+  SyncKeyState,
+  SyncLink,
+  SyncRunRecord,
+} from "./syncRows.ts";
 import type {
   CapturedFilter,
   CapturedRow,
@@ -354,6 +362,8 @@ export interface SyncWrites extends SyncReads {
   /** Plans the next run at `at`, ending any backoff. */
   planRun(linkId: number, at: number): Promise<void>;
   recordFailure(linkId: number, error: string, nextAttemptAt: number | null, failures: number): Promise<void>;
+  /** Adds a finished run to the link's log (SyncLink.runLog), keeping the newest `keep`. */
+  recordRun(linkId: number, run: SyncRunRecord, keep: number): Promise<void>;
   /** Removes the link and its sync state; the keys themselves stay, as local keys. */
   deleteLink(linkId: number): Promise<void>;
   /**
@@ -374,6 +384,8 @@ export interface SyncWrites extends SyncReads {
   setRemoteKey(apiKeyId: number, remoteKey: string, base: Fields): Promise<void>;
   setBase(apiKeyId: number, base: Fields): Promise<void>;
   setConflict(apiKeyId: number, conflict: SyncKeyState["conflict"]): Promise<void>;
+  /** Where the key's conflicting remote values came from (SyncKeyState.conflictOrigin). */
+  setConflictOrigin(apiKeyId: number, origin: SyncKeyState["conflictOrigin"]): Promise<void>;
   setRemoteMissing(apiKeyId: number, missing: boolean): Promise<void>;
   /**
    * Makes a key a linked key whose create waits in the outbox (its Idempotency-Key fixed now, so

@@ -33,6 +33,9 @@ const parseFields = (json: string): Fields => JSON.parse(json) as Fields;
 export const serializeConflict = (conflict: SyncKeyState["conflict"]): string | null =>
   conflict && Object.keys(conflict).length > 0 ? JSON.stringify(conflict) : null;
 
+export const serializeConflictOrigin = (origin: SyncKeyState["conflictOrigin"]): string | null =>
+  origin && Object.keys(origin).length > 0 ? JSON.stringify(origin) : null;
+
 /** An outbox entry's `fields` column when it is queued: the fields changed and why. */
 export const entryFieldsJson = (
   fields: readonly SyncedField[],
@@ -64,6 +67,40 @@ export interface SyncLink {
   lastError: string | null;
   nextAttemptAt: number | null;
   failures: number;
+  /** The link's recent runs, newest first (at most SYNC_RUN_LOG_SIZE). */
+  runLog: SyncRunRecord[];
+}
+
+/** What one finished run of a link did (a run stopped part way is not recorded). */
+export interface SyncRunRecord {
+  startedAt: number;
+  endedAt: number;
+  /** Keys created or changed here from the remote. */
+  pulled: number;
+  /** Keys created or changed on the remote. */
+  pushed: number;
+  /** Keys in conflict when the run ended. */
+  conflicts: number;
+  /** Why the run failed (or the keys it could not handle); null when it went through. */
+  error: string | null;
+}
+
+/**
+ * The stored run log with `run` added: newest first, the oldest dropped past `keep`, so a link's
+ * row stays bounded however long it lives. A log that cannot be read starts again.
+ */
+export function runLogWith(stored: string | null, run: SyncRunRecord, keep: number): string {
+  return JSON.stringify([run, ...parseRunLog(stored)].slice(0, keep));
+}
+
+function parseRunLog(stored: string | null): SyncRunRecord[] {
+  if (stored === null) return [];
+  try {
+    const log = JSON.parse(stored) as unknown;
+    return Array.isArray(log) ? (log as SyncRunRecord[]) : [];
+  } catch {
+    return [];
+  }
 }
 
 export interface SyncKeyState {
@@ -75,6 +112,21 @@ export interface SyncKeyState {
   remoteMissing: boolean;
   /** Field → the remote's value, for fields changed differently on both sides. */
   conflict: Partial<Record<SyncedField, unknown>> | null;
+  /** Field → where its conflicting remote value came from (may outlive the conflict: read with it). */
+  conflictOrigin: Partial<Record<SyncedField, ConflictOrigin>> | null;
+}
+
+/**
+ * Where a conflicting remote value came from: when a pull first saw it here, and, when the remote
+ * keeps an audit history (a Keydesk service), who set it there and when. The key-management API
+ * itself answers neither.
+ */
+export interface ConflictOrigin {
+  seenAt: number;
+  /** When the remote says the value was set; null when it does not say. */
+  at: number | null;
+  /** Who set it, as the remote's audit names them; null when it does not say. */
+  by: string | null;
 }
 
 export interface OutboxEntry {
@@ -108,6 +160,7 @@ export interface LinkRow {
   last_error: string | null;
   next_attempt_at: number | null;
   failures: number;
+  run_log: string | null;
 }
 
 export interface KeyRow {
@@ -117,6 +170,7 @@ export interface KeyRow {
   base: string | null;
   remote_missing: number | boolean;
   conflict: string | null;
+  conflict_origin: string | null;
 }
 
 export interface OutboxRow {
@@ -133,7 +187,7 @@ export interface OutboxRow {
 }
 
 export const LINK_COLUMNS = `id, account_id, remote_base_url, remote_username, remote_account_key, interval_seconds,
-  paused_reason, last_attempt_at, last_success_at, last_error, next_attempt_at, failures`;
+  paused_reason, last_attempt_at, last_success_at, last_error, next_attempt_at, failures, run_log`;
 
 export const toLink = (row: LinkRow): SyncLink => ({
   id: row.id,
@@ -148,6 +202,7 @@ export const toLink = (row: LinkRow): SyncLink => ({
   lastError: row.last_error,
   nextAttemptAt: row.next_attempt_at,
   failures: row.failures,
+  runLog: parseRunLog(row.run_log),
 });
 
 export const toKeyState = (row: KeyRow): SyncKeyState => ({
@@ -157,6 +212,10 @@ export const toKeyState = (row: KeyRow): SyncKeyState => ({
   base: row.base === null ? null : parseFields(row.base),
   remoteMissing: flag(row.remote_missing),
   conflict: row.conflict === null ? null : (JSON.parse(row.conflict) as SyncKeyState["conflict"]),
+  conflictOrigin:
+    row.conflict_origin === null || row.conflict_origin === undefined
+      ? null
+      : (JSON.parse(row.conflict_origin) as SyncKeyState["conflictOrigin"]),
 });
 
 export function toEntry(row: OutboxRow): OutboxEntry {

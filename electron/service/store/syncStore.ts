@@ -15,10 +15,13 @@ import {
   linkCountsOf,
   type OutboxEntry,
   type OutboxRow,
+  runLogWith,
   type SyncKeyState,
   type SyncLink,
+  type SyncRunRecord,
   sealRemotePassword,
   serializeConflict,
+  serializeConflictOrigin,
   serializeFields,
   toEntry,
   toKeyState,
@@ -167,6 +170,18 @@ export class SyncStore {
     );
   }
 
+  /** Adds a finished run to the link's log, keeping the newest `keep`. */
+  recordRun(linkId: number, run: SyncRunRecord, keep: number): void {
+    const row = this.#sql<[number], { run_log: string | null }>(
+      "SELECT run_log FROM sync_links WHERE id = ?",
+    ).get(linkId);
+    if (!row) return;
+    this.#sql("UPDATE sync_links SET run_log = ? WHERE id = ?").run(
+      runLogWith(row.run_log, run, keep),
+      linkId,
+    );
+  }
+
   /** Removes the link and its sync state; the keys themselves stay, as local keys. */
   deleteLink(linkId: number): void {
     this.#sql("DELETE FROM sync_outbox WHERE link_id = ?").run(linkId);
@@ -263,6 +278,13 @@ export class SyncStore {
   setConflict(apiKeyId: number, conflict: SyncKeyState["conflict"]): void {
     this.#sql("UPDATE sync_keys SET conflict = ? WHERE api_key_id = ?").run(
       serializeConflict(conflict),
+      apiKeyId,
+    );
+  }
+
+  setConflictOrigin(apiKeyId: number, origin: SyncKeyState["conflictOrigin"]): void {
+    this.#sql("UPDATE sync_keys SET conflict_origin = ? WHERE api_key_id = ?").run(
+      serializeConflictOrigin(origin),
       apiKeyId,
     );
   }

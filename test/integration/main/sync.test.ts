@@ -198,9 +198,16 @@ test("the same field changed on both sides is a conflict; Take remote and Keep m
   assert.equal(conflicted?.state, "conflict");
   assert.equal(conflicted?.remoteKey, billing.remoteKey);
   assert.equal(conflicted?.remoteKey, billing.remoteKey);
-  assert.deepEqual(conflicted?.conflicts, [
-    { field: "name", mine: "billing (mine)", theirs: "billing (theirs)" },
-  ]);
+  assert.deepEqual(
+    conflicted?.conflicts.map(({ field, mine, theirs }) => ({ field, mine, theirs })),
+    [{ field: "name", mine: "billing (mine)", theirs: "billing (theirs)" }],
+  );
+  // Who made each side crosses the bridge too: the local account, and the remote's user as its
+  // audit history names them.
+  const [origins] = conflicted?.conflicts ?? [];
+  assert.equal(origins?.mineChange?.by, local.username);
+  assert.equal(origins?.theirsChange?.by, REMOTE_USER);
+  assert.ok(origins?.mineChange?.at && origins.theirsChange?.at && origins.theirsChange.seenAt);
   // The other field merged: the remote has the IPs; neither side's name was overwritten.
   const remoteNow = (await remoteApi(`/settings/1/accounts/_/api-keys/${billing.remoteKey}`)).json as {
     name: string;

@@ -112,7 +112,24 @@ test("the same field changed on both sides is a conflict: nothing is overwritten
   assert.equal(state.conflicts, 1);
   const [conflicted] = await syncKeys(local, linkId);
   assert.equal(conflicted?.state, "conflict");
-  assert.deepEqual(conflicted?.conflicts, [{ field: "name", mine: "mine", theirs: "theirs" }]);
+  const [name] = conflicted?.conflicts ?? [];
+  assert.deepEqual([name?.field, name?.mine, name?.theirs], ["name", "mine", "theirs"]);
+  // Who made each side and when: the local change from the local history, the remote's from the
+  // remote's (a Keydesk remote keeps one; the key-management API itself says neither).
+  const renameOf = async (side: typeof local) =>
+    (
+      await side.ok<{ entries: { time: string; action: string; changes: Record<string, unknown> }[] }>(
+        "GET",
+        `/local/1/audit?key=${target.key}&limit=20`,
+      )
+    ).entries.find((entry) => "name" in entry.changes && !entry.action.startsWith("sync-"));
+  const localChange = await renameOf(local);
+  const remoteChange = await renameOf(remote);
+  assert.ok(localChange && remoteChange);
+  assert.deepEqual(name?.mineChange, { by: "owner", at: localChange?.time });
+  assert.equal(name?.theirsChange?.by, "team");
+  assert.equal(name?.theirsChange?.at, remoteChange?.time);
+  assert.ok(name?.theirsChange?.seenAt, "when the pull saw it");
 
   const remoteKey = (await remote.keys()).find((key) => key.key === target.key);
   const localKey = (await local.keys()).find((key) => key.key === target.key);
@@ -140,6 +157,33 @@ test("the same field changed on both sides is a conflict: nothing is overwritten
   assert.equal((await remote.keys()).find((key) => key.key === target.key)?.name, "mine");
   assert.equal((await local.keys()).find((key) => key.key === target.key)?.name, "mine");
   assert.deepEqual(await syncKeys(local, linkId), []);
+});
+
+test("keep mine releases the held change: the key has one outbox entry, before and after, and it goes out", async () => {
+  const { local, remote } = pair;
+  const target = byName(await local.keys()).get("mine");
+  assert.ok(target);
+  await remote.updateKey(target.key, { name: "theirs again" });
+  await local.updateKey(target.key, { name: "mine again" });
+  await runLink(local, linkId);
+  // Paused, nothing is pushed: the outbox is seen as the resolve left it.
+  await local.ok("PUT", `/local/1/sync/links/${linkId}`, { paused: true });
+  const ofKey = async () =>
+    (await outbox(local, linkId))
+      .filter((entry) => entry.key === target.key)
+      .map((entry) => [entry.fields, entry.heldFields]);
+  assert.deepEqual(await ofKey(), [[["name"], ["name"]]]);
+
+  await local.ok("POST", `/local/1/sync/links/${linkId}/keys/${target.key}/resolve`, {
+    field: "name",
+    take: "mine",
+  });
+  assert.deepEqual(await ofKey(), [[["name"], []]], "one entry, no longer held");
+
+  await local.ok("PUT", `/local/1/sync/links/${linkId}`, { paused: false });
+  await runLink(local, linkId);
+  assert.equal((await remote.keys()).find((key) => key.key === target.key)?.name, "mine again");
+  assert.deepEqual(await ofKey(), []);
 });
 
 test("take remote writes the remote's value locally and drops the local change", async () => {

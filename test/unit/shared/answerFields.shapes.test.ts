@@ -64,6 +64,7 @@ const syncLink = {
   conflicts: 0,
   remoteMissing: 0,
   linkedKeys: 2,
+  recentRuns: [{ startedAt: TIME, endedAt: TIME, pulled: 2, pushed: 0, conflicts: 0, error: null }],
 };
 
 const auditEntry = {
@@ -161,7 +162,15 @@ const shapes: { name: string; of: Side; answer: Record<string, unknown>; wrong: 
       name: "billing",
       remoteKey: null,
       state: "conflict",
-      conflicts: [{ field: "name", mine: "a", theirs: "b" }],
+      conflicts: [
+        {
+          field: "name",
+          mine: "a",
+          theirs: "b",
+          mineChange: { by: "owner", at: TIME },
+          theirsChange: { seenAt: TIME, by: null, at: null },
+        },
+      ],
       pendingFields: ["enabled"],
       error: null,
     },

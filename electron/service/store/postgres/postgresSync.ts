@@ -11,8 +11,10 @@ import {
   type LocalOnlyKey,
   linkCountsOf,
   type OutboxRow,
+  runLogWith,
   sealRemotePassword,
   serializeConflict,
+  serializeConflictOrigin,
   serializeFields,
   toEntry,
   toKeyState,
@@ -21,7 +23,7 @@ import {
 } from "../syncRows.ts";
 import type { Sql } from "./sql.ts";
 
-const KEY_COLUMNS = "api_key_id, link_id, remote_key, base, remote_missing, conflict";
+const KEY_COLUMNS = "api_key_id, link_id, remote_key, base, remote_missing, conflict, conflict_origin";
 const OUTBOX_COLUMNS =
   "id, link_id, api_key_id, kind, fields, idempotency_key, attempts, failed, last_error, created_at";
 
@@ -139,6 +141,18 @@ export function postgresSync(sql: Sql, box: SecretBox): SyncWrites {
         [error, nextAttemptAt, failures, linkId],
       );
     },
+    async recordRun(linkId, run, keep) {
+      // The link's lease holder is the only writer of its log: no other run of it ends meanwhile.
+      const [row] = await sql.rows<{ run_log: string | null }>(
+        "SELECT run_log FROM sync_links WHERE id = $1",
+        [linkId],
+      );
+      if (!row) return;
+      await sql.count("UPDATE sync_links SET run_log = $1 WHERE id = $2", [
+        runLogWith(row.run_log, run, keep),
+        linkId,
+      ]);
+    },
     async deleteLink(linkId) {
       await sql.count("DELETE FROM sync_outbox WHERE link_id = $1", [linkId]);
       await sql.count("DELETE FROM sync_keys WHERE link_id = $1", [linkId]);
@@ -227,6 +241,12 @@ export function postgresSync(sql: Sql, box: SecretBox): SyncWrites {
     async setConflict(apiKeyId, conflict) {
       await sql.count("UPDATE sync_keys SET conflict = $1 WHERE api_key_id = $2", [
         serializeConflict(conflict),
+        apiKeyId,
+      ]);
+    },
+    async setConflictOrigin(apiKeyId, origin) {
+      await sql.count("UPDATE sync_keys SET conflict_origin = $1 WHERE api_key_id = $2", [
+        serializeConflictOrigin(origin),
         apiKeyId,
       ]);
     },

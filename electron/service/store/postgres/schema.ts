@@ -303,6 +303,15 @@ export const POSTGRES_MIGRATIONS: readonly PostgresMigration[] = [
         FROM key_usage_hours GROUP BY api_key_id, div(hour, 24);
     `,
   },
+  // A sync link's recent runs, JSON newest first, bounded (syncRows.ts runLogWith), and where a
+  // linked key's conflicting remote values came from.
+  {
+    sqliteVersion: 13,
+    sql: `
+      ALTER TABLE sync_links ADD COLUMN run_log text;
+      ALTER TABLE sync_keys ADD COLUMN conflict_origin text;
+    `,
+  },
 ];
 
 /** The schema version this code writes on PostgreSQL: how many migrations there are. */

@@ -4,9 +4,10 @@ import { useEffect, useRef } from "react";
 import type { SyncedField, SyncKeyDto, SyncLinkDto } from "../../../../shared/sync.ts";
 import { errorText } from "../../bridgeHooks.ts";
 import { useNavigation } from "../../navigation.ts";
+import { useNow } from "../../useNow.ts";
 import { failed } from "./failureToast.ts";
 import { useResolveConflict, useSyncKeys } from "./syncHooks.ts";
-import { FIELD_LABELS, formatFieldValue } from "./syncState.ts";
+import { FIELD_LABELS, formatFieldValue, mineChangeText, theirsChangeText } from "./syncState.ts";
 
 export function KeysNeedingAttention({ link }: { link: SyncLinkDto }) {
   const keys = useSyncKeys(link.id);
@@ -51,8 +52,18 @@ export function KeysNeedingAttention({ link }: { link: SyncLinkDto }) {
   );
 }
 
+/** Who made one side of a conflict and when, under its value. */
+function ChangeOrigin(props: { text: string; title?: string | undefined; testId: string }) {
+  return (
+    <Text size="xs" c="dimmed" data-testid={props.testId} title={props.title}>
+      {props.text}
+    </Text>
+  );
+}
+
 function ConflictCard({ link, syncKey }: { link: SyncLinkDto; syncKey: SyncKeyDto }) {
   const resolve = useResolveConflict();
+  const now = Math.max(useNow(), Date.now());
   // Opened from the key's sync mark in the Keys table: this card is what the admin came for.
   const opened = useNavigation().syncKey === syncKey.key;
   const card = useRef<HTMLDivElement>(null);
@@ -105,11 +116,20 @@ function ConflictCard({ link, syncKey }: { link: SyncLinkDto; syncKey: SyncKeyDt
             return (
               <Table.Tr key={conflict.field} data-testid="sync-conflict-field" data-field={conflict.field}>
                 <Table.Td>{label}</Table.Td>
-                <Table.Td data-testid="conflict-mine">
-                  {formatFieldValue(conflict.field, conflict.mine)}
+                <Table.Td>
+                  <Text size="sm" data-testid="conflict-mine">
+                    {formatFieldValue(conflict.field, conflict.mine)}
+                  </Text>
+                  <ChangeOrigin testId="conflict-mine-origin" {...mineChangeText(conflict.mineChange, now)} />
                 </Table.Td>
-                <Table.Td data-testid="conflict-theirs">
-                  {formatFieldValue(conflict.field, conflict.theirs)}
+                <Table.Td>
+                  <Text size="sm" data-testid="conflict-theirs">
+                    {formatFieldValue(conflict.field, conflict.theirs)}
+                  </Text>
+                  <ChangeOrigin
+                    testId="conflict-theirs-origin"
+                    {...theirsChangeText(conflict.theirsChange, now)}
+                  />
                 </Table.Td>
                 <Table.Td>
                   <Group gap={4} wrap="nowrap">

@@ -28,6 +28,7 @@ import { KeysNeedingAttention } from "./KeysNeedingAttention.tsx";
 import { LocalOnlyKeys } from "./LocalOnlyKeys.tsx";
 import { OutboxList } from "./OutboxList.tsx";
 import { RemoveLinkDialog } from "./RemoveLinkDialog.tsx";
+import { RunLog } from "./RunLog.tsx";
 import { useRunLink, useUpdateLink } from "./syncHooks.ts";
 import {
   formatSyncTime,
@@ -84,7 +85,7 @@ export function LinkCard(props: {
   const [removing, setRemoving] = useState(false);
   const [credentials, setCredentials] = useState<ProfileDto | null>(null);
   const look = linkStateLook(link);
-  const title = linkTitle(link, props.accounts);
+  const { title, detail } = linkTitle(link, props.accounts, props.profiles);
   const titleId = `sync-link-${link.id}-title`;
   const profile = profileOfLink(link, props.profiles);
   const running = link.state === "running" || run.isPending;
@@ -136,6 +137,9 @@ export function LinkCard(props: {
             <Title order={4} id={titleId}>
               {title}
             </Title>
+            <Text size="sm" data-testid="sync-link-remote" style={{ overflowWrap: "anywhere" }}>
+              {detail}
+            </Text>
             <Text size="xs" c="dimmed">
               Every {link.intervalSeconds} s · {link.linkedKeys} linked{" "}
               {link.linkedKeys === 1 ? "key" : "keys"}
@@ -240,6 +244,7 @@ export function LinkCard(props: {
         <KeysNeedingAttention link={link} />
         <LocalOnlyKeys link={link} />
         <OutboxList link={link} />
+        <RunLog link={link} />
       </Stack>
 
       <RemoveLinkDialog opened={removing} link={link} title={title} onClose={() => setRemoving(false)} />

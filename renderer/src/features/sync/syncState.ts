@@ -1,6 +1,12 @@
 import type { AccountDto, ProfileDto } from "../../../../shared/bridge.ts";
 import { parseApiDateTime } from "../../../../shared/datetime.ts";
-import type { SyncedField, SyncKeyState, SyncLinkDto, SyncProgressDto } from "../../../../shared/sync.ts";
+import type {
+  SyncedField,
+  SyncKeyDto,
+  SyncKeyState,
+  SyncLinkDto,
+  SyncProgressDto,
+} from "../../../../shared/sync.ts";
 import { linkUses } from "../../../../shared/syncLinks.ts";
 import { formatLocal, formatRelative } from "../../time.ts";
 
@@ -124,6 +130,39 @@ export function formatSyncTime(
   return { text: relativeTime(time, now), title: formatLocal(time) };
 }
 
+type FieldConflictDto = SyncKeyDto["conflicts"][number];
+
+/**
+ * Who made the local side of a conflict and when ("by owner, 3 min ago"), with the local time for
+ * the hover; says so when the local history does not name the change.
+ */
+export function mineChangeText(
+  change: FieldConflictDto["mineChange"],
+  now: number,
+): { text: string; title?: string } {
+  const time = change && parseSyncTime(change.at);
+  if (!change || time === null) return { text: "change not in the local history" };
+  return { text: `by ${change.by}, ${relativeTime(time, now)}`, title: formatLocal(time) };
+}
+
+/**
+ * Where the remote side of a conflict came from: who set it there and when, as the remote's audit
+ * says; a remote that names no author (the key-management API answers none) gives only when the
+ * value was seen here.
+ */
+export function theirsChangeText(
+  change: FieldConflictDto["theirsChange"],
+  now: number,
+): { text: string; title?: string } {
+  if (!change) return { text: "the remote names no author" };
+  const at = parseSyncTime(change.at);
+  if (change.by !== null && at !== null)
+    return { text: `by ${change.by}, ${relativeTime(at, now)}`, title: formatLocal(at) };
+  const seen = parseSyncTime(change.seenAt);
+  if (seen === null) return { text: "the remote names no author" };
+  return { text: `seen ${relativeTime(seen, now)}; the remote names no author`, title: formatLocal(seen) };
+}
+
 /** Progress as a percentage (0 when the total is not known yet). */
 export function progressPercent(progress: SyncProgressDto | null): number {
   if (!progress || progress.total <= 0) return 0;
@@ -156,8 +195,20 @@ function remoteAccountLabel(accountKey: string): string {
   return accountKey === "_" ? "own account" : `account ${accountKey}`;
 }
 
-export function linkTitle(link: SyncLinkDto, accounts: readonly AccountDto[] | undefined): string {
-  return `${localAccountLabel(link.accountKey, accounts)} ↔ ${link.remote.username} at ${link.remote.baseUrl} (${remoteAccountLabel(link.remote.accountKey)})`;
+/**
+ * A link as its card names it: `title` pairs the local account with the remote *profile* (the name
+ * the admin gave it in Settings; the remote's host when no one profile has the link's address and
+ * username), `detail` says which remote user, address and account that is.
+ */
+export function linkTitle(
+  link: SyncLinkDto,
+  accounts: readonly AccountDto[] | undefined,
+  profiles: readonly ProfileDto[],
+): { title: string; detail: string } {
+  return {
+    title: `${localAccountLabel(link.accountKey, accounts)} ↔ ${remoteOfLink(link, profiles).name}`,
+    detail: `${link.remote.username} at ${link.remote.baseUrl} (${remoteAccountLabel(link.remote.accountKey)})`,
+  };
 }
 
 /** Whether any link is running (the view then refreshes often, for its progress). */

@@ -87,6 +87,7 @@ for (const kind of STORE_KINDS) {
         lastError: null,
         nextAttemptAt: NOW,
         failures: 0,
+        runLog: [],
       });
       assert.deepEqual(await store.sync.link(link.id), link);
       assert.deepEqual(await store.sync.linkOfAccount(account.id), link);
@@ -176,6 +177,39 @@ for (const kind of STORE_KINDS) {
       assert.equal((await store.sync.link(link.id))?.intervalSeconds, 60);
     });
 
+    test("a link's run log keeps its newest runs first, bounded, in the link's row; other links have their own", async (t) => {
+      const subject = await openStore(kind, t);
+      if (!subject) return;
+      const { store } = subject;
+      const { link } = await linkedAccount(store);
+      const { link: other } = await linkedAccount(store, 0, "bo");
+      const run = (index: number) => ({
+        startedAt: NOW + index * 1000,
+        endedAt: NOW + index * 1000 + 5,
+        pulled: index,
+        pushed: 2 * index,
+        conflicts: index % 3,
+        error: index % 2 === 0 ? null : `run ${index} failed`,
+      });
+      for (let index = 0; index < 5; index++)
+        await store.write((tx) => tx.sync.recordRun(link.id, run(index), 3));
+      assert.deepEqual((await store.sync.link(link.id))?.runLog, [run(4), run(3), run(2)]);
+      assert.deepEqual((await store.sync.links()).find((each) => each.id === link.id)?.runLog, [
+        run(4),
+        run(3),
+        run(2),
+      ]);
+      assert.deepEqual((await store.sync.link(other.id))?.runLog, []);
+      // A run recorded in a write that fails is not in the log.
+      await assert.rejects(
+        store.write(async (tx) => {
+          await tx.sync.recordRun(link.id, run(9), 3);
+          throw new Error("the write fails");
+        }),
+      );
+      assert.deepEqual((await store.sync.link(link.id))?.runLog, [run(4), run(3), run(2)]);
+    });
+
     test("a link's lease is one owner's until it expires or is given up, and its holder renews it (SQLite: always held)", async (t) => {
       const subject = await openStore(kind, t);
       if (!subject) return;
@@ -256,6 +290,7 @@ for (const kind of STORE_KINDS) {
         base: null,
         remoteMissing: false,
         conflict: null,
+        conflictOrigin: null,
       });
       assert.deepEqual(await store.sync.counts(link.id), {
         pending: 1,
@@ -304,6 +339,10 @@ for (const kind of STORE_KINDS) {
         await tx.sync.setRemoteKey(first.id, "R1", base);
         await tx.sync.setRemoteMissing(second.id, true);
         await tx.sync.setConflict(third.id, { name: "remote name", enabled: false });
+        await tx.sync.setConflictOrigin(third.id, {
+          name: { seenAt: NOW, at: NOW - 5, by: "remote admin" },
+          enabled: { seenAt: NOW, at: null, by: null },
+        });
       });
       assert.deepEqual(await store.sync.keyState(first.id), {
         apiKeyId: first.id,
@@ -312,12 +351,19 @@ for (const kind of STORE_KINDS) {
         base,
         remoteMissing: false,
         conflict: null,
+        conflictOrigin: null,
       });
       assert.equal((await store.sync.keyState(second.id))?.remoteMissing, true);
       assert.deepEqual((await store.sync.keyState(third.id))?.conflict, {
         name: "remote name",
         enabled: false,
       });
+      assert.deepEqual((await store.sync.keyState(third.id))?.conflictOrigin, {
+        name: { seenAt: NOW, at: NOW - 5, by: "remote admin" },
+        enabled: { seenAt: NOW, at: null, by: null },
+      });
+      await store.write((tx) => tx.sync.setConflictOrigin(third.id, null));
+      assert.equal((await store.sync.keyState(third.id))?.conflictOrigin, null);
       assert.deepEqual(await store.sync.counts(link.id), {
         pending: 0,
         failed: 0,
@@ -338,6 +384,7 @@ for (const kind of STORE_KINDS) {
         base: { name: "new base", allowedIPs, permissions, validFrom, validTo, enabled },
         remoteMissing: false,
         conflict: null,
+        conflictOrigin: null,
       });
       assert.equal(await store.sync.keyState(second.id), undefined);
       assert.equal(await storedInClear(subject, "sync_keys", third.publicApiKey), false);

@@ -40,6 +40,7 @@ const LINK: SyncLinkDto = {
   conflicts: 0,
   remoteMissing: 0,
   linkedKeys: 0,
+  recentRuns: [],
 };
 const KEY = "0123456789ABCDEF0123456789ABCDEF";
 
@@ -116,7 +117,19 @@ test("keys, resolve and the outbox use the contract's paths; discard answers not
     name: "billing",
     remoteKey: "ABCDEF0123456789ABCDEF0123456789",
     state: "conflict",
-    conflicts: [{ field: "name", mine: "billing", theirs: "billing (team)" }],
+    conflicts: [
+      {
+        field: "name",
+        mine: "billing",
+        theirs: "billing (team)",
+        mineChange: { by: "owner", at: "2026-06-15T11:00:00.000+0000" },
+        theirsChange: {
+          seenAt: "2026-06-15T12:00:00.000+0000",
+          by: "team",
+          at: "2026-06-15T11:30:00.000+0000",
+        },
+      },
+    ],
     pendingFields: [],
     error: null,
   };

@@ -10,6 +10,7 @@ import {
   linkStateLook,
   linksOfAccount,
   linkTitle,
+  mineChangeText,
   NO_SYNC_MARKS,
   parseSyncTime,
   profileOfLink,
@@ -22,6 +23,7 @@ import {
   syncedChangeNotice,
   syncedTo,
   syncMarksOf,
+  theirsChangeText,
 } from "../../../../../renderer/src/features/sync/syncState.ts";
 import type { AccountDto, ProfileDto } from "../../../../../shared/bridge.ts";
 import type { SyncLinkDto } from "../../../../../shared/sync.ts";
@@ -51,6 +53,7 @@ function link(overrides: Partial<SyncLinkDto> = {}): SyncLinkDto {
     conflicts: 0,
     remoteMissing: 0,
     linkedKeys: 3,
+    recentRuns: [],
     ...overrides,
   };
 }
@@ -141,15 +144,33 @@ test("the profile of a link is the remote profile with its base URL and username
   assert.equal(profileOfLink(link({ remote: { ...link().remote, username: "carol" } }), profiles), undefined);
 });
 
-test("a link's title names both accounts", () => {
-  assert.equal(
-    linkTitle(link(), ACCOUNTS),
-    "owner (own account) ↔ alice at http://127.0.0.1:9000 (own account)",
+test("a link's title names the local account and the remote profile; the remote user is its detail", () => {
+  const team: ProfileDto = {
+    id: "p1",
+    name: "Team server",
+    kind: "remote",
+    baseUrl: "http://127.0.0.1:9000",
+    username: "alice",
+    active: false,
+  };
+  assert.deepEqual(linkTitle(link(), ACCOUNTS, [team]), {
+    title: "owner (own account) ↔ Team server",
+    detail: "alice at http://127.0.0.1:9000 (own account)",
+  });
+  assert.deepEqual(
+    linkTitle(link({ accountKey: SUB, remote: { ...link().remote, accountKey: "C".repeat(32) } }), ACCOUNTS, [
+      team,
+    ]),
+    {
+      title: "qa (sub-account) ↔ Team server",
+      detail: `alice at http://127.0.0.1:9000 (account ${"C".repeat(32)})`,
+    },
   );
-  assert.equal(
-    linkTitle(link({ accountKey: SUB, remote: { ...link().remote, accountKey: "C".repeat(32) } }), ACCOUNTS),
-    `qa (sub-account) ↔ alice at http://127.0.0.1:9000 (account ${"C".repeat(32)})`,
-  );
+  // No profile has the link's credentials (removed since): the remote's host names it.
+  assert.deepEqual(linkTitle(link(), ACCOUNTS, []), {
+    title: "owner (own account) ↔ 127.0.0.1:9000",
+    detail: "alice at http://127.0.0.1:9000 (own account)",
+  });
 });
 
 test("the links of an account: _ is the own account", () => {
@@ -289,4 +310,25 @@ test("a new link's notice says what its first run did, not to press Sync now", (
     message: "the remote answered 500",
     failed: true,
   });
+});
+
+test("a conflict's sides say who changed them and when; a remote that names no author gives when it was seen", () => {
+  const now = Date.UTC(2026, 5, 15, 12, 10);
+  assert.equal(
+    mineChangeText({ by: "owner", at: "2026-06-15T12:07:00.000+0000" }, now).text,
+    "by owner, 3 min ago",
+  );
+  assert.equal(mineChangeText(null, now).text, "change not in the local history");
+  assert.equal(
+    theirsChangeText(
+      { seenAt: "2026-06-15T12:09:00.000+0000", by: "team", at: "2026-06-15T12:05:00.000+0000" },
+      now,
+    ).text,
+    "by team, 5 min ago",
+  );
+  assert.equal(
+    theirsChangeText({ seenAt: "2026-06-15T12:09:00.000+0000", by: null, at: null }, now).text,
+    "seen 1 min ago; the remote names no author",
+  );
+  assert.equal(theirsChangeText(null, now).text, "the remote names no author");
 });
