@@ -125,13 +125,17 @@ export function buildHttpApp<S extends ServiceStorage>(
     routerOptions: { maxParamLength: 500, ignoreTrailingSlash: true },
     clientErrorHandler: writeClientError,
     frameworkErrors: (error, request, reply) => {
-      const answer = () => {
-        sendApiError(reply, toApiError(error));
+      const answer = (failure: unknown = error) => {
+        sendApiError(reply, toApiError(failure));
         if (options.metrics) recordUnrouted(options.metrics.collector, request, reply);
       };
-      // A provider path the router refused is still authorized first (providerPathGate.ts).
-      if (requireCaller) gated(requireCaller, request, reply, answer, answer);
-      else answer();
+      // A provider path the router refused is still authorized first (providerPathGate.ts); the
+      // guard exists before the server listens, so no request finds it missing.
+      gated(requireCaller as CallerGuard, request, reply, answer, (failure) => {
+        // Authorization itself failed (the store did not answer): said and logged as the error handler does.
+        request.log.error({ err: failure, url: redactUrl(request.url) }, "request failed");
+        answer(failure);
+      });
     },
   });
 

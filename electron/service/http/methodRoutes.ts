@@ -9,9 +9,20 @@ import type {
 } from "fastify";
 import { ApiError } from "../errors.ts";
 import { sendApiError, toApiError } from "./errorReplies.ts";
-import { REFUSES_METHOD } from "./providerPathGate.ts";
 import { zodValidatorCompiler } from "./requestValidation.ts";
 import { type Before, type DocumentedRoute, OPTIONAL_BODY, plainJsonSerializer } from "./routeSchemas.ts";
+
+/**
+ * A route config flag: the route only answers 405 for the methods its path does not take. A
+ * provider path's caller is authorized before that 405 (providerPathGate.ts).
+ */
+export const REFUSES_METHOD = "refusesMethod";
+
+declare module "fastify" {
+  interface FastifyContextConfig {
+    [REFUSES_METHOD]?: boolean;
+  }
+}
 
 /** Where a route's `before` leaves what it resolved for the handler (a request decorator). */
 const RESOLVED = "keydeskResolved";

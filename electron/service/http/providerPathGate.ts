@@ -2,6 +2,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { ApiError } from "../errors.ts";
 import type { CallerGuard } from "./callerGuard.ts";
 import { sendApiError } from "./errorReplies.ts";
+import { REFUSES_METHOD } from "./methodRoutes.ts";
 
 /**
  * The provider's paths are authorized before they are routed (DESIGN.md, "App authorization"):
@@ -18,20 +19,15 @@ import { sendApiError } from "./errorReplies.ts";
 const SERVICE_PATH_PREFIXES = ["/settings/", "/local/"];
 const SERVICE_PATHS = new Set(["/openapi.json", "/metrics"]);
 
-/** Whether a request path (query included or not) is one of the service's own rather than the provider's. */
+/**
+ * Whether a request path (query included or not) is one of the service's own rather than the
+ * provider's. One trailing slash names the same path, as the router reads it (app.ts).
+ */
 export function isServicePath(url: string): boolean {
   const query = url.indexOf("?");
   const path = query === -1 ? url : url.slice(0, query);
-  return SERVICE_PATHS.has(path) || SERVICE_PATH_PREFIXES.some((prefix) => path.startsWith(prefix));
-}
-
-/** A route config flag: the route only answers 405 for methods its path does not take (methodRoutes.ts). */
-export const REFUSES_METHOD = "refusesMethod";
-
-declare module "fastify" {
-  interface FastifyContextConfig {
-    [REFUSES_METHOD]?: boolean;
-  }
+  const exact = path.length > 1 && path.endsWith("/") ? path.slice(0, -1) : path;
+  return SERVICE_PATHS.has(exact) || SERVICE_PATH_PREFIXES.some((prefix) => path.startsWith(prefix));
 }
 
 /**

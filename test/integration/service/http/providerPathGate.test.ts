@@ -185,8 +185,14 @@ test("a call to a path not simulated counts as the key's use, and a refused one 
   assert.equal(usage.lastUsedFrom, "127.0.0.2");
 });
 
-test("the service's own paths keep their rules: an unknown one is 404 without credentials", async () => {
+test("the service's own paths keep their rules: an unknown one is 404 without credentials, a method one does not take 405", async () => {
   for (const path of ["/settings/1/nothing", "/local/1/nothing", "/local/9/health"]) {
     assertApiError(await service.call({ path }), 404, "NOT_FOUND");
   }
+  // One trailing slash names the same path: a method /openapi.json does not take is its 405.
+  assertApiError(
+    await service.call({ method: "POST", path: "/openapi.json/", body: {} }),
+    405,
+    "METHOD_NOT_ALLOWED",
+  );
 });
