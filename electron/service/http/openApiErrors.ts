@@ -113,6 +113,19 @@ export function errorResponse(status: ErrorStatus, description: string, headers:
 const SIGN_IN_LIMITED =
   "Too many failed sign-in attempts from this address, or too many sign-ins being checked at once; see Retry-After";
 
+/** What a provider path no route takes answers before its 404 or 405 (http/providerPathGate.ts). */
+const providerPathRefusals = {
+  "401": errorResponse(
+    "401",
+    "A provider path: missing credentials, unknown API key or wrong Basic credentials",
+  ),
+  "403": errorResponse(
+    "403",
+    "A provider path: the API key may not make this call (disabled, outside its validity window or allowedIPs, or a TFA key)",
+  ),
+  "429": errorResponse("429", `A provider path: ${SIGN_IN_LIMITED}`),
+};
+
 /**
  * Answers to requests that no operation takes, at the document's root (OpenAPI has no place for
  * them): a path that matches none of `paths`, and a method a documented path has no operation for.
@@ -126,32 +139,16 @@ export const unroutedAnswers = {
         "400",
         "The path is not valid percent-encoding (after the credentials passed, on a provider path)",
       ),
-      "401": errorResponse(
-        "401",
-        "A provider path: missing credentials, unknown API key or wrong Basic credentials",
-      ),
-      "403": errorResponse(
-        "403",
-        "A provider path: the API key may not make this call (disabled, outside its validity window or allowedIPs, or a TFA key)",
-      ),
+      ...providerPathRefusals,
       "404": errorResponse("404", "No such route"),
-      "429": errorResponse("429", `A provider path: ${SIGN_IN_LIMITED}`),
     },
   },
   "x-method-not-allowed": {
     description:
       "A request to a documented path with a method the path has no operation for (HEAD is answered wherever GET is), whatever its body. On a provider path (see x-unknown-path) the credentials are checked first.",
     responses: {
-      "401": errorResponse(
-        "401",
-        "A provider path: missing credentials, unknown API key or wrong Basic credentials",
-      ),
-      "403": errorResponse(
-        "403",
-        "A provider path: the API key may not make this call (disabled, outside its validity window or allowedIPs, or a TFA key)",
-      ),
+      ...providerPathRefusals,
       "405": errorResponse("405", "Method not allowed on this path; Allow names the methods it takes"),
-      "429": errorResponse("429", `A provider path: ${SIGN_IN_LIMITED}`),
     },
   },
 };

@@ -19,6 +19,7 @@ import {
   type KeyChangeListener,
   type KeySort,
   type ListExtras,
+  STATE_FILTER_SEGMENTS,
 } from "./store.ts";
 
 type ListedRow = [
@@ -165,15 +166,6 @@ function rangeTerms(part: SortPart, desc: boolean, start: RangeStart, end: Range
   for (const side of [from, until]) if (side) terms.push(`${part.value} ${side.op} ${side.bound}`);
   return terms.join(" AND ");
 }
-
-/** The STATE_SEGMENTS rank holding every key a state filter matches (expiring soon: working keys). */
-const STATE_FILTER_SEGMENTS: Record<KeyStateFilter, number> = {
-  enabled: 0,
-  "expiring-soon": 0,
-  "not-yet-valid": 1,
-  expired: 2,
-  disabled: 3,
-};
 
 /** An enabled key inside its validity window at @now (valid_to exclusive, as App authorization). */
 const IN_WINDOW = "k.enabled = 1 AND (k.valid_from IS NULL OR k.valid_from <= @now)";

@@ -43,6 +43,19 @@ export interface CacheLookups {
 /** Told the digest of every key written through this store, so caches keyed by it can drop the entry. */
 export type KeyChangeListener = (digest: Buffer) => void;
 
+/**
+ * A state-sorted list is read in four parts, one per state, in this rank order: working keys, not
+ * valid yet, expired, disabled (both stores). The part holding every key a state filter matches
+ * (expiring soon: working keys).
+ */
+export const STATE_FILTER_SEGMENTS: Record<KeyStateFilter, number> = {
+  enabled: 0,
+  "expiring-soon": 0,
+  "not-yet-valid": 1,
+  expired: 2,
+  disabled: 3,
+};
+
 export interface ApiKeyFilter {
   enabled?: boolean;
   /** Exact name. */

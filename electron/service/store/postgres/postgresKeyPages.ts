@@ -6,7 +6,13 @@ import { dayStartHour } from "../../domain/keyUsage.ts";
 import { publicApiKeyDigest, unsealPublicApiKeys } from "../apiKeyRows.ts";
 import { countsOf } from "../keyUsageRows.ts";
 import { COUNT_COLUMNS } from "../keyUsageSchema.ts";
-import { type ApiKeyFilter, isSorted, type KeySort, type ListExtras } from "../store.ts";
+import {
+  type ApiKeyFilter,
+  isSorted,
+  type KeySort,
+  type ListExtras,
+  STATE_FILTER_SEGMENTS,
+} from "../store.ts";
 import { type Sql, sqlOn } from "./sql.ts";
 
 /**
@@ -114,15 +120,6 @@ const STATE_SEGMENTS: readonly StateSegment[] = [
   },
   { rows: () => "(NOT k.enabled) IS TRUE", value: VALID_TO },
 ];
-
-/** The segment holding every key a state filter matches (expiring soon: working keys). */
-const STATE_FILTER_SEGMENTS: Record<KeyStateFilter, number> = {
-  enabled: 0,
-  "expiring-soon": 0,
-  "not-yet-valid": 1,
-  expired: 2,
-  disabled: 3,
-};
 
 const DAY_COLUMNS = COUNT_COLUMNS.map((column) => `sum(h.${column})::bigint AS day_${column}`).join(", ");
 
