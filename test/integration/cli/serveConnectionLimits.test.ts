@@ -147,13 +147,15 @@ describe("serve: stalled requests and the connection cap", { concurrency: 3 }, (
     const held: RawConnection[] = [];
     for (let index = 0; index < cap; index += 1) {
       const connection = await connectRaw(server.port);
-      connection.socket.write(`GET /no/such/route HTTP/1.1\r\nHost: 127.0.0.1:${server.port}\r\n\r\n`);
+      connection.socket.write(
+        `GET /local/1/no-such-route HTTP/1.1\r\nHost: 127.0.0.1:${server.port}\r\n\r\n`,
+      );
       const answer = await within(5_000, `held connection ${index} answered`, connection.answer());
       assert.equal(answer.status, 404);
       held.push(connection);
     }
     const extra = await connectRaw(server.port);
-    extra.socket.write(`GET /no/such/route HTTP/1.1\r\nHost: 127.0.0.1:${server.port}\r\n\r\n`);
+    extra.socket.write(`GET /local/1/no-such-route HTTP/1.1\r\nHost: 127.0.0.1:${server.port}\r\n\r\n`);
     assert.equal(await within(5_000, "connection over the cap closed", extra.closed), "");
     for (const connection of held) assert.equal(connection.socket.destroyed, false, "a held one was cut");
     for (const connection of held) connection.socket.destroy();

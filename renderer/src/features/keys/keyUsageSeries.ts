@@ -63,6 +63,11 @@ export function seriesRows(buckets: readonly UsageBucketDto[], period: SeriesPer
 
 /** Bars between two ticks at least: a date and an hour label side by side in a drawer-wide chart. */
 const TICK_GAP = 5;
+/**
+ * Bars between the first bar's date and the next day's date at least: two dates are wider than a
+ * date and an hour (at 800 px six bars left "Nov 27" and "Nov 28" overlapping by 4 px).
+ */
+const DATES_GAP = 8;
 /** Hours of the day an hour tick may fall on (local): every six hours reads as a clock. */
 const TICK_HOURS = 6;
 
@@ -81,18 +86,19 @@ export function seriesTicks(rows: readonly SeriesRow[], period: SeriesPeriod): s
     starts[index - 1] !== null &&
     localDay(starts[index] as number) !== localDay(starts[index - 1] as number);
   const chosen: number[] = [];
-  const free = (index: number) => chosen.every((other) => Math.abs(other - index) >= TICK_GAP);
+  const free = (index: number, gap = TICK_GAP) => chosen.every((other) => Math.abs(other - index) >= gap);
   rows.forEach((_, index) => {
     if (dayStart(index)) chosen.push(index);
   });
-  if (rows.length > 0 && free(0)) chosen.push(0);
+  if (rows.length > 0 && free(0, DATES_GAP)) chosen.push(0);
   rows.forEach((_, index) => {
     const start = starts[index];
     if (
       start !== null &&
       start !== undefined &&
       new Date(start).getHours() % TICK_HOURS === 0 &&
-      free(index)
+      // The first bar is labelled with its date, however it is chosen.
+      free(index, index === 0 ? DATES_GAP : TICK_GAP)
     ) {
       chosen.push(index);
     }

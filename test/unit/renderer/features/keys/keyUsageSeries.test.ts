@@ -100,3 +100,14 @@ test("48 hours: the axis ticks each day change, bars are keyed uniquely, ticks k
   assert.ok(indices.length >= 6, `hours between the days are ticked too: ${JSON.stringify(indices)}`);
   assert.equal(seriesTicks(seriesRows(hours, "days"), "days"), undefined);
 });
+
+test("48 hours starting in the evening: the first bar's date is left out where it would crowd the next day's", () => {
+  const start = Date.parse("2026-11-27T23:00:00.000Z"); // 6 PM in New York: the next day begins 6 bars on
+  const hours = Array.from({ length: 48 }, (_, i) =>
+    bucket(new Date(start + i * 3600_000).toISOString().replace("Z", "+0000"), 0),
+  );
+  const rows = seriesRows(hours, "hours");
+  const indices = (seriesTicks(rows, "hours") ?? []).map((key) => rows.findIndex((row) => row.key === key));
+  assert.ok(indices.includes(6), `the day change at bar 6 is ticked: ${JSON.stringify(indices)}`);
+  assert.ok(!indices.includes(0), `the first bar's date would crowd it: ${JSON.stringify(indices)}`);
+});
