@@ -99,6 +99,24 @@ export function chromiumTest(
   return nodeTest(name, { ...testOptions, skip: chromiumMissing });
 }
 
+/**
+ * A failed UI test's error, with what its pages showed in dialogs and alerts at that moment: CI
+ * keeps no screenshots, and a timeout alone does not say why a dialog stayed open.
+ */
+async function withScreenText(error: unknown, context: BrowserContext | undefined): Promise<unknown> {
+  if (!(error instanceof Error) || !context) return error;
+  const shown: string[] = [];
+  for (const open of context.pages()) {
+    const texts = await open
+      .locator('[role="dialog"], [role="alert"]')
+      .allInnerTexts()
+      .catch((failure: unknown) => [`(page not readable: ${String(failure)})`]);
+    for (const text of texts) shown.push(`${open.url()}: ${text.replace(/\s+/g, " ").slice(0, 400)}`);
+  }
+  if (shown.length > 0) error.message += `\n  dialogs and alerts on screen:\n  - ${shown.join("\n  - ")}`;
+  return error;
+}
+
 export function uiSuite(options: UiSuiteOptions): UiSuite {
   let session: UiSession | undefined;
   const problems: string[] = [];
@@ -142,7 +160,17 @@ export function uiSuite(options: UiSuiteOptions): UiSuite {
           ...(cursor !== null && { cursor }),
         }),
       ),
-    test: chromiumTest,
+    test: (name: string, optionsOrFn: TestOptions | TestFn, maybeFn?: TestFn) => {
+      const [testOptions, fn] =
+        typeof optionsOrFn === "function" ? [{}, optionsOrFn] : [optionsOrFn, maybeFn as TestFn];
+      return chromiumTest(name, testOptions, async (t) => {
+        try {
+          await fn(t);
+        } catch (error) {
+          throw await withScreenText(error, session?.context);
+        }
+      });
+    },
     before: (fn) => {
       befores.push(fn);
     },

@@ -24,16 +24,19 @@ export function useActiveProfile() {
   return profiles.data?.find((profile) => profile.active);
 }
 
-/** A change of the profiles: the list, and the header's check of the active one (it may be the one changed). */
+/**
+ * A change of the profiles: the list, and the header's check of the active one (it may be the one
+ * changed). The dialog that made the change waits for the list only: the check asks the active
+ * profile's service, which may take its whole timeout to answer, and is not what was changed.
+ */
 function useProfileListMutation<A, R>(call: (args: A) => Promise<R>) {
   const queryClient = useQueryClient();
   return useMutation({
     mutationFn: call,
-    onSuccess: () =>
-      Promise.all([
-        queryClient.invalidateQueries({ queryKey: profileQueryKeys.list() }),
-        queryClient.invalidateQueries({ queryKey: queryKeys.activeProfileStatus() }),
-      ]),
+    onSuccess: () => {
+      void queryClient.invalidateQueries({ queryKey: queryKeys.activeProfileStatus() });
+      return queryClient.invalidateQueries({ queryKey: profileQueryKeys.list() });
+    },
   });
 }
 
