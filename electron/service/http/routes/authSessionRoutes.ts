@@ -94,7 +94,9 @@ export function registerAuthSessionRoutes(
         security: [{ ibsso: [] }],
         response: {
           204: { description: "The session ended; its token is refused from now on" },
+          400: errorResponse("400", "A body came that is not valid JSON (the operation takes none)"),
           401: errorResponse("401", "No IBSSO token, or one that is not known, was ended or has expired"),
+          ...bodyErrors,
           500: commonErrors["500"],
         },
       },
