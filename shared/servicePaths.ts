@@ -21,6 +21,8 @@ export const SERVICE_ROUTES = {
   tfaTemplate: "/2fa/2/applications/:appId/messages/:msgId",
   tfaVerifications: "/2fa/2/applications/:appId/verifications",
   tfaPin: "/2fa/2/pin",
+  /** The provider's IBSSO session: POST creates one, DELETE (with its token) ends it. */
+  authSession: "/auth/1/session",
 } as const;
 
 /** The names of a route's `:name` parameters. */

@@ -5,6 +5,7 @@ import { AuditRetention, DEFAULT_AUDIT_RETENTION_DAYS } from "../audit/auditRete
 import { AppKeyAuthorizer } from "../auth/appKeyAuthorizer.ts";
 import { BasicAuthenticator } from "../auth/basicAuthenticator.ts";
 import { FailureThrottle, type ThrottleOptions } from "../auth/failureThrottle.ts";
+import { IbssoAuthenticator } from "../auth/ibssoAuthenticator.ts";
 import { SharedFailureThrottle } from "../auth/sharedFailureThrottle.ts";
 import { VerifiedCredentials } from "../auth/verifiedCredentials.ts";
 import { ApiError } from "../errors.ts";
@@ -33,6 +34,7 @@ import { writeClientError } from "./parserRefusals.ts";
 import { gated, gateProviderPaths } from "./providerPathGate.ts";
 import { recordRequests, recordUnrouted } from "./requestMetrics.ts";
 import { registerApiKeyRoutes } from "./routes/apiKeyRoutes.ts";
+import { registerAuthSessionRoutes } from "./routes/authSessionRoutes.ts";
 import { registerHealthRoutes } from "./routes/healthRoutes.ts";
 import { registerLocalAccountRoutes } from "./routes/localAccountRoutes.ts";
 import { registerLocalAuditRoutes } from "./routes/localAuditRoutes.ts";
@@ -187,8 +189,9 @@ export function buildHttpApp<S extends ServiceStorage>(
       lookups: metrics.appKeyLookups,
     }),
   });
-  const requireBasic: BasicGuard = (request) => requireBasicAccount(request, basic, appKeys);
-  requireCaller = createCallerGuard(basic, appKeys, options.now);
+  const sessions = new IbssoAuthenticator(data.store, data.store.accounts, options.now);
+  const requireBasic: BasicGuard = (request) => requireBasicAccount(request, basic, appKeys, sessions);
+  requireCaller = createCallerGuard(basic, appKeys, sessions, options.now);
   gateProviderPaths(app, requireCaller);
 
   capConnections(app.server, limits, app.log);
@@ -231,6 +234,7 @@ export function buildHttpApp<S extends ServiceStorage>(
     },
   );
   registerTfaRoutes(app, tfa, requireCaller);
+  registerAuthSessionRoutes(app, basic, sessions);
   registerLocalPinRoutes(app, tfa, requireBasic);
   registerLocalAccountRoutes(app, data.store.accounts, requireBasic);
   registerLocalAuditRoutes(app, new AuditHistory(data.store, keys), requireBasic);

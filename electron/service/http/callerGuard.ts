@@ -2,13 +2,14 @@ import type { FastifyRequest } from "fastify";
 import type { AppKeyAuthorizer, AuthorizedCall } from "../auth/appKeyAuthorizer.ts";
 import { parseAuthorization } from "../auth/authorizationHeader.ts";
 import type { BasicAuthenticator } from "../auth/basicAuthenticator.ts";
+import type { IbssoAuthenticator } from "../auth/ibssoAuthenticator.ts";
 import { ApiError } from "../errors.ts";
 import type { Account } from "../store/accountRows.ts";
 
 /** Who is calling a non-management route, and with what. */
 interface Caller {
   account: Account;
-  via: "basic" | "app";
+  via: "basic" | "app" | "ibsso";
   /** The `key` id of the API key used, when via is "app". */
   key?: string;
 }
@@ -31,11 +32,13 @@ const appCaller = ({ grant, account }: AuthorizedCall): Caller => ({ account, vi
 
 /**
  * Authorization of every non-management route: an API key (`App <publicApiKey>`) checked
- * against its rules, or the account's Basic credentials, which may call everything.
+ * against its rules, or the account's Basic credentials, which may call everything, or an IBSSO
+ * session's token (`IBSSO <token>`), which stands for them.
  */
 export function createCallerGuard(
   basic: BasicAuthenticator,
   appKeys: AppKeyAuthorizer,
+  sessions: IbssoAuthenticator,
   now: () => number = Date.now,
 ): CallerGuard {
   return (request, access) => {
@@ -43,7 +46,7 @@ export function createCallerGuard(
     switch (authorization.scheme) {
       case "none":
         throw unauthorized(
-          "this call needs an API key (Authorization: App <publicApiKey>) or the account's Basic credentials",
+          "this call needs an API key (Authorization: App <publicApiKey>), the account's Basic credentials or an IBSSO session token",
         );
       case "invalid":
         throw unauthorized(authorization.reason);
@@ -51,6 +54,10 @@ export function createCallerGuard(
         return basic
           .authenticate(authorization.username, authorization.password, request.ip)
           .then((account): Caller => ({ account, via: "basic" }));
+      case "ibsso":
+        return sessions
+          .authenticate(authorization.token)
+          .then((account): Caller => ({ account, via: "ibsso" }));
       case "app": {
         const authorized = appKeys.authorize(
           authorization.publicApiKey,

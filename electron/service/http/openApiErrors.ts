@@ -117,7 +117,7 @@ const SIGN_IN_LIMITED =
 const providerPathRefusals = {
   "401": errorResponse(
     "401",
-    "A provider path: missing credentials, unknown API key or wrong Basic credentials",
+    "A provider path: missing credentials, unknown API key, wrong Basic credentials, an unknown, ended or expired IBSSO token, or OAuth (not simulated)",
   ),
   "403": errorResponse(
     "403",
@@ -133,7 +133,7 @@ const providerPathRefusals = {
 export const unroutedAnswers = {
   "x-unknown-path": {
     description:
-      "Any request whose path matches none of `paths` (one trailing slash is ignored), or cannot be percent-decoded. A path outside the service's own (`/settings/`, `/local/`, `/openapi.json`, `/metrics`) is the provider's: its credentials are checked first, as on a route an API key with the ALL permission may call (Basic credentials, or `App <publicApiKey>` with its state, validity window, allowedIPs and permissions), so a refused key gets its 401 or 403 on every path, and only an authorized call learns that the path is not simulated. Such a call counts as the key's use.",
+      "Any request whose path matches none of `paths` (one trailing slash is ignored), or cannot be percent-decoded. A path outside the service's own (`/settings/`, `/local/`, `/openapi.json`, `/metrics`) is the provider's: its credentials are checked first, as on a route an API key with the ALL permission may call (Basic credentials, an IBSSO session's token, or `App <publicApiKey>` with its state, validity window, allowedIPs and permissions), so a refused key gets its 401 or 403 on every path, and only an authorized call learns that the path is not simulated. Such a call counts as the key's use.",
     responses: {
       "400": errorResponse(
         "400",
@@ -195,8 +195,15 @@ export const bodyErrors = {
 /** The refusals every Basic-credentials operation may answer. */
 export const commonErrors = {
   "400": errorResponse("400", "Invalid input; validationErrors names each field and what is wrong with it"),
-  "401": errorResponse("401", "Missing or wrong Basic credentials", BASIC_CHALLENGE),
-  "403": errorResponse("403", "An API key (App scheme) was used; management takes Basic credentials only"),
+  "401": errorResponse(
+    "401",
+    "Missing or wrong Basic credentials (or an unknown API key or IBSSO token)",
+    BASIC_CHALLENGE,
+  ),
+  "403": errorResponse(
+    "403",
+    "An API key (App scheme) or an IBSSO session's token was used; management takes Basic credentials only",
+  ),
   "404": errorResponse(
     "404",
     "Unknown account or key, an account the caller does not manage, or (2FA key) an unknown version",

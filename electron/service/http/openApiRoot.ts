@@ -22,6 +22,13 @@ export function openApiRoot(): OpenApiRoot {
       securitySchemes: {
         basic: { type: "http", scheme: "basic", description: "The account's username and password" },
         app: { type: "apiKey", in: "header", name: "Authorization", description: "`App <publicApiKey>`" },
+        ibsso: {
+          type: "apiKey",
+          in: "header",
+          name: "Authorization",
+          description:
+            "`IBSSO <token>`, the token of POST /auth/1/session: the account's Basic credentials on the provider's APIs (not on management). OAuth 2.0 (`Bearer`) is not simulated: it is answered 401.",
+        },
       },
       schemas: errorSchemas,
     },

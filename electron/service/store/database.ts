@@ -244,6 +244,19 @@ const MIGRATIONS: readonly string[] = [
   ALTER TABLE sync_links ADD COLUMN run_log TEXT;
   ALTER TABLE sync_keys ADD COLUMN conflict_origin TEXT;
   `,
+  // IBSSO sessions (POST /auth/1/session): the token's keyed digest only, never the token; a
+  // restore under another data key drops them (sealedColumns.ts DIGEST_ONLY_TABLES).
+  `
+  CREATE TABLE ibsso_sessions (
+    id INTEGER PRIMARY KEY,
+    account_id INTEGER NOT NULL REFERENCES accounts(id),
+    token_digest BLOB NOT NULL UNIQUE,
+    created_at INTEGER NOT NULL,
+    expires_at INTEGER NOT NULL
+  ) STRICT;
+  CREATE INDEX ibsso_sessions_by_account ON ibsso_sessions(account_id, expires_at);
+  CREATE INDEX ibsso_sessions_by_expiry ON ibsso_sessions(expires_at);
+  `,
 ];
 
 /** The schema version whose migration added api_keys.origin_created_at (its test starts just before it). */

@@ -50,6 +50,16 @@ export const SEALED_COLUMNS: readonly SealedColumn[] = [
   },
 ];
 
+/**
+ * Tables that hold a keyed digest of a value they do not keep (no sealed value to open): their
+ * digests cannot be computed again under another data key, so a restore under a new key drops
+ * their rows (IBSSO sessions end; their apps create new ones). A test checks no `_digest`
+ * column of the schema is missing from here or SEALED_COLUMNS.
+ */
+export const DIGEST_ONLY_TABLES: readonly { table: string; digestColumn: string }[] = [
+  { table: "ibsso_sessions", digestColumn: "token_digest" },
+];
+
 /** The meta row that tells whether a data key is the one the database was created with. */
 export const KEY_CHECK = "data_key_check";
 

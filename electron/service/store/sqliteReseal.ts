@@ -2,6 +2,7 @@ import { anyFormatOpener } from "../crypto/legacySealedValues.ts";
 import { createSecretBox, type SecretBox } from "../crypto/secretBox.ts";
 import { type Db, readMeta, tableExists, writeMeta } from "./database.ts";
 import {
+  DIGEST_ONLY_TABLES,
   KEY_CHECK,
   LEGACY_SEALING,
   openCell,
@@ -45,6 +46,10 @@ function* sealedRows(
  */
 function resealColumns(db: Db, open: Open, to: SecretBox, newKey: boolean): number {
   let rewritten = 0;
+  // A backup of an earlier schema may not have the table yet (its migration comes at the next open).
+  if (newKey)
+    for (const { table } of DIGEST_ONLY_TABLES)
+      if (tableExists(db, table)) db.prepare(`DELETE FROM ${table}`).run();
   for (const column of SEALED_COLUMNS) {
     if (newKey && column.droppedOnNewKey) {
       db.prepare(`DELETE FROM ${column.table}`).run();
@@ -91,7 +96,8 @@ export function upgradeSealedValues(db: Db, dataKey: Buffer, box: SecretBox): nu
  * KEY_SERVICE_DATA_KEY): each sealed value is opened with the old key (in either format) and sealed
  * again, with the same context, under the new one; keyed digests are computed again. Idempotent
  * creates' records are dropped: their request digests cannot be computed again without the
- * requests (a retry of a create answered before the backup then creates another key).
+ * requests (a retry of a create answered before the backup then creates another key). So are
+ * IBSSO sessions (DIGEST_ONLY_TABLES): their tokens are not kept, so no digest could match again.
  */
 export function resealUnderNewKey(db: Db, fromKey: Buffer, to: SecretBox): void {
   // The old ciphertexts are zeroed where they were, not left in freed space.

@@ -8,6 +8,7 @@ import { type Db, readMeta, writeMeta } from "./database.ts";
 import { answerReadinessQuery } from "./databaseHealth.ts";
 import type { ExternalChanges } from "./externalChanges.ts";
 import type { GroupCommit } from "./groupCommit.ts";
+import { IbssoSessionStore } from "./ibssoSessionStore.ts";
 import { IdempotencyStore } from "./idempotencyStore.ts";
 import { KeyUsageStore } from "./keyUsageStore.ts";
 import {
@@ -18,6 +19,8 @@ import {
   type AuditReads,
   type AuditWrites,
   DuplicateError,
+  type IbssoSessionReads,
+  type IbssoSessionWrites,
   type IdempotencyReads,
   type IdempotencyWrites,
   type MetaReads,
@@ -64,6 +67,7 @@ export class SqliteStore implements Store {
   readonly sync: SyncReads;
   readonly tfa: TfaReads;
   readonly tfaPins: TfaPinReads;
+  readonly ibssoSessions: IbssoSessionReads;
   readonly meta: MetaReads;
   readonly health: StoreHealth;
   readonly changes: ExternalChanges;
@@ -83,6 +87,7 @@ export class SqliteStore implements Store {
       sync: syncOf(new SyncStore(parts.db, parts.box)),
       tfa: tfaOf(new TfaStore(parts.db)),
       tfaPins: tfaPinsOf(new TfaPinStore(parts.db, parts.box)),
+      ibssoSessions: ibssoSessionsOf(new IbssoSessionStore(parts.db, parts.box)),
       meta: metaOf(parts.db),
       authFailures: sqliteBucketRows(parts.db),
       tryLock: () => Promise.resolve(true),
@@ -96,6 +101,7 @@ export class SqliteStore implements Store {
       sync: this.sync,
       tfa: this.tfa,
       tfaPins: this.tfaPins,
+      ibssoSessions: this.ibssoSessions,
       meta: this.meta,
     } = this.#tx);
     this.health = { ready: () => settle(() => answerReadinessQuery(parts.db)) };
@@ -279,6 +285,19 @@ function tfaPinsOf(store: TfaPinStore): TfaPinWrites {
     recordVerifyCall: (pin, at) => settle(() => store.recordVerifyCall(pin, at)),
     spendAttempt: (pin) => settle(() => store.spendAttempt(pin)),
     markVerified: (pin, verifiedAt) => settle(() => store.markVerified(pin, verifiedAt)),
+  };
+}
+
+function ibssoSessionsOf(store: IbssoSessionStore): IbssoSessionWrites {
+  return {
+    digestOf: (token) => store.digestOf(token),
+    byDigest: (digest) => settle(() => store.byDigest(digest)),
+    insert: (accountId, digest, createdAt, expiresAt) =>
+      settle(() => store.insert(accountId, digest, createdAt, expiresAt)),
+    liveOf: (accountId, now) => settle(() => store.liveOf(accountId, now)),
+    delete: (ids) => settle(() => store.delete(ids)),
+    deleteByDigest: (digest) => settle(() => store.deleteByDigest(digest)),
+    purgeExpired: (now) => settle(() => store.purgeExpired(now)),
   };
 }
 

@@ -50,6 +50,8 @@ const TABLES: readonly CopiedTable[] = [
   { name: "key_usage_days", order: ["api_key_id", "day"] },
   { name: "audit_entries", order: ["id"] },
   { name: "auth_failures", order: ["address"] },
+  // Token digests made with the data key, which the copy keeps: the sessions stay live.
+  { name: "ibsso_sessions", order: ["id"] },
 ];
 
 /** The tables a copy writes, in its order (tests and the CLI name them). */

@@ -9,6 +9,7 @@ import type { PendingUsage } from "../domain/keyUsage.ts";
 import type { UsageByTime } from "../domain/keyUsageSeries.ts";
 import type { Account } from "./accountRows.ts";
 import type { AuditPage, AuditQuery } from "./auditRows.ts";
+import type { StoredSession } from "./ibssoSessionRows.ts";
 import type { IdempotencyLookup, IdempotentRequest, RememberedAnswer } from "./idempotencyRows.ts";
 import type { StoredUsage } from "./keyUsageRows.ts";
 import type {
@@ -111,6 +112,7 @@ export interface Store {
   readonly sync: SyncReads;
   readonly tfa: TfaReads;
   readonly tfaPins: TfaPinReads;
+  readonly ibssoSessions: IbssoSessionReads;
   readonly meta: MetaReads;
   readonly health: StoreHealth;
   /** Whether something may have changed that this process did not write: caches check it. */
@@ -135,6 +137,7 @@ export interface StoreWrite {
   readonly sync: SyncWrites;
   readonly tfa: TfaWrites;
   readonly tfaPins: TfaPinWrites;
+  readonly ibssoSessions: IbssoSessionWrites;
   readonly meta: MetaWrites;
   /** The failed sign-in throttle's buckets, where replicas share them (write-only). */
   readonly authFailures: AuthFailureWrites;
@@ -534,6 +537,29 @@ export interface TfaPinWrites extends TfaPinReads {
    * verified yet; false when it changed meanwhile (read it again and decide again).
    */
   markVerified(pin: { id: number; pinId: string }, verifiedAt: number): Promise<boolean>;
+}
+
+/** IBSSO sessions (auth/ibssoSessions.ts): each found by its token's keyed digest, never the token. */
+export interface IbssoSessionReads {
+  /** The keyed digest a token is stored and found by (pure). */
+  digestOf(token: string): Buffer;
+  /** The session with this digest, live or not (the caller decides, at its time). */
+  byDigest(digest: Buffer): Promise<StoredSession | undefined>;
+}
+
+export interface IbssoSessionWrites extends IbssoSessionReads {
+  insert(accountId: number, digest: Buffer, createdAt: number, expiresAt: number): Promise<StoredSession>;
+  /**
+   * The account's sessions live at `now`, oldest first. Where replicas share the table (PostgreSQL)
+   * it first holds the account to the commit, so two creates cannot both count under the limit.
+   */
+  liveOf(accountId: number, now: number): Promise<StoredSession[]>;
+  /** Ends these sessions. */
+  delete(ids: readonly number[]): Promise<void>;
+  /** Ends the session with this digest; false when there was none. */
+  deleteByDigest(digest: Buffer): Promise<boolean>;
+  /** Deletes up to SESSION_PURGE_BATCH sessions expired at `now`; answers how many went. */
+  purgeExpired(now: number): Promise<number>;
 }
 
 /** Named values of the store itself (the data key's check value, maintenance flags). */

@@ -7,8 +7,9 @@ import { type CapturedPin, capturedPin, inbox, wrongPin } from "../service/tfa/t
 /**
  * The provider's official Node SDK (@infobip-api/sdk), unchanged, against a real `serve` process:
  * every 2FA method it offers, on a client made the way its README makes one, called with the
- * default arguments (no optional second argument), with both auth types an app uses for API calls:
- * an App key (AuthType.ApiKey) and the account's credentials (AuthType.Basic).
+ * default arguments (no optional second argument), with the auth types an app uses for API calls:
+ * an App key (AuthType.ApiKey), the account's credentials (AuthType.Basic) and an IBSSO session
+ * the SDK's own `auth.ibsso.create()` made (AuthType.IBSSO).
  * If the SDK and the service disagree, the service is wrong.
  */
 
@@ -38,6 +39,24 @@ function withBasic() {
     authType: AuthType.Basic,
   });
   return infobip.service.twoFA;
+}
+
+/** An IBSSO session's token, made with the SDK's own login. */
+let ibssoToken: string;
+
+function withIbsso() {
+  const infobip = new Infobip({ baseUrl: service.url, ibssoToken, authType: AuthType.IBSSO });
+  return infobip.service.twoFA;
+}
+
+/** The SDK's auth API, on a client made with the account's credentials. */
+function sessions() {
+  return new Infobip({
+    baseUrl: service.url,
+    username: USERNAME,
+    password: PASSWORD,
+    authType: AuthType.Basic,
+  }).auth.ibsso;
 }
 
 interface SdkAnswer<T> {
@@ -77,6 +96,7 @@ before(async () => {
   });
   assert.equal(created.status, 200, created.text);
   tfaKey = created.json as string;
+  ibssoToken = (await ok<{ token: string }>(sessions().create())).data.token;
   const twoFA = withBasic();
   const application = await ok<{ applicationId: string }>(
     twoFA.createApplication({
@@ -236,6 +256,7 @@ const clients: [string, () => TwoFA][] = [
   ["an App key with TFA permission (AuthType.ApiKey)", () => withApiKey(tfaKey)],
   ["an App key with ALL permission (AuthType.ApiKey)", () => withApiKey(allKey)],
   ["the account's credentials (AuthType.Basic)", withBasic],
+  ["an IBSSO session (AuthType.IBSSO)", withIbsso],
 ];
 
 for (const [who, client] of clients) {
@@ -281,4 +302,20 @@ test("the optional arguments still work: ncNeeded false leaves ncStatus out, ver
     twoFA.getVerificationStatus(ids.applicationId, { msisdn: to, verified: true }),
   );
   assert.deepEqual(unverified.data.verifications, []);
+});
+
+test("the SDK's IBSSO login and logout: the token works until destroy, then every call is a 401", async () => {
+  const created = await ok<{ token: string }>(sessions().create());
+  assert.equal(created.sent, "/auth/1/session");
+  const { token } = created.data;
+  const twoFA = new Infobip({ baseUrl: service.url, ibssoToken: token, authType: AuthType.IBSSO }).service
+    .twoFA;
+  await ok(twoFA.getApplications());
+  const destroyed = await sdkCall(sessions().destroy(token));
+  assert.equal(destroyed.status, 204);
+  const refused = await sdkCall<{ requestError: { serviceException: { messageId: string } } }>(
+    twoFA.getApplications(),
+  );
+  assert.equal(refused.status, 401);
+  assert.equal(refused.data.requestError.serviceException.messageId, "UNAUTHORIZED");
 });

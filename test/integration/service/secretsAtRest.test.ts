@@ -54,6 +54,7 @@ describe("secrets at rest and in the log", { skip: SQLITE_ONLY }, () => {
   const admin = basic(ADMIN.username, ADMIN.password);
   const sub = basic(SUB.username, SUB.password);
   const created: { key: string; publicApiKey: string }[] = [];
+  const ibssoTokens: string[] = [];
   let dataKeyText: string;
 
   before(async () => {
@@ -142,6 +143,24 @@ describe("secrets at rest and in the log", { skip: SQLITE_ONLY }, () => {
         authorization: `App ${publicApiKey}`,
       });
     }
+    // IBSSO sessions: the login's body carries the password, the token then rides the header.
+    for (let session = 0; session < 2; session++) {
+      const login = await request(server.url, {
+        method: "POST",
+        path: "/auth/1/session",
+        body: { username: ADMIN.username, password: ADMIN.password },
+      });
+      assert.equal(login.status, 200, login.text);
+      const { token } = login.json as { token: string };
+      ibssoTokens.push(token);
+      await request(server.url, { path: "/2fa/2/applications", authorization: `IBSSO ${token}` });
+      await request(server.url, { path: KEYS, authorization: `IBSSO ${token}` });
+    }
+    await request(server.url, {
+      method: "DELETE",
+      path: "/auth/1/session",
+      authorization: `IBSSO ${ibssoTokens[1]}`,
+    });
     for (const auth of [
       basic(ADMIN.username, WRONG_PASSWORD),
       basic(UNKNOWN_USER.username, UNKNOWN_USER.password),
@@ -166,6 +185,7 @@ describe("secrets at rest and in the log", { skip: SQLITE_ONLY }, () => {
       "data key (base64)": dataKeyText,
     };
     for (const [index, { publicApiKey }] of created.entries()) all[`publicApiKey #${index}`] = publicApiKey;
+    for (const [index, token] of ibssoTokens.entries()) all[`IBSSO token #${index}`] = token;
     return all;
   };
 

@@ -49,7 +49,10 @@ const pinParams = z.object({ pinId: id("The pinId answered when the PIN was sent
 
 const errors: Record<string, DeclaredResponse> = {
   400: errorResponse("400", "Invalid input; validationErrors names each field (nested ones by dotted path)"),
-  401: errorResponse("401", "Missing credentials, unknown API key or wrong Basic credentials"),
+  401: errorResponse(
+    "401",
+    "Missing credentials, unknown API key, wrong Basic credentials, an unknown, ended or expired IBSSO token, or OAuth (not simulated)",
+  ),
   403: errorResponse(
     "403",
     "The API key may not make this call (disabled, outside its validity window or allowedIPs, or a TFA key on a management route), or the 2FA application is disabled",
@@ -78,7 +81,7 @@ const VERIFICATIONS: ErrorStatus[] = ["400", "401", "403", "404", "429", "500"];
 /** validationErrors names a nested field of a 2FA body by its dotted path (`configuration.pinAttempts`). */
 const fieldNames = validationErrorsByPath;
 
-const APP_OR_BASIC: { [scheme: string]: string[] }[] = [{ app: [] }, { basic: [] }];
+const APP_OR_BASIC: { [scheme: string]: string[] }[] = [{ app: [] }, { basic: [] }, { ibsso: [] }];
 
 /** An operation of the 2FA API: an API key or Basic credentials, its answer and its refusals. */
 const tfaOperation = <const S extends object>(

@@ -5,6 +5,7 @@ import type {
   ApiKeyReads,
   AuditReads,
   CacheLookups,
+  IbssoSessionReads,
   IdempotencyReads,
   KeyChangeListener,
   MetaReads,
@@ -31,6 +32,7 @@ import {
   pinEventChange,
   sentChange,
 } from "./postgresChangeFeed.ts";
+import { postgresIbssoSessions } from "./postgresIbssoSessions.ts";
 import { postgresIdempotency } from "./postgresIdempotency.ts";
 import { postgresHealth, postgresMeta } from "./postgresMeta.ts";
 import { postgresSync } from "./postgresSync.ts";
@@ -104,6 +106,7 @@ export class PostgresStore implements Store {
   readonly sync: SyncReads;
   readonly tfa: TfaReads;
   readonly tfaPins: TfaPinReads;
+  readonly ibssoSessions: IbssoSessionReads;
   readonly meta: MetaReads;
   readonly health: StoreHealth;
   /** Every replica's committed key, account and PIN changes (LISTEN/NOTIFY); `close()` ends it. */
@@ -135,6 +138,7 @@ export class PostgresStore implements Store {
       sync: this.sync,
       tfa: this.tfa,
       tfaPins: this.tfaPins,
+      ibssoSessions: this.ibssoSessions,
       meta: this.meta,
     } = reads);
     this.health = postgresHealth(sqlOn(pool));
@@ -162,6 +166,7 @@ export class PostgresStore implements Store {
         (pinId) => changed(pinChange(pinId)),
         (note) => changed(pinEventChange(this.changes.origin, note)),
       ),
+      ibssoSessions: postgresIbssoSessions(sql, this.#box),
       meta: postgresMeta(sql),
       authFailures: postgresBucketRows(sql),
       tryLock: async (name) =>

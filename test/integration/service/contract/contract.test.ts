@@ -6,6 +6,7 @@ import { DATABASE_FILE } from "../../../../electron/service/dataDir.ts";
 import { SQLITE_ONLY } from "../../../harness/keyServiceProcess.ts";
 import type { OpenApiDocument } from "../../../harness/openApiConformance.ts";
 import { probeAudit } from "./auditProbes.ts";
+import { probeAuthSessions } from "./authSessionProbes.ts";
 import { ContractCoverage } from "./contractCoverage.ts";
 import { type ContractWorld, METRICS_READER, startContractWorld } from "./contractWorld.ts";
 import {
@@ -64,6 +65,10 @@ test("methods a path has no operation for are 405 naming the documented ones, wh
 
 test("paths that are no route", async () => {
   await probeUnknownPaths(prober);
+});
+
+test("IBSSO sessions: create, use, end", async () => {
+  await probeAuthSessions(prober);
 });
 
 test("key management, the 2FA key, the account list and the document", async () => {

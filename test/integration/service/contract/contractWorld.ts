@@ -14,7 +14,7 @@ import { type ApiKey, assertOk, type Service, startService } from "../serviceFix
 export const OWNER = "owner";
 export const SUB = "sub";
 export const STRANGER = "stranger";
-const PASSWORDS: Record<string, string> = {
+export const PASSWORDS: Record<string, string> = {
   [OWNER]: "owner-secret-1",
   [SUB]: "sub-secret-1",
   [STRANGER]: "stranger-secret-1",

@@ -73,6 +73,8 @@ interface Seeded {
   publicApiKeys: string[];
   pinIds: string[];
   accountIds: number[];
+  /** IBSSO session tokens (the database holds their digests). */
+  sessionTokens: string[];
 }
 
 /** A data dir with a row in every table, written through the service's own code paths. */
@@ -118,6 +120,7 @@ async function seededDataDir(): Promise<Seeded> {
   const anaAuth = basic("ana", "ana-secret-1");
   const publicApiKeys: string[] = [];
   const pinIds: string[] = [];
+  const sessionTokens: string[] = [];
   try {
     for (let i = 0; i < 12; i++) {
       const accountKey = i % 3 === 0 ? bob.accountKey : "_";
@@ -157,11 +160,19 @@ async function seededDataDir(): Promise<Seeded> {
     // Two verify calls: verifyPinLimit's table gets two rows.
     for (const pinId of pinIds.slice(0, 2))
       await call("POST", `/2fa/2/pin/${pinId}/verify`, appAuth, { pin: "000000" });
+    // An IBSSO session of each account, logged in as the provider's SDK does.
+    for (const [username, password] of [
+      ["ana", "ana-secret-1"],
+      ["bob", "bob-secret-1"],
+    ])
+      sessionTokens.push(
+        (await call("POST", "/auth/1/session", "undefined", { username, password })).token as string,
+      );
   } finally {
     // Writes the usage counted so far.
     await app.close();
   }
-  return { data, dataKey, publicApiKeys, pinIds, accountIds: [ana.id, bob.id] };
+  return { data, dataKey, publicApiKeys, pinIds, accountIds: [ana.id, bob.id], sessionTokens };
 }
 
 /** Every table's rows, values as text (flags 0/1, bytes as hex), in the copy's order. */
@@ -271,6 +282,11 @@ describe("copying a SQLite data dir into PostgreSQL", () => {
     assert.deepEqual(entries, await sqlite.sync.entries(link.id));
     const page = { managerId: seeded.accountIds[0] as number, limit: 500 };
     assert.deepEqual(await postgres.audit.page(page), await sqlite.audit.page(page));
+    for (const token of seeded.sessionTokens) {
+      const session = await postgres.ibssoSessions.byDigest(postgres.ibssoSessions.digestOf(token));
+      assert.ok(session, "every IBSSO session found by its token: it stays live across the copy");
+      assert.deepEqual(session, await sqlite.ibssoSessions.byDigest(sqlite.ibssoSessions.digestOf(token)));
+    }
   });
 
   test("rows written on PostgreSQL after the copy get ids past every copied one", async (t) => {

@@ -150,3 +150,30 @@ test("a restore under another data key reads the old format and leaves every val
     data.close();
   }
 });
+
+test("a restore under another data key drops IBSSO sessions: their token digests could never match again", async () => {
+  const dir = await makeTempDir("keydesk-reseal-sessions-");
+  dirs.push(dir);
+  const oldKey = Buffer.alloc(32, 3);
+  const before = openDataDir({ dataDir: dir, dataKey: oldKey });
+  const digest = before.store.ibssoSessions.digestOf("d3c49f59-734a-4daf-be9a-6188b540358e");
+  try {
+    await before.store.write(async (tx) => {
+      const account = await tx.accounts.insert({
+        accountKey: "0933F3BC087D2A617AC6DCB2EF5B8A61",
+        username: "sso",
+        passwordHash: "unused",
+        parentId: null,
+        createdAt: 0,
+      });
+      await tx.ibssoSessions.insert(account.id, digest, 0, Number.MAX_SAFE_INTEGER);
+    });
+    assert.ok(await before.store.ibssoSessions.byDigest(digest), "the session is there before the restore");
+  } finally {
+    before.close();
+  }
+  const db = new Database(join(dir, "keydesk.db"));
+  resealUnderNewKey(db, oldKey, createSecretBox(Buffer.alloc(32, 7)));
+  assert.equal(db.prepare("SELECT count(*) FROM ibsso_sessions").pluck().get(), 0);
+  db.close();
+});
