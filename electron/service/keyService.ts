@@ -8,6 +8,7 @@ import type {
 } from "../../shared/apiKeys.ts";
 import { DAY_MS, KEY_ID_PATTERN } from "../../shared/apiKeys.ts";
 import { formatApiDateTime } from "../../shared/datetime.ts";
+import type { Account } from "./domain/accounts.ts";
 import {
   type ApiKeyFields,
   fieldsAfterUpdate,
@@ -16,14 +17,13 @@ import {
   toApiKeyDto,
 } from "./domain/apiKeyRecords.ts";
 import { type AuditOrigin, keyCreatedEntry, keyUpdatedEntry } from "./domain/auditEntries.ts";
+import type { IdempotentRequest } from "./domain/idempotency.ts";
 import { newKeyId, newPublicApiKey } from "./domain/identifiers.ts";
 import { CURSOR_REFUSED, cursorBinding, decodeListCursor, encodeListCursor } from "./domain/listCursor.ts";
 import { badRequest, conflict, INVALID_BODY, INVALID_QUERY, notFound } from "./errors.ts";
 import type { KeyLister } from "./keyListing.ts";
 import { type CountQuery, DEFAULT_PAGE_LIMIT, type GetQuery, type ListQuery } from "./keyQueries.ts";
 import type { ServiceStorage } from "./serviceStorage.ts";
-import type { Account } from "./store/accountRows.ts";
-import type { IdempotentRequest } from "./store/idempotencyRows.ts";
 import type { ApiKeyFilter, ListExtras, Store, StoreWrite } from "./store/store.ts";
 import type { UsageRecorder } from "./usage/usageRecorder.ts";
 

@@ -1,6 +1,6 @@
 import type { AuditReason } from "../../shared/audit.ts";
 import type { SyncedField } from "../../shared/sync.ts";
-import type { OutboxEntry } from "../service/store/syncRows.ts";
+import type { OutboxEntry } from "../service/domain/syncRecords.ts";
 import { claimCreate, matchesSent } from "./pull.ts";
 import { classifyRemoteFailure, LinkFailure } from "./remoteFailure.ts";
 import type { RunContext } from "./runContext.ts";

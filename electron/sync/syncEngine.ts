@@ -14,12 +14,12 @@ import {
 } from "../../shared/sync.ts";
 import { KeyServiceClient } from "../client/keyServiceClient.ts";
 import type { DataDir } from "../service/dataDir.ts";
+import type { Account } from "../service/domain/accounts.ts";
 import { type AuditOrigin, fieldChanges } from "../service/domain/auditEntries.ts";
 import type { KeyWriteJournal } from "../service/domain/keyWriteJournal.ts";
+import type { OutboxEntry, SyncKeyState, SyncLink } from "../service/domain/syncRecords.ts";
 import { badRequest, conflict, notFound } from "../service/errors.ts";
-import type { Account } from "../service/store/accountRows.ts";
 import { DuplicateError, type Store, type StoreWrite } from "../service/store/store.ts";
-import type { OutboxEntry, SyncKeyState, SyncLink } from "../service/store/syncRows.ts";
 import { askConflictOrigins, fieldChangeOf } from "./conflictOrigins.ts";
 import { checkLinkRemote, type LinkCheckPart } from "./linkCheck.ts";
 import { createOutboxJournal } from "./outboxJournal.ts";

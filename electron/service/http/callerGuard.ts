@@ -2,8 +2,8 @@ import type { FastifyRequest } from "fastify";
 import type { AppKeyAuthorizer, AuthorizedCall } from "../auth/appKeyAuthorizer.ts";
 import { parseAuthorization } from "../auth/authorizationHeader.ts";
 import type { BasicAuthenticator } from "../auth/basicAuthenticator.ts";
+import type { Account } from "../domain/accounts.ts";
 import { ApiError } from "../errors.ts";
-import type { Account } from "../store/accountRows.ts";
 
 /** Who is calling a non-management route, and with what. */
 interface Caller {

@@ -1,5 +1,6 @@
 import { timingSafeEqual } from "node:crypto";
 import type { SecretBox } from "../crypto/secretBox.ts";
+import type { IdempotencyLookup, IdempotentRequest } from "../domain/idempotency.ts";
 
 // Remembered idempotent answers: rows and codecs the same on SQLite (idempotencyStore.ts) and
 // PostgreSQL (postgres/postgresIdempotency.ts). No SQL dialect and no connection here, so neither
@@ -9,25 +10,6 @@ import type { SecretBox } from "../crypto/secretBox.ts";
 export const IDEMPOTENCY_RETENTION_MS = 24 * 60 * 60 * 1000;
 /** At most this many expired records are deleted per idempotent write. */
 export const IDEMPOTENCY_PURGE_BATCH = 100;
-
-/** What identifies "the same request" besides the key: path with parameters resolved, and body. */
-export interface IdempotentRequest {
-  method: string;
-  path: string;
-  /** The parsed JSON body; absent counts as `{}`. */
-  body: unknown;
-}
-
-/** A remembered successful answer: status and the JSON body text sent. */
-export interface RememberedAnswer {
-  status: number;
-  body: string;
-}
-
-export type IdempotencyLookup =
-  | { kind: "new" }
-  | { kind: "replay"; answer: RememberedAnswer }
-  | { kind: "conflict" };
 
 /** A stored record as either database returns it. */
 export interface RecordRow {

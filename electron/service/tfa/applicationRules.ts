@@ -7,7 +7,12 @@ import {
   DEFAULT_PIN_LENGTH,
   DEFAULT_SPEECH_RATE,
 } from "../../../shared/tfaSchemas.ts";
-import type { ApplicationFields, StoredApplication, StoredTemplate, TemplateFields } from "../store/store.ts";
+import type {
+  ApplicationFields,
+  StoredApplication,
+  StoredTemplate,
+  TemplateFields,
+} from "../domain/tfaRecords.ts";
 import { parseDuration, parseRateLimit, type RateLimit } from "./limits.ts";
 import type {
   CreateApplicationRequest,

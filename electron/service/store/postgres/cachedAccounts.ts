@@ -1,4 +1,4 @@
-import type { Account } from "../accountRows.ts";
+import type { Account } from "../../domain/accounts.ts";
 import { ReadThroughCache } from "../readThroughCache.ts";
 import type { AccountReads, CacheLookups, ChangeFeed } from "../store.ts";
 
