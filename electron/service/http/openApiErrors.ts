@@ -89,15 +89,6 @@ const HEADERS_OF_STATUS: Partial<Record<ErrorStatus, object>> = {
   },
 };
 
-/** The challenge a 401 on a Basic-only route carries (routes that also take API keys send none). */
-export const BASIC_CHALLENGE = {
-  "WWW-Authenticate": {
-    required: true,
-    description: 'Basic realm="key-service", charset="UTF-8"',
-    schema: { type: "string", pattern: '^Basic realm="key-service"' },
-  },
-};
-
 /** An error answer of `status`: its description, the headers it always has, and its body's schema. */
 export function errorResponse(status: ErrorStatus, description: string, headers: object = {}) {
   const messageId = MESSAGE_ID_OF_STATUS[status] as MessageId;
@@ -110,7 +101,7 @@ export function errorResponse(status: ErrorStatus, description: string, headers:
 }
 
 /** The 429 of every authenticated operation: the failed sign-in throttle. */
-const SIGN_IN_LIMITED =
+export const SIGN_IN_LIMITED =
   "Too many failed sign-in attempts from this address, or too many sign-ins being checked at once; see Retry-After";
 
 /** What a provider path no route takes answers before its 404 or 405 (http/providerPathGate.ts). */
@@ -185,25 +176,3 @@ export const refusedRequests = {
     },
   },
 };
-
-/** The refusals of reading a request's body, on every method that has one. */
-export const bodyErrors = {
-  "413": errorResponse("413", "Request body over 64 KiB"),
-  "415": errorResponse("415", "Request body is not application/json"),
-};
-
-/** The refusals every Basic-credentials operation may answer. */
-export const commonErrors = {
-  "400": errorResponse("400", "Invalid input; validationErrors names each field and what is wrong with it"),
-  "401": errorResponse("401", "Missing or wrong Basic credentials", BASIC_CHALLENGE),
-  "403": errorResponse("403", "An API key (App scheme) was used; management takes Basic credentials only"),
-  "404": errorResponse(
-    "404",
-    "Unknown account or key, an account the caller does not manage, or (2FA key) an unknown version",
-  ),
-  "429": errorResponse("429", SIGN_IN_LIMITED),
-  "500": errorResponse("500", "The service failed; nothing was written"),
-};
-
-/** Operations that take Basic credentials only. */
-export const basicOnly = [{ basic: [] }];

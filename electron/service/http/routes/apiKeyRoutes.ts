@@ -14,7 +14,7 @@ import { auditOriginOf } from "../auditOrigin.ts";
 import type { BasicGuard } from "../basicAuthGuard.ts";
 import { idempotencyKeyHeaders, idempotencyKeyOf } from "../idempotencyKeyHeader.ts";
 import { routePath } from "../methodRoutes.ts";
-import { basicOnly, bodyErrors, commonErrors, errorResponse } from "../openApiErrors.ts";
+import { errorResponse } from "../openApiErrors.ts";
 import {
   accountKeyParam,
   documented,
@@ -33,6 +33,7 @@ import {
   listedApiKey,
   updateApiKeyRequest,
 } from "./apiKeySchemas.ts";
+import { basicOnly, bodyErrors, commonErrors } from "./commonErrors.ts";
 
 const JSON_TYPE = "application/json; charset=utf-8";
 
