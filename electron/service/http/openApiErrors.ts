@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { MESSAGE_IDS, type MessageId, STATUS_OF_MESSAGE_ID } from "../../../shared/apiErrors.ts";
 import { errorBodySchema } from "../../../shared/errorBody.ts";
+import { SERVICE_PATHS } from "./providerPathGate.ts";
 
 /**
  * The error answers of the OpenAPI document: the one error body (closed at every level, so a
@@ -124,7 +125,9 @@ const providerPathRefusals = {
 export const unroutedAnswers = {
   "x-unknown-path": {
     description:
-      "Any request whose path matches none of `paths` (one trailing slash is ignored), or cannot be percent-decoded. A path outside the service's own (`/settings/`, `/local/`, `/openapi.json`, `/metrics`) is the provider's: its credentials are checked first, as on a route an API key with the ALL permission may call (Basic credentials, or `App <publicApiKey>` with its state, validity window, allowedIPs and permissions), so a refused key gets its 401 or 403 on every path, and only an authorized call learns that the path is not simulated. Such a call counts as the key's use.",
+      "Any request whose path matches none of `paths` (one trailing slash is ignored), or cannot be percent-decoded. A path outside the service's own (" +
+      SERVICE_PATHS.map((path) => `\`${path}\``).join(", ") +
+      ") is the provider's: its credentials are checked first, as on a route an API key with the ALL permission may call (Basic credentials, or `App <publicApiKey>` with its state, validity window, allowedIPs and permissions), so a refused key gets its 401 or 403 on every path, and only an authorized call learns that the path is not simulated. Such a call counts as the key's use.",
     responses: {
       "400": errorResponse(
         "400",
