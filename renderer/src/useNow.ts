@@ -13,6 +13,20 @@ export function useNow(everyMs = 15_000): number {
   return now;
 }
 
+/**
+ * The time to say how long ago something happened: `ticked` (useNow's, which moves every 15 s) or
+ * the clock, whichever is later. A view that renders between two ticks because something just
+ * happened (a run ended) then says "just now", not "in 6 s".
+ */
+export function latestNow(ticked: number, clock = Date.now()): number {
+  return Math.max(ticked, clock);
+}
+
+/** useNow, never behind the clock when the view renders for another reason (latestNow). */
+export function useLatestNow(everyMs?: number): number {
+  return latestNow(useNow(everyMs));
+}
+
 /** setTimeout fires at once for delays over 2^31-1 ms (~24.8 days): longer waits are done in steps. */
 export const MAX_TIMER_DELAY_MS = 2 ** 31 - 1;
 
