@@ -1,3 +1,4 @@
+import { z } from "zod";
 import type { AuditReason } from "../../../shared/audit.ts";
 import type { SyncedField } from "../../../shared/sync.ts";
 import type { SecretBox } from "../crypto/secretBox.ts";
@@ -52,20 +53,42 @@ const flag = (value: number | boolean): boolean => value === true || value === 1
 
 /**
  * The stored run log with `run` added: newest first, the oldest dropped past `keep`, so a link's
- * row stays bounded however long it lives. A log that cannot be read starts again.
+ * row stays bounded however long it lives.
  */
 export function runLogWith(stored: string | null, run: SyncRunRecord, keep: number): string {
   return JSON.stringify([run, ...parseRunLog(stored)].slice(0, keep));
 }
 
+const count = z.number().int().nonnegative();
+/** One run as the log keeps it (SyncRunRecord); fields the log gains later are left out. */
+const storedRun = z.object({
+  startedAt: z.number(),
+  endedAt: z.number(),
+  pulled: count,
+  pushed: count,
+  conflicts: count,
+  error: z.string().nullable(),
+}) satisfies z.ZodType<SyncRunRecord>;
+
+/**
+ * The runs of a stored log that read as runs. The column is JSON the store wrote, but a row may
+ * have been edited, restored from an older version or damaged: a run that does not read is left
+ * out (the others stay), and a log that is not a list starts again, rather than answering the
+ * API a shape it does not promise.
+ */
 function parseRunLog(stored: string | null): SyncRunRecord[] {
   if (stored === null) return [];
+  let log: unknown;
   try {
-    const log = JSON.parse(stored) as unknown;
-    return Array.isArray(log) ? (log as SyncRunRecord[]) : [];
+    log = JSON.parse(stored);
   } catch {
     return [];
   }
+  if (!Array.isArray(log)) return [];
+  return log.flatMap((entry) => {
+    const run = storedRun.safeParse(entry);
+    return run.success ? [run.data] : [];
+  });
 }
 
 export interface LinkRow {
