@@ -87,7 +87,7 @@ export class AuditHistory {
       throw badRequest(INVALID_QUERY, { to: ["must be after from"] });
     }
     const accountId =
-      account === undefined ? undefined : (await this.#keys.resolveAccount(caller, account)).id;
+      account === undefined ? undefined : (await this.#keys.resolveAccount(caller, account, "account")).id;
     const binding = cursorBinding("audit", caller.id, { key, actor, account: accountId, from, to });
     let before: number | undefined;
     if (cursor !== undefined) {

@@ -40,7 +40,7 @@ export const commonErrors = {
   "403": errorResponse("403", "An API key (App scheme) was used; management takes Basic credentials only"),
   "404": errorResponse(
     "404",
-    "Unknown account or key, an account the caller does not manage, or (2FA key) an unknown version",
+    "Unknown account or key, or an account the caller does not manage (validationErrors names which: accountKey or key), or (2FA key) an unknown version",
   ),
   "429": errorResponse("429", SIGN_IN_LIMITED),
   ...serviceFailures,
