@@ -187,7 +187,10 @@ function isMissingRoute(error: unknown): boolean {
   return error.status === 404 && (error.messageId !== "NOT_FOUND" || error.validationErrors === undefined);
 }
 
-/** The query as a predicate: what a service that ignores Keydesk's filters answered is narrowed here. */
+/**
+ * The query as a predicate: what a service that ignores Keydesk's filters answered is narrowed here.
+ * @internal Exported for tests.
+ */
 export function matchesKeyQuery(query: KeyQuery, now = Date.now()): (key: ApiKeyDto) => boolean {
   const needle = query.nameContains?.trim().toLowerCase() ?? "";
   const { state } = query;

@@ -27,6 +27,7 @@ const SERVICE_EXACT_PATHS = new Set<string>(SERVICE_PATHS.filter((path) => !path
 /**
  * Whether a request path (query included or not) is one of the service's own rather than the
  * provider's. One trailing slash names the same path, as the router reads it (app.ts).
+ * @internal Exported for tests.
  */
 export function isServicePath(url: string): boolean {
   const query = url.indexOf("?");

@@ -19,7 +19,10 @@ export interface RecordRow {
   created_at: number;
 }
 
-/** JSON with object keys sorted at every depth: equal for equal JSON values, whatever the key order. */
+/**
+ * JSON with object keys sorted at every depth: equal for equal JSON values, whatever the key order.
+ * @internal Exported for tests.
+ */
 export function canonicalJson(value: unknown): string {
   return JSON.stringify(value === undefined ? {} : value, (_key, inner: unknown) => {
     if (inner === null || typeof inner !== "object" || Array.isArray(inner)) return inner;

@@ -21,6 +21,7 @@ const LOCAL_PINS_STREAM_PATH = SERVICE_ROUTES.localPinsStream;
  * Open streams one account's credentials may hold at once: plenty for the app's windows and a few
  * scripts, while bounding what one set of credentials can make the service hold (each stream may
  * buffer up to MAX_UNSENT_BYTES for a client that does not read, so 8 MiB per account).
+ * @internal Exported for tests.
  */
 export const MAX_STREAMS_PER_ACCOUNT = 32;
 /** A stream frees its place only when its client leaves; the heartbeat interval is a fair wait. */
