@@ -104,6 +104,22 @@ module.exports = {
       to: { path: [SQLITE_STORE, "(^|/)node_modules/better-sqlite3/"], reachable: true },
     },
     {
+      name: "rows-only-in-store",
+      comment:
+        "A <name>Rows.ts module is how the store's rows look and are read (columns, 0/1 flags, JSON " +
+        "columns, sealing): both stores share it, nothing else may lean on it. What the rest of the service " +
+        "works with are the domain's types (domain/), which the store's interface (store.ts) answers.",
+      severity: "error",
+      from: {
+        pathNot: [
+          "^electron/service/store/",
+          // The store's own tests read its constants and codecs (retention, purge batches, canonical JSON).
+          "^test/(unit/electron/service/store|integration/service/store)/",
+        ],
+      },
+      to: { path: "^electron/service/store/[a-z][A-Za-z]*Rows[.]ts$" },
+    },
+    {
       name: "sqlite-driver-only-where-sqlite-is-opened",
       comment:
         "SQL for SQLite lives in the SQLite store (store/README.md): anything else that opened the driver " +

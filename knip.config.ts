@@ -10,10 +10,17 @@ const config: KnipConfig = {
   entry: [
     // electron.vite.config.ts's inputs: the main process, its key-list worker thread, the preload,
     // and the renderer (index.html loads src/main.tsx).
-    "electron/main/index.ts",
-    "electron/service/keyListWorker.ts",
-    "electron/preload/index.ts",
-    "renderer/src/main.tsx",
+    // A `!` marks what ships: `knip --production` (also run by lint) reads only those, so an export
+    // that only a test uses is reported there.
+    "electron/main/index.ts!",
+    "electron/service/keyListWorker.ts!",
+    "electron/preload/index.ts!",
+    "renderer/src/main.tsx!",
+    // What package.json's scripts run: the headless service (`key-service`), the UI in a browser
+    // (`web`), the check of the postinstall. The production run reads no script but `start`.
+    "electron/cli/key-service.ts!",
+    "electron/web/browserHost.ts!",
+    "electron/vault/keytarInstallCheck.mjs!",
     // The benchmarks (bench/run.ts runs them) and the processes they start by path.
     "bench/*.bench.ts",
     "bench/lib/listLoop.ts",
@@ -29,9 +36,18 @@ const config: KnipConfig = {
     // CI's checks.
     ".ci/*.mjs",
   ],
-  project: ["**/*.{ts,tsx,mjs,cjs}"],
+  // What ships is marked `!` (the production run reads only it); the tests, benchmarks and tool
+  // configs are checked by the default run. The two sets must not overlap: a pattern without `!`
+  // is left out of the production run, whatever it also matches.
+  project: [
+    "{.ci,bench,test}/**/*.{ts,tsx,mjs,cjs}",
+    "*.{ts,mjs,cjs}",
+    ".*.{mjs,cjs}",
+    "{electron,renderer,shared}/**/*.{ts,tsx,mjs,cjs}!",
+  ],
   // Spelled out though it is the default: an export that only its own module uses is reported too
-  // (drop its `export`); a test's import counts as a use, the tests being entries.
+  // (drop its `export`); a test's import counts as a use, the tests being entries. `npm run lint`
+  // also runs `knip --production`, where it does not: an export only tests import says `@internal`.
   ignoreExportsUsedInFile: false,
   // Programs of the OS, not npm packages: util-linux's chrt (threadPriority.ts), PostgreSQL's
   // pg_config (test/harness/postgres.ts), coreutils' mkfifo (a backup restore test).

@@ -9,8 +9,8 @@ import { setTimeout as sleep } from "node:timers/promises";
 import type { Browser } from "playwright-core";
 import { addAccount } from "../electron/service/accountAdmin.ts";
 import { openDataDir } from "../electron/service/dataDir.ts";
+import type { Account } from "../electron/service/domain/accounts.ts";
 import { type ApiKeyFields, fieldsForCreate } from "../electron/service/domain/apiKeyRecords.ts";
-import type { Account } from "../electron/service/store/accountRows.ts";
 import { chromiumMissing, launchChromium } from "../test/harness/chromium.ts";
 import {
   basic,

@@ -189,7 +189,10 @@ const password = z.string().min(1, "must not be empty").max(1024);
 const none = z.strictObject({}).optional();
 const keyQuery = keyQuerySchema;
 
-/** Notifications per notifications.show call: a day's expiring keys are announced one by one up to this. */
+/**
+ * Notifications per notifications.show call: a day's expiring keys are announced one by one up to this.
+ * @internal Exported for tests.
+ */
 export const MAX_NOTIFICATIONS_PER_CALL = 20;
 
 /** Rows of keys.page per call: at most this many, DEFAULT_KEY_PAGE_LIMIT when not asked. */

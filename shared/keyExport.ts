@@ -74,7 +74,10 @@ export function exportColumns(options: ExportOptions): string[] {
 
 const FORMULA_START = /^[=+\-@\t\r]/;
 
-/** One CSV field: injection-guarded, then quoted when RFC 4180 needs it. */
+/**
+ * One CSV field: injection-guarded, then quoted when RFC 4180 needs it.
+ * @internal Exported for tests.
+ */
 export function csvField(value: string): string {
   const guarded = FORMULA_START.test(value) ? `'${value}` : value;
   return /[",\r\n]/.test(guarded) ? `"${guarded.replaceAll('"', '""')}"` : guarded;
@@ -139,16 +142,11 @@ export function keyExportWriter(options: ExportOptions, now: number = Date.now()
   };
 }
 
-/** A whole export at once. */
-export function writeKeyExport(keys: readonly ApiKeyDto[], options: ExportOptions): string {
-  const writer = keyExportWriter(options);
-  return writer.start() + writer.keys(keys) + writer.end();
-}
-
 /**
  * A part of a file name from anyone's text (a profile's or an account's name): ASCII letters,
  * digits, `.`, `_` and `-` kept (the name also travels in a Content-Disposition header, and every
  * file system takes them), every other run of characters one `-`, at most 40, never empty.
+ * @internal Exported for tests.
  */
 export function fileNamePart(text: string): string {
   const part = [

@@ -41,6 +41,7 @@ export function rolledName(name: string, now: number): string {
 /**
  * When a name says its key was rolled (the start of that second, UTC; the start of the day for a
  * name marked with the day only); null for a name without the mark.
+ * @internal Exported for tests.
  */
 export function rolledAt(name: string): number | null {
   const match = ROLLED_SUFFIX.exec(name.trim());
@@ -72,7 +73,10 @@ export function rollSearchOf(key: { name: string }): string {
   return baseName(key.name);
 }
 
-/** The candidates of the key's base name (any mark or none), the key itself left out. */
+/**
+ * The candidates of the key's base name (any mark or none), the key itself left out.
+ * @internal Exported for tests.
+ */
 export function rollRelatives<K extends Candidate>(key: Candidate, candidates: readonly K[]): K[] {
   const base = baseName(key.name);
   return candidates.filter((candidate) => candidate.key !== key.key && baseName(candidate.name) === base);

@@ -24,7 +24,10 @@ export type SyncProgressDto = z.infer<SyncAnswers["progress"]>;
 
 export type SyncLinkDto = z.infer<SyncAnswers["syncLink"]>;
 
-/** One finished run of a link: when, what it pulled and pushed, the conflicts left, its error. */
+/**
+ * One finished run of a link: when, what it pulled and pushed, the conflicts left, its error.
+ * @internal Exported for tests.
+ */
 export type SyncRunDto = z.infer<SyncAnswers["syncRun"]>;
 
 /** How many of a link's runs its log keeps (the newest). */

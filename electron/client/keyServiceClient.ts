@@ -175,7 +175,22 @@ function refusesInclude(error: unknown): boolean {
   );
 }
 
-/** The query as a predicate: what a service that ignores Keydesk's filters answered is narrowed here. */
+/**
+ * Whether a call was refused because the service has no such route (another service, or an older
+ * Keydesk without this extension): a 405, or a 404 that names no field of the request. A Keydesk
+ * route's own 404 names the part that names nothing (accountKey, key): an account these
+ * credentials do not manage is an error to show, not a missing feature.
+ */
+function isMissingRoute(error: unknown): boolean {
+  if (!(error instanceof ServiceCallFailure)) return false;
+  if (error.status === 405) return true;
+  return error.status === 404 && (error.messageId !== "NOT_FOUND" || error.validationErrors === undefined);
+}
+
+/**
+ * The query as a predicate: what a service that ignores Keydesk's filters answered is narrowed here.
+ * @internal Exported for tests.
+ */
 export function matchesKeyQuery(query: KeyQuery, now = Date.now()): (key: ApiKeyDto) => boolean {
   const needle = query.nameContains?.trim().toLowerCase() ?? "";
   const { state } = query;
@@ -282,12 +297,7 @@ export class KeyServiceClient {
       );
       return answer.count;
     } catch (error) {
-      // The route is missing (another service, or an older Keydesk: "no such route"), as opposed
-      // to an account these credentials do not manage.
-      if (error instanceof ServiceCallFailure && error.status === 404) {
-        const { messageId, text } = error;
-        if (messageId !== "NOT_FOUND" || text.startsWith("no such route")) return null;
-      }
+      if (isMissingRoute(error)) return null;
       throw error;
     }
   }
@@ -302,10 +312,7 @@ export class KeyServiceClient {
         query: new URLSearchParams({ key, limit: String(limit) }),
       });
     } catch (error) {
-      if (error instanceof ServiceCallFailure && (error.status === 404 || error.status === 405)) {
-        const { messageId, text } = error;
-        if (messageId !== "NOT_FOUND" || text.startsWith("no such route")) return null;
-      }
+      if (isMissingRoute(error)) return null;
       throw error;
     }
   }
@@ -322,10 +329,7 @@ export class KeyServiceClient {
         keyUsageSeriesSchema,
       );
     } catch (error) {
-      if (error instanceof ServiceCallFailure && (error.status === 404 || error.status === 405)) {
-        const { messageId, text } = error;
-        if (messageId !== "NOT_FOUND" || text.startsWith("no such route")) return null;
-      }
+      if (isMissingRoute(error)) return null;
       if (
         error instanceof ServiceCallFailure &&
         error.status === 400 &&

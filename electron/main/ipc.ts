@@ -7,17 +7,24 @@ import type { BridgeEvent, BridgeMethod, BridgeResult } from "../../shared/bridg
 import { BRIDGE_METHODS, channelOf, EVENT_CHANNEL } from "../../shared/bridgeMethods.ts";
 import type { KeydeskCore } from "./corePorts.ts";
 
-/** Thrown to the caller (the invoke rejects) when a frame outside the app calls the bridge. */
+/**
+ * Thrown to the caller (the invoke rejects) when a frame outside the app calls the bridge.
+ * @internal Exported for tests.
+ */
 export class UntrustedSenderError extends Error {
   override name = "UntrustedSenderError";
 }
 
-/** One handler: the sending frame's URL and the raw argument in, the core's result out. */
+/**
+ * One handler: the sending frame's URL and the raw argument in, the core's result out.
+ * @internal Exported for tests.
+ */
 export type BridgeHandler = (frameUrl: string, rawArgs: unknown) => Promise<BridgeResult<unknown>>;
 
 /**
  * The handler of every bridge method, keyed by its IPC channel. A call whose frame
  * `isTrustedFrame` rejects never reaches the core: it fails with an UntrustedSenderError.
+ * @internal Exported for tests.
  */
 export function bridgeHandlerTable(
   core: Pick<KeydeskCore, "dispatch">,

@@ -29,6 +29,7 @@ export const CONTENT_SECURITY_POLICY = [
 /**
  * The policy of renderer/index.html's meta tag: the same, less frame-ancestors, which browsers
  * ignore (with a console error) in a meta tag; the response header carries it.
+ * @internal Exported for tests.
  */
 export const META_CONTENT_SECURITY_POLICY = CONTENT_SECURITY_POLICY.split("; ")
   .filter((directive) => !directive.startsWith("frame-ancestors "))

@@ -2,8 +2,8 @@ import { userInfo } from "node:os";
 import type { AuditChannel } from "../../shared/audit.ts";
 import { hashPassword } from "./crypto/passwords.ts";
 import { passwordProblem, usernameProblem } from "./domain/accountRules.ts";
+import type { Account } from "./domain/accounts.ts";
 import { newAccountKey } from "./domain/identifiers.ts";
-import type { Account } from "./store/accountRows.ts";
 import { DuplicateError, type Store } from "./store/store.ts";
 
 /** Administration of the accounts whose Basic credentials manage keys. */

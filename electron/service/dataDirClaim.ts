@@ -15,7 +15,10 @@ export const DATABASE_FILE = "keydesk.db";
  */
 export type ClaimMode = "shared" | "alone";
 
-/** The dir is claimed the other way: the message says by what and what to do. */
+/**
+ * The dir is claimed the other way: the message says by what and what to do.
+ * @internal Exported for tests.
+ */
 export class DataDirBusyError extends Error {}
 
 export interface DataDirClaim {

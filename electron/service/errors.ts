@@ -49,6 +49,12 @@ export const INVALID_BODY = "the request has invalid fields; see validationError
 
 export const badRequest = (text: string, validationErrors?: ValidationErrors) =>
   new ApiError("BAD_REQUEST", text, validationErrors);
-export const notFound = (text: string) => new ApiError("NOT_FOUND", text);
+/**
+ * A 404 of a route that exists: `field` names the request's part (a path parameter, a filter) that
+ * names nothing, so a client tells it from the 404 of a route the service does not have, which
+ * names no field.
+ */
+export const notFound = (text: string, field?: string) =>
+  new ApiError("NOT_FOUND", text, field === undefined ? undefined : { [field]: [text] });
 export const forbidden = (text: string) => new ApiError("FORBIDDEN", text);
 export const conflict = (text: string) => new ApiError("CONFLICT", text);

@@ -8,6 +8,7 @@ import type {
 } from "../../shared/apiKeys.ts";
 import { DAY_MS, KEY_ID_PATTERN } from "../../shared/apiKeys.ts";
 import { formatApiDateTime } from "../../shared/datetime.ts";
+import type { Account } from "./domain/accounts.ts";
 import {
   type ApiKeyFields,
   fieldsAfterUpdate,
@@ -16,14 +17,13 @@ import {
   toApiKeyDto,
 } from "./domain/apiKeyRecords.ts";
 import { type AuditOrigin, keyCreatedEntry, keyUpdatedEntry } from "./domain/auditEntries.ts";
+import type { IdempotentRequest } from "./domain/idempotency.ts";
 import { newKeyId, newPublicApiKey } from "./domain/identifiers.ts";
 import { CURSOR_REFUSED, cursorBinding, decodeListCursor, encodeListCursor } from "./domain/listCursor.ts";
 import { badRequest, conflict, INVALID_BODY, INVALID_QUERY, notFound } from "./errors.ts";
 import type { KeyLister } from "./keyListing.ts";
 import { type CountQuery, DEFAULT_PAGE_LIMIT, type GetQuery, type ListQuery } from "./keyQueries.ts";
 import type { ServiceStorage } from "./serviceStorage.ts";
-import type { Account } from "./store/accountRows.ts";
-import type { IdempotentRequest } from "./store/idempotencyRows.ts";
 import type { ApiKeyFilter, ListExtras, Store, StoreWrite } from "./store/store.ts";
 import type { UsageRecorder } from "./usage/usageRecorder.ts";
 
@@ -74,14 +74,17 @@ export class KeyService {
     this.#lister = lister;
   }
 
-  /** `_` is the caller's own account; otherwise the caller's own or one of its sub-accounts. */
-  async resolveAccount(caller: Account, accountKey: string): Promise<Account> {
+  /**
+   * `_` is the caller's own account; otherwise the caller's own or one of its sub-accounts. A 404
+   * names `field`, the request's part that named the account (the path's accountKey by default).
+   */
+  async resolveAccount(caller: Account, accountKey: string, field = "accountKey"): Promise<Account> {
     if (accountKey === "_") return caller;
     const account = KEY_ID_PATTERN.test(accountKey)
       ? await this.#store.accounts.byAccountKey(accountKey)
       : undefined;
     if (!account || !(await this.#store.accounts.manages(caller.id, account.id))) {
-      throw notFound(`no account ${accountKey} among the accounts these credentials manage`);
+      throw notFound(`no account ${accountKey} among the accounts these credentials manage`, field);
     }
     return account;
   }
@@ -93,7 +96,7 @@ export class KeyService {
     apiKeys: Store["apiKeys"] = this.#store.apiKeys,
   ): Promise<StoredApiKey> {
     const stored = KEY_ID_PATTERN.test(key) ? await apiKeys.get(account.id, key) : undefined;
-    if (!stored) throw notFound(`no API key ${key} in account ${account.accountKey}`);
+    if (!stored) throw notFound(`no API key ${key} in account ${account.accountKey}`, "key");
     return stored;
   }
 

@@ -111,6 +111,7 @@ const NETWORK_CODES = new Set([
  * connections, the network), or whose data was altered: its text (the HTTP layer answers 503, so a
  * load balancer or client retries). The text names neither the host nor the credentials; the log
  * has the details.
+ * @internal Exported for tests.
  */
 export function postgresFailure(error: unknown): string | undefined {
   if (isUnsealable(error))

@@ -1,7 +1,7 @@
 import type { AuditEntryDto } from "../../shared/audit.ts";
 import { parseApiDateTime } from "../../shared/datetime.ts";
 import type { SyncedField } from "../../shared/sync.ts";
-import type { ConflictOrigin, SyncKeyState } from "../service/store/syncRows.ts";
+import type { ConflictOrigin, SyncKeyState } from "../service/domain/syncRecords.ts";
 import type { RunContext } from "./runContext.ts";
 
 /**

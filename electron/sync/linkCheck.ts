@@ -26,7 +26,10 @@ export async function checkLinkRemote(client: KeyServiceClient, accountKey: stri
   }
 }
 
-/** Which part of the check failed, in words the admin can act on. */
+/**
+ * Which part of the check failed, in words the admin can act on.
+ * @internal Exported for tests.
+ */
 export function linkCheckFailure(baseUrl: string, accountKey: string, error: unknown): LinkCheck {
   const failure = classifyRemoteFailure(error);
   const account = accountKey === "_" ? "the credentials' own account" : `account ${accountKey}`;

@@ -1,6 +1,6 @@
 import type { AuditReason } from "../../shared/audit.ts";
 import type { SyncedField } from "../../shared/sync.ts";
-import type { OutboxEntry } from "../service/store/syncRows.ts";
+import type { OutboxEntry } from "../service/domain/syncRecords.ts";
 import { claimCreate, matchesSent } from "./pull.ts";
 import { classifyRemoteFailure, LinkFailure } from "./remoteFailure.ts";
 import type { RunContext } from "./runContext.ts";
@@ -98,6 +98,7 @@ export async function pushOutbox(context: RunContext): Promise<void> {
  * authorize anything. A window that opens at the end of year 9999 (the last day the API's
  * datetimes reach) does that on any service that checks validity; the update then sets
  * enabled=false and the key's true validFrom and validTo together.
+ * @internal Exported for tests.
  */
 export const NOT_YET_VALID_FROM = Date.UTC(9999, 11, 31);
 
@@ -105,6 +106,7 @@ export const NOT_YET_VALID_FROM = Date.UTC(9999, 11, 31);
  * The fields a create sends for a local key: the key itself when it is enabled; when it is
  * disabled, its window replaced by one that never opens (validTo left out: it must be after
  * validFrom). What is sent is recorded as sent, so a lost answer is still recognized.
+ * @internal Exported for tests.
  */
 export function createFieldsOf(local: Fields): Fields {
   if (local.enabled) return local;

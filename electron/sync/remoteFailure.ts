@@ -48,7 +48,9 @@ export function classifyRemoteFailure(error: unknown): RemoteFailure {
   };
 }
 
+/** @internal Exported for tests. */
 export const MIN_BACKOFF_MS = 1_000;
+/** @internal Exported for tests. */
 export const MAX_BACKOFF_MS = 5 * 60_000;
 
 /** Exponential backoff after `failures` failed runs in a row (1 s, 2 s, 4 s … 5 min), ±20 % jitter. */

@@ -1,8 +1,8 @@
 import type { SyncedField, SyncProgressDto } from "../../shared/sync.ts";
 import type { KeyServiceClient } from "../client/keyServiceClient.ts";
-import type { Account } from "../service/store/accountRows.ts";
+import type { Account } from "../service/domain/accounts.ts";
+import type { SyncLink } from "../service/domain/syncRecords.ts";
 import type { Store } from "../service/store/store.ts";
-import type { SyncLink } from "../service/store/syncRows.ts";
 
 /** What one run of one link works with. */
 export interface RunContext {

@@ -14,12 +14,12 @@ import {
 } from "../../shared/sync.ts";
 import { KeyServiceClient } from "../client/keyServiceClient.ts";
 import type { DataDir } from "../service/dataDir.ts";
+import type { Account } from "../service/domain/accounts.ts";
 import { type AuditOrigin, fieldChanges } from "../service/domain/auditEntries.ts";
 import type { KeyWriteJournal } from "../service/domain/keyWriteJournal.ts";
+import type { OutboxEntry, SyncKeyState, SyncLink } from "../service/domain/syncRecords.ts";
 import { badRequest, conflict, notFound } from "../service/errors.ts";
-import type { Account } from "../service/store/accountRows.ts";
 import { DuplicateError, type Store, type StoreWrite } from "../service/store/store.ts";
-import type { OutboxEntry, SyncKeyState, SyncLink } from "../service/store/syncRows.ts";
 import { askConflictOrigins, fieldChangeOf } from "./conflictOrigins.ts";
 import { checkLinkRemote, type LinkCheckPart } from "./linkCheck.ts";
 import { createOutboxJournal } from "./outboxJournal.ts";
@@ -426,10 +426,7 @@ export class SyncEngine {
    */
   async #leased(linkId: number, runtime: Runtime, planned: number | null | undefined): Promise<RunOutcome> {
     if (this.#closed) return "done";
-    const lease = () =>
-      this.#store.write((tx) =>
-        tx.sync.leaseLink(linkId, this.#owner, this.#now() + this.#leaseMs, this.#now()),
-      );
+    const lease = () => this.#store.write((tx) => this.#holdLease(tx, linkId));
     if (!(await lease())) return "elsewhere";
     runtime.leaseLost = false;
     const renewal = setInterval(() => {
@@ -451,6 +448,32 @@ export class SyncEngine {
       clearInterval(renewal);
       await this.#store.write((tx) => tx.sync.releaseLink(linkId, this.#owner)).catch(() => undefined);
     }
+  }
+
+  /** Takes or renews the link's lease in `tx`: whether this process holds it to the write's commit. */
+  #holdLease(tx: StoreWrite, linkId: number): Promise<boolean> {
+    return tx.sync.leaseLink(linkId, this.#owner, this.#now() + this.#leaseMs, this.#now());
+  }
+
+  /**
+   * Writes a run's outcome (success or failure, and its entry in the run log) only if this process
+   * still holds the link's lease, renewed in the same write: a process that stalled past its lease
+   * may not have heard yet that another replica took the link over, and that replica writes the
+   * link's outcome and log now. False when the lease was lost: the run is then a stopped one.
+   */
+  #recordOutcome(
+    linkId: number,
+    runtime: Runtime,
+    work: (tx: StoreWrite) => Promise<void>,
+  ): Promise<boolean> {
+    return this.#store.write(async (tx) => {
+      if (!(await this.#holdLease(tx, linkId))) {
+        runtime.leaseLost = true;
+        return false;
+      }
+      await work(tx);
+      return true;
+    });
   }
 
   async #runOnce(link: SyncLink | undefined, runtime: Runtime): Promise<void> {
@@ -512,16 +535,16 @@ export class SyncEngine {
       const text =
         problems.length > 0 ? `synced, with ${problems.length} problem(s): ${problems.join("; ")}` : "synced";
       const next = this.#now() + link.intervalSeconds * 1000;
-      await this.#store.write(async (tx) => {
+      const recorded = await this.#recordOutcome(link.id, runtime, async (tx) => {
         await tx.sync.recordSuccess(link.id, this.#now(), next, problems.length > 0 ? text : null);
         await logged(tx, problems.length > 0 ? text : null);
       });
-      this.#options.onRun?.(link, { ok: true, text, durationMs: durationMs() });
+      if (recorded) this.#options.onRun?.(link, { ok: true, text, durationMs: durationMs() });
     } catch (error) {
       if (stopped()) return;
       const failure = error instanceof LinkFailure ? error.failure : classifyRemoteFailure(error);
       const failures = link.failures + 1;
-      await this.#store.write(async (tx) => {
+      const recorded = await this.#recordOutcome(link.id, runtime, async (tx) => {
         if (failure.kind === "credentials") {
           const text = `${failure.text}; enter the remote's credentials again`;
           await tx.sync.recordFailure(link.id, text, null, failures);
@@ -534,6 +557,7 @@ export class SyncEngine {
         const wait = failure.kind === "throttled" ? Math.max(failure.retryAfterMs ?? 0, backoff) : backoff;
         await tx.sync.recordFailure(link.id, failure.text, this.#now() + wait, failures);
       });
+      if (!recorded) return;
       this.#options.onRun?.(link, {
         ok: false,
         text: failure.text,

@@ -6,15 +6,15 @@ import { notFound } from "../service/errors.ts";
 import { auditOriginOf } from "../service/http/auditOrigin.ts";
 import type { BasicGuard } from "../service/http/basicAuthGuard.ts";
 import { routePath } from "../service/http/methodRoutes.ts";
+import { type ErrorStatus, errorResponse } from "../service/http/openApiErrors.ts";
+import { type DeclaredResponse, documented, jsonContent, pathParam } from "../service/http/routeSchemas.ts";
 import {
   BASIC_CHALLENGE,
   basicOnly,
   bodyErrors,
   commonErrors,
-  type ErrorStatus,
-  errorResponse,
-} from "../service/http/openApiErrors.ts";
-import { type DeclaredResponse, documented, jsonContent, pathParam } from "../service/http/routeSchemas.ts";
+  serviceFailures,
+} from "../service/http/routes/commonErrors.ts";
 import type { KeyService } from "../service/keyService.ts";
 import type { SyncEngine } from "./syncEngine.ts";
 import {
@@ -73,16 +73,16 @@ const errors: Record<string, DeclaredResponse> = {
   404: errorResponse("404", "No such link, key or outbox entry among the accounts the caller manages"),
   ...bodyErrors,
   429: commonErrors["429"],
-  500: errorResponse("500", "The service failed; nothing was written"),
 };
 
 /**
  * The refusals of each kind of operation. Every method but GET has its body read (and refused
  * when it is too large, not JSON or broken) before the operation runs, even where it takes none.
+ * Every operation also declares the service's own failures (serviceFailures).
  */
-const LIST: ErrorStatus[] = ["401", "403", "429", "500"];
-const READ_ONE: ErrorStatus[] = ["401", "403", "404", "429", "500"];
-const WRITE: ErrorStatus[] = ["400", "401", "403", "404", "413", "415", "429", "500"];
+const LIST: ErrorStatus[] = ["401", "403", "429"];
+const READ_ONE: ErrorStatus[] = ["401", "403", "404", "429"];
+const WRITE: ErrorStatus[] = ["400", "401", "403", "404", "413", "415", "429"];
 
 /** Links that would make the service call a remote it is not allowed to (serve --sync-remote-allow). */
 const REMOTE_NOT_ALLOWED =
@@ -110,6 +110,7 @@ const operation = <const S extends object>(
   response: {
     ...answer,
     ...Object.fromEntries(refusals.statuses.map((status) => [status, errors[status]])),
+    ...serviceFailures,
     ...(refusals.conflict && { 409: errorResponse("409", refusals.conflict) }),
     ...(refusals.forbidden && { 403: errorResponse("403", refusals.forbidden) }),
   },

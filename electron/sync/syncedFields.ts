@@ -3,10 +3,11 @@ import { formatApiDateTime, parseApiDateTime } from "../../shared/datetime.ts";
 import { normalizeIpEntry } from "../../shared/ip.ts";
 import { SYNCED_FIELDS, type SyncedField } from "../../shared/sync.ts";
 import { normalizeAllowedIPs, normalizePermissions } from "../service/domain/apiKeyRecords.ts";
-import type { Fields } from "../service/store/syncRows.ts";
+import type { Fields } from "../service/domain/syncRecords.ts";
+
+export { syncedFieldsOf } from "../service/domain/syncRecords.ts";
 
 // Kept with the sync tables (nothing in the service imports this folder); used here too.
-export { syncedFieldsOf } from "../service/store/syncRows.ts";
 export type { Fields };
 
 /**

@@ -16,6 +16,7 @@ export function newAssetSecret(): string {
 /**
  * The cookie's name, per port: two hosts on two ports share one cookie jar for 127.0.0.1, and
  * one name would let each overwrite the other's cookie.
+ * @internal Exported for tests.
  */
 export function assetCookieName(port: number): string {
   return `keydesk_assets_${port}`;
@@ -28,7 +29,10 @@ export function assetCookieHeader(port: number, secret: string): string {
   return `${assetCookieName(port)}=${secret}; Path=/; HttpOnly; SameSite=Strict`;
 }
 
-/** The value of cookie `name` in a Cookie header, or undefined. */
+/**
+ * The value of cookie `name` in a Cookie header, or undefined.
+ * @internal Exported for tests.
+ */
 export function cookieValue(header: string | undefined, name: string): string | undefined {
   for (const part of (header ?? "").split(";")) {
     const eq = part.indexOf("=");

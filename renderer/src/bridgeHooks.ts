@@ -63,7 +63,10 @@ export function useServiceStatus() {
   return useQuery(serviceStatusQuery());
 }
 
-/** How often the header checks a remote active profile's service. */
+/**
+ * How often the header checks a remote active profile's service.
+ * @internal Exported for tests.
+ */
 export const ACTIVE_STATUS_POLL_MS = 10_000;
 
 /**
@@ -71,6 +74,7 @@ export const ACTIVE_STATUS_POLL_MS = 10_000;
  * except while it refuses the credentials (asking again would only count more failed sign-ins
  * until it throttles; editing the profile checks again). The embedded service runs in the app
  * itself: it is checked when the profile is activated or on request, not polled.
+ * @internal Exported for tests.
  */
 export function activeStatusPollMs(status: ActiveProfileStatusDto | undefined): number | false {
   if (status === undefined || status.profile.kind === "local") return false;

@@ -1,7 +1,10 @@
 // WCAG 2 contrast of theme colours: plain functions on hex colours, for the theme's choice of
 // text colours (and its unit tests).
 
-/** [r, g, b] in 0..255 of "#rgb" or "#rrggbb"; throws on anything else (theme colours are hex). */
+/**
+ * [r, g, b] in 0..255 of "#rgb" or "#rrggbb"; throws on anything else (theme colours are hex).
+ * @internal Exported for tests.
+ */
 export function parseHex(hex: string): [number, number, number] {
   const match = /^#([0-9a-f]{3}|[0-9a-f]{6})$/i.exec(hex.trim());
   if (!match) throw new Error(`not a hex colour: ${hex}`);
@@ -31,7 +34,10 @@ function luminance(hex: string): number {
   return 0.2126 * r + 0.7152 * g + 0.0722 * b;
 }
 
-/** WCAG contrast ratio of two hex colours (1 to 21). */
+/**
+ * WCAG contrast ratio of two hex colours (1 to 21).
+ * @internal Exported for tests.
+ */
 export function contrastRatio(a: string, b: string): number {
   const [light, dark] = [luminance(a), luminance(b)].sort((x, y) => y - x) as [number, number];
   return (light + 0.05) / (dark + 0.05);

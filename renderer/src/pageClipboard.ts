@@ -2,7 +2,10 @@
 // to the page (the host's process cannot reach the clipboard of the user's browser), and the page
 // writes it with the Clipboard API and clears it after the delay, like main does in the desktop app.
 
-/** What the page needs of `navigator.clipboard` (a fake in unit tests). */
+/**
+ * What the page needs of `navigator.clipboard` (a fake in unit tests).
+ * @internal Exported for tests.
+ */
 export interface TextClipboard {
   writeText(text: string): Promise<void>;
   readText(): Promise<string>;
@@ -12,6 +15,7 @@ export interface TextClipboard {
  * Clears the clipboard if it still holds `copied`; leaves it alone when it holds something else
  * (the user copied since). When the browser will not let the page read the clipboard, the page
  * cannot tell, and clears it: a publicApiKey must not stay on the clipboard.
+ * @internal Exported for tests.
  */
 export async function clearIfStillHolds(
   clipboard: TextClipboard,

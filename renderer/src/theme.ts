@@ -37,7 +37,10 @@ const variantColorResolver: VariantColorsResolver = (input) => {
   };
 };
 
-/** The colour variables of one theme colour, light scheme: text readable on the page and on its light tint. */
+/**
+ * The colour variables of one theme colour, light scheme: text readable on the page and on its light tint.
+ * @internal Exported for tests.
+ */
 export function lightSchemeColors(name: string, shades: MantineColorsTuple, gray: MantineColorsTuple) {
   const backgrounds = [WHITE, gray[0], gray[1], shades[1]];
   const strong = [shades[9], darkenHex(shades[9], 0.2), darkenHex(shades[9], 0.4)];
@@ -50,7 +53,10 @@ export function lightSchemeColors(name: string, shades: MantineColorsTuple, gray
   };
 }
 
-/** The colour variables of one theme colour, dark scheme: text readable on the dark page and its dark tint. */
+/**
+ * The colour variables of one theme colour, dark scheme: text readable on the dark page and its dark tint.
+ * @internal Exported for tests.
+ */
 export function darkSchemeColors(name: string, shades: MantineColorsTuple, dark: MantineColorsTuple) {
   const backgrounds = [dark[7], dark[6], dark[5], darkenHex(shades[9], 0.5)];
   const light = [shades[4], shades[3], shades[2], shades[1], shades[0], lightenHex(shades[0], 0.5)];

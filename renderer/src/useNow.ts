@@ -13,10 +13,31 @@ export function useNow(everyMs = 15_000): number {
   return now;
 }
 
-/** setTimeout fires at once for delays over 2^31-1 ms (~24.8 days): longer waits are done in steps. */
+/**
+ * The time to say how long ago something happened: `ticked` (useNow's, which moves every 15 s) or
+ * the clock, whichever is later. A view that renders between two ticks because something just
+ * happened (a run ended) then says "just now", not "in 6 s".
+ * @internal Exported for tests.
+ */
+export function latestNow(ticked: number, clock = Date.now()): number {
+  return Math.max(ticked, clock);
+}
+
+/** useNow, never behind the clock when the view renders for another reason (latestNow). */
+export function useLatestNow(everyMs?: number): number {
+  return latestNow(useNow(everyMs));
+}
+
+/**
+ * setTimeout fires at once for delays over 2^31-1 ms (~24.8 days): longer waits are done in steps.
+ * @internal Exported for tests.
+ */
 export const MAX_TIMER_DELAY_MS = 2 ** 31 - 1;
 
-/** How long to wait from `now` for `at`: never negative, never more than a timer can hold. */
+/**
+ * How long to wait from `now` for `at`: never negative, never more than a timer can hold.
+ * @internal Exported for tests.
+ */
 export function timerDelay(at: number, now: number): number {
   return Math.min(Math.max(0, at - now), MAX_TIMER_DELAY_MS);
 }

@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
+import { atWidths } from "../harness/atWidths.ts";
 import { seriousViolations } from "../harness/axe.ts";
 import { request } from "../harness/keyServiceProcess.ts";
 import { RESULTS } from "../harness/uiSession.ts";
@@ -138,46 +139,49 @@ test("at 800 px wide the drawer with its chart scrolls no sideways and the perio
 test("the 48-hour axis names each day where it begins, its ticks apart, at 800, 1280 and 1440 px", async () => {
   await page.goto(host.pageUrl);
   await row("charted backend").waitFor();
-  for (const width of [800, 1280, 1440]) {
-    await page.setViewportSize({ width, height: 900 });
-    const panel = await openDetails("charted backend");
-    const image = panel.getByTestId("key-usage-chart").getByRole("img");
-    await image.locator(".recharts-bar-rectangle path").first().waitFor();
-    const axis = await page.evaluate(() => {
-      // The service's 48 hourly bars end with the current hour; a day begins where the local date changes.
-      const hour = new Date();
-      hour.setMinutes(0, 0, 0);
-      const starts = Array.from({ length: 48 }, (_, i) => hour.getTime() - (47 - i) * 3600_000);
-      const date = new Intl.DateTimeFormat(undefined, { day: "numeric", month: "short" });
-      const dayChanges = starts.flatMap((start, i) =>
-        i > 0 && new Date(start).toDateString() !== new Date(starts[i - 1] as number).toDateString()
-          ? [date.format(start)]
-          : [],
-      );
-      const ticks = [
-        ...document.querySelectorAll(
-          "[data-testid=key-usage-chart] .recharts-xAxis-tick-labels .recharts-cartesian-axis-tick-value",
-        ),
-      ]
-        .filter((tick) => (tick.textContent ?? "") !== "")
-        .map((tick) => {
-          const box = tick.getBoundingClientRect();
-          return { text: tick.textContent ?? "", left: box.left, right: box.right };
-        });
-      return { dayChanges, ticks };
-    });
-    const texts = axis.ticks.map((tick) => tick.text);
-    assert.ok(axis.dayChanges.length >= 1, "48 hours hold a day change");
-    for (const day of axis.dayChanges)
-      assert.ok(texts.includes(day), `${width} px: "${day}" in ${JSON.stringify(texts)}`);
-    assert.ok(texts.length >= 5, `${width} px: hours between the days too: ${JSON.stringify(texts)}`);
-    for (let i = 1; i < axis.ticks.length; i++) {
-      const [left, right] = [axis.ticks[i - 1], axis.ticks[i]] as [{ right: number }, { left: number }];
-      assert.ok(left.right <= right.left, `${width} px: ticks overlap: ${JSON.stringify(axis.ticks)}`);
-    }
-    await image.scrollIntoViewIfNeeded();
-    await page.screenshot({ path: join(RESULTS, `keys-usage-chart-48h-${width}.png`) });
-    await closeDetails();
-  }
+  await atWidths(
+    page,
+    async (width) => {
+      const panel = await openDetails("charted backend");
+      const image = panel.getByTestId("key-usage-chart").getByRole("img");
+      await image.locator(".recharts-bar-rectangle path").first().waitFor();
+      const axis = await page.evaluate(() => {
+        // The service's 48 hourly bars end with the current hour; a day begins where the local date changes.
+        const hour = new Date();
+        hour.setMinutes(0, 0, 0);
+        const starts = Array.from({ length: 48 }, (_, i) => hour.getTime() - (47 - i) * 3600_000);
+        const date = new Intl.DateTimeFormat(undefined, { day: "numeric", month: "short" });
+        const dayChanges = starts.flatMap((start, i) =>
+          i > 0 && new Date(start).toDateString() !== new Date(starts[i - 1] as number).toDateString()
+            ? [date.format(start)]
+            : [],
+        );
+        const ticks = [
+          ...document.querySelectorAll(
+            "[data-testid=key-usage-chart] .recharts-xAxis-tick-labels .recharts-cartesian-axis-tick-value",
+          ),
+        ]
+          .filter((tick) => (tick.textContent ?? "") !== "")
+          .map((tick) => {
+            const box = tick.getBoundingClientRect();
+            return { text: tick.textContent ?? "", left: box.left, right: box.right };
+          });
+        return { dayChanges, ticks };
+      });
+      const texts = axis.ticks.map((tick) => tick.text);
+      assert.ok(axis.dayChanges.length >= 1, "48 hours hold a day change");
+      for (const day of axis.dayChanges)
+        assert.ok(texts.includes(day), `${width} px: "${day}" in ${JSON.stringify(texts)}`);
+      assert.ok(texts.length >= 5, `${width} px: hours between the days too: ${JSON.stringify(texts)}`);
+      for (let i = 1; i < axis.ticks.length; i++) {
+        const [left, right] = [axis.ticks[i - 1], axis.ticks[i]] as [{ right: number }, { left: number }];
+        assert.ok(left.right <= right.left, `${width} px: ticks overlap: ${JSON.stringify(axis.ticks)}`);
+      }
+      await image.scrollIntoViewIfNeeded();
+      await page.screenshot({ path: join(RESULTS, `keys-usage-chart-48h-${width}.png`) });
+      await closeDetails();
+    },
+    { height: 900 },
+  );
   assert.deepEqual(pageProblems, []);
 });

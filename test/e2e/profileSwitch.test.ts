@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
+import { atWidths } from "../harness/atWidths.ts";
 import { eventually } from "../harness/eventually.ts";
 import {
   addAccount,
@@ -146,11 +147,7 @@ test("the dialogs that change or show keys, the details drawer and the Copied no
   await page.getByRole("button", { name: "New key" }).click();
   const create = page.getByRole("dialog", { name: "New API key" });
   await actingOn(create);
-  for (const width of [800, 1280, 1440]) {
-    await page.setViewportSize({ width, height: width === 800 ? 600 : 900 });
-    await page.screenshot({ path: join(RESULTS, `acting-on-new-key-${width}.png`) });
-  }
-  await page.setViewportSize({ width: 1280, height: 800 });
+  await atWidths(page, (width) => page.screenshot({ path: join(RESULTS, `acting-on-new-key-${width}.png`) }));
   await create.getByRole("button", { name: "Cancel" }).click();
   await create.waitFor({ state: "hidden" });
 
@@ -178,11 +175,9 @@ test("the dialogs that change or show keys, the details drawer and the Copied no
   await page.getByRole("button", { name: "New application" }).click();
   const application = page.getByRole("dialog", { name: "New 2FA application" });
   await actingOn(application);
-  for (const width of [800, 1280, 1440]) {
-    await page.setViewportSize({ width, height: width === 800 ? 600 : 900 });
-    await page.screenshot({ path: join(RESULTS, `acting-on-2fa-application-${width}.png`) });
-  }
-  await page.setViewportSize({ width: 1280, height: 800 });
+  await atWidths(page, (width) =>
+    page.screenshot({ path: join(RESULTS, `acting-on-2fa-application-${width}.png`) }),
+  );
   await application.getByRole("button", { name: "Cancel" }).click();
   await callBridge(host, "profiles.activate", { id: "local" });
   assert.deepEqual(problems, []);

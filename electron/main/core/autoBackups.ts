@@ -21,6 +21,7 @@ import type { ProfileStore } from "./profileStore.ts";
  * the clock and the period are injected so that a test drives `check()` itself.
  */
 
+/** @internal Exported for tests. */
 export const DAY_MS = 24 * 60 * 60 * 1000;
 const AUTO_BACKUP_CHECK_MS = 60 * 60 * 1000;
 
@@ -35,7 +36,10 @@ export interface AutoBackupsOptions {
   checkEveryMs?: number;
 }
 
-/** keydesk-auto-20261125T221500Z.kdbackup: sorts by time, and says when. */
+/**
+ * keydesk-auto-20261125T221500Z.kdbackup: sorts by time, and says when.
+ * @internal Exported for tests.
+ */
 export function autoBackupName(time: number): string {
   const stamp = new Date(time)
     .toISOString()

@@ -4,6 +4,7 @@ import type { ExportDownload } from "../corePorts.ts";
 /**
  * Exports waiting for their one download (the browser host): each under a random id (128 bits),
  * answered once, gone after DOWNLOAD_TTL_MS or when a newer export pushes it past MAX_KEPT.
+ * @internal Exported for tests.
  */
 export const DOWNLOAD_TTL_MS = 60_000;
 const MAX_KEPT = 4;

@@ -15,18 +15,28 @@ import { CoreFailure } from "./coreFailure.ts";
 
 /** Main's own cursors start with this (a Keydesk service's cursors are base64url: no colon). */
 const MAIN_CURSOR_PREFIX = "main:";
-/** Whole lists kept at most (each keystroke in the name filter is a query of its own). */
+/**
+ * Whole lists kept at most (each keystroke in the name filter is a query of its own).
+ * @internal Exported for tests.
+ */
 export const MAX_KEPT_LISTS = 8;
-/** A kept list this young answers keys.count without asking the remote again. */
+/**
+ * A kept list this young answers keys.count without asking the remote again.
+ * @internal Exported for tests.
+ */
 export const KEPT_LIST_FRESH_MS = 2_000;
 /** Page size when main has to walk a paging service without a count route to count. */
 const COUNT_WALK_LIMIT = 10_000;
 
+/** @internal Exported for tests. */
 export function mainCursor(offset: number): string {
   return `${MAIN_CURSOR_PREFIX}${offset}`;
 }
 
-/** The offset of one of main's cursors; INVALID_ARGUMENT when it is not one. */
+/**
+ * The offset of one of main's cursors; INVALID_ARGUMENT when it is not one.
+ * @internal Exported for tests.
+ */
 export function parseMainCursor(cursor: string): number {
   const digits = cursor.slice(MAIN_CURSOR_PREFIX.length);
   if (!cursor.startsWith(MAIN_CURSOR_PREFIX) || !/^(0|[1-9]\d{0,9})$/.test(digits)) {

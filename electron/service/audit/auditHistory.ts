@@ -2,6 +2,7 @@ import { z } from "zod";
 import { ACCOUNT_KEY_SEGMENT_PATTERN, KEY_ID_PATTERN } from "../../../shared/apiKeys.ts";
 import type { AuditPageDto } from "../../../shared/audit.ts";
 import { DATETIME_FORMAT_HINT, parseApiDateTime } from "../../../shared/datetime.ts";
+import type { Account } from "../domain/accounts.ts";
 import {
   CURSOR_REFUSED,
   type CursorSeal,
@@ -11,7 +12,6 @@ import {
 } from "../domain/listCursor.ts";
 import { badRequest, INVALID_QUERY } from "../errors.ts";
 import type { KeyService } from "../keyService.ts";
-import type { Account } from "../store/accountRows.ts";
 import type { AuditReads, Store } from "../store/store.ts";
 
 const MAX_AUDIT_PAGE = 1_000;
@@ -87,7 +87,7 @@ export class AuditHistory {
       throw badRequest(INVALID_QUERY, { to: ["must be after from"] });
     }
     const accountId =
-      account === undefined ? undefined : (await this.#keys.resolveAccount(caller, account)).id;
+      account === undefined ? undefined : (await this.#keys.resolveAccount(caller, account, "account")).id;
     const binding = cursorBinding("audit", caller.id, { key, actor, account: accountId, from, to });
     let before: number | undefined;
     if (cursor !== undefined) {

@@ -7,7 +7,10 @@ export const AUDIT_RETENTION_RANGE = { min: 1, max: 36_500 };
 const DAY_MS = 24 * 60 * 60 * 1000;
 /** Entries deleted per statement: a large backlog never holds the database (or the event loop) for long. */
 const BATCH = 1_000;
-/** Held by the replica pruning (`tx.tryLock`): the others skip their round. */
+/**
+ * Held by the replica pruning (`tx.tryLock`): the others skip their round.
+ * @internal Exported for tests.
+ */
 export const AUDIT_RETENTION_LOCK = "audit-retention";
 
 export interface AuditRetentionOptions {

@@ -1,7 +1,7 @@
+import type { Account } from "../domain/accounts.ts";
 import type { CallContext, KeyGrant, RefusalReason } from "../domain/keyAuthorization.ts";
 import { refusalOf } from "../domain/keyAuthorization.ts";
 import { ApiError } from "../errors.ts";
-import type { Account } from "../store/accountRows.ts";
 import { ReadThroughCache } from "../store/readThroughCache.ts";
 import type { AccountReads, ApiKeyReads, CacheLookups, ChangeFeed } from "../store/store.ts";
 

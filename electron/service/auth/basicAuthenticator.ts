@@ -1,6 +1,6 @@
 import { DECOY_PASSWORD_HASH, MAX_PASSWORD_BYTES, verifyPassword } from "../crypto/passwords.ts";
+import type { Account } from "../domain/accounts.ts";
 import { ApiError } from "../errors.ts";
-import type { Account } from "../store/accountRows.ts";
 import type { AccountReads } from "../store/store.ts";
 import type { FailureThrottle } from "./failureThrottle.ts";
 import { PasswordCheckQueue, PasswordChecksBusy } from "./passwordCheckQueue.ts";

@@ -1,5 +1,5 @@
+import type { Account } from "../domain/accounts.ts";
 import { ApiError } from "../errors.ts";
-import type { Account } from "../store/accountRows.ts";
 import type { AccountReads, Store } from "../store/store.ts";
 import { isSessionLive, newSessionToken, sessionExpiresAt, sessionsToEnd } from "./ibssoSessions.ts";
 

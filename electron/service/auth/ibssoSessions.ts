@@ -10,10 +10,16 @@ import { randomUUID } from "node:crypto";
  * again without logging out keeps working, and the table stays bounded), never a 429.
  */
 
-/** How long a session lives from its creation. */
+/**
+ * How long a session lives from its creation.
+ * @internal Exported for tests.
+ */
 export const SESSION_LIFETIME_MS = 60 * 60 * 1000;
 
-/** Live sessions one account keeps at most. */
+/**
+ * Live sessions one account keeps at most.
+ * @internal Exported for tests.
+ */
 export const MAX_LIVE_SESSIONS = 10;
 
 /** A new session's token: random (122 bits), in the provider's shape (a UUID). */

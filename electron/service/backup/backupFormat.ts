@@ -78,7 +78,10 @@ interface SecretStream {
     ad: Buffer | null,
   ): number;
 }
-/** sodium-native's secretstream, typed as version 5 has it (also for the tests' hand-made files). */
+/**
+ * sodium-native's secretstream, typed as version 5 has it (also for the tests' hand-made files).
+ * @internal Exported for tests.
+ */
 export const stream = sodium as unknown as SecretStream;
 const STATE_BYTES = stream.crypto_secretstream_xchacha20poly1305_STATEBYTES;
 const STREAM_HEADER_BYTES = stream.crypto_secretstream_xchacha20poly1305_HEADERBYTES;
@@ -133,6 +136,7 @@ const gcmHeaderSchema = z.strictObject({
 export type KdfParameters = z.infer<typeof kdfSchema>;
 export type StreamHeader = z.infer<typeof streamHeaderSchema>;
 type GcmHeader = z.infer<typeof gcmHeaderSchema>;
+/** @internal Exported for tests. */
 export type BackupHeader = StreamHeader | GcmHeader;
 
 /** Whether a reader accepts these scrypt parameters (ACCEPTED_KDF). */
@@ -171,7 +175,10 @@ export function newHeader(now: Date): StreamHeader {
   };
 }
 
-/** Magic, header length and header: the start of the clear head. */
+/**
+ * Magic, header length and header: the start of the clear head.
+ * @internal Exported for tests.
+ */
 export function headerBytes(header: BackupHeader): Buffer {
   const json = Buffer.from(JSON.stringify(header), "utf8");
   const length = Buffer.alloc(4);

@@ -11,9 +11,13 @@ import { deriveKey, hasSealedFormat, type SecretBox, UnsealError } from "./secre
 const IV_BYTES = 12;
 const TAG_BYTES = 16;
 
-/** Opens one sealed value bound to `context`, or throws UnsealError. */
+/**
+ * Opens one sealed value bound to `context`, or throws UnsealError.
+ * @internal Exported for tests.
+ */
 export type SealedValueOpener = (sealed: Uint8Array, context: string) => string;
 
+/** @internal Exported for tests. */
 export function legacyGcmOpener(dataKey: Buffer): SealedValueOpener {
   const key = createSecretKey(deriveKey(dataKey, "public-api-key/encryption"));
   return (sealed, context) => {

@@ -14,7 +14,10 @@ import sodium from "sodium-native";
  */
 
 export const DATA_KEY_BYTES = 32;
-/** The first byte of every value sealed here. */
+/**
+ * The first byte of every value sealed here.
+ * @internal Exported for tests.
+ */
 export const SEALED_FORMAT = 0x02;
 const NONCE_BYTES = sodium.crypto_aead_xchacha20poly1305_ietf_NPUBBYTES;
 const TAG_BYTES = sodium.crypto_aead_xchacha20poly1305_ietf_ABYTES;

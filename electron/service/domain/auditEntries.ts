@@ -4,6 +4,7 @@ import {
   type AuditAction,
   type AuditChange,
   type AuditChannel,
+  type AuditEntryDto,
   type AuditReason,
 } from "../../../shared/audit.ts";
 import { formatApiDateTime } from "../../../shared/datetime.ts";
@@ -111,4 +112,27 @@ export function keyUpdatedEntry(
   const action = updateAction(changes, origin.reason);
   if (action === null) return null;
   return { at, accountId: after.accountId, ...origin, action, key: after.key, changes };
+}
+
+/** Which entries a reader asks for; every filter optional but the accounts it may see. */
+export interface AuditQuery {
+  /** The account whose entries and whose sub-accounts' entries (any depth) are read. */
+  managerId: number;
+  /** One account among those (already checked to be managed). */
+  accountId?: number;
+  key?: string;
+  actor?: string;
+  /** Inclusive, epoch ms. */
+  from?: number;
+  /** Exclusive, epoch ms. */
+  to?: number;
+  /** Entries older than this row id (the cursor's position); newest first. */
+  before?: number;
+  limit: number;
+}
+
+export interface AuditPage {
+  entries: AuditEntryDto[];
+  /** The row id of the last entry, when more follow. */
+  lastId: number | null;
 }

@@ -20,6 +20,16 @@ export interface UsageCounts {
   refused: Record<RefusalReason, number>;
 }
 
+/** A key's stored usage: what the recorder has written so far. */
+export interface StoredUsage {
+  total: UsageCounts;
+  last24Hours: UsageCounts;
+  lastUsedAt: number | null;
+  lastUsedFrom: string | null;
+  lastRefusedAt: number | null;
+  lastRefusedFrom: string | null;
+}
+
 /** Calls of one key gathered in memory between two writes to the database. */
 export interface PendingUsage extends UsageCounts {
   lastUsedAt: number | null;

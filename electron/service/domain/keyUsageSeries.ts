@@ -10,9 +10,13 @@ import { addCounts, hourOf, noCounts, type UsageCounts } from "./keyUsage.ts";
 const HOUR_MS = 3_600_000;
 const DAY_MS = 24 * HOUR_MS;
 
+/** @internal Exported for tests. */
 export { SERIES_DAYS, SERIES_HOURS };
 
-/** The UTC day (days since the epoch) the time falls in. */
+/**
+ * The UTC day (days since the epoch) the time falls in.
+ * @internal Exported for tests.
+ */
 export function dayOf(time: number): number {
   return Math.floor(time / DAY_MS);
 }

@@ -29,7 +29,7 @@ import { refuseRequestsWithoutHost } from "./hostHeader.ts";
 import { acceptJsonBodiesOnly, BODY_LIMIT_BYTES } from "./jsonBody.ts";
 import { redactUrl, requestLogFields } from "./logRedaction.ts";
 import { registerOpenApiGeneration } from "./openApiGeneration.ts";
-import { openApiRoot, withStorageFailures } from "./openApiRoot.ts";
+import { openApiRoot } from "./openApiRoot.ts";
 import { writeClientError } from "./parserRefusals.ts";
 import { gated, gateProviderPaths } from "./providerPathGate.ts";
 import { recordRequests, recordUnrouted } from "./requestMetrics.ts";
@@ -222,7 +222,7 @@ export function buildHttpApp<S extends ServiceStorage>(
     return sendApiError(reply, new ApiError("NOT_FOUND", `no such route: ${request.method} ${path}`));
   });
 
-  registerOpenApiGeneration(app, openApiRoot(), withStorageFailures);
+  registerOpenApiGeneration(app, openApiRoot());
   if (options.onRoute) app.addHook("onRoute", options.onRoute);
   registerApiKeyRoutes(app, keys, requireBasic);
   const tfa = createTfaSimulator(

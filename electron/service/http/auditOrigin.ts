@@ -1,7 +1,7 @@
 import type { FastifyRequest } from "fastify";
 import { ACTION_HEADER, CLIENT_HEADER } from "../../../shared/httpHeaders.ts";
+import type { Account } from "../domain/accounts.ts";
 import { type AuditOrigin, channelOf, reasonOf } from "../domain/auditEntries.ts";
-import type { Account } from "../store/accountRows.ts";
 
 /**
  * Who a request's change is recorded as: the authenticated account, the channel and reason the

@@ -3,8 +3,8 @@ import type { AppKeyAuthorizer } from "../auth/appKeyAuthorizer.ts";
 import { parseAuthorization } from "../auth/authorizationHeader.ts";
 import type { BasicAuthenticator } from "../auth/basicAuthenticator.ts";
 import type { IbssoAuthenticator } from "../auth/ibssoAuthenticator.ts";
+import type { Account } from "../domain/accounts.ts";
 import { ApiError } from "../errors.ts";
-import type { Account } from "../store/accountRows.ts";
 import { apiKeyRefusalText, ibssoRefusalText } from "./basicOnlyRefusal.ts";
 
 const CHALLENGE = { "www-authenticate": 'Basic realm="key-service", charset="UTF-8"' };

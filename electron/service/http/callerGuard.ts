@@ -3,8 +3,8 @@ import type { AppKeyAuthorizer, AuthorizedCall } from "../auth/appKeyAuthorizer.
 import { parseAuthorization } from "../auth/authorizationHeader.ts";
 import type { BasicAuthenticator } from "../auth/basicAuthenticator.ts";
 import type { IbssoAuthenticator } from "../auth/ibssoAuthenticator.ts";
+import type { Account } from "../domain/accounts.ts";
 import { ApiError } from "../errors.ts";
-import type { Account } from "../store/accountRows.ts";
 
 /** Who is calling a non-management route, and with what. */
 interface Caller {

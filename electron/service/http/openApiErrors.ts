@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { MESSAGE_IDS, type MessageId, STATUS_OF_MESSAGE_ID } from "../../../shared/apiErrors.ts";
 import { errorBodySchema } from "../../../shared/errorBody.ts";
+import { SERVICE_PATHS } from "./providerPathGate.ts";
 
 /**
  * The error answers of the OpenAPI document: the one error body (closed at every level, so a
@@ -89,15 +90,6 @@ const HEADERS_OF_STATUS: Partial<Record<ErrorStatus, object>> = {
   },
 };
 
-/** The challenge a 401 on a Basic-only route carries (routes that also take API keys send none). */
-export const BASIC_CHALLENGE = {
-  "WWW-Authenticate": {
-    required: true,
-    description: 'Basic realm="key-service", charset="UTF-8"',
-    schema: { type: "string", pattern: '^Basic realm="key-service"' },
-  },
-};
-
 /** An error answer of `status`: its description, the headers it always has, and its body's schema. */
 export function errorResponse(status: ErrorStatus, description: string, headers: object = {}) {
   const messageId = MESSAGE_ID_OF_STATUS[status] as MessageId;
@@ -110,7 +102,7 @@ export function errorResponse(status: ErrorStatus, description: string, headers:
 }
 
 /** The 429 of every authenticated operation: the failed sign-in throttle. */
-const SIGN_IN_LIMITED =
+export const SIGN_IN_LIMITED =
   "Too many failed sign-in attempts from this address, or too many sign-ins being checked at once; see Retry-After";
 
 /** What a provider path no route takes answers before its 404 or 405 (http/providerPathGate.ts). */
@@ -133,7 +125,9 @@ const providerPathRefusals = {
 export const unroutedAnswers = {
   "x-unknown-path": {
     description:
-      "Any request whose path matches none of `paths` (one trailing slash is ignored), or cannot be percent-decoded. A path outside the service's own (`/settings/`, `/local/`, `/openapi.json`, `/metrics`) is the provider's: its credentials are checked first, as on a route an API key with the ALL permission may call (Basic credentials, an IBSSO session's token, or `App <publicApiKey>` with its state, validity window, allowedIPs and permissions), so a refused key gets its 401 or 403 on every path, and only an authorized call learns that the path is not simulated. Such a call counts as the key's use.",
+      "Any request whose path matches none of `paths` (one trailing slash is ignored), or cannot be percent-decoded. A path outside the service's own (" +
+      SERVICE_PATHS.map((path) => `\`${path}\``).join(", ") +
+      ") is the provider's: its credentials are checked first, as on a route an API key with the ALL permission may call (Basic credentials, an IBSSO session's token, or `App <publicApiKey>` with its state, validity window, allowedIPs and permissions), so a refused key gets its 401 or 403 on every path, and only an authorized call learns that the path is not simulated. Such a call counts as the key's use.",
     responses: {
       "400": errorResponse(
         "400",
@@ -185,32 +179,3 @@ export const refusedRequests = {
     },
   },
 };
-
-/** The refusals of reading a request's body, on every method that has one. */
-export const bodyErrors = {
-  "413": errorResponse("413", "Request body over 64 KiB"),
-  "415": errorResponse("415", "Request body is not application/json"),
-};
-
-/** The refusals every Basic-credentials operation may answer. */
-export const commonErrors = {
-  "400": errorResponse("400", "Invalid input; validationErrors names each field and what is wrong with it"),
-  "401": errorResponse(
-    "401",
-    "Missing or wrong Basic credentials (or an unknown API key or IBSSO token)",
-    BASIC_CHALLENGE,
-  ),
-  "403": errorResponse(
-    "403",
-    "An API key (App scheme) or an IBSSO session's token was used; management takes Basic credentials only",
-  ),
-  "404": errorResponse(
-    "404",
-    "Unknown account or key, an account the caller does not manage, or (2FA key) an unknown version",
-  ),
-  "429": errorResponse("429", SIGN_IN_LIMITED),
-  "500": errorResponse("500", "The service failed; nothing was written"),
-};
-
-/** Operations that take Basic credentials only. */
-export const basicOnly = [{ basic: [] }];

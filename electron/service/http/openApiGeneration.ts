@@ -125,16 +125,11 @@ export interface OpenApiRoot {
 }
 
 /**
- * Registers the generator; `finish` may complete the generated document (e.g. answers every
- * operation shares). The plugin is set up at once rather than through `app.register`, which would
+ * Registers the generator. The plugin is set up at once rather than through `app.register`, which would
  * load it only when the app gets ready: its onRoute hook sees only the routes declared after it,
  * and the service declares its routes right away.
  */
-export function registerOpenApiGeneration(
-  app: FastifyInstance,
-  root: OpenApiRoot,
-  finish: (document: Json) => void = () => {},
-): void {
+export function registerOpenApiGeneration(app: FastifyInstance, root: OpenApiRoot): void {
   const options: SwaggerOptions = {
     openapi: root as never,
     // `const` stays `const` (JSON Schema 2020-12), in the error bodies too.
@@ -143,7 +138,6 @@ export function registerOpenApiGeneration(
     transformObject: (documentObject) => {
       const openapiObject = zodTransformObject(documentObject as never) as Json;
       restoreOpenApiFields(openapiObject.paths as Json);
-      finish(openapiObject);
       return openapiObject as never;
     },
   };

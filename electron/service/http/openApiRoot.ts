@@ -1,4 +1,4 @@
-import { errorResponse, errorSchemas, refusedRequests, unroutedAnswers } from "./openApiErrors.ts";
+import { errorSchemas, refusedRequests, unroutedAnswers } from "./openApiErrors.ts";
 import type { OpenApiRoot } from "./openApiGeneration.ts";
 
 /**
@@ -33,21 +33,4 @@ export function openApiRoot(): OpenApiRoot {
       schemas: errorSchemas,
     },
   };
-}
-
-const storageFailureAnswer = errorResponse(
-  "503",
-  "The database file is damaged, or its disk is full: the text names the file and what to do; nothing was written",
-);
-
-/**
- * Every operation that touches the database may find its file damaged or its disk full: each that
- * documents a 500 documents that 503 too (operations added later included).
- */
-export function withStorageFailures(document: Record<string, unknown>): void {
-  for (const item of Object.values(document.paths as Record<string, Record<string, unknown>>))
-    for (const operation of Object.values(item)) {
-      const responses = (operation as { responses?: Record<string, unknown> }).responses;
-      if (responses?.["500"]) responses["503"] = storageFailureAnswer;
-    }
 }

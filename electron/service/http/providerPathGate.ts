@@ -16,18 +16,24 @@ import { REFUSES_METHOD } from "./methodRoutes.ts";
  * and keep their own rules.
  */
 
-const SERVICE_PATH_PREFIXES = ["/settings/", "/local/"];
-const SERVICE_PATHS = new Set(["/openapi.json", "/metrics"]);
+/**
+ * The service's own paths, spelled once for the gate and for /openapi.json (x-unknown-path names
+ * them): one that ends in "/" is every path under it, any other that path only.
+ */
+export const SERVICE_PATHS = ["/settings/", "/local/", "/openapi.json", "/metrics"] as const;
+const SERVICE_PATH_PREFIXES = SERVICE_PATHS.filter((path) => path.endsWith("/"));
+const SERVICE_EXACT_PATHS = new Set<string>(SERVICE_PATHS.filter((path) => !path.endsWith("/")));
 
 /**
  * Whether a request path (query included or not) is one of the service's own rather than the
  * provider's. One trailing slash names the same path, as the router reads it (app.ts).
+ * @internal Exported for tests.
  */
 export function isServicePath(url: string): boolean {
   const query = url.indexOf("?");
   const path = query === -1 ? url : url.slice(0, query);
   const exact = path.length > 1 && path.endsWith("/") ? path.slice(0, -1) : path;
-  return SERVICE_PATHS.has(exact) || SERVICE_PATH_PREFIXES.some((prefix) => path.startsWith(prefix));
+  return SERVICE_EXACT_PATHS.has(exact) || SERVICE_PATH_PREFIXES.some((prefix) => path.startsWith(prefix));
 }
 
 /**

@@ -7,7 +7,10 @@ import type {
 } from "fastify";
 import type { ServiceMetrics } from "../metrics/serviceMetrics.ts";
 
-/** The route of requests no route matched (404s of unknown paths): one label value, never the raw URL. */
+/**
+ * The route of requests no route matched (404s of unknown paths): one label value, never the raw URL.
+ * @internal Exported for tests.
+ */
 export const UNMATCHED_ROUTE = "unmatched";
 
 /**

@@ -1,8 +1,14 @@
 import type { FastifyInstance } from "fastify";
 
-/** A refused request's body up to this size is read (and dropped) before the answer goes out. */
+/**
+ * A refused request's body up to this size is read (and dropped) before the answer goes out.
+ * @internal Exported for tests.
+ */
 export const DRAIN_LIMIT_BYTES = 4 * 1024 * 1024;
-/** How long a refused body may take to arrive before the answer goes out anyway. */
+/**
+ * How long a refused body may take to arrive before the answer goes out anyway.
+ * @internal Exported for tests.
+ */
 export const DRAIN_TIME_MS = 3_000;
 
 /**

@@ -16,6 +16,7 @@
  * is one long word of 24 or more letters is redacted too, a price paid for never missing a key.
  */
 
+/** @internal Exported for tests. */
 export const REDACTED = "[redacted]";
 const MIN_TOKEN_LENGTH = 24;
 const TOKEN_CHAR = /^[A-Za-z0-9_-]$/;

@@ -1,15 +1,8 @@
+import type { Account } from "../domain/accounts.ts";
+
 // Accounts: rows and codecs the same on SQLite (accountStore.ts) and PostgreSQL
 // (postgres/postgresAccounts.ts). No SQL dialect and no connection here, so neither store imports
 // the other's code.
-
-export interface Account {
-  id: number;
-  accountKey: string;
-  username: string;
-  passwordHash: string;
-  parentId: number | null;
-  createdAt: number;
-}
 
 /** An accounts row as both databases answer it. */
 export interface AccountRow {

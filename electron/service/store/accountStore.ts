@@ -1,4 +1,5 @@
-import { ACCOUNT_COLUMNS, type Account, type AccountRow, toAccount } from "./accountRows.ts";
+import type { Account } from "../domain/accounts.ts";
+import { ACCOUNT_COLUMNS, type AccountRow, toAccount } from "./accountRows.ts";
 import type { Db } from "./database.ts";
 
 export class AccountStore {

@@ -5,29 +5,6 @@ import { formatApiDateTime } from "../../../shared/datetime.ts";
 // (postgres/postgresAudit.ts). No SQL dialect and no connection here, so neither store imports the
 // other's code.
 
-/** Which entries a reader asks for; every filter optional but the accounts it may see. */
-export interface AuditQuery {
-  /** The account whose entries and whose sub-accounts' entries (any depth) are read. */
-  managerId: number;
-  /** One account among those (already checked to be managed). */
-  accountId?: number;
-  key?: string;
-  actor?: string;
-  /** Inclusive, epoch ms. */
-  from?: number;
-  /** Exclusive, epoch ms. */
-  to?: number;
-  /** Entries older than this row id (the cursor's position); newest first. */
-  before?: number;
-  limit: number;
-}
-
-export interface AuditPage {
-  entries: AuditEntryDto[];
-  /** The row id of the last entry, when more follow. */
-  lastId: number | null;
-}
-
 /** An entry's row, with its account's key, as either database returns it. */
 export interface EntryRow {
   id: number;

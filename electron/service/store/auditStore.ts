@@ -1,5 +1,5 @@
-import type { NewAuditEntry } from "../domain/auditEntries.ts";
-import { type AuditPage, type AuditQuery, type EntryRow, toDto } from "./auditRows.ts";
+import type { AuditPage, AuditQuery, NewAuditEntry } from "../domain/auditEntries.ts";
+import { type EntryRow, toDto } from "./auditRows.ts";
 import type { Db } from "./database.ts";
 
 /** The append-only audit history (table audit_entries). Entries leave only by age (prune). */

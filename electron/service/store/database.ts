@@ -259,12 +259,19 @@ const MIGRATIONS: readonly string[] = [
   `,
 ];
 
-/** The schema version whose migration added api_keys.origin_created_at (its test starts just before it). */
+/**
+ * The schema version whose migration added api_keys.origin_created_at (its test starts just before it).
+ * @internal Exported for tests.
+ */
 export const ORIGIN_CREATED_AT_VERSION = 7;
 
-/** The schema version whose migration added key_usage_days (its test starts just before it). */
+/**
+ * The schema version whose migration added key_usage_days (its test starts just before it).
+ * @internal Exported for tests.
+ */
 export const USAGE_DAYS_VERSION = 12;
 
+/** @internal Exported for tests. */
 export class DatabaseVersionError extends Error {}
 
 export interface OpenDatabaseOptions {

@@ -1,15 +1,8 @@
 import type { SecretBox } from "../crypto/secretBox.ts";
+import type { StoredSession } from "../domain/ibssoSessions.ts";
 
 // IBSSO sessions: rows and the token's digest, the same on SQLite (ibssoSessionStore.ts) and
 // PostgreSQL (postgres/postgresIbssoSessions.ts). No SQL dialect here.
-
-/** A stored session: never its token, only the token's keyed digest (kept in the row). */
-export interface StoredSession {
-  id: number;
-  accountId: number;
-  createdAt: number;
-  expiresAt: number;
-}
 
 /** A row as either database returns it. */
 export interface SessionRow {

@@ -1,12 +1,7 @@
 import type { SecretBox } from "../crypto/secretBox.ts";
+import type { StoredSession } from "../domain/ibssoSessions.ts";
 import type { Db } from "./database.ts";
-import {
-  SESSION_PURGE_BATCH,
-  type SessionRow,
-  type StoredSession,
-  sessionOf,
-  sessionTokenDigest,
-} from "./ibssoSessionRows.ts";
+import { SESSION_PURGE_BATCH, type SessionRow, sessionOf, sessionTokenDigest } from "./ibssoSessionRows.ts";
 
 /**
  * IBSSO sessions on SQLite: a row per session with its token's keyed digest, never the token.

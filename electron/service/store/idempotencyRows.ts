@@ -1,5 +1,6 @@
 import { timingSafeEqual } from "node:crypto";
 import type { SecretBox } from "../crypto/secretBox.ts";
+import type { IdempotencyLookup, IdempotentRequest } from "../domain/idempotency.ts";
 
 // Remembered idempotent answers: rows and codecs the same on SQLite (idempotencyStore.ts) and
 // PostgreSQL (postgres/postgresIdempotency.ts). No SQL dialect and no connection here, so neither
@@ -10,25 +11,6 @@ export const IDEMPOTENCY_RETENTION_MS = 24 * 60 * 60 * 1000;
 /** At most this many expired records are deleted per idempotent write. */
 export const IDEMPOTENCY_PURGE_BATCH = 100;
 
-/** What identifies "the same request" besides the key: path with parameters resolved, and body. */
-export interface IdempotentRequest {
-  method: string;
-  path: string;
-  /** The parsed JSON body; absent counts as `{}`. */
-  body: unknown;
-}
-
-/** A remembered successful answer: status and the JSON body text sent. */
-export interface RememberedAnswer {
-  status: number;
-  body: string;
-}
-
-export type IdempotencyLookup =
-  | { kind: "new" }
-  | { kind: "replay"; answer: RememberedAnswer }
-  | { kind: "conflict" };
-
 /** A stored record as either database returns it. */
 export interface RecordRow {
   request_digest: Buffer;
@@ -37,7 +19,10 @@ export interface RecordRow {
   created_at: number;
 }
 
-/** JSON with object keys sorted at every depth: equal for equal JSON values, whatever the key order. */
+/**
+ * JSON with object keys sorted at every depth: equal for equal JSON values, whatever the key order.
+ * @internal Exported for tests.
+ */
 export function canonicalJson(value: unknown): string {
   return JSON.stringify(value === undefined ? {} : value, (_key, inner: unknown) => {
     if (inner === null || typeof inner !== "object" || Array.isArray(inner)) return inner;

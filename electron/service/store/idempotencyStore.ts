@@ -1,14 +1,12 @@
 import type { SecretBox } from "../crypto/secretBox.ts";
+import type { IdempotencyLookup, IdempotentRequest, RememberedAnswer } from "../domain/idempotency.ts";
 import type { Db } from "./database.ts";
 import {
   IDEMPOTENCY_PURGE_BATCH,
   IDEMPOTENCY_RETENTION_MS,
-  type IdempotencyLookup,
-  type IdempotentRequest,
   idempotentRequestDigest,
   lookupOf,
   type RecordRow,
-  type RememberedAnswer,
   sealAnswer,
 } from "./idempotencyRows.ts";
 

@@ -1,21 +1,11 @@
 import type { RefusalReason } from "../domain/keyAuthorization.ts";
-import { noCounts, type PendingUsage, type UsageCounts } from "../domain/keyUsage.ts";
+import { noCounts, type PendingUsage, type StoredUsage, type UsageCounts } from "../domain/keyUsage.ts";
 import { emptyUsageByTime, type UsageByTime } from "../domain/keyUsageSeries.ts";
 import { REFUSAL_COLUMNS as COLUMNS } from "./keyUsageSchema.ts";
 
 // Key usage: rows and codecs the same on SQLite (keyUsageStore.ts) and PostgreSQL
 // (postgres/postgresUsage.ts). No SQL dialect and no connection here, so neither store imports the
 // other's code.
-
-/** A key's stored usage: what the recorder has written so far. */
-export interface StoredUsage {
-  total: UsageCounts;
-  last24Hours: UsageCounts;
-  lastUsedAt: number | null;
-  lastUsedFrom: string | null;
-  lastRefusedAt: number | null;
-  lastRefusedFrom: string | null;
-}
 
 export type CountRow = Record<string, number>;
 export interface TotalRow extends Record<string, number | string | null> {

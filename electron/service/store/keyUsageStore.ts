@@ -1,14 +1,7 @@
-import { dayStartHour, type PendingUsage } from "../domain/keyUsage.ts";
+import { dayStartHour, type PendingUsage, type StoredUsage } from "../domain/keyUsage.ts";
 import { dayOfHour, lastPrunedDay, lastPrunedHour, type UsageByTime } from "../domain/keyUsageSeries.ts";
 import type { Db } from "./database.ts";
-import {
-  type CountRow,
-  countParams,
-  type StoredUsage,
-  storedUsageOf,
-  type TotalRow,
-  usageByTimeOf,
-} from "./keyUsageRows.ts";
+import { type CountRow, countParams, storedUsageOf, type TotalRow, usageByTimeOf } from "./keyUsageRows.ts";
 import { COUNT_COLUMNS } from "./keyUsageSchema.ts";
 
 /**

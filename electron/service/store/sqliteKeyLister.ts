@@ -11,9 +11,15 @@ import type { ApiKeyFilter, ListExtras } from "./store.ts";
  * most, never for the whole list.
  */
 
-/** Keys decrypted and serialized per step: well under a millisecond of work. */
+/**
+ * Keys decrypted and serialized per step: well under a millisecond of work.
+ * @internal Exported for tests.
+ */
 export const STEP_KEYS = 128;
-/** Rows a filter looks at per step when it matches little (name substring, permission). */
+/**
+ * Rows a filter looks at per step when it matches little (name substring, permission).
+ * @internal Exported for tests.
+ */
 export const STEP_ROWS = 4096;
 
 export interface ScanOptions {
@@ -49,7 +55,10 @@ export async function* scanKeys(
   }
 }
 
-/** Up to `limit` keys after row `after`, and whether more follow (read one key further). */
+/**
+ * Up to `limit` keys after row `after`, and whether more follow (read one key further).
+ * @internal Exported for tests.
+ */
 export async function readPage(
   store: ApiKeyStore,
   accountId: number,
@@ -65,7 +74,10 @@ export async function readPage(
   return keys.length > limit ? { keys: keys.slice(0, limit), more: true } : { keys, more: false };
 }
 
-/** How many keys of the account match, counted step by step. */
+/**
+ * How many keys of the account match, counted step by step.
+ * @internal Exported for tests.
+ */
 export async function countKeys(
   store: ApiKeyStore,
   accountId: number,

@@ -1,5 +1,5 @@
 import type { SecretBox } from "../crypto/secretBox.ts";
-import type { Account } from "./accountRows.ts";
+import type { Account } from "../domain/accounts.ts";
 import type { AccountStore } from "./accountStore.ts";
 import type { ApiKeyStore } from "./apiKeyStore.ts";
 import type { AuditStore } from "./auditStore.ts";

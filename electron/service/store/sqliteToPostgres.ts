@@ -54,7 +54,10 @@ const TABLES: readonly CopiedTable[] = [
   { name: "ibsso_sessions", order: ["id"] },
 ];
 
-/** The tables a copy writes, in its order (tests and the CLI name them). */
+/**
+ * The tables a copy writes, in its order (tests and the CLI name them).
+ * @internal Exported for tests.
+ */
 export const COPIED_TABLES: readonly string[] = TABLES.map((table) => table.name);
 
 /** Rows per INSERT (one unnest of an array per column). */
@@ -62,6 +65,7 @@ const COPY_BATCH_ROWS = 1_000;
 /** API keys looked up on PostgreSQL after the copy, spread over the id range. */
 const COPY_SAMPLE_KEYS = 100;
 
+/** @internal Exported for tests. */
 export interface CopyProgress {
   table: string;
   /** Rows of this table copied so far. */
@@ -86,10 +90,16 @@ export interface CopyReport {
   sampledKeys: number;
 }
 
-/** The copy was not started: the target or the source is not one this copy may take. Nothing written. */
+/**
+ * The copy was not started: the target or the source is not one this copy may take. Nothing written.
+ * @internal Exported for tests.
+ */
 export class CopyRefusedError extends Error {}
 
-/** The copy ran but PostgreSQL does not hold what SQLite does: rolled back, nothing written. */
+/**
+ * The copy ran but PostgreSQL does not hold what SQLite does: rolled back, nothing written.
+ * @internal Exported for tests.
+ */
 export class CopyVerificationError extends Error {}
 
 type Value = bigint | number | string | Buffer | null;

@@ -1,17 +1,15 @@
 import type { KeySortField, KeyStateFilter, Permission } from "../../../shared/apiKeys.ts";
 import type { AuditReason } from "../../../shared/audit.ts";
 import type { SyncedField } from "../../../shared/sync.ts";
+import type { Account } from "../domain/accounts.ts";
 import type { ApiKeyFields, StoredApiKey } from "../domain/apiKeyRecords.ts";
-import type { NewAuditEntry } from "../domain/auditEntries.ts";
+import type { AuditPage, AuditQuery, NewAuditEntry } from "../domain/auditEntries.ts";
 import type { FailureBucket } from "../domain/failureBuckets.ts";
+import type { StoredSession } from "../domain/ibssoSessions.ts";
+import type { IdempotencyLookup, IdempotentRequest, RememberedAnswer } from "../domain/idempotency.ts";
 import type { KeyGrant } from "../domain/keyAuthorization.ts";
-import type { PendingUsage } from "../domain/keyUsage.ts";
+import type { PendingUsage, StoredUsage } from "../domain/keyUsage.ts";
 import type { UsageByTime } from "../domain/keyUsageSeries.ts";
-import type { Account } from "./accountRows.ts";
-import type { AuditPage, AuditQuery } from "./auditRows.ts";
-import type { StoredSession } from "./ibssoSessionRows.ts";
-import type { IdempotencyLookup, IdempotentRequest, RememberedAnswer } from "./idempotencyRows.ts";
-import type { StoredUsage } from "./keyUsageRows.ts";
 import type {
   Fields,
   LinkCounts,
@@ -20,20 +18,20 @@ import type {
   SyncKeyState,
   SyncLink,
   SyncRunRecord,
-} from "./syncRows.ts";
+} from "../domain/syncRecords.ts";
 import type {
+  ApplicationFields,
   CapturedFilter,
-  CapturedRow,
+  CapturedMessage,
   NewPin,
   NewSend,
   PinRecord,
-  PinStatusRow,
-  VerificationRow,
-} from "./tfaPinRows.ts";
-import type { ApplicationFields, StoredApplication, StoredTemplate, TemplateFields } from "./tfaRows.ts";
-
-// The 2FA shapes live with their codecs (tfaRows.ts), which import nothing of this file's.
-export type { ApplicationFields, StoredApplication, StoredTemplate, TemplateFields };
+  PinStatus,
+  PinVerification,
+  StoredApplication,
+  StoredTemplate,
+  TemplateFields,
+} from "../domain/tfaRecords.ts";
 
 /** How often a cache had the value asked for (hits) and how often it did not (misses: a load follows). */
 export interface CacheLookups {
@@ -99,7 +97,7 @@ export function isSorted(sort: KeySort | undefined): sort is KeySort {
 /**
  * What the key service keeps, whatever the database (README.md, "The store interface"). Reads
  * are the repositories' methods, outside any transaction; writes happen only inside
- * `write(work)`. Rows come back as the domain's types: no SQL and no row shapes leave the store.
+ * `write(work)`. Rows come back as the domain's types (domain/): no SQL and no row shapes leave the store.
  */
 export interface Store {
   readonly accounts: AccountReads;
@@ -486,7 +484,7 @@ export interface VerifyCallForget {
 /** Sent PINs and every message sent for them; PINs and texts are stored sealed. */
 export interface TfaPinReads {
   /** The hot path of PIN status: nothing decrypted. */
-  status(pinId: string): Promise<PinStatusRow | undefined>;
+  status(pinId: string): Promise<PinStatus | undefined>;
   /** The PIN with its application and template, and the PIN itself decrypted. */
   record(pinId: string): Promise<PinRecord | undefined>;
   /** The application's PINs to one number, newest first, narrowed by verified and sent. */
@@ -494,9 +492,9 @@ export interface TfaPinReads {
     applicationRef: number,
     msisdn: string,
     filter: { verified?: boolean; sent?: boolean },
-  ): Promise<VerificationRow[]>;
+  ): Promise<PinVerification[]>;
   /** Captured messages of the given accounts, newest first. */
-  captured(filter: CapturedFilter): Promise<CapturedRow[]>;
+  captured(filter: CapturedFilter): Promise<CapturedMessage[]>;
 }
 
 /**

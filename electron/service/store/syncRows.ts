@@ -1,23 +1,20 @@
+import { z } from "zod";
 import type { AuditReason } from "../../../shared/audit.ts";
 import type { SyncedField } from "../../../shared/sync.ts";
 import type { SecretBox } from "../crypto/secretBox.ts";
-import type { ApiKeyFields } from "../domain/apiKeyRecords.ts";
+import {
+  type Fields,
+  type LinkCounts,
+  type OutboxEntry,
+  type SyncKeyState,
+  type SyncLink,
+  type SyncRunRecord,
+  syncedFieldsOf,
+} from "../domain/syncRecords.ts";
 
 // The sync state: rows and codecs the same on SQLite (syncStore.ts) and PostgreSQL
 // (postgres/postgresSync.ts). No SQL dialect and no connection here, so neither store imports the
 // other's code.
-
-/** A key's synced fields, in the service's stored form (electron/sync/syncedFields.ts). */
-export type Fields = ApiKeyFields;
-
-/**
- * Exactly the synced fields. A stored key is a Fields too, but also carries its ids and its
- * publicApiKey in clear, which must never be copied into the sync tables.
- */
-export function syncedFieldsOf(fields: Fields): Fields {
-  const { name, allowedIPs, permissions, validFrom, validTo, enabled } = fields;
-  return { name, allowedIPs, permissions, validFrom, validTo, enabled };
-}
 
 /*
  * What follows up to the SyncStore class is how the sync tables' rows are kept, on either
@@ -54,97 +51,44 @@ export const createAttemptJson = (
 
 const flag = (value: number | boolean): boolean => value === true || value === 1;
 
-export interface SyncLink {
-  id: number;
-  accountId: number;
-  remoteBaseUrl: string;
-  remoteUsername: string;
-  remoteAccountKey: string;
-  intervalSeconds: number;
-  pausedReason: "credentials" | "user" | null;
-  lastAttemptAt: number | null;
-  lastSuccessAt: number | null;
-  lastError: string | null;
-  nextAttemptAt: number | null;
-  failures: number;
-  /** The link's recent runs, newest first (at most SYNC_RUN_LOG_SIZE). */
-  runLog: SyncRunRecord[];
-}
-
-/** What one finished run of a link did (a run stopped part way is not recorded). */
-export interface SyncRunRecord {
-  startedAt: number;
-  endedAt: number;
-  /** Keys created or changed here from the remote. */
-  pulled: number;
-  /** Keys created or changed on the remote. */
-  pushed: number;
-  /** Keys in conflict when the run ended. */
-  conflicts: number;
-  /** Why the run failed (or the keys it could not handle); null when it went through. */
-  error: string | null;
-}
-
 /**
  * The stored run log with `run` added: newest first, the oldest dropped past `keep`, so a link's
- * row stays bounded however long it lives. A log that cannot be read starts again.
+ * row stays bounded however long it lives.
  */
 export function runLogWith(stored: string | null, run: SyncRunRecord, keep: number): string {
   return JSON.stringify([run, ...parseRunLog(stored)].slice(0, keep));
 }
 
+const count = z.number().int().nonnegative();
+/** One run as the log keeps it (SyncRunRecord); fields the log gains later are left out. */
+const storedRun = z.object({
+  startedAt: z.number(),
+  endedAt: z.number(),
+  pulled: count,
+  pushed: count,
+  conflicts: count,
+  error: z.string().nullable(),
+}) satisfies z.ZodType<SyncRunRecord>;
+
+/**
+ * The runs of a stored log that read as runs. The column is JSON the store wrote, but a row may
+ * have been edited, restored from an older version or damaged: a run that does not read is left
+ * out (the others stay), and a log that is not a list starts again, rather than answering the
+ * API a shape it does not promise.
+ */
 function parseRunLog(stored: string | null): SyncRunRecord[] {
   if (stored === null) return [];
+  let log: unknown;
   try {
-    const log = JSON.parse(stored) as unknown;
-    return Array.isArray(log) ? (log as SyncRunRecord[]) : [];
+    log = JSON.parse(stored);
   } catch {
     return [];
   }
-}
-
-export interface SyncKeyState {
-  apiKeyId: number;
-  linkId: number;
-  remoteKey: string | null;
-  /** The fields both sides last agreed on; null before the key's create reached the remote. */
-  base: Fields | null;
-  remoteMissing: boolean;
-  /** Field → the remote's value, for fields changed differently on both sides. */
-  conflict: Partial<Record<SyncedField, unknown>> | null;
-  /** Field → where its conflicting remote value came from (may outlive the conflict: read with it). */
-  conflictOrigin: Partial<Record<SyncedField, ConflictOrigin>> | null;
-}
-
-/**
- * Where a conflicting remote value came from: when a pull first saw it here, and, when the remote
- * keeps an audit history (a Keydesk service), who set it there and when. The key-management API
- * itself answers neither.
- */
-export interface ConflictOrigin {
-  seenAt: number;
-  /** When the remote says the value was set; null when it does not say. */
-  at: number | null;
-  /** Who set it, as the remote's audit names them; null when it does not say. */
-  by: string | null;
-}
-
-export interface OutboxEntry {
-  id: number;
-  linkId: number;
-  apiKeyId: number;
-  kind: "create" | "update";
-  /** update: the fields changed; create: all of them. */
-  fields: SyncedField[];
-  /** create only: the fields sent at the last attempt (matched against the remote's keys after a lost answer). */
-  sentBody: Fields | null;
-  /** Why the change was made here (a rotation, a bulk change): sent as Keydesk-Action. */
-  reason: AuditReason | null;
-  idempotencyKey: string | null;
-  attempts: number;
-  failed: boolean;
-  lastError: string | null;
-  createdAt: number;
+  if (!Array.isArray(log)) return [];
+  return log.flatMap((entry) => {
+    const run = storedRun.safeParse(entry);
+    return run.success ? [run.data] : [];
+  });
 }
 
 export interface LinkRow {
@@ -266,24 +210,6 @@ export function droppedFields(
     else rewritten.push({ id: entry.id, fields: JSON.stringify({ fields: left }) });
   }
   return { deleted, rewritten };
-}
-
-export interface LocalOnlyKey {
-  id: number;
-  key: string;
-  name: string;
-  enabled: boolean;
-  /** Its validity window (ms), so that the list says expired or not yet valid as the Keys table does. */
-  validFrom: number | null;
-  validTo: number | null;
-}
-
-export interface LinkCounts {
-  pending: number;
-  failed: number;
-  conflicts: number;
-  remoteMissing: number;
-  linkedKeys: number;
 }
 
 /** A link's counts from its two count rows (either database; a sum over no row is null on SQLite). */

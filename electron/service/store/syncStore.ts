@@ -1,24 +1,26 @@
 import type { AuditReason } from "../../../shared/audit.ts";
 import { SYNCED_FIELDS, type SyncedField } from "../../../shared/sync.ts";
 import type { SecretBox } from "../crypto/secretBox.ts";
+import type {
+  Fields,
+  LinkCounts,
+  LocalOnlyKey,
+  OutboxEntry,
+  SyncKeyState,
+  SyncLink,
+  SyncRunRecord,
+} from "../domain/syncRecords.ts";
 import type { Db } from "./database.ts";
 import {
   createAttemptJson,
   droppedFields,
   entryFieldsJson,
-  type Fields,
   type KeyRow,
   LINK_COLUMNS,
-  type LinkCounts,
   type LinkRow,
-  type LocalOnlyKey,
   linkCountsOf,
-  type OutboxEntry,
   type OutboxRow,
   runLogWith,
-  type SyncKeyState,
-  type SyncLink,
-  type SyncRunRecord,
   sealRemotePassword,
   serializeConflict,
   serializeConflictOrigin,

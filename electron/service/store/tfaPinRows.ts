@@ -1,85 +1,16 @@
 import type { ApplicationConfigurationDto, Channel } from "../../../shared/tfa.ts";
 import type { SecretBox } from "../crypto/secretBox.ts";
-import type { TemplateFields } from "./tfaRows.ts";
+import type {
+  CapturedMessage,
+  PinRecord,
+  PinStatus,
+  PinVerification,
+  TemplateFields,
+} from "../domain/tfaRecords.ts";
 
 // Sent PINs and their messages: rows and codecs the same on SQLite (tfaPinStore.ts) and PostgreSQL
 // (postgres/postgresTfaPins.ts). No SQL dialect and no connection here, so neither store imports
 // the other's code.
-
-/** What PIN status needs: one lookup by pinId, nothing to decrypt. */
-export interface PinStatusRow {
-  pinId: string;
-  accountId: number;
-  msisdn: string;
-  verified: boolean;
-  attemptsRemaining: number;
-  expiresAt: number;
-}
-
-/** A PIN with what verify and resend need from its application and template. */
-export interface PinRecord extends PinStatusRow {
-  id: number;
-  applicationRef: number;
-  applicationId: string;
-  applicationEnabled: boolean;
-  configuration: ApplicationConfigurationDto;
-  templateRef: number;
-  messageId: string;
-  template: TemplateFields;
-  pin: string;
-}
-
-export interface NewPin {
-  pinId: string;
-  accountId: number;
-  applicationRef: number;
-  templateRef: number;
-  msisdn: string;
-  pin: string;
-  sent: boolean;
-  createdAt: number;
-  expiresAt: number;
-  attemptsRemaining: number;
-}
-
-export interface NewSend {
-  pinRef: number;
-  pinId: string;
-  accountId: number;
-  applicationRef: number;
-  msisdn: string;
-  channel: Channel;
-  /** null when the message was not delivered (a failing test number): nothing is captured. */
-  text: string | null;
-  sentAt: number;
-}
-
-export interface VerificationRow {
-  msisdn: string;
-  verified: boolean;
-  verifiedAt: number | null;
-  sentAt: number;
-}
-
-/** One captured message with the current state of its PIN. */
-export interface CapturedRow {
-  /** The message's row id: newer messages have larger ones. */
-  sendId: number;
-  /** The account the message was sent for (the app's key's account). */
-  accountKey: string;
-  pinId: string;
-  applicationId: string;
-  applicationName: string;
-  messageId: string;
-  msisdn: string;
-  channel: Channel;
-  pin: string;
-  text: string;
-  sentAt: number;
-  expiresAt: number;
-  attemptsRemaining: number;
-  verified: boolean;
-}
 
 // Rows as SQLite (flags 0/1) or PostgreSQL (booleans) returns them; the functions below turn
 // them into the domain's values on both, with the same unsealing.
@@ -129,16 +60,6 @@ export interface VerificationRowRaw {
   created_at: number;
 }
 
-export interface CapturedFilter {
-  accountIds: readonly number[];
-  /** Digits the number contains somewhere (a search: part of a number finds it). */
-  toDigits?: string;
-  applicationId?: string;
-  limit: number;
-  /** Only messages older than this row id (the sendId of the last one already read). */
-  before?: number;
-}
-
 const flag = (value: number | boolean) => value === true || value === 1;
 
 // Plain SQL both databases read the same way (no parameters in them).
@@ -154,7 +75,7 @@ export const CAPTURED_SELECT = `SELECT s.id AS send_id, acc.account_key, p.pin_i
   JOIN tfa_applications a ON a.id = s.application_ref JOIN tfa_templates t ON t.id = p.template_ref
   JOIN accounts acc ON acc.id = s.account_id`;
 
-export const statusOf = (row: StatusRowRaw): PinStatusRow => ({
+export const statusOf = (row: StatusRowRaw): PinStatus => ({
   pinId: row.pin_id,
   accountId: row.account_id,
   msisdn: row.msisdn,
@@ -185,14 +106,14 @@ export function recordOf(box: SecretBox, row: RecordRowRaw): PinRecord {
   };
 }
 
-export const verificationOf = (row: VerificationRowRaw): VerificationRow => ({
+export const verificationOf = (row: VerificationRowRaw): PinVerification => ({
   msisdn: row.msisdn,
   verified: flag(row.verified),
   verifiedAt: row.verified_at,
   sentAt: row.created_at,
 });
 
-export function capturedOf(box: SecretBox, row: CapturedRowRaw): CapturedRow {
+export function capturedOf(box: SecretBox, row: CapturedRowRaw): CapturedMessage {
   return {
     sendId: row.send_id,
     accountKey: row.account_key,

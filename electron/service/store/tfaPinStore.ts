@@ -1,16 +1,19 @@
 import type { SecretBox } from "../crypto/secretBox.ts";
+import type {
+  CapturedFilter,
+  CapturedMessage,
+  NewPin,
+  NewSend,
+  PinRecord,
+  PinStatus,
+  PinVerification,
+} from "../domain/tfaRecords.ts";
 import type { Db } from "./database.ts";
 import type { VerifyCallForget } from "./store.ts";
 import {
   CAPTURED_SELECT,
-  type CapturedFilter,
-  type CapturedRow,
   type CapturedRowRaw,
   capturedOf,
-  type NewPin,
-  type NewSend,
-  type PinRecord,
-  type PinStatusRow,
   RECORD_SELECT,
   type RecordRowRaw,
   recordOf,
@@ -20,7 +23,6 @@ import {
   sealText,
   statusOf,
   VERIFY_CALL_PURGE_BATCH,
-  type VerificationRow,
   type VerificationRowRaw,
   verificationOf,
 } from "./tfaPinRows.ts";
@@ -122,7 +124,7 @@ export class TfaPinStore {
   }
 
   /** The hot path of PIN status: one lookup on the unique pinId index (TfaPins caches it). */
-  status(pinId: string): PinStatusRow | undefined {
+  status(pinId: string): PinStatus | undefined {
     const row = this.#status.get(pinId);
     return row && statusOf(row);
   }
@@ -189,7 +191,7 @@ export class TfaPinStore {
     applicationRef: number,
     msisdn: string,
     filter: { verified?: boolean; sent?: boolean },
-  ): VerificationRow[] {
+  ): PinVerification[] {
     const where = ["application_ref = @applicationRef", "msisdn = @msisdn"];
     const params: Record<string, unknown> = { applicationRef, msisdn };
     if (filter.verified !== undefined) {
@@ -209,7 +211,7 @@ export class TfaPinStore {
   }
 
   /** Captured messages of the given accounts, newest first. */
-  captured(filter: CapturedFilter): CapturedRow[] {
+  captured(filter: CapturedFilter): CapturedMessage[] {
     const where = ["s.text_sealed IS NOT NULL", "s.account_id IN (SELECT value FROM json_each(@accountIds))"];
     const params: Record<string, unknown> = {
       accountIds: JSON.stringify(filter.accountIds),

@@ -1,46 +1,9 @@
-import type {
-  ApplicationConfigurationDto,
-  PinType,
-  RegionalDto,
-  TemplateLanguage,
-} from "../../../shared/tfa.ts";
+import type { ApplicationConfigurationDto } from "../../../shared/tfa.ts";
+import type { StoredApplication, StoredTemplate, TemplateFields } from "../domain/tfaRecords.ts";
 
 // 2FA applications and message templates: rows and codecs the same on SQLite (tfaStore.ts) and
 // PostgreSQL (postgres/postgresTfa.ts). No SQL dialect and no connection here, so neither store
 // imports the other's code.
-
-/** A 2FA application as stored (tfa/applicationRules.ts makes it from requests and answers it). */
-export interface ApplicationFields {
-  name: string;
-  enabled: boolean;
-  configuration: ApplicationConfigurationDto;
-}
-
-export interface StoredApplication extends ApplicationFields {
-  id: number;
-  applicationId: string;
-  accountId: number;
-}
-
-/** A message template as stored (tfa/applicationRules.ts makes it from requests and answers it). */
-export interface TemplateFields {
-  messageText: string;
-  pinType: PinType;
-  pinLength: number;
-  language: TemplateLanguage;
-  senderId: string | null;
-  repeatDTMF: string | null;
-  speechRate: number;
-  voiceName: string | null;
-  regional: RegionalDto | null;
-}
-
-export interface StoredTemplate extends TemplateFields {
-  id: number;
-  messageId: string;
-  applicationRef: number;
-  applicationId: string;
-}
 
 /** An application's row, as SQLite (0/1) or PostgreSQL (boolean) returns it. */
 export interface ApplicationRow {

@@ -1,5 +1,10 @@
+import type {
+  ApplicationFields,
+  StoredApplication,
+  StoredTemplate,
+  TemplateFields,
+} from "../domain/tfaRecords.ts";
 import type { Db } from "./database.ts";
-import type { ApplicationFields, StoredApplication, StoredTemplate, TemplateFields } from "./store.ts";
 import {
   APPLICATION_COLUMNS,
   type ApplicationRow,

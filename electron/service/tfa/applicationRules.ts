@@ -7,7 +7,12 @@ import {
   DEFAULT_PIN_LENGTH,
   DEFAULT_SPEECH_RATE,
 } from "../../../shared/tfaSchemas.ts";
-import type { ApplicationFields, StoredApplication, StoredTemplate, TemplateFields } from "../store/store.ts";
+import type {
+  ApplicationFields,
+  StoredApplication,
+  StoredTemplate,
+  TemplateFields,
+} from "../domain/tfaRecords.ts";
 import { parseDuration, parseRateLimit, type RateLimit } from "./limits.ts";
 import type {
   CreateApplicationRequest,
@@ -19,6 +24,7 @@ import type {
 /** Applications and message templates: request data to stored fields (and back to the API shapes). */
 
 // The defaults are shared with the renderer's forms, which show them before anything is sent.
+/** @internal Exported for tests. */
 export { DEFAULT_CONFIGURATION } from "../../../shared/tfaSchemas.ts";
 
 export type RuleResult<T> = { ok: true; value: T } | { ok: false; errors: ValidationErrors };

@@ -1,7 +1,10 @@
 import { randomInt } from "node:crypto";
 import type { PinType } from "../../../shared/tfa.ts";
 
-/** The characters each pinType draws from (letters uppercase; verification ignores letter case). */
+/**
+ * The characters each pinType draws from (letters uppercase; verification ignores letter case).
+ * @internal Exported for tests.
+ */
 export const PIN_ALPHABETS: Record<PinType, string> = {
   NUMERIC: "0123456789",
   ALPHA: "ABCDEFGHIJKLMNOPQRSTUVWXYZ",

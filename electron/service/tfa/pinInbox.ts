@@ -2,9 +2,9 @@ import { setImmediate as nextTurn } from "node:timers/promises";
 import { formatApiDateTime } from "../../../shared/datetime.ts";
 import type { CapturedPinDto, CapturedPinListDto, PinStateDto } from "../../../shared/tfa.ts";
 import { managedAccounts } from "../domain/accountRules.ts";
-import type { Account } from "../store/accountRows.ts";
+import type { Account } from "../domain/accounts.ts";
+import type { CapturedMessage } from "../domain/tfaRecords.ts";
 import type { AccountReads, TfaPinReads } from "../store/store.ts";
-import type { CapturedRow } from "../store/tfaPinRows.ts";
 import { numberPartDigits } from "./phoneNumbers.ts";
 import type { PinEvent } from "./pinEvents.ts";
 import { LOCAL_PINS_MAX_LIMIT, type LocalPinsQuery } from "./schemas.ts";
@@ -20,7 +20,7 @@ export interface InboxFilter {
   limit: number;
 }
 
-export function toCapturedPinDto(row: CapturedRow): CapturedPinDto {
+export function toCapturedPinDto(row: CapturedMessage): CapturedPinDto {
   return {
     pinId: row.pinId,
     accountKey: row.accountKey,
@@ -80,7 +80,7 @@ export class PinInbox {
       });
       for (const row of rows) pins.push(toCapturedPinDto(row));
       if (rows.length < step) break;
-      before = (rows[rows.length - 1] as CapturedRow).sendId;
+      before = (rows[rows.length - 1] as CapturedMessage).sendId;
     }
     return { pins };
   }

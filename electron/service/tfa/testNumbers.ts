@@ -5,6 +5,7 @@ import type { CallStatus, Channel, NcStatus, SmsStatus } from "../../../shared/t
  * They are in the UK's range reserved for drama (+44 7700 900000 to 900999, Ofcom), which is
  * never assigned to a real phone. Every other number is delivered. Every message is captured in
  * the inbox, those kept from the phone with their status, so a tester sees what the app asked for.
+ * @internal Exported for tests.
  */
 export const TEST_NUMBERS = {
   /** Number Lookup says the destination is not reachable; nothing is sent. */

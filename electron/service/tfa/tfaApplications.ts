@@ -1,9 +1,10 @@
 import { KEY_ID_PATTERN } from "../../../shared/apiKeys.ts";
 import type { ApplicationDto, MessageTemplateDto } from "../../../shared/tfa.ts";
+import type { Account } from "../domain/accounts.ts";
 import { newKeyId } from "../domain/identifiers.ts";
+import type { StoredApplication, StoredTemplate } from "../domain/tfaRecords.ts";
 import { badRequest, INVALID_BODY, notFound } from "../errors.ts";
-import type { Account } from "../store/accountRows.ts";
-import type { Store, StoredApplication, StoredTemplate, TfaReads } from "../store/store.ts";
+import type { Store, TfaReads } from "../store/store.ts";
 import {
   applicationAfterUpdate,
   applicationForCreate,

@@ -8,19 +8,12 @@ import type {
   VerificationListDto,
   VoicePinResponseDto,
 } from "../../../shared/tfa.ts";
+import type { Account } from "../domain/accounts.ts";
 import { newKeyId } from "../domain/identifiers.ts";
+import type { PinRecord, PinStatus, StoredApplication } from "../domain/tfaRecords.ts";
 import { ApiError, badRequest, forbidden, notFound } from "../errors.ts";
-import type { Account } from "../store/accountRows.ts";
 import { ReadThroughCache } from "../store/readThroughCache.ts";
-import type {
-  CacheLookups,
-  Store,
-  StoredApplication,
-  TfaPinReads,
-  TfaPinWrites,
-  TfaReads,
-} from "../store/store.ts";
-import type { PinRecord, PinStatusRow } from "../store/tfaPinRows.ts";
+import type { CacheLookups, Store, TfaPinReads, TfaPinWrites, TfaReads } from "../store/store.ts";
 import { limitsOf } from "./applicationRules.ts";
 import { windowDecision } from "./limits.ts";
 import { renderMessage } from "./messageText.ts";
@@ -105,7 +98,7 @@ export class TfaPins {
    * writes drop a PIN's entry, so does the change feed for another replica's; another process's
    * commits on SQLite drop them all (the feed's generation).
    */
-  readonly #statusCache: ReadThroughCache<PinStatusRow>;
+  readonly #statusCache: ReadThroughCache<PinStatus>;
   readonly #events: PinEvents;
   readonly #now: () => number;
   readonly #randomIndex: RandomIndex | undefined;

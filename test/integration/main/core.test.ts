@@ -6,11 +6,11 @@ import { after, before, describe, test } from "node:test";
 import { setTimeout as sleep } from "node:timers/promises";
 import { type KeydeskCoreOptions, startKeydeskCore } from "../../../electron/main/core.ts";
 import { type KeydeskCore, PAGE_CLIPBOARD } from "../../../electron/main/corePorts.ts";
-import { MemoryClipboard } from "../../../electron/main/memoryClipboard.ts";
 import { type CredentialVault, vaultAccounts } from "../../../electron/vault/credentialVault.ts";
 import { SessionVault } from "../../../electron/vault/sessionVault.ts";
 import type { ApiKeyView, BridgeEvent, RevealedApiKey } from "../../../shared/bridge.ts";
 import { basic, makeTempDir, removeDir, request } from "../../harness/keyServiceProcess.ts";
+import { MemoryClipboard } from "../../harness/memoryClipboard.ts";
 import { memoryKeychain } from "../../harness/memoryKeychain.ts";
 import { allKeys, fails, ok } from "./dispatchAssertions.ts";
 

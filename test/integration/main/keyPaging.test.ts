@@ -4,13 +4,13 @@ import { join } from "node:path";
 import { after, before, test } from "node:test";
 import { startKeydeskCore } from "../../../electron/main/core.ts";
 import type { KeydeskCore } from "../../../electron/main/corePorts.ts";
-import { MemoryClipboard } from "../../../electron/main/memoryClipboard.ts";
 import { DATABASE_FILE } from "../../../electron/service/dataDir.ts";
 import { SessionVault } from "../../../electron/vault/sessionVault.ts";
 import type { ApiKeyView } from "../../../shared/bridge.ts";
 import { backdateKeys } from "../../harness/backdateKeys.ts";
 import { type ForeignRemote, startForeignRemote } from "../../harness/foreignRemote.ts";
 import { makeTempDir, removeDir, request } from "../../harness/keyServiceProcess.ts";
+import { MemoryClipboard } from "../../harness/memoryClipboard.ts";
 import { allKeys, fails, ok } from "./dispatchAssertions.ts";
 
 /**

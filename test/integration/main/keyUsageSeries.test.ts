@@ -2,10 +2,10 @@ import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
 import { startKeydeskCore } from "../../../electron/main/core.ts";
 import type { KeydeskCore } from "../../../electron/main/corePorts.ts";
-import { MemoryClipboard } from "../../../electron/main/memoryClipboard.ts";
 import { SessionVault } from "../../../electron/vault/sessionVault.ts";
 import { type ForeignRemote, startForeignRemote } from "../../harness/foreignRemote.ts";
 import { makeTempDir, removeDir, request } from "../../harness/keyServiceProcess.ts";
+import { MemoryClipboard } from "../../harness/memoryClipboard.ts";
 import { fails, ok } from "./dispatchAssertions.ts";
 
 /**

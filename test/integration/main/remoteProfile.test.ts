@@ -5,7 +5,6 @@ import { join } from "node:path";
 import { after, before, test } from "node:test";
 import { startKeydeskCore } from "../../../electron/main/core.ts";
 import type { KeydeskCore } from "../../../electron/main/corePorts.ts";
-import { MemoryClipboard } from "../../../electron/main/memoryClipboard.ts";
 import { vaultAccounts } from "../../../electron/vault/credentialVault.ts";
 import { SessionVault } from "../../../electron/vault/sessionVault.ts";
 import type { BridgeEvent } from "../../../shared/bridge.ts";
@@ -16,6 +15,7 @@ import {
   type ServeProcess,
   startServe,
 } from "../../harness/keyServiceProcess.ts";
+import { MemoryClipboard } from "../../harness/memoryClipboard.ts";
 import { allKeys, fails, ok } from "./dispatchAssertions.ts";
 
 /**

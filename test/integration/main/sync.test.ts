@@ -2,7 +2,6 @@ import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
 import { startKeydeskCore } from "../../../electron/main/core.ts";
 import type { KeydeskCore } from "../../../electron/main/corePorts.ts";
-import { MemoryClipboard } from "../../../electron/main/memoryClipboard.ts";
 import { SessionVault } from "../../../electron/vault/sessionVault.ts";
 import type { BridgeEvent, ProfileDto } from "../../../shared/bridge.ts";
 import type { SyncLinkDto } from "../../../shared/sync.ts";
@@ -17,6 +16,7 @@ import {
   type ServeProcess,
   startServe,
 } from "../../harness/keyServiceProcess.ts";
+import { MemoryClipboard } from "../../harness/memoryClipboard.ts";
 import { checkAnswersOf } from "../../harness/serviceContract.ts";
 import { allKeys, fails, ok } from "./dispatchAssertions.ts";
 

@@ -80,3 +80,16 @@ test("the key of another account is a 404, through `_` and through the caller's 
 test("an extra path segment after the key is an unknown route (404)", async () => {
   assertApiError(await get(`${keyPath(ownerKey.key)}/extra`), 404, "NOT_FOUND");
 });
+
+test("a 404 names the part of the path that names nothing (key, accountKey); an unknown route's names none", async () => {
+  const unknownKey = assertApiError(await get(keyPath(otherKey.key)), 404, "NOT_FOUND");
+  assert.deepEqual(Object.keys(unknownKey.validationErrors ?? {}), ["key"]);
+  const unmanaged = assertApiError(
+    await get(keyPath(ownerKey.key, service.accountKeys[OWNER]), OTHER),
+    404,
+    "NOT_FOUND",
+  );
+  assert.deepEqual(Object.keys(unmanaged.validationErrors ?? {}), ["accountKey"]);
+  const noRoute = assertApiError(await get(`${keyPath(ownerKey.key)}/extra`), 404, "NOT_FOUND");
+  assert.equal(noRoute.validationErrors, undefined);
+});

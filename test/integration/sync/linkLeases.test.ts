@@ -2,8 +2,8 @@ import assert from "node:assert/strict";
 import { after, before, type TestContext, test } from "node:test";
 import { setTimeout as delay } from "node:timers/promises";
 import { newAccountKey } from "../../../electron/service/domain/identifiers.ts";
+import type { SyncLink } from "../../../electron/service/domain/syncRecords.ts";
 import type { Store } from "../../../electron/service/store/store.ts";
-import type { SyncLink } from "../../../electron/service/store/syncRows.ts";
 import { SyncEngine, type SyncEngineOptions } from "../../../electron/sync/syncEngine.ts";
 import { eventually } from "../../harness/eventually.ts";
 import { type ForeignRemote, startForeignRemote } from "../../harness/foreignRemote.ts";
@@ -173,4 +173,31 @@ test("the holder renews its lease during a run longer than the lease", async (t)
   await aRun;
   await bRun;
   assert.deepEqual(subject.runs, ["a: synced", "b: synced"], "b ran only after a's run");
+});
+
+test("a run whose lease was taken over while it stalled records nothing: no outcome, no entry in the run log", async (t) => {
+  let now = 1_800_000_000_000;
+  const subject = await replicas(t, now);
+  if (!subject) return;
+  // A's clock: a renewal would come only after 20 s, so A has not heard of the takeover when it ends.
+  const a = subject.engine("a", { now: () => now });
+  const listsBefore = listsSeen().length;
+  remote.listDelayMs = 400;
+  t.after(() => {
+    remote.listDelayMs = 0;
+  });
+  const aRun = a.runNow(subject.link);
+  while (listsSeen().length === listsBefore) await delay(5);
+  // A stalls past its lease (60 s) while the remote answers; another replica takes the link over.
+  now += 60_000;
+  const taken = await subject.b.write((tx) =>
+    tx.sync.leaseLink(subject.link.id, "another replica", now + 60_000, now),
+  );
+  assert.equal(taken, true);
+  await aRun;
+  const link = await subject.b.sync.link(subject.link.id);
+  assert.deepEqual(subject.runs, [], "a reported no outcome");
+  assert.deepEqual(link?.runLog, [], "a wrote nothing in the run log");
+  assert.equal(link?.lastSuccessAt, null);
+  assert.equal(listsSeen().length, listsBefore + 1, "a asked the remote once, and stopped");
 });

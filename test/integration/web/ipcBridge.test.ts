@@ -3,13 +3,13 @@ import { after, before, describe, it } from "node:test";
 import { startKeydeskCore } from "../../../electron/main/core.ts";
 import type { KeydeskCore } from "../../../electron/main/corePorts.ts";
 import { bridgeHandlerTable, registerBridge, UntrustedSenderError } from "../../../electron/main/ipc.ts";
-import { MemoryClipboard } from "../../../electron/main/memoryClipboard.ts";
 import { isTrustedSender } from "../../../electron/main/security.ts";
 import { SessionVault } from "../../../electron/vault/sessionVault.ts";
 import type { BridgeEvent, BridgeResult, ServiceStatusDto } from "../../../shared/bridge.ts";
 import { bridgeArgumentSchemas } from "../../../shared/bridge.ts";
 import { BRIDGE_METHODS, channelOf, EVENT_CHANNEL } from "../../../shared/bridgeMethods.ts";
 import { makeTempDir, removeDir } from "../../harness/keyServiceProcess.ts";
+import { MemoryClipboard } from "../../harness/memoryClipboard.ts";
 
 // The Electron IPC wiring (electron/main/ipc.ts) over the real core on a temp data dir. Only
 // Electron's ipcMain and webContents are stand-ins (no Electron runtime here); the core is real.

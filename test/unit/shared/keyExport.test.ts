@@ -7,8 +7,13 @@ import {
   exportFileOf,
   fileNamePart,
   keyExportWriter,
-  writeKeyExport,
 } from "../../../shared/keyExport.ts";
+
+/** A whole export at once, written by the writer the app streams with. */
+function writeKeyExport(keys: readonly ApiKeyDto[], options: Parameters<typeof keyExportWriter>[0]): string {
+  const writer = keyExportWriter(options);
+  return writer.start() + writer.keys(keys) + writer.end();
+}
 
 const SECRET = "0123456789abcdef0123456789abcdef-2b1e0c5a-8f7e-4d3c-9b2a-1f0e9d8c7b6a";
 

@@ -6,8 +6,9 @@ import type { BasicAuthenticator } from "../../auth/basicAuthenticator.ts";
 import type { IbssoAuthenticator } from "../../auth/ibssoAuthenticator.ts";
 import { ApiError } from "../../errors.ts";
 import { routePath } from "../methodRoutes.ts";
-import { bodyErrors, commonErrors, errorResponse } from "../openApiErrors.ts";
+import { errorResponse } from "../openApiErrors.ts";
 import { component, type DeclaredResponse, documented, jsonContent } from "../routeSchemas.ts";
+import { bodyErrors, commonErrors, serviceFailures } from "./commonErrors.ts";
 
 const SESSION_PATH = SERVICE_ROUTES.authSession;
 
@@ -41,7 +42,7 @@ const errors: Record<string, DeclaredResponse> = {
   401: errorResponse("401", "Wrong username or password"),
   ...bodyErrors,
   429: commonErrors["429"],
-  500: commonErrors["500"],
+  ...serviceFailures,
 };
 
 const NOT_A_SESSION =
@@ -97,7 +98,7 @@ export function registerAuthSessionRoutes(
           400: errorResponse("400", "A body came that is not valid JSON (the operation takes none)"),
           401: errorResponse("401", "No IBSSO token, or one that is not known, was ended or has expired"),
           ...bodyErrors,
-          500: commonErrors["500"],
+          ...serviceFailures,
         },
       },
       {

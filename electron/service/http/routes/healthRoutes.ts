@@ -7,6 +7,7 @@ import { errorResponse } from "../openApiErrors.ts";
 import { component, documented, jsonContent } from "../routeSchemas.ts";
 
 const HEALTH_LIVE_PATH = "/local/1/health/live";
+/** @internal Exported for tests. */
 export const HEALTH_READY_PATH = "/local/1/health/ready";
 
 export interface HealthChecks {

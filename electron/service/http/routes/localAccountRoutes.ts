@@ -6,8 +6,8 @@ import { managedAccounts } from "../../domain/accountRules.ts";
 import type { AccountReads } from "../../store/store.ts";
 import type { BasicGuard } from "../basicAuthGuard.ts";
 import { routePath } from "../methodRoutes.ts";
-import { basicOnly, commonErrors } from "../openApiErrors.ts";
 import { component, documented, jsonContent } from "../routeSchemas.ts";
+import { basicOnly, commonErrors, serviceFailures } from "./commonErrors.ts";
 
 const LOCAL_ACCOUNTS_PATH = SERVICE_ROUTES.localAccounts;
 
@@ -35,7 +35,7 @@ export function registerLocalAccountRoutes(
           401: commonErrors["401"],
           403: commonErrors["403"],
           429: commonErrors["429"],
-          500: commonErrors["500"],
+          ...serviceFailures,
         },
       },
       {

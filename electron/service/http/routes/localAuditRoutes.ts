@@ -4,8 +4,9 @@ import { SERVICE_ROUTES } from "../../../../shared/servicePaths.ts";
 import { type AuditHistory, auditQuerySchema } from "../../audit/auditHistory.ts";
 import type { BasicGuard } from "../basicAuthGuard.ts";
 import { routePath } from "../methodRoutes.ts";
-import { BASIC_CHALLENGE, basicOnly, commonErrors, errorResponse } from "../openApiErrors.ts";
+import { errorResponse } from "../openApiErrors.ts";
 import { component, documented, jsonContent } from "../routeSchemas.ts";
+import { BASIC_CHALLENGE, basicOnly, commonErrors, serviceFailures } from "./commonErrors.ts";
 
 const LOCAL_AUDIT_PATH = SERVICE_ROUTES.localAudit;
 
@@ -44,7 +45,7 @@ export function registerLocalAuditRoutes(
           ),
           404: errorResponse("404", "The account filter names an account the caller does not manage"),
           429: commonErrors["429"],
-          500: errorResponse("500", "The service failed"),
+          ...serviceFailures,
         },
       },
       { before: requireBasic, handler: (request, _reply, caller) => history.page(caller, request.query) },

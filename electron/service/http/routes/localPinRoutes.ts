@@ -8,9 +8,10 @@ import type { TfaSimulator } from "../../tfa/tfaSimulator.ts";
 import type { BasicGuard } from "../basicAuthGuard.ts";
 import { type EventStream, openEventStream } from "../eventStream.ts";
 import { routePath } from "../methodRoutes.ts";
-import { BASIC_CHALLENGE, basicOnly, commonErrors, errorResponse } from "../openApiErrors.ts";
+import { errorResponse } from "../openApiErrors.ts";
 import { componentRef, documented, jsonContent } from "../routeSchemas.ts";
 import { MAX_UNSENT_BYTES } from "../slowClient.ts";
+import { BASIC_CHALLENGE, basicOnly, commonErrors, serviceFailures } from "./commonErrors.ts";
 import { capturedPin, capturedPinList, pinState } from "./tfaSchemas.ts";
 
 const LOCAL_PINS_PATH = SERVICE_ROUTES.localPins;
@@ -20,6 +21,7 @@ const LOCAL_PINS_STREAM_PATH = SERVICE_ROUTES.localPinsStream;
  * Open streams one account's credentials may hold at once: plenty for the app's windows and a few
  * scripts, while bounding what one set of credentials can make the service hold (each stream may
  * buffer up to MAX_UNSENT_BYTES for a client that does not read, so 8 MiB per account).
+ * @internal Exported for tests.
  */
 export const MAX_STREAMS_PER_ACCOUNT = 32;
 /** A stream frees its place only when its client leaves; the heartbeat interval is a fair wait. */
@@ -38,7 +40,7 @@ const localErrors = {
   401: errorResponse("401", "Missing or wrong Basic credentials", BASIC_CHALLENGE),
   403: errorResponse("403", "An API key was used; the PIN inbox takes the account's Basic credentials only"),
   429: commonErrors["429"],
-  500: errorResponse("500", "The service failed"),
+  ...serviceFailures,
 };
 const TAGS = ["PIN inbox"];
 /**

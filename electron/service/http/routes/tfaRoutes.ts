@@ -6,8 +6,9 @@ import type { TfaSimulator } from "../../tfa/tfaSimulator.ts";
 import { validationErrorsByPath } from "../../tfa/validation.ts";
 import type { CallerGuard, RouteAccess } from "../callerGuard.ts";
 import { routePath } from "../methodRoutes.ts";
-import { bodyErrors, commonErrors, type ErrorStatus, errorResponse } from "../openApiErrors.ts";
+import { type ErrorStatus, errorResponse } from "../openApiErrors.ts";
 import { type DeclaredResponse, documented, jsonContent, OPTIONAL_BODY, pathParam } from "../routeSchemas.ts";
+import { bodyErrors, commonErrors, serviceFailures } from "./commonErrors.ts";
 import {
   application,
   applicationList,
@@ -60,7 +61,6 @@ const errors: Record<string, DeclaredResponse> = {
   404: errorResponse("404", "Unknown application, message template or PIN in the caller's account"),
   ...bodyErrors,
   429: commonErrors["429"],
-  500: errorResponse("500", "The service failed; nothing was written"),
 };
 const limited = errorResponse(
   "429",
@@ -70,13 +70,14 @@ const limited = errorResponse(
 /**
  * The refusals of each kind of operation: what its handler can answer, and for a method with a
  * body (every one but GET) what reading the body can. SEND counts against the application's send
- * or verify limits (429 for those too).
+ * or verify limits (429 for those too). Every operation also declares the service's own failures
+ * (serviceFailures).
  */
-const LIST: ErrorStatus[] = ["401", "403", "429", "500"];
-const READ_ONE: ErrorStatus[] = ["401", "403", "404", "429", "500"];
-const CREATE_APPLICATION: ErrorStatus[] = ["400", "401", "403", "413", "415", "429", "500"];
-const WRITE: ErrorStatus[] = ["400", "401", "403", "404", "413", "415", "429", "500"];
-const VERIFICATIONS: ErrorStatus[] = ["400", "401", "403", "404", "429", "500"];
+const LIST: ErrorStatus[] = ["401", "403", "429"];
+const READ_ONE: ErrorStatus[] = ["401", "403", "404", "429"];
+const CREATE_APPLICATION: ErrorStatus[] = ["400", "401", "403", "413", "415", "429"];
+const WRITE: ErrorStatus[] = ["400", "401", "403", "404", "413", "415", "429"];
+const VERIFICATIONS: ErrorStatus[] = ["400", "401", "403", "404", "429"];
 
 /** validationErrors names a nested field of a 2FA body by its dotted path (`configuration.pinAttempts`). */
 const fieldNames = validationErrorsByPath;
@@ -98,6 +99,7 @@ const tfaOperation = <const S extends object>(
     ...Object.fromEntries(
       refusals.map((status) => [status, status === "429" && options.limited ? limited : errors[status]]),
     ),
+    ...serviceFailures,
   },
 });
 

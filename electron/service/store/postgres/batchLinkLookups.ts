@@ -1,5 +1,5 @@
+import type { SyncLink } from "../../domain/syncRecords.ts";
 import type { SyncWrites } from "../store.ts";
-import type { SyncLink } from "../syncRows.ts";
 
 /**
  * The sync repository of one write transaction, where `linkOfAccount` is read once per account

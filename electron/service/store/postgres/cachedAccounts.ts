@@ -1,4 +1,4 @@
-import type { Account } from "../accountRows.ts";
+import type { Account } from "../../domain/accounts.ts";
 import { ReadThroughCache } from "../readThroughCache.ts";
 import type { AccountReads, CacheLookups, ChangeFeed } from "../store.ts";
 
@@ -8,6 +8,7 @@ const CAPACITY = 10_000;
  * How long an account read is answered from memory at most. The change feed tells every change
  * made through a replica or the CLI at once; this bounds a change made around them (an operator's
  * `UPDATE accounts` in SQL, which notifies nobody): an old password then works for at most this long.
+ * @internal Exported for tests.
  */
 export const ACCOUNT_CACHE_MS = 10_000;
 

@@ -12,6 +12,7 @@ import { inTransaction } from "./sql.ts";
 /** The advisory lock key of schema changes ("Keydesk schema"): one per database. */
 const MIGRATION_LOCK = 4_607_182_418_800_017_409n;
 
+/** @internal Exported for tests. */
 export class PostgresSchemaVersionError extends Error {}
 
 export interface MigrationResult {

@@ -40,7 +40,10 @@ export function pinEventChange(origin: string, note: PinEventNote): string {
 
 const WHOLE = /^\d+$/;
 
-/** The note of a `pin-event` payload past its origin; undefined for one this version does not read. */
+/**
+ * The note of a `pin-event` payload past its origin; undefined for one this version does not read.
+ * @internal Exported for tests.
+ */
 export function pinEventNoteOf(fields: readonly string[]): PinEventNote | undefined {
   const [type, accountId, ...rest] = fields;
   if (!accountId || !WHOLE.test(accountId)) return undefined;

@@ -23,7 +23,10 @@ import { type Sql, sqlOn } from "./sql.ts";
  * unseals and writes a page between two reads.
  */
 
-/** Rows read per page of a whole list. */
+/**
+ * Rows read per page of a whole list.
+ * @internal Exported for tests.
+ */
 export const KEYSET_PAGE_ROWS = 1000;
 
 /** Where a page starts: after this row, whose sort values are these. */

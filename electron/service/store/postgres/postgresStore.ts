@@ -41,7 +41,10 @@ import { postgresTfaPins } from "./postgresTfaPins.ts";
 import { postgresUsage } from "./postgresUsage.ts";
 import { advisoryLockKey, inTransaction, isRetryable, type Sql, sqlOn } from "./sql.ts";
 
-/** How many times a write that lost a race (serialization failure, deadlock) runs again. */
+/**
+ * How many times a write that lost a race (serialization failure, deadlock) runs again.
+ * @internal Exported for tests.
+ */
 export const WRITE_RETRIES = 3;
 /** Transactions of writes open at once (each on a pooled client); more writes wait and go together. */
 const MAX_OPEN_BATCHES = 2;

@@ -1,5 +1,6 @@
 import { SYNCED_FIELDS } from "../../../../shared/sync.ts";
 import type { SecretBox } from "../../crypto/secretBox.ts";
+import type { LocalOnlyKey } from "../../domain/syncRecords.ts";
 import { DuplicateError, type SyncWrites } from "../store.ts";
 import {
   createAttemptJson,
@@ -8,7 +9,6 @@ import {
   type KeyRow,
   LINK_COLUMNS,
   type LinkRow,
-  type LocalOnlyKey,
   linkCountsOf,
   type OutboxRow,
   runLogWith,

@@ -1,4 +1,5 @@
-import type { ApplicationFields, TfaWrites } from "../store.ts";
+import type { ApplicationFields } from "../../domain/tfaRecords.ts";
+import type { TfaWrites } from "../store.ts";
 import {
   APPLICATION_COLUMNS,
   type ApplicationRow,

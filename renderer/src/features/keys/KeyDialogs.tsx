@@ -3,7 +3,8 @@ import { notifications } from "@mantine/notifications";
 import { useEffect, useMemo, useRef, useState } from "react";
 import type { ApiKeyView, RevealedApiKey } from "../../../../shared/bridge.ts";
 import { ActingOn } from "../accounts/ActingOn.tsx";
-import { type SyncRemote, syncedChangeNotice } from "../sync/syncState.ts";
+import { SyncedChangeNotice } from "../sync/SyncedChangeNotice.tsx";
+import type { SyncRemote } from "../sync/syncState.ts";
 import { NewPublicApiKey } from "./CopyPublicApiKey.tsx";
 import { ipEntry, KeyForm, type KeyFormValues, toPicker } from "./KeyForm.tsx";
 import { changedFields, cleanIps, orderedPermissions, toApi } from "./keyEdits.ts";
@@ -66,16 +67,6 @@ export function CreateKeyDialog(props: {
         </Stack>
       )}
     </Modal>
-  );
-}
-
-/** The line a change to a synced key says: the remote it reaches at the next sync. */
-export function SyncedChangeNotice({ remote }: { remote: SyncRemote | null | undefined }) {
-  if (!remote) return null;
-  return (
-    <Alert color="blue" variant="light" p="xs" data-testid="synced-change-notice">
-      <Text size="sm">{syncedChangeNotice(remote)}</Text>
-    </Alert>
   );
 }
 

@@ -8,6 +8,7 @@ import { keysWord } from "./keysWord.ts";
  * Also what the confirmation says a bulk change does, in the singular for one key.
  */
 
+/** @internal Exported for tests. */
 export const TYPED_CONFIRM_MIN_KEYS = 20;
 
 /** What must be typed to disable `count` keys of the account, or null when a click is enough. */

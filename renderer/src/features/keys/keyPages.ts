@@ -21,7 +21,10 @@ export function keyQueryOf(filters: KeyFilters): KeyQueryDto {
   };
 }
 
-/** The filters of a bridge query (to narrow rows already loaded the way the service would). */
+/**
+ * The filters of a bridge query (to narrow rows already loaded the way the service would).
+ * @internal Exported for tests.
+ */
 export function filtersOf(query: KeyQueryDto): KeyFilters {
   return {
     state: query.state ?? "all",

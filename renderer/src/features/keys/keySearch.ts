@@ -38,7 +38,10 @@ export function fragmentOf(text: string): string | null {
   return /^[0-9A-Za-z-]+$/.test(value) && /[0-9]/.test(value) ? value : null;
 }
 
-/** The keys whose hint starts and ends as the one typed (a hint's ends may be typed shorter). */
+/**
+ * The keys whose hint starts and ends as the one typed (a hint's ends may be typed shorter).
+ * @internal Exported for tests.
+ */
 export function keysWithHint(keys: readonly ApiKeyView[], hint: string): ApiKeyView[] {
   const [start = "", end = ""] = hint.toLowerCase().split("…");
   return keys.filter((key) => {

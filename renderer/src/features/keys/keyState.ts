@@ -59,6 +59,7 @@ export function validToText(key: Validity & { name?: string }, now: number): str
 /**
  * The one wording of a rolled key's end, wherever it is said (the Valid to column, the details'
  * badge and state, the roll dialog): "retiring in 23 h".
+ * @internal Exported for tests.
  */
 export function retiringText(end: number, now: number): string {
   return `retiring ${relativeTime(end, now)}`;

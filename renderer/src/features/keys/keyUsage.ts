@@ -11,6 +11,7 @@ import { formatLocal as localDateTime, formatPast as relativeTime } from "../../
 
 const NOT_REPORTED = "—";
 export const USAGE_NOT_REPORTED = "This service does not report the usage of keys";
+/** @internal Exported for tests. */
 export const CREATED_NOT_REPORTED = "This service does not report when keys were created";
 
 /** The refusal rules in words, as the details list them. */

@@ -23,7 +23,10 @@ export interface NoticeScope {
 /** What was announced: "<profile> <accountKey> <key id>" → the local day ("2026-11-29") it was. */
 export type NotifiedRecord = Record<string, string>;
 
-/** The local calendar day of an instant, "YYYY-MM-DD": a key is announced once per such day. */
+/**
+ * The local calendar day of an instant, "YYYY-MM-DD": a key is announced once per such day.
+ * @internal Exported for tests.
+ */
 export function localDay(now: number): string {
   const date = new Date(now);
   const pad = (n: number) => String(n).padStart(2, "0");

@@ -19,7 +19,10 @@ const pinQueryKeys = {
   list: (profile: string, filters: PinFilters) => ["pins.list", { profile, ...filters }] as const,
 };
 
-/** Empty filters are left out, so that "no filter" has one cache entry. */
+/**
+ * Empty filters are left out, so that "no filter" has one cache entry.
+ * @internal Exported for tests.
+ */
 export function cleanFilters(filters: PinFilters): PinFilters {
   return {
     ...(filters.to?.trim() && { to: filters.to.trim() }),
@@ -42,6 +45,7 @@ export function usePins(filters: PinFilters) {
 /**
  * The list with a newly captured PIN first (once, even if the event repeats a listed PIN). A
  * resent PIN's event does not name its application: the name of a listed PIN of it is taken.
+ * @internal Exported for tests.
  */
 export function withCapturedPin(pins: readonly CapturedPinDto[], pin: CapturedPinDto): CapturedPinDto[] {
   const applicationName =
@@ -53,6 +57,7 @@ export function withCapturedPin(pins: readonly CapturedPinDto[], pin: CapturedPi
 /**
  * The list with a verification's outcome on every message of that PIN (a resent PIN has several),
  * or the same list when none of them is listed (React Query then keeps what it has).
+ * @internal Exported for tests.
  */
 export function withPinState(pins: readonly CapturedPinDto[], state: PinStateDto): readonly CapturedPinDto[] {
   if (!pins.some((pin) => pin.pinId === state.pinId)) return pins;
@@ -75,6 +80,7 @@ type PinEvent = Extract<BridgeEvent, { type: "pin" | "pin-state" }>;
  * list, loaded and not being fetched; any other list is fetched again (its matching rules are the
  * service's). A verification's outcome ("pin-state") changes that PIN's rows in every loaded list.
  * A list being fetched is fetched again either way: its answer may predate the event.
+ * @internal Exported for tests.
  */
 export function pinEventUpdate(
   queryKey: QueryKey,

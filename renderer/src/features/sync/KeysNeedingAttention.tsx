@@ -4,7 +4,7 @@ import { useEffect, useRef } from "react";
 import type { SyncedField, SyncKeyDto, SyncLinkDto } from "../../../../shared/sync.ts";
 import { errorText } from "../../bridgeHooks.ts";
 import { useNavigation } from "../../navigation.ts";
-import { useNow } from "../../useNow.ts";
+import { useLatestNow } from "../../useNow.ts";
 import { failed } from "./failureToast.ts";
 import { useResolveConflict, useSyncKeys } from "./syncHooks.ts";
 import { FIELD_LABELS, formatFieldValue, mineChangeText, theirsChangeText } from "./syncState.ts";
@@ -63,7 +63,7 @@ function ChangeOrigin(props: { text: string; title?: string | undefined; testId:
 
 function ConflictCard({ link, syncKey }: { link: SyncLinkDto; syncKey: SyncKeyDto }) {
   const resolve = useResolveConflict();
-  const now = Math.max(useNow(), Date.now());
+  const now = useLatestNow();
   // Opened from the key's sync mark in the Keys table: this card is what the admin came for.
   const opened = useNavigation().syncKey === syncKey.key;
   const card = useRef<HTMLDivElement>(null);

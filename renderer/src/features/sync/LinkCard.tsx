@@ -20,7 +20,7 @@ import {
   MIN_SYNC_INTERVAL_SECONDS,
   type SyncLinkDto,
 } from "../../../../shared/sync.ts";
-import { useNow } from "../../useNow.ts";
+import { useLatestNow } from "../../useNow.ts";
 import { WHOLE_BADGE } from "../../wholeBadge.ts";
 import { ProfileForm } from "../profiles/ProfileForm.tsx";
 import { failed } from "./failureToast.ts";
@@ -59,8 +59,7 @@ function Count(props: { label: string; value: number; testId: string; alert?: bo
 }
 
 function Time(props: { label: string; value: string | null; now: number; never?: string; testId: string }) {
-  // `now` ticks every 15 s to move "3 min ago" on; a run that ended since is not "in 6 s".
-  const shown = formatSyncTime(props.value, Math.max(props.now, Date.now()), props.never);
+  const shown = formatSyncTime(props.value, props.now, props.never);
   return (
     <div>
       <Text size="xs" c="dimmed" component="dt">
@@ -79,7 +78,8 @@ export function LinkCard(props: {
   profiles: ProfileDto[];
 }) {
   const { link } = props;
-  const now = useNow();
+  // Ticks every 15 s to move "3 min ago" on; a run that ended since is not "in 6 s".
+  const now = useLatestNow();
   const run = useRunLink();
   const update = useUpdateLink();
   const [removing, setRemoving] = useState(false);

@@ -1,7 +1,7 @@
 import { Badge, Button, Group, Stack, Table, Text, Title } from "@mantine/core";
 import { useState } from "react";
 import type { SyncLinkDto } from "../../../../shared/sync.ts";
-import { useNow } from "../../useNow.ts";
+import { useLatestNow } from "../../useNow.ts";
 import { WHOLE_BADGE } from "../../wholeBadge.ts";
 import { formatSyncTime } from "./syncState.ts";
 
@@ -10,7 +10,7 @@ const SHOWN_FIRST = 5;
 
 /** The link's recent runs, newest first: when, keys pulled and pushed, conflicts left, the error. */
 export function RunLog({ link }: { link: SyncLinkDto }) {
-  const now = useNow();
+  const now = useLatestNow();
   const [all, setAll] = useState(false);
   const runs = all ? link.recentRuns : link.recentRuns.slice(0, SHOWN_FIRST);
   return (
@@ -33,7 +33,7 @@ export function RunLog({ link }: { link: SyncLinkDto }) {
           </Table.Thead>
           <Table.Tbody>
             {runs.map((run) => {
-              const ended = formatSyncTime(run.endedAt, Math.max(now, Date.now()));
+              const ended = formatSyncTime(run.endedAt, now);
               return (
                 <Table.Tr
                   key={`${run.startedAt} ${run.endedAt}`}

@@ -104,7 +104,10 @@ export function formatFieldValue(field: SyncedField, value: unknown): string {
   return JSON.stringify(value);
 }
 
-/** A time of the contract (the API's datetime format, or ISO) as milliseconds, or null. */
+/**
+ * A time of the contract (the API's datetime format, or ISO) as milliseconds, or null.
+ * @internal Exported for tests.
+ */
 export function parseSyncTime(text: string | null): number | null {
   if (text === null) return null;
   const api = parseApiDateTime(text);
@@ -113,7 +116,10 @@ export function parseSyncTime(text: string | null): number | null {
   return Number.isNaN(iso) ? null : iso;
 }
 
-/** "3 min ago", "in 20 s", "just now": a time relative to now (the console's one convention). */
+/**
+ * "3 min ago", "in 20 s", "just now": a time relative to now (the console's one convention).
+ * @internal Exported for tests.
+ */
 export const relativeTime = (time: number, now: number): string => formatRelative(time, now);
 
 /**
@@ -323,6 +329,7 @@ export interface SyncMarks {
   get(key: string): KeySyncMark | undefined;
 }
 
+/** @internal Exported for tests. */
 export const NO_SYNC_MARKS: SyncMarks = { remote: null, get: () => undefined };
 
 export function syncMarksOf(input: {

@@ -151,6 +151,16 @@ test("a write while another process holds the database answers 500, in the docum
  */
 const exempt = (answer: string) => answer.endsWith(" 500") || answer.endsWith(" 503");
 
+test("every operation that can fail documents the storage's 503 too, in the same words", () => {
+  const failing = operations.filter(({ operation }) => operation.responses["500"]);
+  assert.ok(failing.length > 30, `operations that document a 500: ${failing.length}`);
+  const storageAnswers = new Set(
+    failing.map(({ operation }) => JSON.stringify(operation.responses["503"] ?? null)),
+  );
+  assert.equal(storageAnswers.size, 1, [...storageAnswers].join("\n"));
+  assert.match([...storageAnswers][0] as string, /damaged, or its disk is full/);
+});
+
 test("every documented operation and status was reached (the document promises nothing the service does not do)", () => {
   assert.deepEqual(coverage.missing(doc, exempt), []);
 });

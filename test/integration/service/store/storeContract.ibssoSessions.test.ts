@@ -2,9 +2,9 @@ import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import { IbssoAuthenticator } from "../../../../electron/service/auth/ibssoAuthenticator.ts";
 import { MAX_LIVE_SESSIONS, SESSION_LIFETIME_MS } from "../../../../electron/service/auth/ibssoSessions.ts";
+import type { Account } from "../../../../electron/service/domain/accounts.ts";
 import { newAccountKey } from "../../../../electron/service/domain/identifiers.ts";
 import { ApiError } from "../../../../electron/service/errors.ts";
-import type { Account } from "../../../../electron/service/store/accountRows.ts";
 import type { Store } from "../../../../electron/service/store/store.ts";
 import { openStore, STORE_KINDS, storedRows } from "./storeSubjects.ts";
 

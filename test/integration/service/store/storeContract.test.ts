@@ -1,11 +1,11 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
+import type { Account } from "../../../../electron/service/domain/accounts.ts";
 import type { ApiKeyFields } from "../../../../electron/service/domain/apiKeyRecords.ts";
 import type { NewAuditEntry } from "../../../../electron/service/domain/auditEntries.ts";
 import { newAccountKey, newKeyId, newPublicApiKey } from "../../../../electron/service/domain/identifiers.ts";
 import { emptyPending, hourOf } from "../../../../electron/service/domain/keyUsage.ts";
 import { dayOf } from "../../../../electron/service/domain/keyUsageSeries.ts";
-import type { Account } from "../../../../electron/service/store/accountRows.ts";
 import { IDEMPOTENCY_RETENTION_MS } from "../../../../electron/service/store/idempotencyRows.ts";
 import { DuplicateError, type Store } from "../../../../electron/service/store/store.ts";
 import { formatApiDateTime } from "../../../../shared/datetime.ts";

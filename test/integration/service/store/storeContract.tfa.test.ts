@@ -1,8 +1,9 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
+import type { Account } from "../../../../electron/service/domain/accounts.ts";
 import { newAccountKey, newKeyId } from "../../../../electron/service/domain/identifiers.ts";
-import type { Account } from "../../../../electron/service/store/accountRows.ts";
-import type { Store, StoredApplication, TemplateFields } from "../../../../electron/service/store/store.ts";
+import type { StoredApplication, TemplateFields } from "../../../../electron/service/domain/tfaRecords.ts";
+import type { Store } from "../../../../electron/service/store/store.ts";
 import { VERIFY_CALL_PURGE_BATCH } from "../../../../electron/service/store/tfaPinRows.ts";
 import { takeVerifyCall } from "../../../../electron/service/tfa/verifyCallLimit.ts";
 import type { ApplicationConfigurationDto, Channel } from "../../../../shared/tfa.ts";

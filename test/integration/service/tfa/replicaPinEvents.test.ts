@@ -1,8 +1,8 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import pg from "pg";
+import type { Account } from "../../../../electron/service/domain/accounts.ts";
 import { newAccountKey } from "../../../../electron/service/domain/identifiers.ts";
-import type { Account } from "../../../../electron/service/store/accountRows.ts";
 import {
   CHANGES_CHANNEL,
   type PostgresChangeFeed,

@@ -234,3 +234,38 @@ test("include: a service that refuses usage (a 400 naming include) is asked agai
   await service.listPage("_", { include: ["usage", "created"] }, { limit: 10 });
   assert.deepEqual(asked, ["usage,created", "created", "created"]);
 });
+
+test("an extension the service lacks is null; a 404 naming the request's part is an error to show", async () => {
+  const errorBody = (status: number, validationErrors?: Record<string, string[]>) =>
+    send(
+      status,
+      "application/json",
+      JSON.stringify({
+        requestError: {
+          serviceException: {
+            messageId: status === 405 ? "BAD_REQUEST" : "NOT_FOUND",
+            text: "no",
+            validationErrors,
+          },
+        },
+      }),
+    );
+  const count = "GET /local/1/accounts/_/api-keys/count";
+  const series = `GET /local/1/accounts/_/api-keys/${KEY.key}/usage-series`;
+  const history = "GET /local/1/audit";
+  // Missing: no route at all (an HTML 404), a 404 of the error shape naming nothing, a 405.
+  routes.delete(count);
+  assert.equal(await client().countKeys("_"), null);
+  routes.set(count, errorBody(404));
+  routes.set(series, errorBody(405));
+  routes.set(history, errorBody(404));
+  assert.equal(await client().countKeys("_"), null);
+  assert.equal(await client().usageSeries("_", KEY.key), null);
+  assert.equal(await client().keyHistory(KEY.key, 5), null);
+  // The route is there, and what the path names is not: the account, the key.
+  routes.set(count, errorBody(404, { accountKey: ["no account"] }));
+  routes.set(series, errorBody(404, { key: ["no API key"] }));
+  assert.deepEqual((await failure(client().countKeys("_"))).validationErrors, { accountKey: ["no account"] });
+  assert.equal((await failure(client().usageSeries("_", KEY.key))).status, 404);
+  for (const route of [count, series, history]) routes.delete(route);
+});

@@ -2,7 +2,6 @@ import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
 import { startKeydeskCore } from "../../../../../electron/main/core.ts";
 import type { KeydeskCore } from "../../../../../electron/main/corePorts.ts";
-import { MemoryClipboard } from "../../../../../electron/main/memoryClipboard.ts";
 import { SessionVault } from "../../../../../electron/vault/sessionVault.ts";
 import type { BridgeEvent } from "../../../../../shared/bridge.ts";
 import { formatApiDateTime } from "../../../../../shared/datetime.ts";
@@ -13,6 +12,7 @@ import {
   type ServeProcess,
   startServe,
 } from "../../../../harness/keyServiceProcess.ts";
+import { MemoryClipboard } from "../../../../harness/memoryClipboard.ts";
 import { type RefusingProxy, startRefusingProxy } from "../../../../harness/refusingProxy.ts";
 import { allKeys, fails, ok } from "../../dispatchAssertions.ts";
 

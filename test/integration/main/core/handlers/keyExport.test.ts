@@ -4,9 +4,9 @@ import { join } from "node:path";
 import { after, before, test } from "node:test";
 import { startKeydeskCore } from "../../../../../electron/main/core.ts";
 import type { ExportDownload, KeydeskCore } from "../../../../../electron/main/corePorts.ts";
-import { MemoryClipboard } from "../../../../../electron/main/memoryClipboard.ts";
 import { SessionVault } from "../../../../../electron/vault/sessionVault.ts";
 import { makeTempDir, removeDir } from "../../../../harness/keyServiceProcess.ts";
+import { MemoryClipboard } from "../../../../harness/memoryClipboard.ts";
 import { ok } from "../../dispatchAssertions.ts";
 
 /**

@@ -2,7 +2,6 @@ import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
 import { startKeydeskCore } from "../../../../../electron/main/core.ts";
 import type { KeydeskCore } from "../../../../../electron/main/corePorts.ts";
-import { MemoryClipboard } from "../../../../../electron/main/memoryClipboard.ts";
 import { SessionVault } from "../../../../../electron/vault/sessionVault.ts";
 import { formatApiDateTime, parseApiDateTime } from "../../../../../shared/datetime.ts";
 import { predecessorOf, rolledName, successorOf } from "../../../../../shared/keyRollNames.ts";
@@ -16,6 +15,7 @@ import {
   type ServeProcess,
   startServe,
 } from "../../../../harness/keyServiceProcess.ts";
+import { MemoryClipboard } from "../../../../harness/memoryClipboard.ts";
 import { type RefusingProxy, startRefusingProxy } from "../../../../harness/refusingProxy.ts";
 import { fails, ok } from "../../dispatchAssertions.ts";
 

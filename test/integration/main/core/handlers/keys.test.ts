@@ -2,10 +2,10 @@ import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
 import { startKeydeskCore } from "../../../../../electron/main/core.ts";
 import type { KeydeskCore } from "../../../../../electron/main/corePorts.ts";
-import { MemoryClipboard } from "../../../../../electron/main/memoryClipboard.ts";
 import { SessionVault } from "../../../../../electron/vault/sessionVault.ts";
 import { formatApiDateTime } from "../../../../../shared/datetime.ts";
 import { makeTempDir, removeDir } from "../../../../harness/keyServiceProcess.ts";
+import { MemoryClipboard } from "../../../../harness/memoryClipboard.ts";
 import { allKeys, fails, ok } from "../../dispatchAssertions.ts";
 
 /** The keys handlers through dispatch, against the real embedded service (Local profile). */

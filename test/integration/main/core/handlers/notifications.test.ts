@@ -8,9 +8,9 @@ import {
   type NotifierPort,
   PAGE_CLIPBOARD,
 } from "../../../../../electron/main/corePorts.ts";
-import { MemoryClipboard } from "../../../../../electron/main/memoryClipboard.ts";
 import { MAX_NOTIFICATIONS_PER_CALL } from "../../../../../shared/bridge.ts";
 import { makeTempDir, removeDir } from "../../../../harness/keyServiceProcess.ts";
+import { MemoryClipboard } from "../../../../harness/memoryClipboard.ts";
 import { memoryKeychain } from "../../../../harness/memoryKeychain.ts";
 import { fails, ok } from "../../dispatchAssertions.ts";
 

@@ -3,6 +3,7 @@ import { randomUUID } from "node:crypto";
 import { test } from "node:test";
 import pg from "pg";
 import { AppKeyAuthorizer } from "../../../../../electron/service/auth/appKeyAuthorizer.ts";
+import type { Account } from "../../../../../electron/service/domain/accounts.ts";
 import type { StoredApiKey } from "../../../../../electron/service/domain/apiKeyRecords.ts";
 import {
   newAccountKey,
@@ -10,7 +11,6 @@ import {
   newPublicApiKey,
 } from "../../../../../electron/service/domain/identifiers.ts";
 import { ApiError } from "../../../../../electron/service/errors.ts";
-import type { Account } from "../../../../../electron/service/store/accountRows.ts";
 import {
   CHANGES_CHANNEL,
   PostgresChangeFeed,

@@ -1,8 +1,8 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
+import type { Account } from "../../../../../electron/service/domain/accounts.ts";
 import { newAccountKey } from "../../../../../electron/service/domain/identifiers.ts";
 import { ApiError } from "../../../../../electron/service/errors.ts";
-import type { Account } from "../../../../../electron/service/store/accountRows.ts";
 import type { Store } from "../../../../../electron/service/store/store.ts";
 import { PinEvents } from "../../../../../electron/service/tfa/pinEvents.ts";
 import { TfaApplications } from "../../../../../electron/service/tfa/tfaApplications.ts";

@@ -4,7 +4,7 @@ import Fastify from "fastify";
 import { z } from "zod";
 import { ApiError } from "../../../../../electron/service/errors.ts";
 import { routePath } from "../../../../../electron/service/http/methodRoutes.ts";
-import { BASIC_CHALLENGE, errorResponse } from "../../../../../electron/service/http/openApiErrors.ts";
+import { errorResponse } from "../../../../../electron/service/http/openApiErrors.ts";
 import { registerOpenApiGeneration } from "../../../../../electron/service/http/openApiGeneration.ts";
 import {
   component,
@@ -13,6 +13,7 @@ import {
   jsonContent,
   OPTIONAL_BODY,
 } from "../../../../../electron/service/http/routeSchemas.ts";
+import { BASIC_CHALLENGE } from "../../../../../electron/service/http/routes/commonErrors.ts";
 
 /**
  * The document is generated from what routes declare: zod schemas become parameters, bodies and

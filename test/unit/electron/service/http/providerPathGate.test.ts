@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { isServicePath } from "../../../../../electron/service/http/providerPathGate.ts";
+import { unroutedAnswers } from "../../../../../electron/service/http/openApiErrors.ts";
+import { isServicePath, SERVICE_PATHS } from "../../../../../electron/service/http/providerPathGate.ts";
 
 test("the service's own paths: management, Keydesk's /local/ routes, its contract and metrics, one trailing slash or a query included", () => {
   for (const path of [
@@ -34,4 +35,11 @@ test("every other path is the provider's, the root and near-misses of the servic
   ]) {
     assert.equal(isServicePath(path), false, path);
   }
+});
+
+test("/openapi.json's x-unknown-path names the service's own paths the gate keeps, each once", () => {
+  const { description } = unroutedAnswers["x-unknown-path"];
+  const named = [...description.matchAll(/`(\/[^`]*)`/g)].map((match) => match[1]);
+  assert.deepEqual(named, [...SERVICE_PATHS]);
+  for (const path of SERVICE_PATHS) assert.equal(isServicePath(path), true, path);
 });

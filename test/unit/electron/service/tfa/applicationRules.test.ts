@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import type { StoredApplication, StoredTemplate } from "../../../../../electron/service/store/store.ts";
+import type { StoredApplication, StoredTemplate } from "../../../../../electron/service/domain/tfaRecords.ts";
 import {
   applicationAfterUpdate,
   applicationForCreate,

@@ -1,4 +1,4 @@
-import type { ClipboardPort } from "./corePorts.ts";
+import type { ClipboardPort } from "../../electron/main/corePorts.ts";
 
 /** A clipboard in memory, for tests of the core that run without Electron. */
 export class MemoryClipboard implements ClipboardPort {
