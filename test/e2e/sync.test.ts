@@ -64,7 +64,11 @@ const rename = (side: "local" | "remote", key: string, name: string) =>
 const until = (what: string, check: () => Promise<boolean>, timeoutMs?: number) =>
   eventually(what, async () => ((await check()) ? true : undefined), timeoutMs);
 
-const { test, page, host, bridge, before, after, problems } = uiSuite({ name: "sync" });
+const { test, page, host, bridge, before, after, problems } = uiSuite({
+  name: "sync",
+  // A new key's publicApiKey is copied: the test reads it back from the browser's clipboard.
+  clipboard: true,
+});
 
 before(async () => {
   remoteDir = await makeTempDir("keydesk-e2e-sync-remote-");
@@ -150,6 +154,25 @@ test("a remote profile is linked, Sync now brings its keys, and conflicts are re
   await page.getByRole("tab", { name: "Keys" }).click();
   await page.getByTestId("key-row").filter({ hasText: "shared key" }).waitFor();
   await page.getByTestId("key-row").filter({ hasText: "remote only" }).waitFor();
+
+  // A new TFA key of the linked account: shown and copied as the remote holds it (its create takes
+  // the remote's publicApiKey when it is pushed), never the local value that stops working then.
+  await page.getByRole("button", { name: "New TFA key + copy" }).click();
+  const tfaDialog = page.getByRole("dialog", { name: "New TFA key" });
+  await tfaDialog.getByText(/copied once Team server .* has the key/).waitFor();
+  await tfaDialog.getByRole("textbox", { name: "Name" }).fill("tfa made while linked");
+  await tfaDialog.getByRole("button", { name: "Create and copy" }).click();
+  const created = page.getByRole("dialog", { name: "Key created" });
+  const shown = created.getByTestId("new-public-api-key");
+  await shown.waitFor();
+  const onRemote = (await keyNamed("remote", "tfa made while linked")) as Key & { publicApiKey: string };
+  assert.equal(await shown.textContent(), onRemote.publicApiKey);
+  await page.waitForFunction(
+    async (value) => (await navigator.clipboard.readText()) === value,
+    onRemote.publicApiKey,
+  );
+  await created.getByRole("button", { name: "Done" }).click();
+  await created.waitFor({ state: "hidden" });
 
   // Take remote: the same key renamed on both sides, remote first.
   const localKey = await keyNamed("local", "shared key");

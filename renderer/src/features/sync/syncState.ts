@@ -320,6 +320,8 @@ export function syncedChangeNotice(remote: SyncRemote): string {
 export interface SyncMarks {
   /** The remote the account is linked to; null when it is not linked. */
   remote: SyncRemote | null;
+  /** The account's link (it has one at most); null when it is not linked. */
+  linkId?: number | null;
   get(key: string): KeySyncMark | undefined;
 }
 
@@ -327,6 +329,7 @@ export const NO_SYNC_MARKS: SyncMarks = { remote: null, get: () => undefined };
 
 export function syncMarksOf(input: {
   remote: SyncRemote | undefined;
+  linkId?: number;
   withNews: ReadonlyArray<{ key: string; state: SyncKeyState }> | undefined;
   localOnly: readonly string[] | undefined;
   localOnlyComplete: boolean;
@@ -338,7 +341,22 @@ export function syncMarksOf(input: {
   for (const key of input.withNews ?? []) marks.set(key.key, { state: key.state, remote });
   const inStep: KeySyncMark | undefined =
     input.withNews && input.localOnlyComplete ? { state: "synced", remote } : undefined;
-  return { remote, get: (key) => marks.get(key) ?? inStep };
+  return { remote, linkId: input.linkId ?? null, get: (key) => marks.get(key) ?? inStep };
+}
+
+/**
+ * Whether a key created in a linked account already has the publicApiKey it keeps, from the link's
+ * keys with news (`sync.keys`): its create reached the remote (it has a remote key id, or is in step
+ * and no longer listed). Until then the value made here is not final: the remote gives the key its
+ * own when the create lands, and the local value stops working (electron/sync/README.md, Push).
+ */
+export function newKeyOnRemote(
+  withNews: ReadonlyArray<Pick<SyncKeyDto, "key" | "remoteKey" | "error">>,
+  key: string,
+): { onRemote: true } | { onRemote: false; why: string | null } {
+  const entry = withNews.find((each) => each.key === key);
+  if (!entry || entry.remoteKey !== null) return { onRemote: true };
+  return { onRemote: false, why: entry.error };
 }
 
 /**

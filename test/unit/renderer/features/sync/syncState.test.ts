@@ -12,6 +12,7 @@ import {
   linkTitle,
   mineChangeText,
   NO_SYNC_MARKS,
+  newKeyOnRemote,
   parseSyncTime,
   profileOfLink,
   progressPercent,
@@ -331,4 +332,17 @@ test("a conflict's sides say who changed them and when; a remote that names no a
     "seen 1 min ago; the remote names no author",
   );
   assert.equal(theirsChangeText(null, now).text, "the remote names no author");
+});
+
+test("a new key of a linked account has its final publicApiKey once its create reached the remote", () => {
+  const news = [
+    { key: "K1", remoteKey: null, error: null },
+    { key: "K2", remoteKey: null, error: "the remote refused the name" },
+    { key: "K3", remoteKey: "R3", error: null },
+  ];
+  assert.deepEqual(newKeyOnRemote(news, "K1"), { onRemote: false, why: null });
+  assert.deepEqual(newKeyOnRemote(news, "K2"), { onRemote: false, why: "the remote refused the name" });
+  // Created there, with news of another kind (a pending update) or none (in step, not listed).
+  assert.deepEqual(newKeyOnRemote(news, "K3"), { onRemote: true });
+  assert.deepEqual(newKeyOnRemote(news, "K4"), { onRemote: true });
 });
