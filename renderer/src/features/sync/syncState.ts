@@ -43,6 +43,18 @@ export function linkStateLook(
 }
 
 /**
+ * The badge of a finished run that went through: green only when it left nothing to choose; a run
+ * that ended with keys in conflict says how many, in the warning colour (those keys did not sync).
+ */
+export function runResultLook(run: Pick<SyncLinkDto["recentRuns"][number], "conflicts">): StateLook {
+  if (run.conflicts === 0) return { label: "Synced", color: "green.9" };
+  return {
+    label: `Synced, ${run.conflicts} ${run.conflicts === 1 ? "conflict" : "conflicts"}`,
+    color: "orange.9",
+  };
+}
+
+/**
  * The Keys table's badge of a key of a linked account; null for the states that need no attention.
  * "Local only": a key the link does not carry (made before it), which the admin may want to push.
  */

@@ -20,6 +20,7 @@ import {
   reachesRemote,
   relativeTime,
   remoteOfLink,
+  runResultLook,
   staleAfter,
   syncedChangeNotice,
   syncedTo,
@@ -332,6 +333,12 @@ test("a conflict's sides say who changed them and when; a remote that names no a
     "seen 1 min ago; the remote names no author",
   );
   assert.equal(theirsChangeText(null, now).text, "the remote names no author");
+});
+
+test("a run that went through is green only without conflicts; with some it says how many, in orange", () => {
+  assert.deepEqual(runResultLook({ conflicts: 0 }), { label: "Synced", color: "green.9" });
+  assert.deepEqual(runResultLook({ conflicts: 1 }), { label: "Synced, 1 conflict", color: "orange.9" });
+  assert.deepEqual(runResultLook({ conflicts: 3 }), { label: "Synced, 3 conflicts", color: "orange.9" });
 });
 
 test("a new key of a linked account has its final publicApiKey once its create reached the remote", () => {
