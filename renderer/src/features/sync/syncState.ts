@@ -142,6 +142,25 @@ export function formatSyncTime(
   return { text: relativeTime(time, now), title: formatLocal(time) };
 }
 
+/**
+ * A link's next run, on its card. Never "just now": a retry a second or two ahead is "retry in 2 s"
+ * (a backoff starts at 1 s, which "just now" hid), one whose time has come is "retrying now", and a
+ * link that backs off says "retry" so the admin knows it is the failure's retry, not the interval.
+ */
+export function nextRunText(
+  link: Pick<SyncLinkDto, "state" | "nextRunAt">,
+  now: number,
+): { text: string; title?: string } {
+  const time = parseSyncTime(link.nextRunAt);
+  if (time === null) return { text: link.state === "paused" ? "paused" : "not scheduled" };
+  const retry = link.state === "backing-off";
+  const seconds = Math.ceil((time - now) / 1000);
+  const title = formatLocal(time);
+  if (seconds <= 0) return { text: retry ? "retrying now" : "due now", title };
+  const ahead = seconds < 5 ? `in ${seconds} s` : relativeTime(time, now);
+  return { text: retry ? `retry ${ahead}` : ahead, title };
+}
+
 type FieldConflictDto = SyncKeyDto["conflicts"][number];
 
 /**

@@ -13,6 +13,7 @@ import {
   mineChangeText,
   NO_SYNC_MARKS,
   newKeyOnRemote,
+  nextRunText,
   parseSyncTime,
   profileOfLink,
   progressPercent,
@@ -352,4 +353,20 @@ test("a new key of a linked account has its final publicApiKey once its create r
   // Created there, with news of another kind (a pending update) or none (in step, not listed).
   assert.deepEqual(newKeyOnRemote(news, "K3"), { onRemote: true });
   assert.deepEqual(newKeyOnRemote(news, "K4"), { onRemote: true });
+});
+
+test("the next run of a link that retries says when the retry is, never just now", () => {
+  const now = Date.UTC(2026, 10, 23, 16, 27, 29);
+  const at = (ms: number) => new Date(now + ms).toISOString();
+  const retrying = (ms: number) => nextRunText({ state: "backing-off", nextRunAt: at(ms) }, now).text;
+  assert.equal(retrying(1_000), "retry in 1 s");
+  assert.equal(retrying(3_200), "retry in 4 s");
+  assert.equal(retrying(40_000), "retry in 40 s");
+  assert.equal(retrying(240_000), "retry in 4 min");
+  assert.equal(retrying(-500), "retrying now");
+  assert.equal(nextRunText({ state: "idle", nextRunAt: at(2_000) }, now).text, "in 2 s");
+  assert.equal(nextRunText({ state: "idle", nextRunAt: at(-2_000) }, now).text, "due now");
+  assert.match(nextRunText({ state: "idle", nextRunAt: at(300_000) }, now).title ?? "", /0?4:32:29|16:32:29/);
+  assert.deepEqual(nextRunText({ state: "paused", nextRunAt: null }, now), { text: "paused" });
+  assert.deepEqual(nextRunText({ state: "idle", nextRunAt: null }, now), { text: "not scheduled" });
 });
