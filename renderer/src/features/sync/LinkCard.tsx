@@ -252,9 +252,11 @@ export function LinkCard(props: {
         </Group>
 
         <KeysNeedingAttention link={link} />
-        <LocalOnlyKeys link={link} />
+        {/* What waits to go out and what the last runs did, before the local-only list, which may
+            be long (50 rows a page): an admin looks at those first, and they stay in sight. */}
         <OutboxList link={link} />
         <RunLog link={link} />
+        <LocalOnlyKeys link={link} />
       </Stack>
 
       <RemoveLinkDialog opened={removing} link={link} title={title} onClose={() => setRemoving(false)} />
