@@ -158,6 +158,11 @@ export function useRetryWhenReachable(): void {
   );
 }
 
+/** Main refused the call because its profile is no longer the active one: nothing was done. */
+export function isProfileSwitchRefusal(error: unknown): boolean {
+  return error instanceof BridgeFailure && error.error.messageId === "PROFILE_CHANGED";
+}
+
 /**
  * A call refused because another profile became active (another window switched it): the profiles
  * are read again, so the views follow the active profile and load its data.
@@ -166,11 +171,42 @@ export function useFollowProfileChanges(): void {
   const queryClient = useQueryClient();
   useEffect(() => {
     const follow = (error: unknown) => {
-      if (error instanceof BridgeFailure && error.error.messageId === "PROFILE_CHANGED")
-        void queryClient.invalidateQueries({ queryKey: ["profiles.list"] });
+      if (isProfileSwitchRefusal(error)) void queryClient.invalidateQueries({ queryKey: ["profiles.list"] });
     };
-    return onFailedCalls(queryClient, follow);
+    const stopFollowing = onFailedCalls(queryClient, follow);
+    const stopDropping = dropProfileSwitchRefusals(queryClient);
+    return () => {
+      stopFollowing();
+      stopDropping();
+    };
   }, [queryClient]);
+}
+
+/**
+ * A query refused because the profile it was asked for was left meanwhile holds no answer of that
+ * profile, and no error of it either: kept, it showed as the page's error (and the view's) on the
+ * return to that profile. Such a query is dropped once no view uses it, so a return asks it afresh;
+ * one still in use (its view not yet gone) is only marked stale, which refetches it when a view of
+ * the active profile uses it (refetching it now would be refused again).
+ */
+export function dropProfileSwitchRefusals(queryClient: QueryClient): () => void {
+  const cache = queryClient.getQueryCache();
+  return cache.subscribe((event) => {
+    const refused =
+      (event.type === "updated" &&
+        event.action.type === "error" &&
+        isProfileSwitchRefusal(event.action.error)) ||
+      (event.type === "observerRemoved" && isProfileSwitchRefusal(event.query.state.error));
+    if (!refused) return;
+    const { queryKey } = event.query;
+    // After the cache's own notification: a query is not removed while it tells its observers.
+    queueMicrotask(() => {
+      const query = cache.find({ queryKey, exact: true });
+      if (!query || !isProfileSwitchRefusal(query.state.error)) return;
+      if (query.getObserversCount() === 0) queryClient.removeQueries({ queryKey, exact: true });
+      else void queryClient.invalidateQueries({ queryKey, exact: true, refetchType: "none" });
+    });
+  });
 }
 
 /**
