@@ -305,6 +305,7 @@ test("at 800, 1280 and 1440: two long names that differ only in their last chara
           whole:
             button.scrollHeight <= button.clientHeight + 1 && button.scrollWidth <= button.clientWidth + 1,
           title: button.closest("[title]")?.getAttribute("title") ?? "",
+          ownTitle: button.getAttribute("title") ?? "",
         })),
       ),
     );
@@ -316,6 +317,7 @@ test("at 800, 1280 and 1440: two long names that differ only in their last chara
       assert.ok(cell.text.endsWith(name.slice(-12)), `${at}: the end shows: "${cell.text}"`);
       assert.ok(cell.text.includes("…"), `${at}: the name is cut in its middle: "${cell.text}"`);
       assert.equal(cell.title, name, `${at}: the tooltip has the whole name`);
+      assert.equal(cell.ownTitle, name, `${at}: the cut name's own title is the whole name`);
     }
     assert.notEqual(shown[0]?.text, shown[1]?.text, `${at}: the two names look different`);
     await page.screenshot({ path: join(RESULTS, `keys-layout-long-names-${width}x${height}.png`) });
