@@ -138,6 +138,12 @@ function cutStatesAndTimes(): Promise<{ cut: string[]; cutNames: string[] }> {
         box.right > cellBox.right + 1 ||
         box.bottom > cellBox.bottom + 1;
       if (clipped) cut.push(`${element.dataset.testid} "${element.textContent}"`);
+      // One line ("expires in 3 days" broken over two reads as two things).
+      if (element.dataset.testid !== "key-state" && element.getClientRects().length > 0) {
+        const lineHeight = Number.parseFloat(getComputedStyle(element).lineHeight);
+        if (box.height > lineHeight * 1.5)
+          cut.push(`${element.dataset.testid} "${element.textContent}" on two lines`);
+      }
     }
     const cutNames = [...document.querySelectorAll<HTMLElement>("[data-testid=key-name]")]
       .filter((name) => name.scrollHeight > name.clientHeight + 1 || name.scrollWidth > name.clientWidth + 1)
