@@ -183,11 +183,11 @@ export function useFollowProfileChanges(): void {
 }
 
 /**
- * A query refused because the profile it was asked for was left meanwhile holds no answer of that
- * profile, and no error of it either: kept, it showed as the page's error (and the view's) on the
- * return to that profile. Such a query is dropped once no view uses it, so a return asks it afresh;
- * one still in use (its view not yet gone) is only marked stale, which refetches it when a view of
- * the active profile uses it (refetching it now would be refused again).
+ * A query refused because the profile it was asked for was left meanwhile holds no error of that
+ * profile: kept, it showed as the page's error (and the view's) on the return to that profile. The
+ * refusal is forgotten: a query with an earlier answer keeps that answer, as of its time; one without
+ * is dropped once no view uses it. Either is stale, so a return to that profile asks it afresh
+ * (refetching it now would be refused again).
  */
 export function dropProfileSwitchRefusals(queryClient: QueryClient): () => void {
   const cache = queryClient.getQueryCache();
@@ -203,8 +203,13 @@ export function dropProfileSwitchRefusals(queryClient: QueryClient): () => void 
     queueMicrotask(() => {
       const query = cache.find({ queryKey, exact: true });
       if (!query || !isProfileSwitchRefusal(query.state.error)) return;
-      if (query.getObserversCount() === 0) queryClient.removeQueries({ queryKey, exact: true });
-      else void queryClient.invalidateQueries({ queryKey, exact: true, refetchType: "none" });
+      const { data, dataUpdatedAt } = query.state;
+      if (data !== undefined) queryClient.setQueryData(queryKey, data, { updatedAt: dataUpdatedAt });
+      else if (query.getObserversCount() === 0) {
+        queryClient.removeQueries({ queryKey, exact: true });
+        return;
+      }
+      void queryClient.invalidateQueries({ queryKey, exact: true, refetchType: "none" });
     });
   });
 }

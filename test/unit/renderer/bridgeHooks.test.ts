@@ -72,6 +72,20 @@ test("a query refused because its profile was left is dropped: a return to that 
   await new Promise((resolve) => setTimeout(resolve, 0));
   assert.equal(queryClient.getQueryCache().find({ queryKey, exact: true }), undefined);
 
+  // One with an earlier answer keeps it, as of its time, without the refusal; stale.
+  const answered = ["pins.list", { profile: "team" }];
+  queryClient.setQueryData(answered, [], { updatedAt: 1_000 });
+  await queryClient
+    .fetchQuery({ queryKey: answered, queryFn: refusedForLeftProfile, staleTime: 0 })
+    .catch(() => {});
+  await new Promise((resolve) => setTimeout(resolve, 0));
+  const kept2 = queryClient.getQueryCache().find({ queryKey: answered, exact: true });
+  assert.equal(kept2?.state.status, "success");
+  assert.equal(kept2?.state.error, null);
+  assert.deepEqual(kept2?.state.data, []);
+  assert.equal(kept2?.state.dataUpdatedAt, 1_000);
+  assert.equal(kept2?.isStale(), true);
+
   // Other failures stay, to be shown.
   const other = ["keys.count", { profile: "team" }];
   await queryClient
