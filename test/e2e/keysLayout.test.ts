@@ -480,3 +480,34 @@ test("at 800×600 the mouse wheel over the table scrolls the page: the filters g
   await page.evaluate(() => window.scrollTo(0, 0));
   assert.deepEqual(pageProblems, []);
 });
+
+test("at 800 px a Refresh's label stays on its line while the keys load (it fades where it is)", async () => {
+  await page.setViewportSize({ width: 800, height: 600 });
+  await page.goto(host.pageUrl);
+  await page.getByTestId("key-row").first().waitFor();
+  const refresh = page.getByRole("button", { name: "Refresh", exact: true });
+  // Each frame of the load and its transitions, from the click on: how far the label moved down.
+  const lowest = await refresh.evaluate(
+    (button) =>
+      new Promise<number>((resolve) => {
+        const label = button.querySelector<HTMLElement>(".mantine-Button-label");
+        const top = () => (label?.getBoundingClientRect().top ?? 0) - button.getBoundingClientRect().top;
+        const start = top();
+        let lowest = 0;
+        const until = performance.now() + 400;
+        const frame = () => {
+          lowest = Math.max(lowest, top() - start);
+          if (performance.now() < until) requestAnimationFrame(frame);
+          else resolve(lowest);
+        };
+        (button as HTMLButtonElement).click();
+        requestAnimationFrame(frame);
+      }),
+  );
+  assert.ok(lowest <= 1, `the label went ${lowest.toFixed(1)} px down during the load`);
+  await page.screenshot({
+    path: join(RESULTS, "keys-layout-800x600-refresh.png"),
+    clip: { x: 0, y: 0, width: 800, height: 220 },
+  });
+  assert.deepEqual(pageProblems, []);
+});
