@@ -22,7 +22,7 @@ import { useProfileScope } from "../../profileScope.ts";
 import { useActingOn } from "../accounts/ActingOn.tsx";
 import { useAccounts } from "../accounts/accountHooks.ts";
 import { useSyncKeyStates } from "../sync/syncHooks.ts";
-import { type SyncMarks, syncedTo } from "../sync/syncState.ts";
+import { notFinalWhy, type SyncMarks, syncedTo } from "../sync/syncState.ts";
 import { useBulkActions } from "./BulkActions.tsx";
 import { copyNotice } from "./CopyPublicApiKey.tsx";
 import { ExportKeysDialog } from "./ExportKeysDialog.tsx";
@@ -420,6 +420,7 @@ export function KeysView(props: {
           }}
           onDetails={setDetails}
           onToggle={actions.request}
+          notFinal={detailsKey && notFinalWhy(syncMarks.get(detailsKey.key))}
         />
       </OnceOpened>
     </Stack>

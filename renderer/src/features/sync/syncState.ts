@@ -303,6 +303,18 @@ export interface SyncRemote {
 export interface KeySyncMark {
   state: SyncKeyState;
   remote: SyncRemote;
+  /** Its create has not reached the remote yet: its publicApiKey changes when it does. */
+  notOnRemote?: boolean;
+}
+
+/**
+ * Why a key's publicApiKey is not handed out (Copy, Reveal) while its create has not reached the
+ * remote: the push gives it the remote's value and the one made here stops working
+ * (electron/sync/README.md, Push); null when it may be.
+ */
+export function notFinalWhy(mark: KeySyncMark | undefined): string | null {
+  if (!mark?.notOnRemote) return null;
+  return `Not on ${mark.remote.full} yet: its publicApiKey changes when the key gets there (the remote gives it its own). Copy it once the sync has pushed it.`;
 }
 
 /**
@@ -361,7 +373,7 @@ export const NO_SYNC_MARKS: SyncMarks = { remote: null, get: () => undefined };
 export function syncMarksOf(input: {
   remote: SyncRemote | undefined;
   linkId?: number;
-  withNews: ReadonlyArray<{ key: string; state: SyncKeyState }> | undefined;
+  withNews: ReadonlyArray<{ key: string; state: SyncKeyState; remoteKey?: string | null }> | undefined;
   localOnly: readonly string[] | undefined;
   localOnlyComplete: boolean;
 }): SyncMarks {
@@ -369,7 +381,12 @@ export function syncMarksOf(input: {
   if (!remote || (!input.withNews && !input.localOnly)) return NO_SYNC_MARKS;
   const marks = new Map<string, KeySyncMark>();
   for (const key of input.localOnly ?? []) marks.set(key, { state: "local-only", remote });
-  for (const key of input.withNews ?? []) marks.set(key.key, { state: key.state, remote });
+  for (const key of input.withNews ?? [])
+    marks.set(key.key, {
+      state: key.state,
+      remote,
+      ...(key.remoteKey === null && key.state !== "local-only" && { notOnRemote: true }),
+    });
   const inStep: KeySyncMark | undefined =
     input.withNews && input.localOnlyComplete ? { state: "synced", remote } : undefined;
   return { remote, linkId: input.linkId ?? null, get: (key) => marks.get(key) ?? inStep };

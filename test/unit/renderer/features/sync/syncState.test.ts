@@ -14,6 +14,7 @@ import {
   NO_SYNC_MARKS,
   newKeyOnRemote,
   nextRunText,
+  notFinalWhy,
   parseSyncTime,
   profileOfLink,
   progressPercent,
@@ -369,4 +370,26 @@ test("the next run of a link that retries says when the retry is, never just now
   assert.match(nextRunText({ state: "idle", nextRunAt: at(300_000) }, now).title ?? "", /0?4:32:29|16:32:29/);
   assert.deepEqual(nextRunText({ state: "paused", nextRunAt: null }, now), { text: "paused" });
   assert.deepEqual(nextRunText({ state: "idle", nextRunAt: null }, now), { text: "not scheduled" });
+});
+
+test("a key whose create has not reached the remote has no final publicApiKey to hand out", () => {
+  const remote = { name: "Team", full: "Team (https://team.example)" };
+  const marks = syncMarksOf({
+    remote,
+    withNews: [
+      { key: "NEW", state: "pending", remoteKey: null },
+      { key: "EDITED", state: "pending", remoteKey: "R1" },
+    ],
+    localOnly: ["OLD"],
+    localOnlyComplete: true,
+  });
+  assert.match(
+    notFinalWhy(marks.get("NEW")) ?? "",
+    /^Not on Team \(https:\/\/team.example\) yet: its publicApiKey changes/,
+  );
+  // A pending change of a key the remote has, a local-only key (not pushed) and a key in step: final.
+  assert.equal(notFinalWhy(marks.get("EDITED")), null);
+  assert.equal(notFinalWhy(marks.get("OLD")), null);
+  assert.equal(notFinalWhy(marks.get("SYNCED")), null);
+  assert.equal(notFinalWhy(undefined), null);
 });
