@@ -1,7 +1,7 @@
 import { Alert, Button, Group, Text } from "@mantine/core";
 import { type Query, useQueryClient } from "@tanstack/react-query";
 import { useContext, useEffect, useState } from "react";
-import { BridgeFailure, errorText } from "./bridgeHooks.ts";
+import { BridgeFailure, errorText, isProfileSwitchRefusal } from "./bridgeHooks.ts";
 import { useNavigation } from "./navigation.ts";
 import { ProfileScopeContext } from "./profileScope.ts";
 
@@ -28,6 +28,8 @@ function isShownFailure(query: Query): boolean {
     query.state.status === "error" &&
     query.getObserversCount() > 0 &&
     !hasFieldErrors(query.state.error) &&
+    // A call refused because its profile was left is no failure of the active one (it is asked again).
+    !isProfileSwitchRefusal(query.state.error) &&
     shownInView !== true &&
     (shownInView !== "unless-profile" || isProfileFailure(query.state.error))
   );

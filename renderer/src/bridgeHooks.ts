@@ -162,6 +162,11 @@ export function useRetryWhenReachable(): void {
   );
 }
 
+/** Main refused the call because its profile is no longer the active one: nothing was done. */
+export function isProfileSwitchRefusal(error: unknown): boolean {
+  return error instanceof BridgeFailure && error.error.messageId === "PROFILE_CHANGED";
+}
+
 /**
  * A call refused because another profile became active (another window switched it): the profiles
  * are read again, so the views follow the active profile and load its data.
@@ -170,11 +175,47 @@ export function useFollowProfileChanges(): void {
   const queryClient = useQueryClient();
   useEffect(() => {
     const follow = (error: unknown) => {
-      if (error instanceof BridgeFailure && error.error.messageId === "PROFILE_CHANGED")
-        void queryClient.invalidateQueries({ queryKey: ["profiles.list"] });
+      if (isProfileSwitchRefusal(error)) void queryClient.invalidateQueries({ queryKey: ["profiles.list"] });
     };
-    return onFailedCalls(queryClient, follow);
+    const stopFollowing = onFailedCalls(queryClient, follow);
+    const stopDropping = dropProfileSwitchRefusals(queryClient);
+    return () => {
+      stopFollowing();
+      stopDropping();
+    };
   }, [queryClient]);
+}
+
+/**
+ * A query refused because the profile it was asked for was left meanwhile holds no error of that
+ * profile: kept, it showed as the page's error (and the view's) on the return to that profile. The
+ * refusal is forgotten: a query with an earlier answer keeps that answer, as of its time; one without
+ * is dropped once no view uses it. Either is stale, so a return to that profile asks it afresh
+ * (refetching it now would be refused again).
+ */
+export function dropProfileSwitchRefusals(queryClient: QueryClient): () => void {
+  const cache = queryClient.getQueryCache();
+  return cache.subscribe((event) => {
+    const refused =
+      (event.type === "updated" &&
+        event.action.type === "error" &&
+        isProfileSwitchRefusal(event.action.error)) ||
+      (event.type === "observerRemoved" && isProfileSwitchRefusal(event.query.state.error));
+    if (!refused) return;
+    const { queryKey } = event.query;
+    // After the cache's own notification: a query is not removed while it tells its observers.
+    queueMicrotask(() => {
+      const query = cache.find({ queryKey, exact: true });
+      if (!query || !isProfileSwitchRefusal(query.state.error)) return;
+      const { data, dataUpdatedAt } = query.state;
+      if (data !== undefined) queryClient.setQueryData(queryKey, data, { updatedAt: dataUpdatedAt });
+      else if (query.getObserversCount() === 0) {
+        queryClient.removeQueries({ queryKey, exact: true });
+        return;
+      }
+      void queryClient.invalidateQueries({ queryKey, exact: true, refetchType: "none" });
+    });
+  });
 }
 
 /**

@@ -1,4 +1,5 @@
 import {
+  Button,
   type CSSVariablesResolver,
   createTheme,
   defaultVariantColorsResolver,
@@ -91,6 +92,9 @@ export const theme = createTheme({
   primaryShade: { light: 8, dark: 8 },
   variantColorResolver,
   components: {
+    // A loading button's label fades where it is: Mantine also slides it down, and a quick load
+    // (Refresh of a few hundred keys: under 40 ms) left it caught half a line low, then back.
+    Button: Button.extend({ styles: { inner: { transform: "none" } } }),
     Modal: Modal.extend({ defaultProps: { closeButtonProps: { "aria-label": "Close dialog" } } }),
     Notification: Notification.extend({
       defaultProps: { closeButtonProps: { "aria-label": "Close notification" } },

@@ -138,6 +138,12 @@ function cutStatesAndTimes(): Promise<{ cut: string[]; cutNames: string[] }> {
         box.right > cellBox.right + 1 ||
         box.bottom > cellBox.bottom + 1;
       if (clipped) cut.push(`${element.dataset.testid} "${element.textContent}"`);
+      // One line ("expires in 3 days" broken over two reads as two things).
+      if (element.dataset.testid !== "key-state" && element.getClientRects().length > 0) {
+        const lineHeight = Number.parseFloat(getComputedStyle(element).lineHeight);
+        if (box.height > lineHeight * 1.5)
+          cut.push(`${element.dataset.testid} "${element.textContent}" on two lines`);
+      }
     }
     const cutNames = [...document.querySelectorAll<HTMLElement>("[data-testid=key-name]")]
       .filter((name) => name.scrollHeight > name.clientHeight + 1 || name.scrollWidth > name.clientWidth + 1)
@@ -305,6 +311,7 @@ test("at 800, 1280 and 1440: two long names that differ only in their last chara
           whole:
             button.scrollHeight <= button.clientHeight + 1 && button.scrollWidth <= button.clientWidth + 1,
           title: button.closest("[title]")?.getAttribute("title") ?? "",
+          ownTitle: button.getAttribute("title") ?? "",
         })),
       ),
     );
@@ -316,6 +323,7 @@ test("at 800, 1280 and 1440: two long names that differ only in their last chara
       assert.ok(cell.text.endsWith(name.slice(-12)), `${at}: the end shows: "${cell.text}"`);
       assert.ok(cell.text.includes("…"), `${at}: the name is cut in its middle: "${cell.text}"`);
       assert.equal(cell.title, name, `${at}: the tooltip has the whole name`);
+      assert.equal(cell.ownTitle, name, `${at}: the cut name's own title is the whole name`);
     }
     assert.notEqual(shown[0]?.text, shown[1]?.text, `${at}: the two names look different`);
     await page.screenshot({ path: join(RESULTS, `keys-layout-long-names-${width}x${height}.png`) });
@@ -470,5 +478,36 @@ test("at 800×600 the mouse wheel over the table scrolls the page: the filters g
   assert.equal(await horizontalOverflow(), 0);
   await page.screenshot({ path: join(RESULTS, "keys-layout-800x600-wheel.png") });
   await page.evaluate(() => window.scrollTo(0, 0));
+  assert.deepEqual(pageProblems, []);
+});
+
+test("at 800 px a Refresh's label stays on its line while the keys load (it fades where it is)", async () => {
+  await page.setViewportSize({ width: 800, height: 600 });
+  await page.goto(host.pageUrl);
+  await page.getByTestId("key-row").first().waitFor();
+  const refresh = page.getByRole("button", { name: "Refresh", exact: true });
+  // Each frame of the load and its transitions, from the click on: how far the label moved down.
+  const lowest = await refresh.evaluate(
+    (button) =>
+      new Promise<number>((resolve) => {
+        const label = button.querySelector<HTMLElement>(".mantine-Button-label");
+        const top = () => (label?.getBoundingClientRect().top ?? 0) - button.getBoundingClientRect().top;
+        const start = top();
+        let lowest = 0;
+        const until = performance.now() + 400;
+        const frame = () => {
+          lowest = Math.max(lowest, top() - start);
+          if (performance.now() < until) requestAnimationFrame(frame);
+          else resolve(lowest);
+        };
+        (button as HTMLButtonElement).click();
+        requestAnimationFrame(frame);
+      }),
+  );
+  assert.ok(lowest <= 1, `the label went ${lowest.toFixed(1)} px down during the load`);
+  await page.screenshot({
+    path: join(RESULTS, "keys-layout-800x600-refresh.png"),
+    clip: { x: 0, y: 0, width: 800, height: 220 },
+  });
   assert.deepEqual(pageProblems, []);
 });

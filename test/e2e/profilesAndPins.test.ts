@@ -741,7 +741,13 @@ test("switching profile on the PIN inbox never shows the other profile's PINs: n
   await page.setViewportSize({ width: 1280, height: 800 });
   // Never loaded while unreachable (a filter's list is a list of its own): no list, no alert of the inbox's.
   await inbox.getByTestId("pin-filter-to").fill("4479");
-  await inbox.getByTestId("pin-inbox-not-loaded").waitFor({ timeout: 15_000 });
+  const notLoaded = inbox.getByTestId("pin-inbox-not-loaded");
+  await notLoaded.waitFor({ timeout: 15_000 });
+  // It says why there is no list, never that there are no PINs.
+  assert.equal(
+    await notLoaded.textContent(),
+    "The service of Team PINs is unreachable: its PINs cannot be listed until it answers.",
+  );
   assert.equal(await inbox.getByRole("alert").count(), 0);
   assert.equal(await inbox.getByTestId("pin-inbox-empty").count(), 0);
   // The unreachable service's error is expected on the page's console; nothing else.

@@ -178,6 +178,13 @@ test("keys made before the link are shown local-only, in the Sync view and the K
   assert.equal(await stateOf("local alpha"), "Enabled");
   assert.equal(await stateOf("local beta"), "Expired");
   assert.equal(await stateOf("local gamma (disabled)"), "Disabled");
+  // The outbox and the recent runs come before the local-only list, which may be 50 rows long.
+  const topOf = async (testId: string) => (await linkCard().getByTestId(testId).boundingBox())?.y ?? -1;
+  const listTop = await topOf("sync-local-only");
+  for (const section of ["sync-outbox", "sync-run-log"]) {
+    const top = await topOf(section);
+    assert.ok(top >= 0 && top < listTop, `${section} (${top}) above the local-only list (${listTop})`);
+  }
   assert.deepEqual(await seriousViolations(page, '[data-testid="sync-view"]'), []);
   await closeToasts();
   await screenshots("sync-local-only", localOnly());

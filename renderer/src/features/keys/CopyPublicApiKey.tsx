@@ -28,7 +28,24 @@ export function copyNotice(
   );
 }
 
-export function CopyButton(props: { name: string; loading: boolean; onCopy(): void; autoFocus?: boolean }) {
+/** Says, instead of handing it out, why a key's publicApiKey is not final yet (notFinalWhy). */
+export function notFinalNotice(why: string): void {
+  notifications.show({
+    color: "yellow",
+    title: "Not copied: the key is not on the remote yet",
+    message: why,
+  });
+}
+
+export function CopyButton(props: {
+  name: string;
+  loading: boolean;
+  onCopy(): void;
+  autoFocus?: boolean;
+  /** Why the publicApiKey is not handed out now (it changes at the next sync); null: it is. */
+  notFinal?: string | null;
+}) {
+  const notFinal = props.notFinal ?? null;
   return (
     <Button
       size="compact-sm"
@@ -36,7 +53,9 @@ export function CopyButton(props: { name: string; loading: boolean; onCopy(): vo
       {...(props.autoFocus && { "data-autofocus": true })}
       aria-label={`Copy the publicApiKey of ${props.name}`}
       loading={props.loading}
-      onClick={props.onCopy}
+      // Disabled in look but focusable and hoverable: its title and a click say why.
+      {...(notFinal !== null && { "data-disabled": true, "aria-disabled": true, title: notFinal })}
+      onClick={() => (notFinal === null ? props.onCopy() : notFinalNotice(notFinal))}
     >
       Copy
     </Button>

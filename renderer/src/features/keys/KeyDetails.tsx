@@ -5,7 +5,7 @@ import type { ApiKeyView } from "../../../../shared/bridge.ts";
 import { parseApiDateTime } from "../../../../shared/datetime.ts";
 import { errorText } from "../../bridgeHooks.ts";
 import { ActingOn, useActingOn } from "../accounts/ActingOn.tsx";
-import { CopyButton, copyNotice } from "./CopyPublicApiKey.tsx";
+import { CopyButton, copyNotice, notFinalNotice } from "./CopyPublicApiKey.tsx";
 import { KeyHistory } from "./KeyHistory.tsx";
 import { STATE_COLORS } from "./KeyTable.tsx";
 import { KeyUsageDetails } from "./KeyUsageDetails.tsx";
@@ -58,7 +58,10 @@ export function KeyDetails(props: {
   onDetails(key: ApiKeyView): void;
   /** As the row's switch: a disable is confirmed first where the table's would be. */
   onToggle(key: ApiKeyView, enabled: boolean): void;
+  /** Why its publicApiKey is not handed out now (its create has not reached the remote). */
+  notFinal?: string | null;
 }) {
+  const notFinal = props.notFinal ?? null;
   // The usage as the page had it at once, then as the service answers it now; the other fields
   // stay the row's (kept up to date by edits in this view).
   const fresh = useKeyById(props.accountKey, props.apiKey?.key ?? null, { live: true }).data;
@@ -141,25 +144,33 @@ export function KeyDetails(props: {
                   name={key.name}
                   loading={copy.isPending}
                   onCopy={() => copyNotice(copy, props.accountKey, key.key, key.name, where)}
+                  notFinal={notFinal}
                 />
                 <Button
                   size="compact-sm"
                   variant="subtle"
                   loading={reveal.isPending}
                   aria-label={`Reveal the publicApiKey of ${key.name}`}
+                  {...(notFinal !== null && {
+                    "data-disabled": true,
+                    "aria-disabled": true,
+                    title: notFinal,
+                  })}
                   onClick={() =>
-                    reveal.mutate(
-                      { accountKey: props.accountKey, key: key.key },
-                      {
-                        onSuccess: (full) => setRevealed(full.publicApiKey),
-                        onError: (error) =>
-                          notifications.show({
-                            color: "red",
-                            title: "Reveal failed",
-                            message: errorText(error),
-                          }),
-                      },
-                    )
+                    notFinal !== null
+                      ? notFinalNotice(notFinal)
+                      : reveal.mutate(
+                          { accountKey: props.accountKey, key: key.key },
+                          {
+                            onSuccess: (full) => setRevealed(full.publicApiKey),
+                            onError: (error) =>
+                              notifications.show({
+                                color: "red",
+                                title: "Reveal failed",
+                                message: errorText(error),
+                              }),
+                          },
+                        )
                   }
                 >
                   Reveal

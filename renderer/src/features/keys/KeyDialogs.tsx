@@ -9,6 +9,7 @@ import { NewPublicApiKey } from "./CopyPublicApiKey.tsx";
 import { ipEntry, KeyForm, type KeyFormValues, toPicker } from "./KeyForm.tsx";
 import { changedFields, cleanIps, orderedPermissions, toApi } from "./keyEdits.ts";
 import { useCreateKey, useUpdateKey } from "./keyHooks.ts";
+import { PushedPublicApiKey } from "./PushedPublicApiKey.tsx";
 
 export function CreateKeyDialog(props: {
   opened: boolean;
@@ -251,7 +252,13 @@ export function DisableConfirmDialog(props: {
 }
 
 /** The new key with its full publicApiKey, shown once, with a copy button. */
-export function NewKeyDialog(props: { apiKey: RevealedApiKey | null; accountKey: string; onClose(): void }) {
+export function NewKeyDialog(props: {
+  apiKey: RevealedApiKey | null;
+  accountKey: string;
+  /** The account's link, when it has one: the key is shown once the remote has it (PushedPublicApiKey). */
+  linked: { linkId: number; remote: SyncRemote; copyWhenPushed: boolean } | null;
+  onClose(): void;
+}) {
   const key = props.apiKey;
   return (
     <Modal opened={key !== null} onClose={props.onClose} title="Key created">
@@ -261,7 +268,15 @@ export function NewKeyDialog(props: { apiKey: RevealedApiKey | null; accountKey:
           <Text size="sm">
             “{key.name}” ({key.permissions.join(", ")}) is ready. Its publicApiKey is what applications send:
           </Text>
-          <NewPublicApiKey apiKey={key} accountKey={props.accountKey} />
+          {props.linked ? (
+            <PushedPublicApiKey
+              apiKey={{ key: key.key, name: key.name }}
+              accountKey={props.accountKey}
+              {...props.linked}
+            />
+          ) : (
+            <NewPublicApiKey apiKey={key} accountKey={props.accountKey} />
+          )}
           <Group justify="flex-end" className="kd-sticky-footer">
             <Button onClick={props.onClose}>Done</Button>
           </Group>

@@ -41,6 +41,9 @@ export function KeyNameButton(props: { name: string; onClick(): void }) {
       data-cut={shown !== null}
       onClick={props.onClick}
       aria-label={`Details of ${props.name}`}
+      // A cut name has its whole self on hover on the button itself: the cell's tooltip may add
+      // a sync state to it, and is not the button's own accessible description.
+      title={shown !== null ? props.name : undefined}
       data-testid="key-name"
     >
       {shown ?? props.name}

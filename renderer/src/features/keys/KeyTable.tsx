@@ -11,7 +11,13 @@ import { useNow } from "../../useNow.ts";
 import { WHOLE_BADGE } from "../../wholeBadge.ts";
 import { useActingOn } from "../accounts/ActingOn.tsx";
 import { SyncKeyBadge } from "../sync/SyncKeyBadge.tsx";
-import { type KeySyncMark, keySyncLook, reachesRemote, type SyncMarks } from "../sync/syncState.ts";
+import {
+  type KeySyncMark,
+  keySyncLook,
+  notFinalWhy,
+  reachesRemote,
+  type SyncMarks,
+} from "../sync/syncState.ts";
 import { CopyButton, copyNotice } from "./CopyPublicApiKey.tsx";
 import { KeyNameButton } from "./KeyNameButton.tsx";
 import { type ColumnId, columnsFor } from "./keyColumns.ts";
@@ -224,8 +230,13 @@ function cellOf(column: ColumnId, key: ApiKeyView, props: RowProps): React.React
       return (
         <td key={column} className="kd-keys-cell" style={{ overflow: "visible" }}>
           <div className="kd-keys-line kd-keys-line-tight kd-keys-actions">
-            <CopyButton name={key.name} loading={props.copying} onCopy={() => props.onCopy(key)} />
-            <RevealButton apiKey={key} accountKey={props.accountKey} />
+            <CopyButton
+              name={key.name}
+              loading={props.copying}
+              onCopy={() => props.onCopy(key)}
+              notFinal={notFinalWhy(props.syncMark)}
+            />
+            <RevealButton apiKey={key} accountKey={props.accountKey} notFinal={notFinalWhy(props.syncMark)} />
             <Button
               size="compact-sm"
               variant="subtle"

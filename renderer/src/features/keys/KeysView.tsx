@@ -22,7 +22,7 @@ import { useProfileScope } from "../../profileScope.ts";
 import { useActingOn } from "../accounts/ActingOn.tsx";
 import { useAccounts } from "../accounts/accountHooks.ts";
 import { useSyncKeyStates } from "../sync/syncHooks.ts";
-import { type SyncMarks, syncedTo } from "../sync/syncState.ts";
+import { notFinalWhy, type SyncMarks, syncedTo } from "../sync/syncState.ts";
 import { useBulkActions } from "./BulkActions.tsx";
 import { copyNotice } from "./CopyPublicApiKey.tsx";
 import { ExportKeysDialog } from "./ExportKeysDialog.tsx";
@@ -142,6 +142,10 @@ export function KeysView(props: {
   const [editing, setEditing] = useState<ApiKeyView | null>(null);
   const [details, setDetails] = useState<ApiKeyView | null>(null);
   const [created, setCreated] = useState<RevealedApiKey | null>(null);
+  /** The TFA key's "Create and copy" in a linked account: copied once the remote has it. */
+  const [copyWhenPushed, setCopyWhenPushed] = useState(false);
+  const link =
+    syncMarks.remote && syncMarks.linkId ? { linkId: syncMarks.linkId, remote: syncMarks.remote } : null;
   const [highlighted, setHighlighted] = useState<string | null>(null);
   /** The key just created here: on top of the rows until the view changes, if no loaded page has it. */
   const [justCreated, setJustCreated] = useState<ApiKeyView | null>(null);
@@ -193,7 +197,10 @@ export function KeysView(props: {
           createTfa.reset();
           setCreated(key);
           setHighlighted(key.key);
-          copyNotice(copy, props.accountKey, key.key, key.name, where);
+          // In a linked account the value answered here changes when the key reaches the remote:
+          // the dialog copies the final one (PushedPublicApiKey).
+          setCopyWhenPushed(link !== null);
+          if (!link) copyNotice(copy, props.accountKey, key.key, key.name, where);
         },
       },
     );
@@ -356,6 +363,7 @@ export function KeysView(props: {
           onClose={() => props.onCreateOpenChange(false)}
           onCreated={(key) => {
             props.onCreateOpenChange(false);
+            setCopyWhenPushed(false);
             setCreated(key);
             setHighlighted(key.key);
             const { publicApiKey: _secret, ...view } = key;
@@ -367,6 +375,7 @@ export function KeysView(props: {
         <TfaKeyDialog
           opened={tfaOpen}
           accountKey={props.accountKey}
+          syncedTo={link?.remote ?? null}
           pending={createTfa.isPending}
           error={createTfa.error ? errorText(createTfa.error) : null}
           onClose={() => {
@@ -380,6 +389,7 @@ export function KeysView(props: {
         <NewKeyDialog
           apiKey={created}
           accountKey={props.accountKey}
+          linked={link && { ...link, copyWhenPushed }}
           onClose={() => {
             setCreated(null);
             // The dialog opened from another dialog: focus goes back to where keys are created.
@@ -410,6 +420,7 @@ export function KeysView(props: {
           }}
           onDetails={setDetails}
           onToggle={actions.request}
+          notFinal={detailsKey && notFinalWhy(syncMarks.get(detailsKey.key))}
         />
       </OnceOpened>
     </Stack>

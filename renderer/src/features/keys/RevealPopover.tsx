@@ -4,7 +4,7 @@ import { useRef, useState } from "react";
 import type { ApiKeyView } from "../../../../shared/bridge.ts";
 import { errorText } from "../../bridgeHooks.ts";
 import { useActingOn } from "../accounts/ActingOn.tsx";
-import { CopyButton, copyNotice } from "./CopyPublicApiKey.tsx";
+import { CopyButton, copyNotice, notFinalNotice } from "./CopyPublicApiKey.tsx";
 import { useCopyPublicApiKey, useRevealPublicApiKey } from "./keyHooks.ts";
 
 /**
@@ -33,7 +33,13 @@ export function RevealedKey(props: { apiKey: ApiKeyView; accountKey: string; pub
 }
 
 /** A row's Reveal: a popover over the table, never drawn into the neighbouring rows. */
-export function RevealButton(props: { apiKey: ApiKeyView; accountKey: string }) {
+export function RevealButton(props: {
+  apiKey: ApiKeyView;
+  accountKey: string;
+  /** Why the publicApiKey is not shown now (it changes at the next sync); null: it is. */
+  notFinal?: string | null;
+}) {
+  const notFinal = props.notFinal ?? null;
   const reveal = useRevealPublicApiKey();
   const [shown, setShown] = useState<string | null>(null);
   const buttonRef = useRef<HTMLButtonElement>(null);
@@ -60,7 +66,8 @@ export function RevealButton(props: { apiKey: ApiKeyView; accountKey: string }) 
       loading={reveal.isPending}
       aria-label={`${shown ? "Hide" : "Reveal"} the publicApiKey of ${name}`}
       aria-expanded={shown !== null}
-      onClick={() => (shown ? close() : open())}
+      {...(notFinal !== null && { "data-disabled": true, "aria-disabled": true, title: notFinal })}
+      onClick={() => (notFinal !== null ? notFinalNotice(notFinal) : shown ? close() : open())}
     >
       {/* Both words in one grid cell, the other one hidden: the button is as wide either way, so
           the row's actions do not move under the pointer when Reveal becomes Hide. */}

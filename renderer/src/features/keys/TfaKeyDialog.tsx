@@ -3,6 +3,7 @@ import dayjs from "dayjs";
 import { type FormEvent, useState } from "react";
 import { nameProblems } from "../../../../shared/apiKeyRules.ts";
 import { ActingOn } from "../accounts/ActingOn.tsx";
+import type { SyncRemote } from "../sync/syncState.ts";
 
 /** The name a quick TFA key gets unless the admin types another: recognizable by when it was made. */
 function defaultTfaKeyName(now: number): string {
@@ -13,6 +14,8 @@ function defaultTfaKeyName(now: number): string {
 export function TfaKeyDialog(props: {
   opened: boolean;
   accountKey: string;
+  /** The remote of the account's link: the key is copied once it has it (its value changes there). */
+  syncedTo: SyncRemote | null;
   pending: boolean;
   error: string | null;
   onClose(): void;
@@ -27,6 +30,7 @@ export function TfaKeyDialog(props: {
 
 function TfaKeyForm(props: {
   accountKey: string;
+  syncedTo: SyncRemote | null;
   pending: boolean;
   error: string | null;
   onClose(): void;
@@ -43,8 +47,10 @@ function TfaKeyForm(props: {
       <Stack gap="sm">
         <ActingOn accountKey={props.accountKey} />
         <Text size="sm">
-          A key with the TFA permission only (send and verify 2FA PINs). Its publicApiKey is copied once it is
-          created.
+          A key with the TFA permission only (send and verify 2FA PINs).{" "}
+          {props.syncedTo
+            ? `Its publicApiKey is copied once ${props.syncedTo.full} has the key: the remote gives it its own value.`
+            : "Its publicApiKey is copied once it is created."}
         </Text>
         <TextInput
           label="Name"

@@ -39,15 +39,21 @@ const ACTIONS_WIDTH = 252;
 
 const COLUMNS: readonly Column[] = [
   { id: "name", header: "Name", sort: "name", track: "minmax(140px,1fr)", from: 0 },
-  { id: "permissions", header: "Permissions", track: "112px", from: 800 },
+  { id: "permissions", header: "Permissions", track: "112px", from: 830 },
   // "Not yet valid" whole (a state is never cut), with the dot and the cell's padding.
   { id: "state", header: "State", sort: "state", track: "136px", from: 0 },
-  { id: "validTo", header: "Valid to", sort: "validTo", track: "150px", from: 680 },
-  { id: "lastUsed", header: "Last used", track: "104px", from: 900 },
+  // A validity or a time reads on one line, never cut or wrapped (keyTable.css): the tracks fit the
+  // longest phrase each column says in DejaVu Sans at 14 px, the widest font a Linux desktop falls
+  // back to, with the cell's padding: "expired 11 months ago" and "refused 11 months ago" (163 px),
+  // "11 months ago" (106 px).
+  { id: "validTo", header: "Valid to", sort: "validTo", track: "180px", from: 710 },
+  { id: "lastUsed", header: "Last used", track: "180px", from: 1000 },
   // From a 1440 px window whose page has a 15 px scroll bar beside it (a 1391 px table); the name
-  // keeps 409 px there.
-  { id: "created", header: "Created", sort: "created", track: "104px", from: 1380 },
-  { id: "hint", header: "publicApiKey", track: "124px", from: 1020 },
+  // keeps 407 px there.
+  { id: "created", header: "Created", sort: "created", track: "124px", from: 1380 },
+  // The publicApiKey's hint (in the details, and searchable) comes after the name had its share and
+  // the times their whole width: from about 1500 px.
+  { id: "hint", header: "publicApiKey", track: "124px", from: 1480 },
   // The name takes the spare width first: the key id (in the details, and searchable) and the
   // allowed IPs come only when the name has had its share.
   { id: "keyId", header: "Key id", track: "minmax(110px,0.5fr)", from: 1560 },

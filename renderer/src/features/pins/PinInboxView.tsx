@@ -87,8 +87,9 @@ export function PinInboxView() {
         // The page's banner says a profile's failure, with what fixes it (Retry, Edit profile): not twice.
         (isProfileFailure(pins.error) ? (
           pins.data === undefined && (
+            // Why there is no list, not "no PINs": there may be some the service cannot tell now.
             <Text size="sm" c="dimmed" data-testid="pin-inbox-not-loaded">
-              No PINs to show.
+              {notLoadedText(pins.error, profile?.name ?? "the active profile")}
             </Text>
           )
         ) : (
@@ -138,6 +139,14 @@ export function PinInboxView() {
         ))}
     </Stack>
   );
+}
+
+/** Why a profile's PINs could not be listed (its failure, isProfileFailure), in the inbox's words. */
+function notLoadedText(error: unknown, profileName: string): string {
+  const refused = error instanceof BridgeFailure && error.error.messageId === "UNAUTHORIZED";
+  return refused
+    ? `The service of ${profileName} refused its credentials: its PINs cannot be listed until it accepts them.`
+    : `The service of ${profileName} is unreachable: its PINs cannot be listed until it answers.`;
 }
 
 function SentAt({ at, now }: { at: string; now: number }) {

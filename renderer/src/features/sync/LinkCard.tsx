@@ -34,6 +34,7 @@ import {
   formatSyncTime,
   linkStateLook,
   linkTitle,
+  nextRunText,
   profileOfLink,
   progressPercent,
   progressText,
@@ -66,6 +67,21 @@ function Time(props: { label: string; value: string | null; now: number; never?:
         {props.label}
       </Text>
       <Text size="sm" component="dd" m={0} data-testid={props.testId} title={shown.title}>
+        {shown.text}
+      </Text>
+    </div>
+  );
+}
+
+function NextRun({ link, now }: { link: SyncLinkDto; now: number }) {
+  // `now` ticks every 15 s; a retry is seconds away, so the card's refresh (1–5 s) moves it on.
+  const shown = nextRunText(link, Math.max(now, Date.now()));
+  return (
+    <div>
+      <Text size="xs" c="dimmed" component="dt">
+        Next run
+      </Text>
+      <Text size="sm" component="dd" m={0} data-testid="sync-next-run" title={shown.title}>
         {shown.text}
       </Text>
     </div>
@@ -165,13 +181,7 @@ export function LinkCard(props: {
         <SimpleGrid cols={{ base: 2, sm: 3 }} component="dl" m={0} spacing="xs">
           <Time label="Last sync" value={link.lastAttemptAt} now={now} testId="sync-last-attempt" />
           <Time label="Last success" value={link.lastSuccessAt} now={now} testId="sync-last-success" />
-          <Time
-            label="Next run"
-            value={link.nextRunAt}
-            now={now}
-            never={link.state === "paused" ? "paused" : "not scheduled"}
-            testId="sync-next-run"
-          />
+          <NextRun link={link} now={now} />
         </SimpleGrid>
         <SimpleGrid cols={{ base: 3, sm: 5 }} component="dl" m={0} spacing="xs">
           <Count label="Pending" value={link.pending} testId="sync-pending" />
@@ -242,9 +252,11 @@ export function LinkCard(props: {
         </Group>
 
         <KeysNeedingAttention link={link} />
-        <LocalOnlyKeys link={link} />
+        {/* What waits to go out and what the last runs did, before the local-only list, which may
+            be long (50 rows a page): an admin looks at those first, and they stay in sight. */}
         <OutboxList link={link} />
         <RunLog link={link} />
+        <LocalOnlyKeys link={link} />
       </Stack>
 
       <RemoveLinkDialog opened={removing} link={link} title={title} onClose={() => setRemoving(false)} />

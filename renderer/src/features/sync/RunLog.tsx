@@ -3,7 +3,7 @@ import { useState } from "react";
 import type { SyncLinkDto } from "../../../../shared/sync.ts";
 import { useLatestNow } from "../../useNow.ts";
 import { WHOLE_BADGE } from "../../wholeBadge.ts";
-import { formatSyncTime } from "./syncState.ts";
+import { formatSyncTime, runResultLook } from "./syncState.ts";
 
 /** Runs shown before "Show all": the last few answer "did it run, and what did it do". */
 const SHOWN_FIRST = 5;
@@ -48,8 +48,8 @@ export function RunLog({ link }: { link: SyncLinkDto }) {
                   <Table.Td data-testid="sync-run-conflicts">{run.conflicts}</Table.Td>
                   <Table.Td data-testid="sync-run-result" style={{ overflowWrap: "anywhere" }}>
                     {run.error === null ? (
-                      <Badge color="green.9" variant="dot" styles={WHOLE_BADGE}>
-                        Synced
+                      <Badge color={runResultLook(run).color} variant="dot" styles={WHOLE_BADGE}>
+                        {runResultLook(run).label}
                       </Badge>
                     ) : (
                       <Text size="xs" c="light-dark(var(--mantine-color-red-9), var(--mantine-color-red-3))">

@@ -226,15 +226,17 @@ export function useSyncKeyStates(accountKey: string): SyncMarks {
   });
   const remote = link && remoteOfLink(link, profiles.data ?? []);
   const remoteWords = remote?.full;
+  const linkId = link?.id;
   // biome-ignore lint/correctness/useExhaustiveDependencies: the remote's words stand for it
   return useMemo(
     () =>
       syncMarksOf({
         remote,
+        ...(linkId !== undefined && { linkId }),
         withNews: withNews.data,
         localOnly: localOnly.data?.keys.map((key) => key.key),
         localOnlyComplete: localOnly.data !== undefined && localOnly.data.nextCursor === null,
       }),
-    [remoteWords, withNews.data, localOnly.data],
+    [remoteWords, linkId, withNews.data, localOnly.data],
   );
 }

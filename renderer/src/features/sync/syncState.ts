@@ -43,6 +43,18 @@ export function linkStateLook(
 }
 
 /**
+ * The badge of a finished run that went through: green only when it left nothing to choose; a run
+ * that ended with keys in conflict says how many, in the warning colour (those keys did not sync).
+ */
+export function runResultLook(run: Pick<SyncLinkDto["recentRuns"][number], "conflicts">): StateLook {
+  if (run.conflicts === 0) return { label: "Synced", color: "green.9" };
+  return {
+    label: `Synced, ${run.conflicts} ${run.conflicts === 1 ? "conflict" : "conflicts"}`,
+    color: "orange.9",
+  };
+}
+
+/**
  * The Keys table's badge of a key of a linked account; null for the states that need no attention.
  * "Local only": a key the link does not carry (made before it), which the admin may want to push.
  */
@@ -134,6 +146,25 @@ export function formatSyncTime(
   const time = parseSyncTime(text);
   if (time === null) return { text: text ?? never };
   return { text: relativeTime(time, now), title: formatLocal(time) };
+}
+
+/**
+ * A link's next run, on its card. Never "just now": a retry a second or two ahead is "retry in 2 s"
+ * (a backoff starts at 1 s, which "just now" hid), one whose time has come is "retrying now", and a
+ * link that backs off says "retry" so the admin knows it is the failure's retry, not the interval.
+ */
+export function nextRunText(
+  link: Pick<SyncLinkDto, "state" | "nextRunAt">,
+  now: number,
+): { text: string; title?: string } {
+  const time = parseSyncTime(link.nextRunAt);
+  if (time === null) return { text: link.state === "paused" ? "paused" : "not scheduled" };
+  const retry = link.state === "backing-off";
+  const seconds = Math.ceil((time - now) / 1000);
+  const title = formatLocal(time);
+  if (seconds <= 0) return { text: retry ? "retrying now" : "due now", title };
+  const ahead = seconds < 5 ? `in ${seconds} s` : relativeTime(time, now);
+  return { text: retry ? `retry ${ahead}` : ahead, title };
 }
 
 type FieldConflictDto = SyncKeyDto["conflicts"][number];
@@ -278,6 +309,18 @@ export interface SyncRemote {
 export interface KeySyncMark {
   state: SyncKeyState;
   remote: SyncRemote;
+  /** Its create has not reached the remote yet: its publicApiKey changes when it does. */
+  notOnRemote?: boolean;
+}
+
+/**
+ * Why a key's publicApiKey is not handed out (Copy, Reveal) while its create has not reached the
+ * remote: the push gives it the remote's value and the one made here stops working
+ * (electron/sync/README.md, Push); null when it may be.
+ */
+export function notFinalWhy(mark: KeySyncMark | undefined): string | null {
+  if (!mark?.notOnRemote) return null;
+  return `Not on ${mark.remote.full} yet: its publicApiKey changes when the key gets there (the remote gives it its own). Copy it once the sync has pushed it.`;
 }
 
 /**
@@ -326,6 +369,8 @@ export function syncedChangeNotice(remote: SyncRemote): string {
 export interface SyncMarks {
   /** The remote the account is linked to; null when it is not linked. */
   remote: SyncRemote | null;
+  /** The account's link (it has one at most); null when it is not linked. */
+  linkId?: number | null;
   get(key: string): KeySyncMark | undefined;
 }
 
@@ -334,7 +379,8 @@ export const NO_SYNC_MARKS: SyncMarks = { remote: null, get: () => undefined };
 
 export function syncMarksOf(input: {
   remote: SyncRemote | undefined;
-  withNews: ReadonlyArray<{ key: string; state: SyncKeyState }> | undefined;
+  linkId?: number;
+  withNews: ReadonlyArray<{ key: string; state: SyncKeyState; remoteKey?: string | null }> | undefined;
   localOnly: readonly string[] | undefined;
   localOnlyComplete: boolean;
 }): SyncMarks {
@@ -342,10 +388,30 @@ export function syncMarksOf(input: {
   if (!remote || (!input.withNews && !input.localOnly)) return NO_SYNC_MARKS;
   const marks = new Map<string, KeySyncMark>();
   for (const key of input.localOnly ?? []) marks.set(key, { state: "local-only", remote });
-  for (const key of input.withNews ?? []) marks.set(key.key, { state: key.state, remote });
+  for (const key of input.withNews ?? [])
+    marks.set(key.key, {
+      state: key.state,
+      remote,
+      ...(key.remoteKey === null && key.state !== "local-only" && { notOnRemote: true }),
+    });
   const inStep: KeySyncMark | undefined =
     input.withNews && input.localOnlyComplete ? { state: "synced", remote } : undefined;
-  return { remote, get: (key) => marks.get(key) ?? inStep };
+  return { remote, linkId: input.linkId ?? null, get: (key) => marks.get(key) ?? inStep };
+}
+
+/**
+ * Whether a key created in a linked account already has the publicApiKey it keeps, from the link's
+ * keys with news (`sync.keys`): its create reached the remote (it has a remote key id, or is in step
+ * and no longer listed). Until then the value made here is not final: the remote gives the key its
+ * own when the create lands, and the local value stops working (electron/sync/README.md, Push).
+ */
+export function newKeyOnRemote(
+  withNews: ReadonlyArray<Pick<SyncKeyDto, "key" | "remoteKey" | "error">>,
+  key: string,
+): { onRemote: true } | { onRemote: false; why: string | null } {
+  const entry = withNews.find((each) => each.key === key);
+  if (!entry || entry.remoteKey !== null) return { onRemote: true };
+  return { onRemote: false, why: entry.error };
 }
 
 /**

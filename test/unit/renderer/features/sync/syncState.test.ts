@@ -12,6 +12,9 @@ import {
   linkTitle,
   mineChangeText,
   NO_SYNC_MARKS,
+  newKeyOnRemote,
+  nextRunText,
+  notFinalWhy,
   parseSyncTime,
   profileOfLink,
   progressPercent,
@@ -19,6 +22,7 @@ import {
   reachesRemote,
   relativeTime,
   remoteOfLink,
+  runResultLook,
   staleAfter,
   syncedChangeNotice,
   syncedTo,
@@ -331,4 +335,61 @@ test("a conflict's sides say who changed them and when; a remote that names no a
     "seen 1 min ago; the remote names no author",
   );
   assert.equal(theirsChangeText(null, now).text, "the remote names no author");
+});
+
+test("a run that went through is green only without conflicts; with some it says how many, in orange", () => {
+  assert.deepEqual(runResultLook({ conflicts: 0 }), { label: "Synced", color: "green.9" });
+  assert.deepEqual(runResultLook({ conflicts: 1 }), { label: "Synced, 1 conflict", color: "orange.9" });
+  assert.deepEqual(runResultLook({ conflicts: 3 }), { label: "Synced, 3 conflicts", color: "orange.9" });
+});
+
+test("a new key of a linked account has its final publicApiKey once its create reached the remote", () => {
+  const news = [
+    { key: "K1", remoteKey: null, error: null },
+    { key: "K2", remoteKey: null, error: "the remote refused the name" },
+    { key: "K3", remoteKey: "R3", error: null },
+  ];
+  assert.deepEqual(newKeyOnRemote(news, "K1"), { onRemote: false, why: null });
+  assert.deepEqual(newKeyOnRemote(news, "K2"), { onRemote: false, why: "the remote refused the name" });
+  // Created there, with news of another kind (a pending update) or none (in step, not listed).
+  assert.deepEqual(newKeyOnRemote(news, "K3"), { onRemote: true });
+  assert.deepEqual(newKeyOnRemote(news, "K4"), { onRemote: true });
+});
+
+test("the next run of a link that retries says when the retry is, never just now", () => {
+  const now = Date.UTC(2026, 10, 23, 16, 27, 29);
+  const at = (ms: number) => new Date(now + ms).toISOString();
+  const retrying = (ms: number) => nextRunText({ state: "backing-off", nextRunAt: at(ms) }, now).text;
+  assert.equal(retrying(1_000), "retry in 1 s");
+  assert.equal(retrying(3_200), "retry in 4 s");
+  assert.equal(retrying(40_000), "retry in 40 s");
+  assert.equal(retrying(240_000), "retry in 4 min");
+  assert.equal(retrying(-500), "retrying now");
+  assert.equal(nextRunText({ state: "idle", nextRunAt: at(2_000) }, now).text, "in 2 s");
+  assert.equal(nextRunText({ state: "idle", nextRunAt: at(-2_000) }, now).text, "due now");
+  assert.match(nextRunText({ state: "idle", nextRunAt: at(300_000) }, now).title ?? "", /0?4:32:29|16:32:29/);
+  assert.deepEqual(nextRunText({ state: "paused", nextRunAt: null }, now), { text: "paused" });
+  assert.deepEqual(nextRunText({ state: "idle", nextRunAt: null }, now), { text: "not scheduled" });
+});
+
+test("a key whose create has not reached the remote has no final publicApiKey to hand out", () => {
+  const remote = { name: "Team", full: "Team (https://team.example)" };
+  const marks = syncMarksOf({
+    remote,
+    withNews: [
+      { key: "NEW", state: "pending", remoteKey: null },
+      { key: "EDITED", state: "pending", remoteKey: "R1" },
+    ],
+    localOnly: ["OLD"],
+    localOnlyComplete: true,
+  });
+  assert.match(
+    notFinalWhy(marks.get("NEW")) ?? "",
+    /^Not on Team \(https:\/\/team.example\) yet: its publicApiKey changes/,
+  );
+  // A pending change of a key the remote has, a local-only key (not pushed) and a key in step: final.
+  assert.equal(notFinalWhy(marks.get("EDITED")), null);
+  assert.equal(notFinalWhy(marks.get("OLD")), null);
+  assert.equal(notFinalWhy(marks.get("SYNCED")), null);
+  assert.equal(notFinalWhy(undefined), null);
 });
