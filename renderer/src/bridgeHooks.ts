@@ -192,6 +192,7 @@ export function useFollowProfileChanges(): void {
  * refusal is forgotten: a query with an earlier answer keeps that answer, as of its time; one without
  * is dropped once no view uses it. Either is stale, so a return to that profile asks it afresh
  * (refetching it now would be refused again).
+ * @internal Exported for tests.
  */
 export function dropProfileSwitchRefusals(queryClient: QueryClient): () => void {
   const cache = queryClient.getQueryCache();

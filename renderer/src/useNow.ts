@@ -17,7 +17,6 @@ export function useNow(everyMs = 15_000): number {
  * The time to say how long ago something happened: `ticked` (useNow's, which moves every 15 s) or
  * the clock, whichever is later. A view that renders between two ticks because something just
  * happened (a run ended) then says "just now", not "in 6 s".
- * @internal Exported for tests.
  */
 export function latestNow(ticked: number, clock = Date.now()): number {
   return Math.max(ticked, clock);

@@ -20,7 +20,7 @@ import {
   MIN_SYNC_INTERVAL_SECONDS,
   type SyncLinkDto,
 } from "../../../../shared/sync.ts";
-import { useLatestNow } from "../../useNow.ts";
+import { latestNow, useLatestNow } from "../../useNow.ts";
 import { WHOLE_BADGE } from "../../wholeBadge.ts";
 import { ProfileForm } from "../profiles/ProfileForm.tsx";
 import { failed } from "./failureToast.ts";
@@ -75,7 +75,7 @@ function Time(props: { label: string; value: string | null; now: number; never?:
 
 function NextRun({ link, now }: { link: SyncLinkDto; now: number }) {
   // `now` ticks every 15 s; a retry is seconds away, so the card's refresh (1–5 s) moves it on.
-  const shown = nextRunText(link, Math.max(now, Date.now()));
+  const shown = nextRunText(link, latestNow(now));
   return (
     <div>
       <Text size="xs" c="dimmed" component="dt">
