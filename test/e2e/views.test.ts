@@ -135,7 +135,12 @@ async function closeToasts(): Promise<void> {
 }
 
 /** What is wrong with what the page shows now, one line each, prefixed with `where`. */
-async function findings(where: string, scope: string, withAxe: boolean): Promise<string[]> {
+async function findings(
+  where: string,
+  scope: string,
+  withAxe: boolean,
+  withContrast = true,
+): Promise<string[]> {
   const found: string[] = [];
   const overflow = await pageOverflowX(page);
   if (overflow > 0) found.push(`${where}: the page scrolls sideways by ${overflow}px`);
@@ -147,7 +152,9 @@ async function findings(where: string, scope: string, withAxe: boolean): Promise
   if (withAxe) {
     for (const violation of await seriousViolations(page, scope)) found.push(`${where}: axe: ${violation}`);
   }
-  for (const low of await lowContrastTexts(page, scope)) found.push(`${where}: contrast: ${low}`);
+  if (withContrast) {
+    for (const low of await lowContrastTexts(page, scope)) found.push(`${where}: contrast: ${low}`);
+  }
   return found;
 }
 
@@ -167,8 +174,10 @@ test("every view fits every window size in both schemes, with no text cut withou
         await closeToasts();
         const where = `${view.tab} ${width}×${height} ${scheme}`;
         // axe's rules are about markup and colours, the same at every size: one size per scheme
-        // keeps the test's time modest; the layout and contrast checks run at every size.
-        const here = await findings(where, "body", width === AXE_WIDTH);
+        // keeps the test's time modest. Colours do not change with the size either, but what shows
+        // does: the contrast check runs where the most shows, the smallest size's whole page and the
+        // widest size's columns; the layout checks run at every size.
+        const here = await findings(where, "body", width === AXE_WIDTH, width === 800 || width === 1440);
         found.push(...here);
         await page.screenshot({
           path: join(SHOTS, `${view.file}-${width}x${height}-${scheme}.png`),
@@ -434,11 +443,22 @@ test("at 800×600 every dialog's action buttons show without scrolling", async (
     await page.getByRole("dialog").last().waitFor();
     for (const hidden of await hiddenActions()) found.push(`the ${dialog.name} dialog: ${hidden}`);
     await page.screenshot({ path: join(SHOTS, `dialog-${dialog.name}-800x600.png`) });
-    // The roll dialog sits on the key's details: Escape closes one at a time.
-    for (let open = await page.getByRole("dialog").count(); open > 0; open--) {
+    // The roll dialog sits on the key's details: Escape closes the top one. Focus is put in it first
+    // (a dialog closes on the Escape its own content receives; on a loaded machine focus may not
+    // have moved in yet), and a dialog still in its closing transition counts until it is gone.
+    for (
+      let open = await page.getByRole("dialog").count();
+      open > 0;
+      open = await page.getByRole("dialog").count()
+    ) {
+      await page
+        .getByRole("dialog")
+        .last()
+        .focus({ timeout: 1000 })
+        .catch(() => undefined);
       await page.keyboard.press("Escape");
-      await eventually(`${open - 1} dialogs open`, async () =>
-        (await page.getByRole("dialog").count()) === open - 1 ? true : undefined,
+      await eventually(`fewer than ${open} dialogs open`, async () =>
+        (await page.getByRole("dialog").count()) < open ? true : undefined,
       );
     }
   }
