@@ -26,7 +26,8 @@ test("the page opens with its token, shows the service and the keys, and hides p
   assert.equal(created.ok, true);
   const publicApiKey = created.value.publicApiKey as string;
 
-  const page = await browser.newPage();
+  // Wide enough for the publicApiKey hint's column (it joins from about 1500 px: keyColumns.ts).
+  const page = await browser.newPage({ viewport: { width: 1600, height: 900 } });
   const problems: string[] = [];
   watchPageErrors(page, problems);
   await page.goto(host.pageUrl);
