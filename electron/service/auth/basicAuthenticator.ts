@@ -51,7 +51,21 @@ export class BasicAuthenticator {
     const account = await this.#accounts.byUsername(username);
     const storedHash = account?.passwordHash ?? DECOY_PASSWORD_HASH;
     const digest = this.#verified.digest(username, password, storedHash);
-    if (account && this.#verified.has(digest)) return account;
+    if (account && this.#verified.has(digest)) {
+      // A throttled address is refused whatever it sends: were remembered credentials let through,
+      // the one 200 among the 429s of the wrong guesses would tell which guess was right.
+      if (this.#throttle.remaining(clientAddress) < 1) {
+        const retryAfter = this.#throttle.take(clientAddress);
+        if (retryAfter > 0) {
+          throw tooManyRequests(
+            `too many failed sign-in attempts from this address; try again in ${retryAfter} s`,
+            retryAfter,
+          );
+        }
+        this.#throttle.refund(clientAddress);
+      }
+      return account;
+    }
 
     let verification = this.#inFlight.get(digest);
     if (!verification) {
