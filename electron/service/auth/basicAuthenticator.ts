@@ -9,6 +9,9 @@ import type { VerifiedCredentials } from "./verifiedCredentials.ts";
 
 const WRONG_CREDENTIALS = "the username or password is wrong";
 
+/** The entry that says these credentials were verified, or passed unthrottled, from this address. */
+const verifiedFrom = (clientAddress: string, digest: string) => `${clientAddress}\0${digest}`;
+
 const tooManyRequests = (text: string, retryAfter: number) =>
   new ApiError("TOO_MANY_REQUESTS", text, undefined, { "retry-after": String(retryAfter) });
 
@@ -52,18 +55,25 @@ export class BasicAuthenticator {
     const storedHash = account?.passwordHash ?? DECOY_PASSWORD_HASH;
     const digest = this.#verified.digest(username, password, storedHash);
     if (account && this.#verified.has(digest)) {
-      // A throttled address is refused whatever it sends: were remembered credentials let through,
-      // the one 200 among the 429s of the wrong guesses would tell which guess was right.
-      if (this.#throttle.remaining(clientAddress) < 1) {
-        const retryAfter = this.#throttle.take(clientAddress);
-        if (retryAfter > 0) {
-          throw tooManyRequests(
-            `too many failed sign-in attempts from this address; try again in ${retryAfter} s`,
-            retryAfter,
-          );
-        }
-        this.#throttle.refund(clientAddress);
+      // Remembered credentials take no attempt, so an app that keeps failing on the admin's own
+      // machine cannot lock the admin out. From a throttled address they pass only where they were
+      // used from that address before: let through from anywhere, the one 200 among the 429s of
+      // the wrong guesses would tell a guesser elsewhere which guess was right.
+      const here = verifiedFrom(clientAddress, digest);
+      if (this.#throttle.remaining(clientAddress) >= 1) {
+        this.#verified.add(here);
+        return account;
       }
+      if (this.#verified.has(here)) return account;
+      const retryAfter = this.#throttle.take(clientAddress);
+      if (retryAfter > 0) {
+        throw tooManyRequests(
+          `too many failed sign-in attempts from this address; try again in ${retryAfter} s`,
+          retryAfter,
+        );
+      }
+      this.#throttle.refund(clientAddress);
+      this.#verified.add(here);
       return account;
     }
 
@@ -129,6 +139,7 @@ export class BasicAuthenticator {
     this.#throttle.refund(clientAddress);
     await this.#shared?.refund(clientAddress);
     this.#verified.add(digest);
+    this.#verified.add(verifiedFrom(clientAddress, digest));
     return true;
   }
 }

@@ -120,6 +120,10 @@ test("HEAD wherever GET is", async () => {
   );
 });
 
+test("an address out of password attempts is throttled on every operation with credentials", async () => {
+  await probeThrottle(prober, operations);
+});
+
 test("a write while another process holds the database answers 500, in the documented shape", {
   skip: SQLITE_ONLY,
 }, async () => {
@@ -136,12 +140,6 @@ test("a write while another process holds the database answers 500, in the docum
     db.close();
   }
   assert.ok(coverage.has("POST /settings/1/accounts/{accountKey}/api-keys 500"));
-});
-
-// Last of the probes that send requests: a throttled address is refused whatever credentials it
-// sends, and the fixture's proxy gives every request of this file one address.
-test("an address out of password attempts is throttled on every operation with credentials", async () => {
-  await probeThrottle(prober, operations);
 });
 
 /**
