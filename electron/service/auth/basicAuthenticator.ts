@@ -15,6 +15,13 @@ const verifiedFrom = (clientAddress: string, digest: string) => `${clientAddress
 const tooManyRequests = (text: string, retryAfter: number) =>
   new ApiError("TOO_MANY_REQUESTS", text, undefined, { "retry-after": String(retryAfter) });
 
+/** The refusal of an address out of attempts (its own throttle's, or the replicas' shared one). */
+const addressThrottled = (retryAfter: number) =>
+  tooManyRequests(
+    `too many failed sign-in attempts from this address; try again in ${retryAfter} s`,
+    retryAfter,
+  );
+
 /**
  * Verifies Basic credentials against the account store, cheaply after the first time.
  *
@@ -67,10 +74,7 @@ export class BasicAuthenticator {
       if (this.#verified.has(here)) return account;
       const retryAfter = this.#throttle.take(clientAddress);
       if (retryAfter > 0) {
-        throw tooManyRequests(
-          `too many failed sign-in attempts from this address; try again in ${retryAfter} s`,
-          retryAfter,
-        );
+        throw addressThrottled(retryAfter);
       }
       this.#throttle.refund(clientAddress);
       this.#verified.add(here);
@@ -81,10 +85,7 @@ export class BasicAuthenticator {
     if (!verification) {
       const retryAfter = this.#throttle.take(clientAddress);
       if (retryAfter > 0) {
-        throw tooManyRequests(
-          `too many failed sign-in attempts from this address; try again in ${retryAfter} s`,
-          retryAfter,
-        );
+        throw addressThrottled(retryAfter);
       }
       verification = this.#verify(account, password, storedHash, digest, clientAddress);
       this.#inFlight.set(digest, verification);
@@ -100,10 +101,7 @@ export class BasicAuthenticator {
     const retryAfter = this.#shared ? await this.#shared.take(clientAddress) : 0;
     if (retryAfter === 0) return;
     this.#throttle.refund(clientAddress);
-    throw tooManyRequests(
-      `too many failed sign-in attempts from this address; try again in ${retryAfter} s`,
-      retryAfter,
-    );
+    throw addressThrottled(retryAfter);
   }
 
   async #verify(
